@@ -1,0 +1,110 @@
+"""One parser per change dialect, and ``detect`` to tell them apart.
+
+Every parser is ``parse(text, *, default_path=None) -> Change`` and raises only
+``PatchSyntaxError`` (with a 1-based line number and a hint) on bad input.
+
+The dialects are kept in a small registry (``FORMATS``), the way jupytext
+keeps notebook formats: each entry knows its name, a one-line description for
+error hints, a cheap sniffer and its parser. Detection does not try parsers
+in turn and keep the first that succeeds (a failed parse is the most useful
+error a user can get, and a lenient parser "succeeding" on the wrong dialect
+is how edits land in the wrong place). Instead each sniffer reports the first
+line that only its dialect would have, and the dialect whose marker comes
+first wins: a SEARCH/REPLACE block that edits a diff file starts with
+``<<<<<<< SEARCH``, a diff that adds a file full of SEARCH blocks starts with
+``diff --git``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from nbedit.engine.formats import apply_patch, search_replace, unified
+from nbedit.engine.models import Change
+from nbedit.errors import PatchSyntaxError
+
+__all__ = ["FORMATS", "FormatDescription", "detect", "dialect_names", "parse"]
+
+
+@dataclass(frozen=True, slots=True)
+class FormatDescription:
+    """A change dialect: how to recognise it and how to parse it."""
+
+    name: str
+    description: str
+    marker_line: Callable[[str], int | None]
+    parse: Callable[..., Change]
+
+    def looks_like(self, text: str) -> bool:
+        return self.marker_line(text) is not None
+
+
+FORMATS: tuple[FormatDescription, ...] = (
+    FormatDescription(
+        name=unified.DIALECT,
+        description="unified diff ('--- a/f', '+++ b/f', '@@ -1,2 +1,2 @@'; diff -u, git diff)",
+        marker_line=unified.marker_line,
+        parse=unified.parse,
+    ),
+    FormatDescription(
+        name=apply_patch.DIALECT,
+        description="Codex patch ('*** Begin Patch', '*** Update File: f', '@@', '*** End Patch')",
+        marker_line=apply_patch.marker_line,
+        parse=apply_patch.parse,
+    ),
+    FormatDescription(
+        name=search_replace.DIALECT,
+        description="SEARCH/REPLACE blocks (path line, '<<<<<<< SEARCH', '=======', '>>>>>>> REPLACE')",
+        marker_line=search_replace.marker_line,
+        parse=search_replace.parse,
+    ),
+)
+
+_BY_NAME = {description.name: description for description in FORMATS}
+_ALIASES = {
+    "diff": unified.DIALECT,
+    "git": unified.DIALECT,
+    "udiff": unified.DIALECT,
+    "apply-patch": apply_patch.DIALECT,
+    "codex": apply_patch.DIALECT,
+    "search-replace": search_replace.DIALECT,
+    "aider": search_replace.DIALECT,
+}
+
+
+def dialect_names() -> tuple[str, ...]:
+    return tuple(description.name for description in FORMATS)
+
+
+def _supported() -> str:
+    return "supported dialects: " + "; ".join(f"{d.name}: {d.description}" for d in FORMATS)
+
+
+def detect(text: str) -> str:
+    """The name of the dialect ``text`` is written in; ``PatchSyntaxError`` if none fits."""
+    found = []
+    for description in FORMATS:
+        position = description.marker_line(text)
+        if position is not None:
+            found.append((position, description.name))
+    if not found:
+        raise PatchSyntaxError(
+            "the text is not a change in any supported dialect"
+            + (" (it is empty)" if not text.strip() else ""),
+            hint=_supported(),
+        )
+    return min(found)[1]
+
+
+def _lookup(dialect: str) -> FormatDescription:
+    name = _ALIASES.get(dialect.strip().lower(), dialect.strip().lower())
+    if name not in _BY_NAME:
+        raise PatchSyntaxError(f"unknown dialect {dialect!r}", hint=_supported())
+    return _BY_NAME[name]
+
+
+def parse(text: str, *, dialect: str | None = None, default_path: str | None = None) -> Change:
+    """Parse change text; the dialect is detected unless given."""
+    description = _lookup(dialect) if dialect is not None else _BY_NAME[detect(text)]
+    return description.parse(text, default_path=default_path)

@@ -1,0 +1,574 @@
+"""Unified diffs: ``diff -u`` output and ``git diff`` / ``git format-patch`` output.
+
+The parser is a line-driven state machine in the spirit of GNU patch and
+``git apply``: text before the first file header (an e-mail, a ``git log -p``
+commit header, a chat message) is skipped, and so is text between file
+sections. Inside a hunk, however, nothing is guessed: the ``@@ -a,b +c,d @@``
+counts must agree with the body, because a hunk whose counts are off usually
+means the diff was cut or hand-edited, and applying half of it silently is
+the worst outcome. The one tolerance is a context line whose single leading
+space was stripped by an editor or chat client: an empty line inside a hunk
+counts as empty context.
+
+Mapping onto ``Hunk`` (see ``models.py``): ``old``/``new`` are whole lines,
+each ending in ``"\\n"`` unless ``\\ No newline at end of file`` says otherwise;
+a ``"\\r"`` the diff carries (a CRLF file) is kept. ``start_line`` is the old
+start, or for a pure insertion the old line *before which* the new lines go.
+Git's extended headers give renames (``new_path``), modes (``new_mode``) and
+empty-file adds/deletes; binary, copy, symlink and submodule patches are
+refused with a message rather than half-applied.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from nbedit.engine.models import Change, FileChange, Hunk, Operation
+from nbedit.errors import PatchSyntaxError
+
+__all__ = ["DIALECT", "looks_like", "marker_line", "parse"]
+
+DIALECT = "unified"
+
+_HUNK_HEADER = re.compile(r"@@ -([0-9]{1,9})(?:,([0-9]{1,9}))? \+([0-9]{1,9})(?:,([0-9]{1,9}))? @@(?!@)")
+_MODE = re.compile(r"[0-7]{6}")
+_DEV_NULL = "/dev/null"
+_GIT_HEADER_PREFIX = "diff --git "
+_EXTENDED_HEADERS = (
+    "old mode ",
+    "new mode ",
+    "deleted file mode ",
+    "new file mode ",
+    "copy from ",
+    "copy to ",
+    "rename from ",
+    "rename to ",
+    "rename old ",
+    "rename new ",
+    "similarity index ",
+    "dissimilarity index ",
+    "index ",
+)
+_GIT_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    '"': '"',
+    "\\": "\\",
+}
+
+
+def marker_line(text: str) -> int | None:
+    """0-based index of the first line that only a unified diff would have, or None."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if line.startswith(_GIT_HEADER_PREFIX):
+            return index
+        if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1].startswith("+++ "):
+            return index
+        if line.startswith("@@ -") and _HUNK_HEADER.match(line):
+            return index
+    return None
+
+
+def looks_like(text: str) -> bool:
+    return marker_line(text) is not None
+
+
+def parse(text: str, *, default_path: str | None = None) -> Change:
+    """Parse a unified or git diff into a ``Change``; raise ``PatchSyntaxError`` if malformed."""
+    return _Parser(text, default_path).run()
+
+
+def _content(line: str) -> str:
+    """A change-text line without its ``"\\n"`` and without a trailing ``"\\r"``."""
+    if line.endswith("\n"):
+        line = line[:-1]
+    if line.endswith("\r"):
+        line = line[:-1]
+    return line
+
+
+def _error(
+    message: str, line: int | None, hint: str | None = None, path: str | None = None
+) -> PatchSyntaxError:
+    return PatchSyntaxError(message, line=line, hint=hint, dialect=DIALECT, path=path)
+
+
+@dataclass
+class _Section:
+    """What the header lines of one file section said, before the hunks."""
+
+    line: int  # 1-based line of the first header line
+    git: bool = False
+    git_old: str | None = None
+    git_new: str | None = None
+    old_path: str | None = None  # from ---, None when absent
+    new_path: str | None = None  # from +++
+    rename_from: str | None = None
+    rename_to: str | None = None
+    new_mode: int | None = None
+    created: bool = False
+    deleted: bool = False
+    hunks: list[Hunk] = field(default_factory=list)
+
+
+class _Parser:
+    def __init__(self, text: str, default_path: str | None) -> None:
+        self.lines = text.split("\n")
+        if self.lines and self.lines[-1] == "":
+            self.lines.pop()
+        self.default_path = default_path
+        self.index = 0
+        self.files: list[FileChange] = []
+
+    # -- driver -------------------------------------------------------------------------------------
+
+    def run(self) -> Change:
+        lines = self.lines
+        while self.index < len(lines):
+            line = lines[self.index]
+            if line.startswith(_GIT_HEADER_PREFIX):
+                self._section(self._git_header())
+            elif (
+                line.startswith("--- ")
+                and self.index + 1 < len(lines)
+                and lines[self.index + 1].startswith("+++ ")
+            ):
+                section = _Section(line=self.index + 1)
+                self._file_names(section)
+                self._section(section)
+            elif _HUNK_HEADER.match(line) or line.startswith("@@ "):
+                if self.default_path is None:
+                    raise _error(
+                        "hunk without a file header (no '--- a/path' and '+++ b/path' lines before it)",
+                        self.index + 1,
+                        hint="put '--- a/PATH' and '+++ b/PATH' lines before the first @@ line, "
+                        "or give the target path (default_path / the magic's path argument)",
+                    )
+                section = _Section(
+                    line=self.index + 1, old_path=self.default_path, new_path=self.default_path
+                )
+                self._section(section)
+            elif line.startswith(("GIT binary patch", "Binary files ")):
+                raise self._binary()
+            else:
+                self.index += 1  # preamble, commit message, e-mail signature: not part of any file
+        if not self.files:
+            raise _error(
+                "no file sections found",
+                None,
+                hint="a unified diff needs '--- a/PATH' and '+++ b/PATH' lines (or 'diff --git') "
+                "followed by '@@ -start,count +start,count @@' hunks",
+            )
+        return Change(files=tuple(self.files), dialect=DIALECT)
+
+    def _binary(self) -> PatchSyntaxError:
+        return _error(
+            "binary patches are not supported",
+            self.index + 1,
+            hint="nbedit edits text files only; apply binary changes with git apply",
+        )
+
+    # -- headers ------------------------------------------------------------------------------------
+
+    def _git_header(self) -> _Section:
+        line_number = self.index + 1
+        section = _Section(line=line_number, git=True)
+        names = _split_git_names(_content(self.lines[self.index])[len(_GIT_HEADER_PREFIX) :])
+        if names is not None:
+            section.git_old, section.git_new = names
+        self.index += 1
+        lines = self.lines
+        while self.index < len(lines):
+            line = _content(lines[self.index])
+            if line.startswith(("GIT binary patch", "Binary files ")):
+                raise self._binary()
+            if (
+                line.startswith("--- ")
+                and self.index + 1 < len(lines)
+                and lines[self.index + 1].startswith("+++ ")
+            ):
+                self._file_names(section)
+                return section
+            if not line.startswith(_EXTENDED_HEADERS):
+                return section
+            self._extended_header(section, line)
+            self.index += 1
+        return section
+
+    def _extended_header(self, section: _Section, line: str) -> None:
+        line_number = self.index + 1
+        if line.startswith(("copy from ", "copy to ")):
+            raise _error(
+                "copy patches are not supported",
+                line_number,
+                hint="regenerate the diff without copy detection (drop -C / --find-copies)",
+            )
+        if line.startswith(("old mode ", "new mode ", "new file mode ", "deleted file mode ")):
+            mode_text = line.rsplit(" ", 1)[-1]
+            if not _MODE.fullmatch(mode_text):
+                raise _error(
+                    f"invalid file mode {mode_text!r}", line_number, hint="git modes look like 100644"
+                )
+            mode = int(mode_text, 8)
+            if mode & 0o170000 not in (0, 0o100000):
+                kind = {0o120000: "symbolic links", 0o160000: "submodules"}.get(
+                    mode & 0o170000, "special files"
+                )
+                raise _error(f"{kind} are not supported (mode {mode_text})", line_number)
+            if line.startswith("new file mode "):
+                section.created = True
+                section.new_mode = mode & 0o777
+            elif line.startswith("new mode "):
+                section.new_mode = mode & 0o777
+            elif line.startswith("deleted file mode "):
+                section.deleted = True
+        elif line.startswith(("rename from ", "rename old ")):
+            section.rename_from = _unquote(line.split(" ", 2)[2], line_number)
+        elif line.startswith(("rename to ", "rename new ")):
+            section.rename_to = _unquote(line.split(" ", 2)[2], line_number)
+
+    def _file_names(self, section: _Section) -> None:
+        """Read a '---' line and the '+++' line after it."""
+        section.old_path = _header_path(self.lines[self.index], 4, self.index + 1)
+        section.new_path = _header_path(self.lines[self.index + 1], 4, self.index + 2)
+        self.index += 2
+
+    # -- hunks --------------------------------------------------------------------------------------
+
+    def _section(self, section: _Section) -> None:
+        lines = self.lines
+        while self.index < len(lines):
+            line = lines[self.index]
+            if line.startswith("@@"):
+                section.hunks.append(self._hunk())
+                continue
+            if line.startswith(("GIT binary patch", "Binary files ")):
+                raise self._binary()
+            break
+        self.files.append(_file_change(section))
+
+    def _hunk(self) -> Hunk:
+        header_number = self.index + 1
+        header = _content(self.lines[self.index])
+        if header.startswith("@@@"):
+            raise _error(
+                "combined diffs (merge commits, '@@@' headers) are not supported",
+                header_number,
+                hint="diff against one parent, e.g. git diff HEAD^1",
+            )
+        match = _HUNK_HEADER.match(header)
+        if match is None:
+            raise _error(
+                f"invalid hunk header {header!r}",
+                header_number,
+                hint="hunk headers look like '@@ -12,3 +12,4 @@' (a missing count means 1)",
+            )
+        old_start = int(match.group(1))
+        old_count = 1 if match.group(2) is None else int(match.group(2))
+        new_count = 1 if match.group(4) is None else int(match.group(4))
+        self.index += 1
+
+        old_lines: list[str] = []
+        new_lines: list[str] = []
+        old_closed = new_closed = False  # a '\ No newline' line ended that side
+        last_kind = ""
+        old_left, new_left = old_count, new_count
+        lines = self.lines
+        while old_left > 0 or new_left > 0:
+            if self.index >= len(lines):
+                raise self._count_error(header_number, old_count, new_count, old_left, new_left, None)
+            raw = lines[self.index]
+            body = raw[1:] + "\n"
+            marker = raw[:1]
+            if raw in ("", "\r"):
+                marker, body = " ", raw + "\n"
+            if marker == "\\":
+                old_closed, new_closed = self._no_newline(
+                    last_kind, old_lines, new_lines, old_closed, new_closed
+                )
+                self.index += 1
+                continue
+            if marker not in (" ", "-", "+"):
+                raise self._count_error(
+                    header_number, old_count, new_count, old_left, new_left, self.index + 1
+                )
+            if marker in (" ", "-"):
+                if old_left == 0 or old_closed:
+                    raise self._count_error(
+                        header_number, old_count, new_count, old_left, new_left, self.index + 1
+                    )
+                old_lines.append(body)
+                old_left -= 1
+            if marker in (" ", "+"):
+                if new_left == 0 or new_closed:
+                    raise self._count_error(
+                        header_number, old_count, new_count, old_left, new_left, self.index + 1
+                    )
+                new_lines.append(body)
+                new_left -= 1
+            last_kind = marker
+            self.index += 1
+        if self.index < len(lines) and lines[self.index].startswith("\\"):
+            self._no_newline(last_kind, old_lines, new_lines, old_closed, new_closed)
+            self.index += 1
+        self._reject_overflow(header_number, old_count, new_count)
+        old = "".join(old_lines)
+        start_line = old_start if old else old_start + 1
+        return Hunk(
+            old=old,
+            new="".join(new_lines),
+            whole_lines=True,
+            start_line=start_line,
+            source_line=header_number,
+        )
+
+    def _no_newline(
+        self, last_kind: str, old_lines: list[str], new_lines: list[str], old_closed: bool, new_closed: bool
+    ) -> tuple[bool, bool]:
+        if not last_kind:
+            raise _error(
+                "'\\ No newline at end of file' before any line of the hunk",
+                self.index + 1,
+                hint="this marker must follow the last line of the old or new side",
+            )
+        if last_kind in (" ", "-") and not old_closed:
+            old_lines[-1] = old_lines[-1][:-1]
+            old_closed = True
+        if last_kind in (" ", "+") and not new_closed:
+            new_lines[-1] = new_lines[-1][:-1]
+            new_closed = True
+        return old_closed, new_closed
+
+    def _reject_overflow(self, header_number: int, old_count: int, new_count: int) -> None:
+        """After a complete hunk, a further body line means the counts were too small."""
+        if self.index >= len(self.lines):
+            return
+        line = self.lines[self.index]
+        if line.rstrip("\r") == "-- ":
+            return  # e-mail signature separator (git format-patch) after the last hunk
+        next_line = self.lines[self.index + 1] if self.index + 1 < len(self.lines) else ""
+        if line.startswith("--- ") and next_line.startswith("+++ "):
+            return  # the next file's header
+        if line.startswith(("+", "-", " ")):
+            raise _error(
+                f"the hunk at line {header_number} has more lines than its header says "
+                f"(-{old_count} +{new_count}); line {self.index + 1} is still a change line",
+                self.index + 1,
+                hint="fix the counts in the @@ line, or regenerate the diff instead of editing it by hand",
+            )
+
+    def _count_error(
+        self,
+        header_number: int,
+        old_count: int,
+        new_count: int,
+        old_left: int,
+        new_left: int,
+        line: int | None,
+    ) -> PatchSyntaxError:
+        old_seen, new_seen = old_count - old_left, new_count - new_left
+        if line is None:
+            what = "the diff ends inside the hunk (truncated?)"
+            line = len(self.lines)
+        else:
+            what = f"line {line} ({_content(self.lines[line - 1])[:40]!r}) does not fit the hunk"
+        return _error(
+            f"hunk at line {header_number} expects {old_count} old and {new_count} new lines, "
+            f"found {old_seen} old and {new_seen} new before {what}",
+            line,
+            hint="fix the counts in the @@ line, or regenerate the diff instead of editing it by hand; "
+            "every body line starts with ' ', '-' or '+'",
+        )
+
+
+# -- paths --------------------------------------------------------------------------------------------
+
+
+def _header_path(line: str, skip: int, line_number: int) -> str:
+    """The path of a '---'/'+++' line: quoted (git) or cut at a tab (timestamp)."""
+    rest = _content(line)[skip:]
+    if rest.startswith('"'):
+        end = _closing_quote(rest)
+        if end is None:
+            raise _error("unterminated quoted path", line_number)
+        return _unquote(rest[: end + 1], line_number)
+    path = rest.split("\t", 1)[0].rstrip()  # a tab starts the timestamp; trailing blanks are noise
+    if not path:
+        raise _error("empty path in file header", line_number)
+    return path
+
+
+def _closing_quote(text: str) -> int | None:
+    position = 1
+    while position < len(text):
+        if text[position] == "\\":
+            position += 2
+            continue
+        if text[position] == '"':
+            return position
+        position += 1
+    return None
+
+
+def _unquote(text: str, line_number: int) -> str:
+    """Undo git's C-style quoting of a path (``"a/sp ace\\t.txt"``, octal UTF-8 bytes)."""
+    if not (len(text) >= 2 and text.startswith('"') and text.endswith('"')):
+        return text
+    body = text[1:-1]
+    data = bytearray()
+    position = 0
+    while position < len(body):
+        character = body[position]
+        if character != "\\":
+            data += character.encode("utf-8", "surrogatepass")
+            position += 1
+            continue
+        escape = body[position + 1 : position + 2]
+        if escape in _GIT_ESCAPES:
+            data += _GIT_ESCAPES[escape].encode()
+            position += 2
+        elif re.fullmatch(r"[0-3][0-7][0-7]", body[position + 1 : position + 4]):
+            data.append(int(body[position + 1 : position + 4], 8))
+            position += 4
+        else:
+            raise _error(f"invalid escape in quoted path {text!r}", line_number)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _error(f"quoted path {text!r} is not valid UTF-8", line_number) from None
+
+
+def _split_git_names(rest: str) -> tuple[str, str] | None:
+    """Both names of a 'diff --git' line; None when spaces make them ambiguous."""
+    rest = rest.rstrip("\r")
+    if rest.startswith('"'):
+        end = _closing_quote(rest)
+        if end is None or rest[end + 1 : end + 2] != " ":
+            return None
+        first, second = rest[: end + 1], rest[end + 2 :]
+        try:
+            return _unquote(first, 0), _unquote(second, 0)
+        except PatchSyntaxError:
+            return None
+    if rest.endswith('"'):
+        start = rest.rfind(' "')
+        if start == -1:
+            return None
+        try:
+            return rest[:start], _unquote(rest[start + 1 :], 0)
+        except PatchSyntaxError:
+            return None
+    # Unquoted names may contain spaces; git itself only trusts the split when both halves agree.
+    if len(rest) % 2 == 1:
+        half = len(rest) // 2
+        first, second = rest[:half], rest[half + 1 :]
+        if rest[half] == " " and _strip_prefix(first, "a/") == _strip_prefix(second, "b/"):
+            return first, second
+    if rest.count(" ") == 1:
+        first, second = rest.split(" ")
+        return first, second
+    return None
+
+
+def _strip_prefix(path: str, prefix: str) -> str:
+    return path[len(prefix) :] if path.startswith(prefix) else path
+
+
+def _strip_prefixes(old: str | None, new: str | None) -> tuple[str | None, str | None]:
+    """Drop git's a/ and b/ only when the diff uses them on every side that names a file."""
+    old_ok = old is None or old == _DEV_NULL or old.startswith("a/")
+    new_ok = new is None or new == _DEV_NULL or new.startswith("b/")
+    named = [path for path in (old, new) if path is not None and path != _DEV_NULL]
+    if old_ok and new_ok and named:
+        return (
+            old if old is None or old == _DEV_NULL else old[2:],
+            new if new is None or new == _DEV_NULL else new[2:],
+        )
+    return old, new
+
+
+def _file_change(section: _Section) -> FileChange:
+    old, new = _strip_prefixes(section.old_path, section.new_path)
+    git_old, git_new = _strip_prefixes(section.git_old, section.git_new)
+    hunks = tuple(section.hunks)
+    created = section.created or old == _DEV_NULL
+    deleted = section.deleted or new == _DEV_NULL
+    if created and deleted:
+        raise _error("file section both creates and deletes the file", section.line)
+
+    source = section.rename_from or (old if old not in (None, _DEV_NULL) else None) or git_old
+    target = section.rename_to or (new if new not in (None, _DEV_NULL) else None) or git_new
+    if not hunks and not (
+        section.git and (created or deleted or section.rename_to or section.new_mode is not None)
+    ):
+        raise _error(
+            "file header without any hunk",
+            section.line,
+            hint="every '--- / +++' pair must be followed by at least one '@@ ... @@' hunk",
+        )
+
+    operation: Operation = "update"
+    if created:
+        path = target
+        operation = "add"
+    elif deleted:
+        path = source
+        operation = "delete"
+    else:
+        path = source if section.rename_to else (target or source)
+    if not path:
+        raise _error(
+            "cannot tell which file this section changes",
+            section.line,
+            hint="quote paths that contain spaces, or use '--- a/PATH' / '+++ b/PATH' lines",
+        )
+
+    if operation == "add":
+        if any(hunk.old for hunk in hunks) or len(hunks) > 1:
+            raise _error(
+                f"new file {path!r} has hunks with old lines or more than one hunk",
+                section.line,
+                path=path,
+                hint="a diff that creates a file has a single '@@ -0,0 +1,N @@' hunk",
+            )
+        content = hunks[0].new if hunks else ""
+        return FileChange(
+            path=path, operation="add", content=content, new_mode=section.new_mode, source_line=section.line
+        )
+    if operation == "delete":
+        if any(hunk.new for hunk in hunks) or len(hunks) > 1:
+            raise _error(
+                f"deleted file {path!r} has hunks with new lines or more than one hunk",
+                section.line,
+                path=path,
+                hint="a diff that deletes a file has a single '@@ -1,N +0,0 @@' hunk",
+            )
+        delete_hunks = tuple(
+            Hunk(old=hunk.old, new="", start_line=hunk.start_line, source_line=hunk.source_line)
+            for hunk in hunks
+        )
+        return FileChange(path=path, operation="delete", hunks=delete_hunks, source_line=section.line)
+
+    if section.git and not section.rename_to and source and target and source != target:
+        raise _error(
+            f"the old name {source!r} and the new name {target!r} differ, but there is no 'rename from/to'",
+            section.line,
+            hint="a git diff between two different files (git diff --no-index) cannot be applied as an "
+            "edit; diff the old and new versions of the same path instead",
+        )
+    new_path = section.rename_to if section.rename_to and section.rename_to != path else None
+    return FileChange(
+        path=path,
+        operation="update",
+        hunks=hunks,
+        new_path=new_path,
+        new_mode=section.new_mode,
+        source_line=section.line,
+    )
