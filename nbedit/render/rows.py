@@ -1,0 +1,494 @@
+"""A plan as rows of a side-by-side-numbered diff, built from its located hunks.
+
+Every renderer (terminal, HTML, plain text, widgets) draws the same rows, so this
+module decides once what a reviewer sees: for each hunk, the lines its match
+covers, the lines that replace them, a few unchanged lines around, and the
+unchanged stretches between hunks collapsed to a count.
+
+Design choice: rows come from the *located hunks*, never from a diff of the two
+whole files. The matcher already knows where every change is, so the work is
+proportional to the size of the change, not of the file: a thousand hunks in a
+100,000-line file cost a thousand small line diffs. Only a file without located
+hunks (an added or deleted file, a whole-file rewrite) falls back to trimming
+the common head and tail of the two texts.
+
+Inside a block, a line-level ``SequenceMatcher`` separates the context lines a
+diff hunk carries from the changed ones, and paired removed/added lines of
+reasonable length get a character-level ``SequenceMatcher`` for word highlights.
+Both are capped so a pathological block degrades to plain -/+ rows instead of
+quadratic time.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from typing import Literal
+
+from nbedit.engine.models import FilePlan, LocatedHunk, Tier
+from nbedit.engine.text import line_starts, split_lines, strip_newline
+
+__all__ = [
+    "Block",
+    "FileView",
+    "Gap",
+    "Row",
+    "Segment",
+    "block_for_hunk",
+    "file_view",
+    "tier_label",
+    "offset_note",
+]
+
+RowKind = Literal["context", "removed", "added"]
+
+CONTEXT_LINES = 3
+# Unchanged stretches shorter than this are shown, not collapsed.
+MIN_GAP = 2
+# Whole added or deleted files are shown up to this many lines, then counted.
+MAX_WHOLE_FILE_LINES = 400
+# Word highlights only for lines shorter than this (longer ones are data blobs).
+MAX_HIGHLIGHT_LENGTH = 400
+# Line-level alignment only when old x new lines stays below this product.
+MAX_ALIGN_PRODUCT = 250_000
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A piece of one line; ``changed`` pieces get the word highlight."""
+
+    text: str
+    changed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    kind: RowKind
+    old_line: int | None  # 1-based, None on added rows
+    new_line: int | None  # 1-based, None on removed rows
+    segments: tuple[Segment, ...]
+
+    @property
+    def text(self) -> str:
+        return "".join(segment.text for segment in self.segments)
+
+    @property
+    def marker(self) -> str:
+        return {"context": " ", "removed": "-", "added": "+"}[self.kind]
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """Unchanged lines left out between (or around) blocks."""
+
+    count: int
+    old_line: int  # first hidden line, 1-based
+    new_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One or more hunks whose lines touch, with their context rows."""
+
+    hunk_indices: tuple[int, ...]
+    rows: tuple[Row, ...]
+    cell: str | None = None
+    tier: Tier = Tier.EXACT
+    score: float = 1.0
+    offset: int | None = None
+    hidden_added: int = 0  # rows of a long whole-file block left out
+    hidden_removed: int = 0
+    hidden_context: int = 0
+
+    @property
+    def truncated(self) -> int:
+        return self.hidden_added + self.hidden_removed + self.hidden_context
+
+    @property
+    def added(self) -> int:
+        return self.hidden_added + sum(1 for row in self.rows if row.kind == "added")
+
+    @property
+    def removed(self) -> int:
+        return self.hidden_removed + sum(1 for row in self.rows if row.kind == "removed")
+
+
+@dataclass(frozen=True, slots=True)
+class FileView:
+    path: str
+    new_path: str | None
+    operation: str
+    added: int
+    removed: int
+    sections: tuple[Block | Gap, ...]
+    notebook: bool = False
+    already_applied: bool = False
+    notes: tuple[str, ...] = ()
+
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        return tuple(section for section in self.sections if isinstance(section, Block))
+
+
+def tier_label(tier: Tier, score: float = 1.0) -> str:
+    """Short badge text: ``fuzzy 0.93`` for fuzzy matches, the tier name otherwise."""
+    if tier is Tier.FUZZY:
+        return f"fuzzy {score:.2f}"
+    return tier.value
+
+
+def offset_note(offset: int | None) -> str | None:
+    """Where a unified-diff hunk landed relative to the line it claimed."""
+    if not offset:
+        return None
+    lines = "line" if abs(offset) == 1 else "lines"
+    direction = "below" if offset > 0 else "above"
+    return f"applied {abs(offset)} {lines} {direction} where the diff said"
+
+
+# --- building -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    """A hunk widened to whole lines: ``old[first:last]`` lines become ``new_text``."""
+
+    first: int  # 0-based line index, inclusive
+    last: int  # 0-based line index, exclusive
+    start: int  # character offsets of the widened span
+    end: int
+    hunks: tuple[tuple[int, LocatedHunk], ...]
+
+
+def _source_text(file_plan: FilePlan) -> tuple[str | None, str | None]:
+    if file_plan.notebook and file_plan.display_before is not None:
+        return file_plan.display_before, file_plan.display_after
+    return file_plan.before, file_plan.after
+
+
+def _widen(text: str, starts: list[int], start: int, end: int) -> tuple[int, int]:
+    """Line indices [first, last) covering ``text[start:end]``, on line boundaries."""
+    first = bisect.bisect_right(starts, start) - 1
+    if first == len(starts) - 1 and text and not text.endswith("\n"):
+        first -= 1  # appending to a last line that has no newline changes that line
+    elif end == start and starts[first] == start:
+        return first, first
+    return first, max(first + 1, bisect.bisect_left(starts, end))
+
+
+def _spans(text: str, starts: list[int], hunks: Sequence[tuple[int, LocatedHunk]]) -> list[_Span]:
+    """Widen every hunk to whole lines and merge hunks whose lines touch."""
+    ordered = sorted(hunks, key=lambda item: (item[1].match.start, item[1].match.end))
+    line_count = len(starts) - 1
+    spans: list[_Span] = []
+    for index, located in ordered:
+        first, last = _widen(text, starts, located.match.start, located.match.end)
+        if spans and first <= spans[-1].last:
+            previous = spans[-1]
+            first, last = previous.first, max(previous.last, last)
+            members = (*previous.hunks, (index, located))
+            spans.pop()
+        else:
+            members = ((index, located),)
+        # A replacement without a final newline joins the next line; show that line too.
+        while last < line_count:
+            new_text = _replaced(text, starts[first], starts[last], members)
+            if not new_text or new_text.endswith("\n"):
+                break
+            last += 1
+        spans.append(_Span(first, last, starts[first], starts[last], members))
+    return spans
+
+
+def _replaced(text: str, start: int, end: int, hunks: Sequence[tuple[int, LocatedHunk]]) -> str:
+    pieces = []
+    position = start
+    for _, located in sorted(hunks, key=lambda item: item[1].match.start):
+        match = located.match
+        if match.start < position:  # overlapping matches cannot both apply; keep the first
+            continue
+        pieces.append(text[position : match.start])
+        pieces.append(match.replacement)
+        position = match.end
+    pieces.append(text[position:end])
+    return "".join(pieces)
+
+
+def _highlight(old: str, new: str) -> tuple[tuple[Segment, ...], tuple[Segment, ...]]:
+    old_body, new_body = strip_newline(old), strip_newline(new)
+    if old_body == new_body:
+        # Only the line ending differs: make that visible rather than showing two equal lines.
+        return (Segment(old_body), Segment(_ending_mark(old), True)), (
+            Segment(new_body),
+            Segment(_ending_mark(new), True),
+        )
+    if len(old_body) > MAX_HIGHLIGHT_LENGTH or len(new_body) > MAX_HIGHLIGHT_LENGTH:
+        return (Segment(old_body),), (Segment(new_body),)
+    matcher = SequenceMatcher(None, old_body, new_body, autojunk=False)
+    if matcher.ratio() < 0.4:
+        return (Segment(old_body),), (Segment(new_body),)
+    old_segments: list[Segment] = []
+    new_segments: list[Segment] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        changed = tag != "equal"
+        if i2 > i1:
+            old_segments.append(Segment(old_body[i1:i2], changed))
+        if j2 > j1:
+            new_segments.append(Segment(new_body[j1:j2], changed))
+    return _coalesce(old_segments), _coalesce(new_segments)
+
+
+def _ending_mark(line: str) -> str:
+    if line.endswith("\r\n"):
+        return "␍␊"
+    if line.endswith("\n"):
+        return "␊"
+    return "(no newline at end)"
+
+
+def _coalesce(segments: list[Segment]) -> tuple[Segment, ...]:
+    result: list[Segment] = []
+    for segment in segments:
+        if result and result[-1].changed == segment.changed:
+            result[-1] = Segment(result[-1].text + segment.text, segment.changed)
+        else:
+            result.append(segment)
+    return tuple(result)
+
+
+def _change_rows(old_lines: list[str], new_lines: list[str], old_line: int, new_line: int) -> list[Row]:
+    """Rows for one widened span: equal lines as context, the rest as -/+ with highlights."""
+    rows: list[Row] = []
+    head = 0
+    while head < min(len(old_lines), len(new_lines)) and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while (
+        tail < min(len(old_lines), len(new_lines)) - head
+        and old_lines[len(old_lines) - 1 - tail] == new_lines[len(new_lines) - 1 - tail]
+    ):
+        tail += 1
+    old_middle = old_lines[head : len(old_lines) - tail]
+    new_middle = new_lines[head : len(new_lines) - tail]
+    for offset in range(head):
+        rows.append(_context(old_lines[offset], old_line + offset, new_line + offset))
+    old_number, new_number = old_line + head, new_line + head
+    if len(old_middle) * len(new_middle) <= MAX_ALIGN_PRODUCT:
+        opcodes = SequenceMatcher(None, old_middle, new_middle, autojunk=False).get_opcodes()
+    else:
+        opcodes = [("replace", 0, len(old_middle), 0, len(new_middle))]
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag == "equal":
+            for index in range(i2 - i1):
+                rows.append(
+                    _context(old_middle[i1 + index], old_number + i1 + index, new_number + j1 + index)
+                )
+            continue
+        removed = old_middle[i1:i2]
+        added = new_middle[j1:j2]
+        old_segments: list[tuple[Segment, ...]] = [(Segment(strip_newline(line)),) for line in removed]
+        new_segments: list[tuple[Segment, ...]] = [(Segment(strip_newline(line)),) for line in added]
+        for pair in range(min(len(removed), len(added))):
+            old_segments[pair], new_segments[pair] = _highlight(removed[pair], added[pair])
+        for index, segments in enumerate(old_segments):
+            rows.append(Row("removed", old_number + i1 + index, None, segments))
+        for index, segments in enumerate(new_segments):
+            rows.append(Row("added", None, new_number + j1 + index, segments))
+    start_tail_old = old_line + len(old_lines) - tail
+    start_tail_new = new_line + len(new_lines) - tail
+    for offset in range(tail):
+        rows.append(
+            _context(
+                old_lines[len(old_lines) - tail + offset], start_tail_old + offset, start_tail_new + offset
+            )
+        )
+    return rows
+
+
+def _context(line: str, old_line: int, new_line: int) -> Row:
+    return Row("context", old_line, new_line, (Segment(strip_newline(line)),))
+
+
+def _line_count(text: str) -> int:
+    return len(split_lines(text))
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    text: str
+    starts: list[int]
+    spans: list[_Span]
+    deltas: list[int]  # new-minus-old line count before each span
+
+
+def _newline_delta(text: str, located: LocatedHunk) -> int:
+    """How many lines a hunk adds (negative: removes); later lines shift by this much."""
+    match = located.match
+    return match.replacement.count("\n") - text.count("\n", match.start, match.end)
+
+
+def _prepare(file_plan: FilePlan) -> _Prepared | None:
+    before, _ = _source_text(file_plan)
+    if before is None or not file_plan.hunks:
+        return None
+    starts = line_starts(before)
+    spans = _spans(before, starts, list(enumerate(file_plan.hunks)))
+    deltas = []
+    delta = 0
+    for span in spans:
+        deltas.append(delta)
+        delta += sum(_newline_delta(before, located) for _, located in span.hunks)
+    deltas.append(delta)  # after the last span
+    return _Prepared(before, starts, spans, deltas)
+
+
+def _span_block(prepared: _Prepared, position: int, context: int, lower: int, upper: int) -> Block:
+    """Rows for one span with up to ``context`` lines around, not crossing [lower, upper)."""
+    span = prepared.spans[position]
+    text, starts = prepared.text, prepared.starts
+    delta = prepared.deltas[position]
+    old_lines = split_lines(text[span.start : span.end])
+    new_lines = split_lines(_replaced(text, span.start, span.end, span.hunks))
+    before_first = max(lower, span.first - context)
+    after_last = min(upper, span.last + context)
+    rows: list[Row] = []
+    for line in range(before_first, span.first):
+        rows.append(_context(text[starts[line] : starts[line + 1]], line + 1, line + 1 + delta))
+    rows.extend(_change_rows(old_lines, new_lines, span.first + 1, span.first + 1 + delta))
+    after_delta = delta + len(new_lines) - len(old_lines)
+    for line in range(span.last, after_last):
+        rows.append(_context(text[starts[line] : starts[line + 1]], line + 1, line + 1 + after_delta))
+    located = [hunk for _, hunk in span.hunks]
+    worst = max(located, key=lambda hunk: (_TIER_ORDER[hunk.match.tier], -hunk.match.score))
+    offsets = [hunk.match.offset for hunk in located if hunk.match.offset]
+    cells = [hunk.cell for hunk in located if hunk.cell]
+    return Block(
+        hunk_indices=tuple(sorted(index for index, _ in span.hunks)),
+        rows=tuple(rows),
+        cell=cells[0] if cells else None,
+        tier=worst.match.tier,
+        score=min(hunk.match.score for hunk in located),
+        offset=offsets[0] if offsets else None,
+    )
+
+
+_TIER_ORDER = {tier: order for order, tier in enumerate(Tier)}
+
+
+def _whole_file_block(before: str | None, after: str | None, limit: int) -> tuple[Block | None, list[Gap]]:
+    """Rows for a file without located hunks: trim the common head and tail, diff the middle."""
+    old_lines = split_lines(before or "")
+    new_lines = split_lines(after or "")
+    head = 0
+    while head < min(len(old_lines), len(new_lines)) and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while (
+        tail < min(len(old_lines), len(new_lines)) - head
+        and old_lines[len(old_lines) - 1 - tail] == new_lines[len(new_lines) - 1 - tail]
+    ):
+        tail += 1
+    if head == len(old_lines) == len(new_lines):
+        return None, []
+    first = max(0, head - CONTEXT_LINES)
+    old_end = min(len(old_lines), len(old_lines) - tail + CONTEXT_LINES)
+    new_end = len(new_lines) - (len(old_lines) - old_end)
+    rows = _change_rows(old_lines[first:old_end], new_lines[first:new_end], first + 1, first + 1)
+    hidden = rows[limit:]
+    rows = rows[:limit]
+    gaps = []
+    if first:
+        gaps.append(Gap(first, 1, 1))
+    hidden_tail = len(old_lines) - old_end
+    if hidden_tail and not hidden:
+        gaps.append(Gap(hidden_tail, old_end + 1, new_end + 1))
+    block = Block(
+        hunk_indices=(),
+        rows=tuple(rows),
+        hidden_added=sum(1 for row in hidden if row.kind == "added"),
+        hidden_removed=sum(1 for row in hidden if row.kind == "removed"),
+        hidden_context=sum(1 for row in hidden if row.kind == "context") + (hidden_tail if hidden else 0),
+    )
+    return block, gaps
+
+
+def file_view(file_plan: FilePlan, *, context: int = CONTEXT_LINES) -> FileView:
+    """Rows for a whole file: blocks with context, unchanged stretches as gaps."""
+    before, after = _source_text(file_plan)
+    prepared = _prepare(file_plan)
+    sections: list[Block | Gap] = []
+    if prepared is None:
+        if file_plan.already_applied:
+            block, gaps = None, []
+        else:
+            block, gaps = _whole_file_block(before, after, MAX_WHOLE_FILE_LINES)
+        if block is not None:
+            if gaps and gaps[0].old_line == 1:
+                sections.append(gaps.pop(0))
+            sections.append(block)
+            sections.extend(gaps)
+    else:
+        line_total = len(prepared.starts) - 1
+        boundary = 0  # first old line (0-based) not yet shown or counted
+        for position, span in enumerate(prepared.spans):
+            lower = boundary
+            upper = prepared.spans[position + 1].first if position + 1 < len(prepared.spans) else line_total
+            # Split the stretch between spans: this block's trailing context takes up to `context`,
+            # the next block's leading context up to `context`, the rest is a gap.
+            leading = max(lower, span.first - context)
+            if leading - lower < MIN_GAP:
+                leading = lower  # "1 unchanged line" takes the space of the line itself
+            if leading > lower:
+                sections.append(Gap(leading - lower, lower + 1, lower + 1 + prepared.deltas[position]))
+            following_limit = min(upper, span.last + context)
+            if position + 1 == len(prepared.spans) and upper - following_limit < MIN_GAP:
+                following_limit = upper
+            sections.append(_span_block(prepared, position, context, leading, following_limit))
+            boundary = following_limit
+        if boundary < line_total:
+            sections.append(Gap(line_total - boundary, boundary + 1, boundary + 1 + prepared.deltas[-1]))
+    added = sum(section.added for section in sections if isinstance(section, Block))
+    removed = sum(section.removed for section in sections if isinstance(section, Block))
+    return FileView(
+        path=file_plan.path,
+        new_path=file_plan.new_path,
+        operation=file_plan.operation,
+        added=added,
+        removed=removed,
+        sections=tuple(sections),
+        notebook=file_plan.notebook,
+        already_applied=file_plan.already_applied,
+        notes=file_plan.notes,
+    )
+
+
+def block_for_hunk(file_plan: FilePlan, index: int, *, context: int = CONTEXT_LINES) -> Block:
+    """The rows of one hunk on its own (the widget shows a toggle beside each)."""
+    if not 0 <= index < len(file_plan.hunks):
+        raise IndexError(f"{file_plan.path} has {len(file_plan.hunks)} hunks; there is no hunk {index}")
+    before, _ = _source_text(file_plan)
+    if before is None:
+        raise ValueError(f"{file_plan.path}: a hunk needs the file's current text")
+    located = file_plan.hunks[index]
+    starts = line_starts(before)
+    spans = _spans(before, starts, [(index, located)])
+    # Line numbers on the new side shift by what the hunks above this one do.
+    delta = sum(
+        _newline_delta(before, other)
+        for other_index, other in enumerate(file_plan.hunks)
+        if other_index != index and other.match.end <= located.match.start
+    )
+    # Context stops where a neighbouring hunk begins: its lines are not unchanged.
+    lower, upper = 0, len(starts) - 1
+    for other_index, other in enumerate(file_plan.hunks):
+        if other_index == index:
+            continue
+        first, last = _widen(before, starts, other.match.start, other.match.end)
+        if other.match.end <= located.match.start:
+            lower = max(lower, min(last, spans[0].first))
+        elif other.match.start >= located.match.end:
+            upper = min(upper, max(first, spans[0].last))
+    prepared = _Prepared(before, starts, spans, [delta, delta + _newline_delta(before, located)])
+    return _span_block(prepared, 0, context, lower, upper)
