@@ -1,0 +1,108 @@
+"""nbedit: review and apply edits to files and notebooks, safely and visibly.
+
+The public surface is small and curated (see ``__all__``)::
+
+    import nbedit
+    ws = nbedit.Workspace(root=".")
+    plan = ws.plan_patch(text)          # any dialect, auto-detected; nothing written
+    print(plan.diff)
+    ws.apply(plan)                      # locked, stale-checked, atomic, recorded
+
+``%load_ext nbedit`` registers the ``%%edit`` / ``%%patch`` / ``%nbedit`` magics;
+IPython is imported only then.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nbedit.engine.models import Change, FileChange, FilePlan, Hunk, LocatedHunk, Match, Plan, Tier
+from nbedit.errors import (
+    AmbiguousMatch,
+    BinaryFile,
+    Candidate,
+    FileExists,
+    FileMissing,
+    FileTooLarge,
+    HistoryError,
+    MatchError,
+    NbeditError,
+    NoMatch,
+    NotAFile,
+    NotebookError,
+    NothingToUndo,
+    OutsideWorkspace,
+    OverlappingHunks,
+    PatchSyntaxError,
+    PathError,
+    StaleFile,
+    UnsupportedFile,
+    WriteError,
+)
+from nbedit.workspace import ApplyResult, Workspace
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AmbiguousMatch",
+    "ApplyResult",
+    "BinaryFile",
+    "Candidate",
+    "Change",
+    "FileChange",
+    "FileExists",
+    "FileMissing",
+    "FilePlan",
+    "FileTooLarge",
+    "HistoryError",
+    "Hunk",
+    "LocatedHunk",
+    "Match",
+    "MatchError",
+    "NbeditError",
+    "NoMatch",
+    "NotAFile",
+    "NotebookError",
+    "NothingToUndo",
+    "OutsideWorkspace",
+    "OverlappingHunks",
+    "PatchSyntaxError",
+    "PathError",
+    "Plan",
+    "StaleFile",
+    "Tier",
+    "UnsupportedFile",
+    "Workspace",
+    "WriteError",
+    "__version__",
+    "edit",
+    "load_ipython_extension",
+    "patch",
+    "unload_ipython_extension",
+]
+
+
+def patch(text: str, root: str = ".", **options: Any) -> ApplyResult:
+    """Plan and apply a change in any dialect. Options as for ``Workspace.plan_patch``."""
+    workspace_options = {k: options.pop(k) for k in ("history", "home", "session") if k in options}
+    workspace = Workspace(root, **workspace_options)
+    return workspace.apply(workspace.plan_patch(text, **options))
+
+
+def edit(path: str, old: str, new: str, root: str = ".", *, replace_all: bool = False, **options: Any) -> ApplyResult:
+    """Replace ``old`` with ``new`` in one file and apply it."""
+    workspace_options = {k: options.pop(k) for k in ("history", "home", "session") if k in options}
+    workspace = Workspace(root, **workspace_options)
+    return workspace.apply(workspace.plan_edit(path, old, new, replace_all=replace_all, **options))
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    from nbedit.jupyter.extension import load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    from nbedit.jupyter.extension import unload
+
+    unload(ipython)

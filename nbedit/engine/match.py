@@ -1,0 +1,748 @@
+"""The matcher: find where a hunk's old text is, or refuse.
+
+One cascade serves every dialect. Tiers run from strict to lenient and the first
+tier that finds the hunk decides::
+
+    exact -> line endings -> trailing whitespace -> unicode punctuation
+          -> indentation (uniform offset) -> fuzzy (rapidfuzz over line windows)
+
+Each normalised tier transforms the *whole* file text and the hunk with C-speed
+string operations (``replace``, ``translate``, ``re.sub``) that never add or
+remove a ``"\\n"``; a hit in normalised text is mapped back to original lines by
+counting newlines. That keeps a 100,000-line file fast without a Python loop
+over characters.
+
+Uniqueness is checked at every tier. With no locator, two hits are an
+``AmbiguousMatch``; with a locator (a unified diff's line number, or an
+apply_patch ``@@`` anchor) the nearest hit wins, as in GNU patch, and a tie is
+ambiguous. In the fuzzy tier the winner must also beat the runner-up by a clear
+margin, and every line the hunk *removes* must really be there (similarity at
+least ``threshold``): drifted context is tolerated, deleting the wrong line is
+not.
+
+The replacement is built so that bytes outside what the hunk really changes stay
+as they are: lines the hunk keeps come from the file (not from the patch), new
+lines take the file's newline style, are re-indented by the indentation tier's
+offset, and keep the file's curly quotes when a quote-normalised match found them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from bisect import bisect_right
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz, process
+
+from nbedit.engine.models import Hunk, Match, Tier
+from nbedit.engine.text import dominant_newline, newline_of, split_lines, strip_newline
+from nbedit.errors import AmbiguousMatch, Candidate, NoMatch
+
+__all__ = ["DEFAULT_THRESHOLD", "FileIndex", "MatchOptions", "locate", "new_text_present"]
+
+DEFAULT_THRESHOLD = 0.9
+FUZZY_MARGIN = 0.05  # the best fuzzy window must beat any other place by this much
+LOCATOR_CONTEXT_FLOOR = 0.5  # with a locator, drifted context may score this low
+COMMON_LINE_LIMIT = 40  # lines seen more often than this do not vote for windows
+MAX_LOCATIONS = 50
+
+_UNICODE_TABLE = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2015": "-",
+        "\u2212": "-",
+        "\u00a0": " ",
+        "\u2007": " ",
+        "\u202f": " ",
+        "\u2009": " ",
+        "\u200a": " ",
+        "\u3000": " ",
+        "\u2002": " ",
+        "\u2003": " ",
+    }
+)
+_TRAILING_SPACE = re.compile(r"[ \t\r\f\v]+$", re.MULTILINE)
+_LEADING_SPACE = re.compile(r"^[ \t]+", re.MULTILINE)
+_INNER_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOptions:
+    exact: bool = False  # only the exact tier
+    threshold: float = DEFAULT_THRESHOLD
+
+
+def _normalise(text: str, tier: Tier) -> str:
+    """Text as seen by a tier; each tier includes the ones before it.
+
+    Every transformation keeps the number of ``"\\n"`` characters.
+    """
+    if tier is Tier.EXACT:
+        return text
+    text = text.replace("\r\n", "\n")
+    if tier is Tier.LINE_ENDINGS:
+        return text
+    text = _TRAILING_SPACE.sub("", text)
+    if tier is Tier.TRAILING_WHITESPACE:
+        return text
+    text = text.translate(_UNICODE_TABLE)
+    if tier is Tier.UNICODE:
+        return text
+    return _LEADING_SPACE.sub("", text)
+
+
+def _fuzzy_line(line: str) -> str:
+    return _INNER_SPACE.sub(" ", line.translate(_UNICODE_TABLE)).strip()
+
+
+_NORMALISED_TIERS = (Tier.LINE_ENDINGS, Tier.TRAILING_WHITESPACE, Tier.UNICODE, Tier.INDENTATION)
+
+
+@dataclass
+class FileIndex:
+    """Per-file caches shared by every hunk located in the same text."""
+
+    text: str
+    _starts: list[int] | None = None
+    _lines: list[str] | None = None
+    _normalised: dict[Tier, str] = field(default_factory=dict)
+    _fuzzy_lines: list[str] | None = None
+    _line_positions: dict[str, list[int]] | None = None
+
+    @property
+    def starts(self) -> list[int]:
+        """Offset of each line start, plus one entry for the end of the text."""
+        if self._starts is None:
+            starts = [0]
+            total = 0
+            for line in self.lines:
+                total += len(line)
+                starts.append(total)
+            self._starts = starts
+        return self._starts
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = split_lines(self.text)
+        return self._lines
+
+    @property
+    def line_count(self) -> int:
+        return len(self.lines)
+
+    def line_of(self, offset: int) -> int:
+        """0-based line index containing a character offset."""
+        return max(0, bisect_right(self.starts, offset) - 1)
+
+    def normalised(self, tier: Tier) -> str:
+        if tier not in self._normalised:
+            self._normalised[tier] = _normalise(self.text, tier)
+        return self._normalised[tier]
+
+    @property
+    def fuzzy_lines(self) -> list[str]:
+        if self._fuzzy_lines is None:
+            self._fuzzy_lines = [_fuzzy_line(line) for line in self.lines]
+        return self._fuzzy_lines
+
+    @property
+    def line_positions(self) -> dict[str, list[int]]:
+        if self._line_positions is None:
+            positions: dict[str, list[int]] = defaultdict(list)
+            for number, line in enumerate(self.fuzzy_lines):
+                positions[line].append(number)
+            self._line_positions = positions
+        return self._line_positions
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    start: int  # offsets into the original text
+    end: int
+    first_line: int  # 0-based
+    line_count: int
+
+
+# --------------------------------------------------------------------------- public
+
+
+def locate(
+    index: FileIndex,
+    hunk: Hunk,
+    *,
+    options: MatchOptions = MatchOptions(),
+    region: tuple[int, int] | None = None,
+    near_line: int | None = None,
+    path: str | None = None,
+) -> list[Match]:
+    """Locate ``hunk`` in the indexed text; a list of one match unless replace_all.
+
+    ``region`` limits the search to ``[start, end)`` character offsets (a notebook
+    cell, or "after the previous apply_patch chunk"). ``near_line`` is a 1-based
+    locator: the nearest hit wins. Raises ``NoMatch`` or ``AmbiguousMatch``.
+    """
+    text = index.text
+    low, high = region if region is not None else (0, len(text))
+
+    if hunk.anchors:
+        low, near_line = _after_anchors(index, hunk, low, high, near_line, path)
+
+    if not hunk.old:
+        return [_insertion(index, hunk, low, high, near_line)]
+
+    tiers: Sequence[Tier] = (Tier.EXACT,) if options.exact else (Tier.EXACT, *_NORMALISED_TIERS)
+    for tier in tiers:
+        hits = _find(index, hunk, tier, low, high)
+        if hunk.at_end:
+            hits = [hit for hit in hits if _ends_file(index, hit)]
+        if not hits:
+            continue
+        chosen = _choose(index, hunk, hits, tier, near_line, path)
+        return [_build(index, hunk, hit, tier, 1.0, near_line) for hit in chosen]
+
+    candidates = _fuzzy_candidates(index, hunk, low, high, near_line)
+    if not options.exact:
+        winner = _fuzzy_winner(candidates, hunk, options.threshold, near_line, index, path)
+        if winner is not None:
+            hit, score = winner
+            return [_build(index, hunk, hit, Tier.FUZZY, score, near_line)]
+    raise NoMatch(
+        _no_match_message(hunk, path, options),
+        path=path,
+        candidates=[_candidate(index, hunk, hit, score) for hit, score, _ in candidates[:3]],
+    )
+
+
+def new_text_present(index: FileIndex, hunk: Hunk) -> bool:
+    """True when the hunk looks applied already: its new text is there, uniquely.
+
+    Only asked after the old text was not found, so "old gone, new present" holds.
+    """
+    if not hunk.new.strip() or hunk.new == hunk.old:
+        return False
+    probe = Hunk(old=hunk.new, new=hunk.new, whole_lines=hunk.whole_lines)
+    for tier in (Tier.EXACT, *_NORMALISED_TIERS):
+        hits = _find(index, probe, tier, 0, len(index.text))
+        if len(hits) == 1:
+            return True
+        if hits:
+            return False
+    return False
+
+
+# --------------------------------------------------------------------------- search
+
+
+def _old_line_count(old: str) -> int:
+    return old.count("\n") + (0 if old.endswith("\n") else 1)
+
+
+def _find(index: FileIndex, hunk: Hunk, tier: Tier, low: int, high: int) -> list[_Hit]:
+    """Every place the hunk's old text occurs at this tier, within [low, high)."""
+    text = index.normalised(tier)
+    old = _normalise(hunk.old, tier)
+    if not old.strip("\n"):
+        # a block of blank lines is never a safe anchor in a lenient tier
+        if tier is not Tier.EXACT:
+            return []
+    if tier is Tier.EXACT:
+        search_low, search_high = low, high
+    else:
+        # normalised text has other offsets; search whole lines of the region
+        first = index.line_of(low)
+        last = index.line_of(max(low, high - 1)) if high > low else first
+        search_low = _normalised_line_start(index, tier, first)
+        search_high = _normalised_line_start(index, tier, last + 1)
+    hits: list[_Hit] = []
+    find = text.find
+    position = find(old, search_low, search_high)
+    relaxed_tail = hunk.whole_lines and old.endswith("\n")
+    while position != -1 and len(hits) <= MAX_LOCATIONS:
+        hit = _hit_at(index, hunk, tier, text, position, len(old))
+        if hit is not None and low <= hit.start and hit.end <= high:
+            hits.append(hit)
+        position = find(old, position + 1, search_high)
+    if relaxed_tail and not hits:
+        # a whole-line hunk ending in "\n" may match a last line that has none
+        trimmed = old[:-1]
+        if text.endswith(trimmed) and (len(text) - len(trimmed) == 0 or text[len(text) - len(trimmed) - 1] == "\n"):
+            position = len(text) - len(trimmed)
+            if position >= search_low:
+                hit = _hit_at(index, hunk, tier, text, position, len(trimmed))
+                if hit is not None and low <= hit.start and hit.end <= high:
+                    hits.append(hit)
+    return hits
+
+
+def _normalised_line_start(index: FileIndex, tier: Tier, line: int) -> int:
+    """Offset of line ``line`` (0-based) in the tier's normalised text."""
+    text = index.normalised(tier)
+    if line <= 0:
+        return 0
+    if line >= index.line_count:
+        return len(text)
+    # find the line-th newline; cheap enough since regions are rare
+    position = -1
+    for _ in range(line):
+        position = text.find("\n", position + 1)
+        if position == -1:
+            return len(text)
+    return position + 1
+
+
+def _hit_at(index: FileIndex, hunk: Hunk, tier: Tier, text: str, position: int, length: int) -> _Hit | None:
+    """Map a hit in (normalised) text back to original offsets; None if not aligned."""
+    at_line_start = position == 0 or text[position - 1] == "\n"
+    end = position + length
+    if hunk.whole_lines and not at_line_start:
+        return None
+    if hunk.whole_lines and not (text[end - 1] == "\n" or end == len(text)):
+        return None
+    if tier is Tier.EXACT:
+        first = index.line_of(position)
+        last = index.line_of(max(position, end - 1))
+        return _Hit(position, end, first, last - first + 1)
+    first = text.count("\n", 0, position)
+    newlines = text.count("\n", position, end)
+    starts = index.starts
+    lines = index.lines
+    ends_with_newline = end > position and text[end - 1] == "\n"
+    line_count = newlines + (0 if ends_with_newline else 1)
+    last = first + line_count - 1
+    if hunk.whole_lines:
+        start = starts[first]
+        stop = starts[min(last + 1, len(starts) - 1)]
+        if not ends_with_newline and last < len(lines):
+            # hunk text lacks the final newline: the match ends at the line's content end
+            stop = starts[last] + len(strip_newline(lines[last]))
+            if stop != len(index.text) and last + 1 < len(lines):
+                return None
+        return _Hit(start, stop, first, line_count)
+    # substring hunk: map columns in the first and last line
+    line_start_normalised = text.rfind("\n", 0, position) + 1
+    column = position - line_start_normalised
+    start = starts[first] + _original_column(lines[first], column, tier)
+    end_line_start = text.rfind("\n", 0, end) + 1 if not ends_with_newline else end
+    if ends_with_newline:
+        stop = starts[last + 1]
+    else:
+        end_column = end - end_line_start
+        stop = starts[last] + _original_column(lines[last], end_column, tier)
+    if tier is Tier.INDENTATION and not _uniform_indent(index, hunk, first, line_count, column == 0):
+        return None
+    return _Hit(start, stop, first, line_count)
+
+
+def _original_column(line: str, column: int, tier: Tier) -> int:
+    """Column in the original line for a column in its normalised form."""
+    if tier is Tier.INDENTATION:
+        body = strip_newline(line)
+        return column + (len(body) - len(body.lstrip(" \t")))
+    return column
+
+
+def _uniform_indent(index: FileIndex, hunk: Hunk, first: int, count: int, from_line_start: bool) -> bool:
+    return _indent_offset(index, hunk, first, count, from_line_start) is not None
+
+
+def _indent_offset(
+    index: FileIndex, hunk: Hunk, first: int, count: int, from_line_start: bool = True
+) -> tuple[str, str] | None:
+    """(added, removed) indentation prefix shared by every non-blank line, or None."""
+    old_lines = hunk.old.split("\n")
+    if hunk.old.endswith("\n"):
+        old_lines.pop()
+    file_lines = index.lines[first : first + count]
+    added = removed = None
+    for number, (old_line, file_line) in enumerate(zip(old_lines, file_lines, strict=False)):
+        if number == 0 and not from_line_start:
+            continue
+        old_body = old_line.rstrip("\r")
+        file_body = strip_newline(file_line)
+        if not old_body.strip() or not file_body.strip():
+            continue
+        old_indent = old_body[: len(old_body) - len(old_body.lstrip(" \t"))]
+        file_indent = file_body[: len(file_body) - len(file_body.lstrip(" \t"))]
+        if file_indent.endswith(old_indent) or file_indent.startswith(old_indent):
+            if file_indent.startswith(old_indent) and len(file_indent) >= len(old_indent):
+                this = (file_indent[len(old_indent) :], "")
+            else:
+                return None
+        elif old_indent.startswith(file_indent):
+            this = ("", old_indent[len(file_indent) :])
+        else:
+            return None
+        if added is None:
+            added, removed = this
+        elif (added, removed) != this:
+            return None
+    if added is None or removed is None:
+        return ("", "")
+    return (added, removed)
+
+
+def _ends_file(index: FileIndex, hit: _Hit) -> bool:
+    text = index.text
+    return hit.end == len(text) or not text[hit.end :].strip("\r\n")
+
+
+def _insertion(index: FileIndex, hunk: Hunk, low: int, high: int, near_line: int | None) -> Match:
+    """A hunk with no old text: append at the end, or insert before a line."""
+    text = index.text
+    if hunk.at_end or near_line is None:
+        position = high
+        prefix = ""
+        if position > 0 and not text[:position].endswith("\n"):
+            prefix = dominant_newline(text)
+        replacement = prefix + _adapt_newlines(hunk.new, dominant_newline(text))
+        line = index.line_of(max(0, position - 1)) + (2 if position else 1)
+    else:
+        line_number = min(max(near_line, 1), index.line_count + 1)
+        position = max(low, min(index.starts[min(line_number - 1, len(index.starts) - 1)], high))
+        newline = _neighbour_newline(index, max(line_number - 2, 0))
+        replacement = _adapt_newlines(hunk.new, newline)
+        if position == len(text) and text and not text.endswith("\n"):
+            replacement = newline + replacement.removesuffix(newline)
+        line = line_number
+    return Match(position, position, replacement, Tier.EXACT, 1.0, line, 0, None)
+
+
+def _after_anchors(
+    index: FileIndex, hunk: Hunk, low: int, high: int, near_line: int | None, path: str | None
+) -> tuple[int, int | None]:
+    """Move the search start past each ``@@`` anchor line, in order (apply_patch)."""
+    for anchor in hunk.anchors:
+        probe = Hunk(old=anchor + "\n", new=anchor + "\n", whole_lines=True)
+        found: _Hit | None = None
+        for tier in (Tier.EXACT, *_NORMALISED_TIERS):
+            hits = _find(index, probe, tier, low, high)
+            if hits:
+                found = hits[0]
+                break
+        if found is None:
+            # the anchor may be a fragment of the line (Codex compares whole lines, LLMs abbreviate)
+            for number in range(index.line_of(low), index.line_count):
+                if index.starts[number] >= high:
+                    break
+                if anchor.strip() and anchor.strip() in index.lines[number]:
+                    found = _Hit(index.starts[number], index.starts[number + 1], number, 1)
+                    break
+        if found is None:
+            raise NoMatch(
+                f"{path or 'file'}: the @@ anchor line {anchor!r} was not found"
+                + (" after the previous chunk" if low else ""),
+                path=path,
+            )
+        low = found.end
+        near_line = found.first_line + 2
+    return low, near_line
+
+
+def _choose(
+    index: FileIndex, hunk: Hunk, hits: list[_Hit], tier: Tier, near_line: int | None, path: str | None
+) -> list[_Hit]:
+    if hunk.replace_all:
+        return hits
+    if len(hits) == 1:
+        return hits
+    if near_line is not None:
+        distances = sorted((abs(hit.first_line + 1 - near_line), n) for n, hit in enumerate(hits))
+        if distances[0][0] != distances[1][0]:
+            return [hits[distances[0][1]]]
+    locations = []
+    for hit in hits:
+        column = hit.start - index.starts[hit.first_line] + 1
+        locations.append((hit.first_line + 1, column))
+    what = "the old text" if not hunk.whole_lines else "the hunk's old lines"
+    tier_note = "" if tier is Tier.EXACT else f" ({tier.explanation})"
+    raise AmbiguousMatch(
+        f"{path or 'file'}: {what} occur{"s" if not hunk.whole_lines else ""} {len(hits)}{'+' if len(hits) > MAX_LOCATIONS else ''} times{tier_note}; "
+        "nbedit will not guess which one you mean",
+        path=path,
+        locations=locations,
+        tier=tier.value,
+    )
+
+
+# --------------------------------------------------------------------------- fuzzy
+
+
+def _query_lines(hunk: Hunk) -> list[str]:
+    lines = hunk.old.split("\n")
+    if hunk.old.endswith("\n"):
+        lines.pop()
+    return lines
+
+
+def _removed_positions(hunk: Hunk) -> list[int]:
+    """Indices of old lines that the hunk deletes or changes (the rest is context)."""
+    old_lines = _query_lines(hunk)
+    new_lines = hunk.new.split("\n")
+    if hunk.new.endswith("\n"):
+        new_lines.pop()
+    matcher = difflib.SequenceMatcher(None, [_fuzzy_line(x) for x in old_lines], [_fuzzy_line(x) for x in new_lines], autojunk=False)
+    removed: list[int] = []
+    for tag, first, last, _, _ in matcher.get_opcodes():
+        if tag != "equal":
+            removed.extend(range(first, last))
+    return removed
+
+
+def _fuzzy_candidates(
+    index: FileIndex, hunk: Hunk, low: int, high: int, near_line: int | None
+) -> list[tuple[_Hit, float, list[float]]]:
+    """Line windows the size of the hunk, scored; best first."""
+    query = [_fuzzy_line(line) for line in _query_lines(hunk)]
+    size = len(query)
+    file_lines = index.fuzzy_lines
+    first_line = index.line_of(low)
+    last_start = min(index.line_of(max(low, high - 1)), index.line_count - 1) - size + 1
+    if size == 0 or last_start < first_line:
+        return []
+    positions = index.line_positions
+    votes: dict[int, int] = defaultdict(int)
+    for offset, line in enumerate(query):
+        if not line:
+            continue
+        found = positions.get(line, ())
+        if len(found) > COMMON_LINE_LIMIT:
+            continue
+        for number in found:
+            start = number - offset
+            if first_line <= start <= last_start:
+                votes[start] += 1
+    starts = set(sorted(votes, key=votes.__getitem__, reverse=True)[:40])
+    if len(starts) < 5:
+        # every line drifted: let the most distinctive lines find their look-alikes
+        distinctive = sorted((n for n, line in enumerate(query) if line), key=lambda n: -len(query[n]))[:3]
+        region_lines = file_lines[first_line : last_start + size]
+        for offset in distinctive:
+            for _, _, number in process.extract(
+                query[offset], region_lines, scorer=fuzz.ratio, limit=10, score_cutoff=60
+            ):
+                start = first_line + number - offset
+                if first_line <= start <= last_start:
+                    starts.add(start)
+    if near_line is not None:
+        centre = near_line - 1
+        starts.update(range(max(first_line, centre - 3), min(last_start, centre + 3) + 1))
+    scored = []
+    for start in starts:
+        window = file_lines[start : start + size]
+        line_scores = [1.0 if a == b else fuzz.ratio(a, b) / 100.0 for a, b in zip(query, window, strict=True)]
+        score = sum(line_scores) / size
+        end_line = start + size
+        hit = _Hit(index.starts[start], index.starts[end_line], start, size)
+        scored.append((hit, score, line_scores))
+    scored.sort(key=lambda item: (-item[1], item[0].first_line))
+    return scored
+
+
+def _fuzzy_winner(
+    candidates: list[tuple[_Hit, float, list[float]]],
+    hunk: Hunk,
+    threshold: float,
+    near_line: int | None,
+    index: FileIndex,
+    path: str | None,
+) -> tuple[_Hit, float] | None:
+    """Apply the fuzzy rules; the winning window and its score, or None."""
+    if not candidates:
+        return None
+    removed = _removed_positions(hunk)
+    floor = LOCATOR_CONTEXT_FLOOR if (near_line is not None and removed) else threshold
+
+    def acceptable(item: tuple[_Hit, float, list[float]]) -> bool:
+        _, score, line_scores = item
+        if score < floor:
+            return False
+        return all(line_scores[n] >= threshold for n in removed)
+
+    passing = [item for item in candidates if acceptable(item)]
+    if not passing:
+        return None
+    best = passing[0]
+    rivals = [
+        item
+        for item in candidates[1:]
+        if item is not best
+        and not _overlaps(item[0], best[0])
+        and item[1] > best[1] - FUZZY_MARGIN
+        and acceptable(item)
+    ]
+    if rivals:
+        if near_line is not None:
+            contenders = [best, *rivals]
+            contenders.sort(key=lambda item: abs(item[0].first_line + 1 - near_line))
+            if abs(contenders[0][0].first_line + 1 - near_line) < abs(contenders[1][0].first_line + 1 - near_line):
+                return contenders[0][0], contenders[0][1]
+        locations = [(item[0].first_line + 1, 1) for item in [best, *rivals]]
+        raise AmbiguousMatch(
+            f"{path or 'file'}: no exact match, and {len(locations)} places are about equally similar "
+            f"(best {best[1]:.2f}); nbedit will not guess",
+            path=path,
+            locations=locations,
+            tier=Tier.FUZZY.value,
+        )
+    return best[0], best[1]
+
+
+def _overlaps(a: _Hit, b: _Hit) -> bool:
+    return a.first_line < b.first_line + b.line_count and b.first_line < a.first_line + a.line_count
+
+
+def _candidate(index: FileIndex, hunk: Hunk, hit: _Hit, score: float) -> Candidate:
+    expected = _query_lines(hunk)
+    actual = [strip_newline(line) for line in index.lines[hit.first_line : hit.first_line + hit.line_count]]
+    diff = "\n".join(
+        list(difflib.unified_diff(expected, actual, "expected", "in file", n=1, lineterm=""))[2:][:30]
+    )
+    return Candidate(hit.first_line + 1, hit.first_line + hit.line_count, round(score, 3), diff)
+
+
+def _no_match_message(hunk: Hunk, path: str | None, options: MatchOptions) -> str:
+    first = next((line for line in _query_lines(hunk) if line.strip()), "")
+    shown = first if len(first) < 70 else first[:67] + "..."
+    where = f" (change text line {hunk.source_line})" if hunk.source_line else ""
+    mode = " with --exact" if options.exact else f" (fuzzy threshold {options.threshold:.2f})"
+    return f"{path or 'file'}: could not find the old text{where} starting {shown!r}{mode}"
+
+
+# --------------------------------------------------------------------------- replacement
+
+
+def _build(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier, score: float, near_line: int | None) -> Match:
+    text = index.text
+    matched = text[hit.start : hit.end]
+    newline = _span_newline(index, hit)
+    if tier is Tier.EXACT:
+        replacement = hunk.new
+        if newline == "\r\n" and "\r" not in hunk.new:
+            # a patch written with LF lines, matched exactly within one CRLF line
+            replacement = _adapt_newlines(replacement, newline)
+    else:
+        replacement = _replacement_keeping_file_lines(index, hunk, hit, tier, newline)
+    if hunk.whole_lines and not matched.endswith("\n") and hit.end == len(text) and hunk.old.endswith("\n"):
+        # matched a last line without "\n" through the relaxed rule: keep it absent
+        if replacement.endswith("\r\n"):
+            replacement = replacement[:-2]
+        elif replacement.endswith("\n"):
+            replacement = replacement[:-1]
+    offset = None
+    if near_line is not None and hunk.start_line is not None:
+        offset = hit.first_line + 1 - hunk.start_line
+    return Match(hit.start, hit.end, replacement, tier, round(score, 4), hit.first_line + 1, hit.line_count, offset)
+
+
+def _span_newline(index: FileIndex, hit: _Hit) -> str:
+    endings = {newline_of(line) for line in index.lines[hit.first_line : hit.first_line + hit.line_count]}
+    endings.discard("")
+    if len(endings) == 1:
+        return endings.pop()
+    return _neighbour_newline(index, hit.first_line)
+
+
+def _neighbour_newline(index: FileIndex, line: int) -> str:
+    lines = index.lines
+    for number in (line, line - 1, line + 1):
+        if 0 <= number < len(lines):
+            ending = newline_of(lines[number])
+            if ending:
+                return ending
+    return dominant_newline(index.text)
+
+
+def _adapt_newlines(text: str, newline: str) -> str:
+    if newline == "\n":
+        return text
+    return text.replace("\r\n", "\n").replace("\n", newline)
+
+
+def _replacement_keeping_file_lines(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier, newline: str) -> str:
+    """New text for a non-exact match: kept lines come from the file, new ones are adapted.
+
+    Old and new lines are aligned (difflib); a line the hunk keeps is copied from
+    the file with its own bytes and ending, so drift in context never leaks into
+    the result. Added or changed lines get the indentation offset, the file's
+    quote style and the span's newline.
+    """
+    old_lines = _query_lines(hunk)
+    new_lines = hunk.new.split("\n")
+    new_has_final_newline = hunk.new.endswith("\n")
+    if new_has_final_newline:
+        new_lines.pop()
+    file_segments = split_lines(index.text[hit.start : hit.end])
+    starts_mid_line = hit.start != index.starts[hit.first_line]
+    added = removed = ""
+    if tier in (Tier.INDENTATION, Tier.FUZZY):
+        offset = _indent_offset(index, hunk, hit.first_line, hit.line_count, not starts_mid_line)
+        if offset is not None:
+            added, removed = offset
+    quote_style = _quote_style(old_lines, file_segments) if tier in (Tier.UNICODE, Tier.INDENTATION, Tier.FUZZY) else {}
+
+    def adapt(line: str, first: bool) -> str:
+        line = line[:-1] if line.endswith("\r") else line
+        if line.strip() and not (first and starts_mid_line):
+            if removed:
+                line = line[len(removed) :] if line.startswith(removed) else line.lstrip(" \t")
+            line = added + line
+        return _apply_quotes(line, quote_style) if quote_style else line
+
+    aligned = len(file_segments) == len(old_lines)
+    pieces: list[str] = []  # each piece carries its own line ending (or none)
+    matcher = difflib.SequenceMatcher(
+        None, [_fuzzy_line(x) for x in old_lines], [_fuzzy_line(x) for x in new_lines], autojunk=False
+    )
+    for tag, old_first, old_last, new_first, new_last in matcher.get_opcodes():
+        if tag == "equal" and aligned:
+            pieces.extend(file_segments[old_first:old_last])
+        else:
+            pieces.extend(adapt(line, new_first + n == 0) + newline for n, line in enumerate(new_lines[new_first:new_last]))
+    if pieces and not new_has_final_newline:
+        pieces[-1] = strip_newline(pieces[-1])
+    elif pieces and not newline_of(pieces[-1]):
+        pieces[-1] += newline
+    return "".join(pieces)
+
+
+_CURLY = {"'": ("\u2018", "\u2019"), '"': ("\u201c", "\u201d")}
+
+
+def _quote_style(old_lines: list[str], file_lines: list[str]) -> dict[str, tuple[str, str]]:
+    """Which straight quotes the file writes as curly ones, learned from the match."""
+    style: dict[str, tuple[str, str]] = {}
+    for old_line, file_line in zip(old_lines, file_lines, strict=False):
+        for old_char, file_char in zip(old_line.strip(), file_line.strip(), strict=False):
+            if old_char in _CURLY and file_char != old_char and file_char.translate(_UNICODE_TABLE) == old_char:
+                style[old_char] = _CURLY[old_char]
+    return style
+
+
+def _apply_quotes(line: str, style: dict[str, tuple[str, str]]) -> str:
+    characters = list(line)
+    for number, character in enumerate(characters):
+        if character in style:
+            opening, closing = style[character]
+            before = characters[number - 1] if number else " "
+            characters[number] = opening if (before.isspace() or before in "([{<") else closing
+    return "".join(characters)

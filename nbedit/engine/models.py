@@ -1,0 +1,231 @@
+"""The values that flow through the engine: parse -> match -> plan.
+
+Everything here is a small frozen value. Parsers turn change text into a
+``Change`` (a tuple of ``FileChange``); the matcher turns each ``Hunk`` into a
+``Match``; the planner bundles per-file before/after text and located hunks into
+a ``Plan``. No I/O happens here, so a plan can be shown, tested and thrown away
+without touching disk.
+
+Text conventions: hunk ``old``/``new`` are ``str`` whose lines are separated by
+``"\\n"``; a ``"\\r"`` before the ``"\\n"`` is kept when the change text carried it
+(a git diff of a CRLF file). File text (``FilePlan.before``/``after``) is the
+decoded file exactly, line endings included, so encoding it again gives the
+original bytes.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Literal
+
+Operation = Literal["update", "add", "delete"]
+
+
+class Tier(enum.Enum):
+    """How a hunk was located; order is the matcher's cascade."""
+
+    EXACT = "exact"
+    LINE_ENDINGS = "line-endings"
+    TRAILING_WHITESPACE = "trailing-whitespace"
+    UNICODE = "unicode-punctuation"
+    INDENTATION = "indentation"
+    FUZZY = "fuzzy"
+
+    @property
+    def explanation(self) -> str:
+        return _EXPLANATIONS[self]
+
+
+_EXPLANATIONS = {
+    Tier.EXACT: "exact match",
+    Tier.LINE_ENDINGS: "matched ignoring line endings",
+    Tier.TRAILING_WHITESPACE: "matched ignoring trailing whitespace",
+    Tier.UNICODE: "matched ignoring curly quotes, dashes and non-breaking spaces",
+    Tier.INDENTATION: "matched at a different indentation; replacement re-indented",
+    Tier.FUZZY: "fuzzy match",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CellSelector:
+    """Limits an edit to one notebook cell, by id or by 0-based index."""
+
+    id: str | None = None
+    index: int | None = None
+
+    def __str__(self) -> str:
+        return f"cell id {self.id}" if self.id is not None else f"cell {self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class Hunk:
+    """One change inside one file, before it is located.
+
+    ``whole_lines``: old/new are complete lines (diffs, apply_patch, SEARCH/REPLACE);
+    the match must start and end on line boundaries. False for a plain old/new
+    pair, which may start and end mid-line.
+    ``start_line``: 1-based line the change text claims (unified diffs); the
+    nearest match wins and the offset is reported. None: uniqueness decides.
+    ``anchors``: apply_patch ``@@ scope`` lines, outermost first; the hunk is
+    searched after them. ``at_end``: the hunk must match at the end of the file.
+    ``search_from_previous``: apply_patch semantics, the hunk lies after the
+    previous hunk of the same file.
+    """
+
+    old: str
+    new: str
+    whole_lines: bool = True
+    start_line: int | None = None
+    anchors: tuple[str, ...] = ()
+    at_end: bool = False
+    replace_all: bool = False
+    search_from_previous: bool = False
+    source_line: int | None = None  # where the hunk starts in the change text
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """What a change does to one path.
+
+    ``content`` is the whole new text for an ``add``. ``new_path`` renames (moves)
+    the file, with or without hunks. ``new_mode`` is a git file mode (0o755) when
+    the change sets one.
+    """
+
+    path: str
+    operation: Operation = "update"
+    hunks: tuple[Hunk, ...] = ()
+    content: str | None = None
+    new_path: str | None = None
+    new_mode: int | None = None
+    cell: CellSelector | None = None
+    source_line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A parsed change: one or more files, and the dialect it came from."""
+
+    files: tuple[FileChange, ...]
+    dialect: str
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """Where a hunk landed: ``text[start:end]`` becomes ``replacement``."""
+
+    start: int  # character offsets into the file text
+    end: int
+    replacement: str
+    tier: Tier
+    score: float  # 1.0 for all but the fuzzy tier
+    line: int  # 1-based first line of the matched span
+    line_count: int  # lines in the matched span
+    offset: int | None = None  # lines away from the hunk's claimed start_line
+
+    @property
+    def exact(self) -> bool:
+        return self.tier is Tier.EXACT
+
+
+@dataclass(frozen=True, slots=True)
+class LocatedHunk:
+    hunk: Hunk
+    match: Match
+    cell: str | None = None  # notebook cell label, filled by the notebook planner
+
+    @property
+    def tier(self) -> Tier:
+        return self.match.tier
+
+    @property
+    def score(self) -> float:
+        return self.match.score
+
+    @property
+    def line(self) -> int:
+        return self.match.line
+
+
+@dataclass(frozen=True, slots=True)
+class FilePlan:
+    """Everything needed to review and write one file.
+
+    ``before``/``after`` are full texts (None when the file does not exist on that
+    side). ``before_bytes``/``after_bytes`` are what is on disk now and what will
+    be written; ``fingerprint`` is the SHA-256 of ``before_bytes`` (None: the file
+    must not exist) and is re-checked at apply time.
+    ``already_applied``: every hunk's new text is present and its old text gone.
+    """
+
+    path: str
+    operation: Operation
+    before: str | None
+    after: str | None
+    before_bytes: bytes | None
+    after_bytes: bytes | None
+    fingerprint: str | None
+    hunks: tuple[LocatedHunk, ...] = ()
+    new_path: str | None = None
+    mode: int | None = None  # permission bits to give the written file
+    already_applied: bool = False
+    notebook: bool = False
+    display_before: str | None = None  # what previews diff (the cell view for notebooks)
+    display_after: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def target_path(self) -> str:
+        return self.new_path or self.path
+
+    @property
+    def changed(self) -> bool:
+        return self.before_bytes != self.after_bytes or self.new_path is not None
+
+    @property
+    def exact(self) -> bool:
+        return all(h.match.exact for h in self.hunks)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A reviewed-before-written change to one or more files."""
+
+    files: tuple[FilePlan, ...]
+    dialect: str = "edit"
+    root: str = "."
+    _diff_cache: list[str] = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def diff(self) -> str:
+        """Unified diff of the whole change, built from the located hunks."""
+        if not self._diff_cache:
+            from nbedit.engine.diff import plan_diff
+
+            self._diff_cache.append(plan_diff(self))
+        return self._diff_cache[0]
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(f.target_path for f in self.files)
+
+    @property
+    def exact(self) -> bool:
+        return all(f.exact for f in self.files)
+
+    @property
+    def already_applied(self) -> bool:
+        return bool(self.files) and all(f.already_applied for f in self.files)
+
+    def stats(self) -> dict[str, tuple[int, int]]:
+        """Lines added and removed per target path."""
+        from nbedit.engine.diff import line_stats
+
+        return {f.target_path: line_stats(f) for f in self.files}
+
+    def without_hunks(self, excluded: set[tuple[int, int]]) -> Plan:
+        """A plan with some hunks left out, keyed by (file index, hunk index)."""
+        from nbedit.engine.plan import exclude_hunks
+
+        return exclude_hunks(self, excluded)

@@ -1,0 +1,355 @@
+"""Planning: a parsed ``Change`` plus the files as they are now -> a ``Plan``.
+
+Nothing is written here. The planner asks a ``FileSource`` (provided by the
+workspace, which owns all I/O) for bytes, decodes them, locates every hunk
+against the *original* text, refuses overlapping hunks, and splices the
+replacements in one pass. The result holds the exact before and after bytes and
+the fingerprint the writer re-checks, so what is previewed is exactly what is
+written.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from nbedit.engine.match import DEFAULT_THRESHOLD, FileIndex, MatchOptions, locate, new_text_present
+from nbedit.engine.models import Change, FileChange, FilePlan, Hunk, LocatedHunk, Plan
+from nbedit.engine.text import Codec, UTF8, decode, encode, fingerprint, split_lines
+from nbedit.errors import FileExists, FileMissing, NoMatch, OverlappingHunks
+
+__all__ = ["FileSource", "PlanOptions", "TextEdit", "edit_text", "exclude_hunks", "plan_change", "text_diff"]
+
+
+@dataclass(frozen=True, slots=True)
+class PlanOptions:
+    exact: bool = False
+    threshold: float = DEFAULT_THRESHOLD
+    overwrite: bool = False
+    clear_outputs: bool = False
+
+    @property
+    def match(self) -> MatchOptions:
+        return MatchOptions(exact=self.exact, threshold=self.threshold)
+
+
+class FileSource(Protocol):
+    """Read access to the workspace; the only way the planner sees files."""
+
+    def normalise(self, path: str) -> str:
+        """A clean relative path; raises OutsideWorkspace."""
+
+    def read(self, path: str) -> bytes | None:
+        """The file's bytes, None if it does not exist; raises NotAFile, FileTooLarge."""
+
+    def mode(self, path: str) -> int | None:
+        """Permission bits of an existing file."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    """The result of editing one text: what it became and where each hunk landed."""
+
+    after: str
+    hunks: tuple[LocatedHunk, ...]
+    already_applied: bool
+    notes: tuple[str, ...]
+
+
+def edit_text(
+    text: str,
+    hunks: Sequence[Hunk],
+    options: PlanOptions,
+    *,
+    path: str,
+    region: tuple[int, int] | None = None,
+) -> TextEdit:
+    """Locate every hunk against ``text`` and splice the replacements in.
+
+    Hunks are located against the original text (never against each other's
+    output). apply_patch chunks search after the previous chunk; unified-diff
+    hunks carry the offset of the previous hunk forward as GNU patch does.
+    """
+    index = FileIndex(text)
+    located: list[LocatedHunk] = []
+    notes: list[str] = []
+    skipped = 0
+    search_from = region[0] if region else 0
+    region_end = region[1] if region else len(text)
+    carried_offset = 0
+    for number, hunk in enumerate(hunks):
+        near = hunk.start_line + carried_offset if hunk.start_line is not None else None
+        low = search_from if hunk.search_from_previous else (region[0] if region else 0)
+        try:
+            matches = locate(
+                index, hunk, options=options.match, region=(low, region_end), near_line=near, path=path
+            )
+        except NoMatch:
+            if new_text_present(index, hunk):
+                skipped += 1
+                notes.append(f"hunk {number + 1} is already applied (its new text is there, its old text is not)")
+                continue
+            raise
+        for match in matches:
+            located.append(LocatedHunk(hunk, match))
+        last = matches[-1]
+        search_from = max(search_from, last.end)
+        if last.offset is not None:
+            carried_offset = last.offset
+    _check_overlaps(located, path)
+    pieces: list[str] = []
+    cursor = 0
+    for item in sorted(located, key=lambda item: (item.match.start, item.match.end)):
+        pieces.append(text[cursor : item.match.start])
+        pieces.append(item.match.replacement)
+        cursor = item.match.end
+    pieces.append(text[cursor:])
+    already = skipped > 0 and not located
+    return TextEdit("".join(pieces), tuple(located), already, tuple(notes))
+
+
+def _check_overlaps(located: Sequence[LocatedHunk], path: str) -> None:
+    ordered = sorted(located, key=lambda item: (item.match.start, item.match.end))
+    for previous, current in zip(ordered, ordered[1:], strict=False):
+        if current.match.start < previous.match.end:
+            raise OverlappingHunks(
+                f"{path}: two hunks both change lines {current.match.line}-"
+                f"{previous.match.line + previous.match.line_count - 1}",
+                path=path,
+                lines=(current.match.line, previous.match.line + previous.match.line_count - 1),
+            )
+
+
+def plan_change(change: Change, source: FileSource, options: PlanOptions, *, root: str = ".") -> Plan:
+    """Plan every file of a change; a later change to the same path builds on the earlier one."""
+    plans: list[FilePlan] = []
+    positions: dict[str, int] = {}
+    for file_change in change.files:
+        path = source.normalise(file_change.path)
+        if file_change.new_path is not None:
+            file_change = replace(file_change, new_path=source.normalise(file_change.new_path))
+        file_change = replace(file_change, path=path)
+        if path in positions:
+            earlier = plans[positions[path]]
+            chained = _ChainedSource(source, path, earlier.after_bytes)
+            later = _plan_file(file_change, chained, options)
+            plans[positions[path]] = _merge(earlier, later)
+            continue
+        positions[path] = len(plans)
+        plans.append(_plan_file(file_change, source, options))
+    _check_targets(plans, source, options)
+    return Plan(tuple(plans), dialect=change.dialect, root=root)
+
+
+def _check_targets(plans: Sequence[FilePlan], source: FileSource, options: PlanOptions) -> None:
+    """Moves must not land on an existing file unless overwriting is allowed."""
+    for file_plan in plans:
+        if file_plan.new_path is None or file_plan.new_path == file_plan.path:
+            continue
+        existing = source.read(file_plan.new_path)
+        if existing is not None and not options.overwrite:
+            raise FileExists(
+                f"{file_plan.new_path}: the move target already exists; "
+                "remove it first or allow overwrite (overwrite=True / --overwrite)",
+                path=file_plan.new_path,
+            )
+
+
+class _ChainedSource:
+    """A source that sees one path as an earlier part of the same change left it."""
+
+    def __init__(self, inner: FileSource, path: str, data: bytes | None) -> None:
+        self.inner, self.path, self.data = inner, path, data
+
+    def normalise(self, path: str) -> str:
+        return self.inner.normalise(path)
+
+    def read(self, path: str) -> bytes | None:
+        return self.data if path == self.path else self.inner.read(path)
+
+    def mode(self, path: str) -> int | None:
+        return self.inner.mode(path)
+
+
+def _merge(earlier: FilePlan, later: FilePlan) -> FilePlan:
+    return replace(
+        later,
+        before=earlier.before,
+        before_bytes=earlier.before_bytes,
+        fingerprint=earlier.fingerprint,
+        operation="add" if earlier.operation == "add" and later.operation != "delete" else later.operation,
+        hunks=(),  # the hunks of the two parts refer to different texts; previews diff the whole file
+        display_before=earlier.display_before,
+        notes=(*earlier.notes, *later.notes, "changed by more than one part of the patch"),
+    )
+
+
+def _plan_file(change: FileChange, source: FileSource, options: PlanOptions) -> FilePlan:
+    path = change.path
+    data = source.read(path)
+    if path.endswith(".ipynb") and (data is not None or change.operation == "update"):
+        if change.operation == "update" and data is not None:
+            from nbedit.engine.notebook import plan_notebook
+
+            return plan_notebook(path, data, change, options=options, mode=source.mode(path))
+    if change.operation == "add":
+        return _plan_add(change, data, source, options)
+    if change.operation == "delete":
+        return _plan_delete(change, data, source)
+    if data is None:
+        if change.hunks and all(not hunk.old for hunk in change.hunks):
+            content = "".join(hunk.new for hunk in change.hunks)
+            return _plan_add(replace(change, operation="add", content=content, hunks=()), None, source, options)
+        raise FileMissing(
+            f"{path}: cannot update a file that does not exist; check the path "
+            "(relative to the workspace root) or create it with an add",
+            path=path,
+        )
+    text, codec = decode(data, path)
+    edit = edit_text(text, change.hunks, options, path=path)
+    return _file_plan(change, source, data, text, codec, edit)
+
+
+def _file_plan(
+    change: FileChange, source: FileSource, data: bytes, text: str, codec: Codec, edit: TextEdit
+) -> FilePlan:
+    after_bytes = data if edit.after == text else encode(edit.after, codec)
+    mode = change.new_mode if change.new_mode is not None else source.mode(change.path)
+    return FilePlan(
+        path=change.path,
+        operation="update",
+        before=text,
+        after=edit.after,
+        before_bytes=data,
+        after_bytes=after_bytes,
+        fingerprint=fingerprint(data),
+        hunks=edit.hunks,
+        new_path=change.new_path if change.new_path != change.path else None,
+        mode=mode,
+        already_applied=edit.already_applied,
+        notes=edit.notes,
+    )
+
+
+def _plan_add(change: FileChange, data: bytes | None, source: FileSource, options: PlanOptions) -> FilePlan:
+    path = change.path
+    content = change.content or ""
+    if data is not None:
+        if not options.overwrite:
+            raise FileExists(
+                f"{path}: already exists, so it cannot be added; allow overwrite "
+                "(overwrite=True / --overwrite) to replace it, or send an update instead",
+                path=path,
+            )
+        text, codec = decode(data, path)
+        return FilePlan(
+            path=path,
+            operation="update",
+            before=text,
+            after=content,
+            before_bytes=data,
+            after_bytes=encode(content, codec),
+            fingerprint=fingerprint(data),
+            mode=change.new_mode if change.new_mode is not None else source.mode(path),
+            notes=("replaces an existing file (overwrite allowed)",),
+        )
+    return FilePlan(
+        path=path,
+        operation="add",
+        before=None,
+        after=content,
+        before_bytes=None,
+        after_bytes=encode(content, UTF8),
+        fingerprint=None,
+        mode=change.new_mode,
+    )
+
+
+def _plan_delete(change: FileChange, data: bytes | None, source: FileSource) -> FilePlan:
+    path = change.path
+    if data is None:
+        raise FileMissing(f"{path}: cannot delete a file that does not exist; check the path", path=path)
+    text, _ = decode(data, path)
+    expected = "".join(hunk.old for hunk in change.hunks)
+    if change.hunks and _loose(expected) != _loose(text):
+        raise NoMatch(
+            f"{path}: the file differs from what the patch expects to delete; "
+            "re-create the patch against the current file",
+            path=path,
+        )
+    return FilePlan(
+        path=path,
+        operation="delete",
+        before=text,
+        after=None,
+        before_bytes=data,
+        after_bytes=None,
+        fingerprint=fingerprint(data),
+        mode=source.mode(path),
+    )
+
+
+def _loose(text: str) -> list[str]:
+    return [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+
+
+def exclude_hunks(plan: Plan, excluded: set[tuple[int, int]]) -> Plan:
+    """The same plan with some hunks left out (the review widget's toggles).
+
+    Hunks were located against the original text, so leaving one out is just
+    not splicing it: the other replacements stay exactly where they were.
+    """
+    files: list[FilePlan] = []
+    for file_number, file_plan in enumerate(plan.files):
+        dropped = {hunk for (number, hunk) in excluded if number == file_number}
+        if not dropped or not file_plan.hunks:
+            files.append(file_plan)
+            continue
+        kept = tuple(item for n, item in enumerate(file_plan.hunks) if n not in dropped)
+        if file_plan.notebook:
+            from nbedit.engine.notebook import replan_notebook
+
+            files.append(replan_notebook(file_plan, kept))
+            continue
+        assert file_plan.before is not None and file_plan.before_bytes is not None
+        text = file_plan.before
+        pieces: list[str] = []
+        cursor = 0
+        for item in sorted(kept, key=lambda item: (item.match.start, item.match.end)):
+            pieces.append(text[cursor : item.match.start])
+            pieces.append(item.match.replacement)
+            cursor = item.match.end
+        pieces.append(text[cursor:])
+        after = "".join(pieces)
+        _, codec = decode(file_plan.before_bytes, file_plan.path)
+        files.append(
+            replace(
+                file_plan,
+                after=after,
+                after_bytes=file_plan.before_bytes if after == text else encode(after, codec),
+                hunks=kept,
+            )
+        )
+    return replace(plan, files=tuple(files), _diff_cache=[])
+
+
+def text_diff(before: str | None, after: str | None, path: str, new_path: str | None = None) -> str:
+    """A plain unified diff of two whole texts (used when there are no located hunks)."""
+    old_lines = split_lines(before or "")
+    new_lines = split_lines(after or "")
+    lines = difflib.unified_diff(
+        old_lines,
+        new_lines,
+        "/dev/null" if before is None else f"a/{path}",
+        "/dev/null" if after is None else f"b/{new_path or path}",
+    )
+    out = []
+    for line in lines:
+        if line.endswith("\n"):
+            out.append(line)
+        else:
+            out.append(line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+

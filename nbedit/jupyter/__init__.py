@@ -1,0 +1,1 @@
+"""The Jupyter front end: magics, the input transformer, review and history widgets."""

@@ -1,0 +1,430 @@
+"""The session: one root folder, its files, and the write path into them.
+
+``Workspace`` is the one object front ends talk to. It confines every path to
+the root (``..``, absolute paths and symlinks that leave it are refused), reads
+files for the pure planner, and applies plans through ``storage``: per-file locks
+held across the stale check and the replace, a history entry made durable
+before any file is replaced, then an all-or-nothing atomic write.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from nbedit.engine import formats
+from nbedit.engine.match import DEFAULT_THRESHOLD
+from nbedit.engine.models import Change, CellSelector, FileChange, FilePlan, Hunk, Plan
+from nbedit.engine.plan import PlanOptions, plan_change, text_diff
+from nbedit.engine.text import decode, fingerprint
+from nbedit.errors import (
+    FileTooLarge,
+    NbeditError,
+    NotAFile,
+    NotebookError,
+    OutsideWorkspace,
+    PatchSyntaxError,
+    StaleFile,
+)
+from nbedit.warnings import NbeditWarning
+
+__all__ = ["ApplyResult", "Workspace", "default_home"]
+
+DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024
+
+
+def default_home() -> Path:
+    """Where history and lock files live: ``$NBEDIT_HOME`` or ``~/.nbedit``."""
+    configured = os.environ.get("NBEDIT_HOME")
+    return Path(configured).expanduser() if configured else Path.home() / ".nbedit"
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyResult:
+    """What ``Workspace.apply`` did."""
+
+    plan: Plan
+    entry_id: str | None  # history entry, None when history is off or nothing changed
+    written: tuple[str, ...]  # paths created, replaced or deleted
+    already_applied: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.written)
+
+
+class _RootSource:
+    """The planner's window onto the workspace root (implements FileSource)."""
+
+    def __init__(self, root: Path, max_file_size: int) -> None:
+        self.root = root
+        self.real_root = Path(os.path.realpath(root))
+        self.max_file_size = max_file_size
+
+    def normalise(self, path: str) -> str:
+        raw = path.strip()
+        if not raw:
+            raise OutsideWorkspace("empty path; name a file relative to the workspace root")
+        candidate = Path(raw).expanduser()
+        full = candidate if candidate.is_absolute() else self.root / candidate
+        resolved = Path(os.path.realpath(full))
+        try:
+            relative = resolved.relative_to(self.real_root)
+        except ValueError:
+            raise OutsideWorkspace(
+                f"{path}: resolves to {resolved}, outside the workspace root {self.real_root}; "
+                "nbedit only edits files under the root (set root=... / --root to widen it)",
+                path=path,
+            ) from None
+        if not relative.parts:
+            raise NotAFile(f"{path}: is the workspace root itself, not a file", path=path)
+        return relative.as_posix()
+
+    def absolute(self, path: str) -> Path:
+        return self.real_root / path
+
+    def read(self, path: str) -> bytes | None:
+        full = self.absolute(path)
+        try:
+            info = full.stat()
+        except FileNotFoundError:
+            return None
+        except NotADirectoryError:
+            raise NotAFile(f"{path}: a parent of this path is a file, not a folder", path=path) from None
+        if stat.S_ISDIR(info.st_mode):
+            raise NotAFile(f"{path}: is a directory; nbedit edits files, name a file inside it", path=path)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotAFile(f"{path}: is not a regular file (device, socket or pipe); not edited", path=path)
+        if info.st_size > self.max_file_size:
+            raise FileTooLarge(
+                f"{path}: is {info.st_size:,} bytes, over the {self.max_file_size:,}-byte limit; "
+                "raise max_file_size (Workspace(max_file_size=...)) if you really mean to edit it",
+                path=path,
+                size=info.st_size,
+                limit=self.max_file_size,
+            )
+        return full.read_bytes()
+
+    def mode(self, path: str) -> int | None:
+        try:
+            return stat.S_IMODE(self.absolute(path).stat().st_mode)
+        except OSError:
+            return None
+
+
+class Workspace:
+    """Plan, review and apply changes to the files under ``root``.
+
+    Options given here are defaults; every ``plan_*`` call may override them.
+    ``history=False`` turns the snapshot history off; ``home`` is where history
+    and lock files live (default ``$NBEDIT_HOME`` or ``~/.nbedit``).
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] = ".",
+        *,
+        exact: bool = False,
+        threshold: float = DEFAULT_THRESHOLD,
+        overwrite: bool = False,
+        clear_outputs: bool = False,
+        history: bool = True,
+        home: str | os.PathLike[str] | None = None,
+        session: str | None = None,
+        origin: str = "api",
+        max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+        running_notebook: str | None = None,
+    ) -> None:
+        self.root = Path(root)
+        if not self.root.is_dir():
+            raise NotAFile(f"workspace root {self.root} is not a folder; create it or pick another root")
+        if not 0.0 < threshold <= 1.0:
+            raise ValueError("threshold must be in (0, 1]")
+        self.options = PlanOptions(exact=exact, threshold=threshold, overwrite=overwrite, clear_outputs=clear_outputs)
+        self.home = Path(home) if home is not None else default_home()
+        self.session = session or os.environ.get("NBEDIT_SESSION") or f"process-{os.getpid()}"
+        self.origin = origin
+        self.history_enabled = history
+        self.running_notebook = running_notebook
+        self._source = _RootSource(self.root, max_file_size)
+        self._history = None
+
+    def __repr__(self) -> str:
+        return f"Workspace(root={str(self.root)!r}, session={self.session!r})"
+
+    # ------------------------------------------------------------------ planning
+
+    def _options(
+        self,
+        exact: bool | None,
+        threshold: float | None,
+        overwrite: bool | None,
+        clear_outputs: bool | None = None,
+    ) -> PlanOptions:
+        base = self.options
+        return PlanOptions(
+            exact=base.exact if exact is None else exact,
+            threshold=base.threshold if threshold is None else threshold,
+            overwrite=base.overwrite if overwrite is None else overwrite,
+            clear_outputs=base.clear_outputs if clear_outputs is None else clear_outputs,
+        )
+
+    def plan_patch(
+        self,
+        text: str,
+        *,
+        dialect: str | None = None,
+        default_path: str | None = None,
+        cell: str | int | None = None,
+        exact: bool | None = None,
+        threshold: float | None = None,
+        overwrite: bool | None = None,
+        clear_outputs: bool | None = None,
+    ) -> Plan:
+        """Parse a change in any dialect (auto-detected) and plan it; writes nothing."""
+        change = formats.parse(text, dialect=dialect, default_path=default_path)
+        if cell is not None:
+            selector = _selector(cell)
+            change = Change(
+                tuple(_with_cell(file_change, selector) for file_change in change.files), change.dialect
+            )
+        options = self._options(exact, threshold, overwrite, clear_outputs)
+        return plan_change(change, self._source, options, root=str(self.root))
+
+    def plan_edit(
+        self,
+        path: str,
+        old: str,
+        new: str,
+        *,
+        replace_all: bool = False,
+        cell: str | int | None = None,
+        exact: bool | None = None,
+        threshold: float | None = None,
+        overwrite: bool | None = None,
+        clear_outputs: bool | None = None,
+    ) -> Plan:
+        """Plan replacing ``old`` with ``new`` in one file (a plain old/new pair)."""
+        if old == new:
+            raise PatchSyntaxError(
+                "old and new text are identical, so there is nothing to change",
+                dialect="edit",
+                hint="pass the text as it is now as old, and what it should become as new",
+            )
+        if not old:
+            normalised = self._source.normalise(path)
+            existing = self._source.read(normalised)
+            if existing:
+                raise PatchSyntaxError(
+                    f"{path}: old text is empty but the file has content",
+                    dialect="edit",
+                    hint="give the text to replace; an empty old text only creates a new (or empty) file",
+                )
+        hunk = Hunk(old=old, new=new, whole_lines=False, replace_all=replace_all, at_end=not old)
+        change = Change(
+            (FileChange(path=path, hunks=(hunk,), cell=_selector(cell) if cell is not None else None),),
+            "edit",
+        )
+        options = self._options(exact, threshold, overwrite, clear_outputs)
+        return plan_change(change, self._source, options, root=str(self.root))
+
+    def view(self, path: str) -> str:
+        """The editable cell view of a notebook (a plain-text file is returned as is)."""
+        normalised = self._source.normalise(path)
+        data = self._source.read(normalised)
+        if data is None:
+            raise NotAFile(f"{path}: does not exist", path=path)
+        if normalised.endswith(".ipynb"):
+            from nbedit.engine.notebook import cell_view
+
+            return cell_view(data, normalised)
+        text, _ = decode(data, normalised)
+        return text
+
+    # ------------------------------------------------------------------ applying
+
+    def apply(
+        self,
+        plan: Plan,
+        *,
+        origin: str | None = None,
+        execution_count: int | None = None,
+        force: bool = False,
+        undoes: str | None = None,
+    ) -> ApplyResult:
+        """Write a plan: locked, stale-checked, recorded, atomic, all-or-nothing."""
+        from nbedit.storage.atomic import Write, apply_writes, clean_stale_temp_files
+        from nbedit.storage.locks import lock_paths
+
+        files = [file_plan for file_plan in plan.files if file_plan.changed]
+        if not files:
+            return ApplyResult(plan, None, (), already_applied=plan.already_applied)
+        self._guard_running_notebook(files, force)
+        source = self._source
+        targets = sorted({source.absolute(p) for f in files for p in (f.path, f.new_path) if p})
+        with lock_paths(targets, home=self.home):
+            for directory in sorted({target.parent for target in targets}):
+                if directory.is_dir():
+                    clean_stale_temp_files(directory)
+            self._check_fresh(files)
+            writes: list[Write] = []
+            for file_plan in files:
+                writes.extend(self._writes_for(file_plan, Write))
+            entry_id = self._record(plan, files, origin, execution_count, undoes)
+            try:
+                apply_writes(writes)
+            except BaseException:
+                if entry_id is not None:
+                    self._store().abort(entry_id)
+                raise
+            if entry_id is not None:
+                self._store().commit(entry_id)
+        written = tuple(dict.fromkeys(p for f in files for p in (f.path, f.new_path) if p))
+        return ApplyResult(plan, entry_id, written, already_applied=False)
+
+    def _guard_running_notebook(self, files: Sequence[FilePlan], force: bool) -> None:
+        if not self.running_notebook:
+            return
+        running = os.path.realpath(self.running_notebook)
+        for file_plan in files:
+            if os.path.realpath(self._source.absolute(file_plan.path)) != running:
+                continue
+            if not force:
+                raise NotebookError(
+                    f"{file_plan.path}: is the notebook this kernel runs in; its open tab would not "
+                    "show the change and saving the tab would overwrite it. Pass force=True (--force) "
+                    "to write anyway, then reload the notebook from disk",
+                    path=file_plan.path,
+                )
+            warnings.warn(
+                f"{file_plan.path} is open in this kernel's tab: reload it from disk before saving",
+                NbeditWarning,
+                stacklevel=3,
+            )
+
+    def _check_fresh(self, files: Sequence[FilePlan]) -> None:
+        """Raise StaleFile if any file is not what the plan was computed from."""
+        for file_plan in files:
+            current = self._source.read(file_plan.path)
+            actual = fingerprint(current) if current is not None else None
+            if actual == file_plan.fingerprint:
+                continue
+            if file_plan.fingerprint is None:
+                message = f"{file_plan.path}: was created since the preview"
+            elif current is None:
+                message = f"{file_plan.path}: was deleted since the preview"
+            else:
+                message = f"{file_plan.path}: changed on disk since the preview"
+            raise StaleFile(
+                message,
+                path=file_plan.path,
+                expected=file_plan.fingerprint,
+                actual=actual,
+                diff=_short_diff(file_plan, current),
+            )
+
+    def _writes_for(self, file_plan: FilePlan, write_type: type) -> list:
+        source = self._source
+        mode = file_plan.mode
+        if file_plan.operation == "delete":
+            return [write_type(source.absolute(file_plan.path), None, file_plan.before_bytes, None)]
+        if file_plan.new_path and file_plan.new_path != file_plan.path:
+            existing = source.read(file_plan.new_path)
+            return [
+                write_type(source.absolute(file_plan.new_path), file_plan.after_bytes, existing, mode),
+                write_type(source.absolute(file_plan.path), None, file_plan.before_bytes, None),
+            ]
+        return [write_type(source.absolute(file_plan.path), file_plan.after_bytes, file_plan.before_bytes, mode)]
+
+    # ------------------------------------------------------------------ history
+
+    def _store(self):  # type: ignore[no-untyped-def]
+        if self._history is None:
+            from nbedit.storage.history import HistoryStore
+
+            self._history = HistoryStore.open_or_recreate(self.home)
+        return self._history
+
+    def _record(
+        self,
+        plan: Plan,
+        files: Sequence[FilePlan],
+        origin: str | None,
+        execution_count: int | None,
+        undoes: str | None,
+    ) -> str | None:
+        if not self.history_enabled:
+            return None
+        from nbedit.storage.history import EntryDraft, FileRecord
+
+        stats = plan.stats()
+        records = []
+        tiers: list[str] = []
+        for file_plan in files:
+            added, removed = stats.get(file_plan.target_path, (0, 0))
+            records.append(
+                FileRecord(
+                    path=file_plan.path,
+                    new_path=file_plan.new_path,
+                    before=file_plan.before_bytes,
+                    after=file_plan.after_bytes,
+                    before_fingerprint=file_plan.fingerprint,
+                    after_fingerprint=fingerprint(file_plan.after_bytes) if file_plan.after_bytes is not None else None,
+                    added=added,
+                    removed=removed,
+                )
+            )
+            tiers.extend(item.tier.value for item in file_plan.hunks)
+        summary = ", ".join(f.target_path for f in files)
+        draft = EntryDraft(
+            session=self.session,
+            origin=origin or self.origin,
+            execution_count=execution_count,
+            files=tuple(records),
+            tiers=tuple(dict.fromkeys(tiers)),
+            summary=summary,
+            undoes=undoes,
+        )
+        try:
+            return self._store().begin(draft)
+        except NbeditError:
+            raise
+        except Exception as error:  # a broken store must never cost a file
+            from nbedit.errors import HistoryError
+
+            raise HistoryError(
+                f"the history store at {self.home} could not record this change ({error}); nothing was "
+                "written. Fix or remove that folder, or run with history=False / --no-history"
+            ) from error
+
+
+def _selector(cell: str | int) -> CellSelector:
+    if isinstance(cell, int):
+        return CellSelector(index=cell)
+    text = str(cell).strip()
+    if text.lstrip("-").isdigit():
+        return CellSelector(index=int(text))
+    return CellSelector(id=text)
+
+
+def _with_cell(file_change: FileChange, selector: CellSelector) -> FileChange:
+    from dataclasses import replace
+
+    return replace(file_change, cell=selector)
+
+
+def _short_diff(file_plan: FilePlan, current: bytes | None, limit: int = 40) -> str:
+    if current is None or file_plan.before is None:
+        return ""
+    try:
+        text, _ = decode(current, file_plan.path)
+    except NbeditError:
+        return "(the file is now binary)"
+    lines = text_diff(file_plan.before, text, file_plan.path).splitlines()
+    if len(lines) > limit:
+        lines = [*lines[:limit], f"... {len(lines) - limit} more diff lines"]
+    return "\n".join(lines)
