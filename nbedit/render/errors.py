@@ -11,10 +11,11 @@ is the one place that decides what is shown; the two renderers only draw it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 from typing import TYPE_CHECKING
 
 from nbedit.errors import AmbiguousMatch, NbeditError, NoMatch, PatchSyntaxError, StaleFile
-from nbedit.render.html import wrap
+from nbedit.render.html import unified_diff_html, wrap
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -89,24 +90,7 @@ def error_facts(error: NbeditError) -> ErrorFacts:
 
 
 def _escape(text: str) -> str:
-    from html import escape
-
     return escape(text, quote=False)
-
-
-def _diff_html(diff: str) -> str:
-    rows = []
-    for line in diff.split("\n"):
-        if line.startswith(("---", "+++")):
-            css = "c"
-        elif line.startswith("-"):
-            css = "r"
-        elif line.startswith("+"):
-            css = "a"
-        else:
-            css = "c"
-        rows.append(f'<tr class="{css}"><td>{_escape(line)}</td></tr>')
-    return f'<div class="nb-scroll"><table class="nb-diff">{"".join(rows)}</table></div>'
 
 
 def error_to_html(error: NbeditError) -> str:
@@ -130,7 +114,7 @@ def error_to_html(error: NbeditError) -> str:
         extra = f"<li>… and {more} more</li>" if more > 0 else ""
         parts.append(f"<div>matches at:</div><ul>{items}{extra}</ul>")
     for caption, diff in facts.diffs:
-        parts.append(f'<div class="nb-error-caption">{_escape(caption)}</div>{_diff_html(diff)}')
+        parts.append(f'<div class="nb-error-caption">{_escape(caption)}</div>{unified_diff_html(diff)}')
     if facts.advice:
         parts.append(f'<div class="nb-error-advice">→ {_escape(facts.advice)}</div>')
     return wrap(f'<div class="nb-error">{"".join(parts)}</div>')
@@ -139,29 +123,13 @@ def error_to_html(error: NbeditError) -> str:
 # --- rich -----------------------------------------------------------------------------------------
 
 
-def _diff_text(diff: str) -> RenderableType:
-    from rich.text import Text
-
-    text = Text()
-    for line in diff.split("\n"):
-        if line.startswith(("---", "+++")):
-            style = "bold"
-        elif line.startswith("-"):
-            style = "red"
-        elif line.startswith("+"):
-            style = "green"
-        else:
-            style = ""
-        text.append("    " + line + "\n", style=style)
-    text.rstrip()
-    return text
-
-
 def error_panel(error: NbeditError) -> RenderableType:
     """A rich panel with the same parts as ``error_to_html``."""
     from rich.console import Group
     from rich.panel import Panel
     from rich.text import Text
+
+    from nbedit.render.terminal import unified_diff_text
 
     facts = error_facts(error)
     parts: list[RenderableType] = [Text(facts.message)]
@@ -178,7 +146,7 @@ def error_panel(error: NbeditError) -> RenderableType:
             parts.append(Text(f"  … and {len(facts.locations) - len(shown)} more"))
     for caption, diff in facts.diffs:
         parts.append(Text(caption, style="bold"))
-        parts.append(_diff_text(diff))
+        parts.append(unified_diff_text(diff, indent="    "))
     if facts.advice:
         parts.append(Text(f"→ {facts.advice}", style="yellow"))
     title = facts.kind + (f": {facts.path}" if facts.path else "")

@@ -156,6 +156,15 @@ def _block(block: Block, file_index: int | None = None, toggles: bool = False) -
     return "".join(parts)
 
 
+def unified_diff_html(diff: str) -> str:
+    """A unified diff's text as coloured rows (not wrapped; for panels that have the style)."""
+    rows = []
+    for line in diff.split("\n"):
+        css = "c" if line.startswith(("---", "+++")) else {"-": "r", "+": "a"}.get(line[:1], "c")
+        rows.append(f'<tr class="{css}"><td>{_text(line)}</td></tr>')
+    return _table("".join(rows))
+
+
 def _table(body: str) -> str:
     return f'<div class="nb-scroll"><table class="nb-diff">{body}</table></div>'
 

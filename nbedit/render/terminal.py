@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from nbedit.engine.models import FilePlan, Plan
 
-__all__ = ["plan_text", "print_plan"]
+__all__ = ["plan_text", "print_plan", "unified_diff_text"]
 
 _LINE_STYLE = {"context": "", "removed": "red", "added": "green"}
 _WORD_STYLE = {"context": "", "removed": "bold white on red", "added": "bold black on green"}
@@ -133,3 +133,22 @@ def print_plan(plan: Plan, console: Console) -> None:
     """Print the plan's header and coloured diff on ``console``."""
     for line in plan_text(plan):
         console.print(line, overflow="ignore", crop=False, soft_wrap=True, highlight=False)
+
+
+def unified_diff_text(diff: str, indent: str = "") -> Text:
+    """A unified diff's text coloured by line kind."""
+    text = Text()
+    for line in diff.rstrip("\n").split("\n"):
+        if line.startswith(("---", "+++")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = "cyan"
+        elif line.startswith("-"):
+            style = "red"
+        elif line.startswith("+"):
+            style = "green"
+        else:
+            style = ""
+        text.append(indent + line + "\n", style=style)
+    text.rstrip()
+    return text
