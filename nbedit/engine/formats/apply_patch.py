@@ -269,6 +269,13 @@ def _chunk(body: list[Line], position: int, *, first: bool, path: str) -> tuple[
         elif marker in (" ", "-", "+"):
             kinds.append(marker)
         else:
+            if not kinds and saw_header:
+                raise _error(
+                    f"the chunk opened at line {start_number} has no lines",
+                    start_number,
+                    path=path,
+                    hint="follow '@@' with lines starting with ' ' (context), '-' (removed) or '+' (added)",
+                )
             if not kinds:
                 raise _error(
                     f"unexpected line in update chunk: {raw[:60]!r}",

@@ -1,0 +1,215 @@
+"""The SEARCH/REPLACE (Aider edit block) parser."""
+
+from __future__ import annotations
+
+import pytest
+
+from nbedit.engine.formats import search_replace
+from nbedit.engine.models import Hunk
+from nbedit.errors import PatchSyntaxError
+
+FENCE = "```"
+
+
+def parse_error(text: str, **kwargs: object) -> PatchSyntaxError:
+    with pytest.raises(PatchSyntaxError) as info:
+        search_replace.parse(text, **kwargs)  # type: ignore[arg-type]
+    assert info.value.dialect == "search_replace"
+    return info.value
+
+
+def block(search: str, replace: str, *, head: str = "<<<<<<< SEARCH", tail: str = ">>>>>>> REPLACE") -> str:
+    return f"{head}\n{search}=======\n{replace}{tail}\n"
+
+
+A_TO_B_ASSIGN = block("a = 1\n", "a = 2\n")
+A_TO_B = block("a\n", "b\n")
+ONE = block("1\n", "one\n")
+TWO = block("2\n", "two\n")
+THREE = block("3\n", "three\n")
+
+
+def test_fenced_block_with_path_line() -> None:
+    text = f"Here is the change.\n\nsrc/app.py\n{FENCE}python\n{A_TO_B_ASSIGN}{FENCE}\n"
+    change = search_replace.parse(text)
+    assert change.dialect == "search_replace"
+    (file_change,) = change.files
+    assert (file_change.path, file_change.operation, file_change.source_line) == ("src/app.py", "update", 5)
+    assert file_change.hunks == (Hunk(old="a = 1\n", new="a = 2\n", whole_lines=True, source_line=5),)
+
+
+def test_unfenced_block() -> None:
+    (file_change,) = search_replace.parse("notes.md\n" + block("x\n", "y\n")).files
+    assert file_change.path == "notes.md"
+    assert file_change.hunks[0].source_line == 2
+
+
+@pytest.mark.parametrize(
+    "path_line",
+    ["`src/app.py`", "**src/app.py**", "src/app.py:", "### src/app.py", "`src/app.py`:", "  src/app.py  "],
+)
+def test_path_decorations_are_stripped(path_line: str) -> None:
+    text = f"{path_line}\n{FENCE}python\n{A_TO_B}{FENCE}\n"
+    assert search_replace.parse(text).files[0].path == "src/app.py"
+
+
+def test_path_in_fence_info_string() -> None:
+    text = f"{FENCE}src/app.py\n{A_TO_B}{FENCE}\n"
+    assert search_replace.parse(text).files[0].path == "src/app.py"
+
+
+def test_quoted_path_with_space() -> None:
+    text = f"`my notes.md`\n{A_TO_B}"
+    assert search_replace.parse(text).files[0].path == "my notes.md"
+
+
+def test_several_blocks_grouped_per_file_in_order_of_first_appearance() -> None:
+    text = (
+        f"a.py\n{FENCE}python\n{ONE}{FENCE}\n\n"
+        f"b.py\n{FENCE}python\n{TWO}{FENCE}\n\n"
+        f"a.py\n{FENCE}python\n{THREE}{FENCE}\n"
+    )
+    files = search_replace.parse(text).files
+    assert [f.path for f in files] == ["a.py", "b.py"]
+    assert [h.old for h in files[0].hunks] == ["1\n", "3\n"]
+    assert [h.source_line for h in files[0].hunks] == [3, 21]
+    assert files[0].source_line == 3
+
+
+def test_block_without_path_uses_previous_block_path() -> None:
+    text = f"a.py\n{FENCE}python\n{ONE}{FENCE}\n\n{FENCE}python\n{TWO}{FENCE}\n"
+    (file_change,) = search_replace.parse(text).files
+    assert [h.old for h in file_change.hunks] == ["1\n", "2\n"]
+    text = "a.py\n" + block("1\n", "one\n") + block("2\n", "two\n")
+    (file_change,) = search_replace.parse(text).files
+    assert len(file_change.hunks) == 2
+
+
+def test_body_without_any_path_uses_default_path() -> None:
+    text = block("old line\n", "new line\n")
+    (file_change,) = search_replace.parse(text, default_path="cell.py").files
+    assert file_change.path == "cell.py"
+    explicit = search_replace.parse("other.py\n" + text, default_path="cell.py").files[0]
+    assert explicit.path == "other.py"
+
+
+def test_missing_path_without_default_is_an_error() -> None:
+    error = parse_error("\n" + block("a\n", "b\n"))
+    assert error.line == 2
+    assert "path" in (error.hint or "")
+
+
+def test_prose_is_not_a_path() -> None:
+    text = "Here is the fix:\n" + block("a\n", "b\n")
+    assert search_replace.parse(text, default_path="x.py").files[0].path == "x.py"
+    assert "path" in (parse_error(text).hint or "")
+
+
+def test_prose_naming_another_file_is_an_error() -> None:
+    text = "a.py\n" + block("1\n", "one\n") + "\nNow update bar.py as well:\n" + block("2\n", "two\n")
+    error = parse_error(text)
+    assert error.line == 9
+    assert "bar.py" in str(error)
+    same = "a.py\n" + block("1\n", "one\n") + "\nAnd again in a.py:\n" + block("2\n", "two\n")
+    assert len(search_replace.parse(same).files[0].hunks) == 2
+
+
+def test_empty_search_appends_or_creates() -> None:
+    (file_change,) = search_replace.parse("new.txt\n" + block("", "hello\n")).files
+    (hunk,) = file_change.hunks
+    assert (hunk.old, hunk.new, hunk.at_end) == ("", "hello\n", True)
+
+
+def test_empty_replace_deletes_lines() -> None:
+    (hunk,) = search_replace.parse("f\n" + block("gone\n", "")).files[0].hunks
+    assert (hunk.old, hunk.new, hunk.at_end) == ("gone\n", "", False)
+
+
+@pytest.mark.parametrize(
+    ("head", "divider", "tail"),
+    [
+        ("<<<<< SEARCH", "=====", ">>>>> REPLACE"),
+        ("<<<<<<<<< SEARCH", "=========", ">>>>>>>>> REPLACE"),
+        ("<<<<<<< SEARCH>", "=======", ">>>>>>> REPLACE"),
+        ("  <<<<<<< SEARCH  ", " ======= ", "  >>>>>>> REPLACE "),
+    ],
+)
+def test_marker_variants(head: str, divider: str, tail: str) -> None:
+    text = f"f.py\n{head}\na\n{divider}\nb\n{tail}\n"
+    (hunk,) = search_replace.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new) == ("a\n", "b\n")
+
+
+def test_too_few_or_many_marker_characters_are_not_markers() -> None:
+    text = "f.py\n<<<< SEARCH\na\n====\nb\n>>>> REPLACE\n"
+    assert "no '<<<<<<< SEARCH' block" in str(parse_error(text))
+    text = "f.py\n<<<<<<<<<< SEARCH\na\n==========\nb\n>>>>>>>>>> REPLACE\n"
+    assert "no '<<<<<<< SEARCH' block" in str(parse_error(text))
+
+
+def test_divider_inside_replace_is_content() -> None:
+    text = "doc.rst\n" + block("Title\n", "Title\n=======\n")
+    (hunk,) = search_replace.parse(text).files[0].hunks
+    assert hunk.new == "Title\n=======\n"
+
+
+def test_fences_inside_a_block_are_content() -> None:
+    text = "README.md\n" + block(f"{FENCE}\nold\n{FENCE}\n", f"{FENCE}python\nnew\n{FENCE}\n")
+    (hunk,) = search_replace.parse(text).files[0].hunks
+    assert hunk.old == f"{FENCE}\nold\n{FENCE}\n"
+
+
+def test_crlf_text_keeps_carriage_returns() -> None:
+    text = "f.txt\r\n<<<<<<< SEARCH\r\na\r\n=======\r\nb\r\n>>>>>>> REPLACE\r\n"
+    file_change = search_replace.parse(text).files[0]
+    assert file_change.path == "f.txt"
+    assert (file_change.hunks[0].old, file_change.hunks[0].new) == ("a\r\n", "b\r\n")
+
+
+def test_whitespace_and_blank_lines_in_sections_are_kept() -> None:
+    text = "f.py\n" + block("    x = 1\n\n", "\tx = 2\n  \n")
+    (hunk,) = search_replace.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new) == ("    x = 1\n\n", "\tx = 2\n  \n")
+
+
+# -- errors ------------------------------------------------------------------------------------------
+
+
+def test_unterminated_search_section() -> None:
+    error = parse_error("f.py\n<<<<<<< SEARCH\na\nb\n")
+    assert error.line == 2
+    assert "=======" in str(error)
+
+
+def test_unterminated_replace_section() -> None:
+    error = parse_error("f.py\n<<<<<<< SEARCH\na\n=======\nb\n")
+    assert error.line == 2
+    assert ">>>>>>> REPLACE" in str(error)
+
+
+def test_nested_search_marker_means_a_lost_replace_line() -> None:
+    text = "f.py\n<<<<<<< SEARCH\na\n=======\nb\n<<<<<<< SEARCH\nc\n=======\nd\n>>>>>>> REPLACE\n"
+    error = parse_error(text)
+    assert error.line == 6
+    assert "line 2" in str(error)
+
+
+def test_replace_before_divider() -> None:
+    error = parse_error("f.py\n<<<<<<< SEARCH\na\n>>>>>>> REPLACE\n")
+    assert error.line == 4
+
+
+def test_stray_replace_marker() -> None:
+    error = parse_error("f.py\n" + block("a\n", "b\n") + ">>>>>>> REPLACE\n")
+    assert error.line == 7
+
+
+def test_no_blocks() -> None:
+    error = parse_error("nothing here\n")
+    assert error.line is None
+
+
+def test_looks_like() -> None:
+    assert search_replace.looks_like("f\n" + block("a\n", "b\n"))
+    assert not search_replace.looks_like("<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> branch\n")
+    assert not search_replace.looks_like("*** Begin Patch\n")

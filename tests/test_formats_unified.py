@@ -1,0 +1,497 @@
+"""The unified / git diff parser: values it produces, errors it raises, and real git output."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from nbedit.engine.formats import unified
+from nbedit.engine.models import Hunk
+from nbedit.errors import PatchSyntaxError
+
+
+def parse_error(text: str, **kwargs: object) -> PatchSyntaxError:
+    with pytest.raises(PatchSyntaxError) as info:
+        unified.parse(text, **kwargs)  # type: ignore[arg-type]
+    assert info.value.dialect == "unified"
+    return info.value
+
+
+# -- plain diff -u -----------------------------------------------------------------------------------
+
+SIMPLE = """\
+--- a/src/app.py\t2024-01-01 10:00:00.000000000 +0100
++++ b/src/app.py\t2024-01-02 10:00:00.000000000 +0100
+@@ -2,3 +2,4 @@ def main():
+ one
+-two
++TWO
++two and a half
+ three
+"""
+
+
+def test_simple_hunk_values() -> None:
+    change = unified.parse(SIMPLE)
+    assert change.dialect == "unified"
+    (file_change,) = change.files
+    assert file_change.path == "src/app.py"  # a/ b/ stripped, timestamps dropped
+    assert file_change.operation == "update"
+    assert file_change.new_path is None
+    assert file_change.source_line == 1
+    assert file_change.hunks == (
+        Hunk(
+            old="one\ntwo\nthree\n",
+            new="one\nTWO\ntwo and a half\nthree\n",
+            whole_lines=True,
+            start_line=2,
+            source_line=3,
+        ),
+    )
+
+
+def test_prefixes_kept_when_only_one_side_has_them() -> None:
+    text = "--- a/x.txt\n+++ x.txt\n@@ -1 +1 @@\n-a\n+b\n"
+    (file_change,) = unified.parse(text).files
+    assert file_change.path == "x.txt"  # the new name, unstripped
+    text = "--- a/x.txt\n+++ a/x.txt\n@@ -1 +1 @@\n-a\n+b\n"
+    assert unified.parse(text).files[0].path == "a/x.txt"
+
+
+def test_different_plain_names_target_the_new_name() -> None:
+    text = "--- notes.txt.orig\n+++ notes.txt\n@@ -1 +1 @@\n-a\n+b\n"
+    (file_change,) = unified.parse(text).files
+    assert file_change.path == "notes.txt"
+    assert file_change.new_path is None
+
+
+def test_omitted_counts_mean_one() -> None:
+    text = "--- a/f\n+++ b/f\n@@ -3 +3 @@\n-x\n+y\n"
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new, hunk.start_line) == ("x\n", "y\n", 3)
+
+
+def test_several_hunks_and_files_in_order() -> None:
+    text = (
+        "--- a/one.txt\n+++ b/one.txt\n"
+        "@@ -1,2 +1,2 @@\n-a\n+A\n b\n"
+        "@@ -10,2 +10,2 @@\n c\n-d\n+D\n"
+        "--- a/two.txt\n+++ b/two.txt\n"
+        "@@ -1 +1 @@\n-x\n+y\n"
+    )
+    change = unified.parse(text)
+    assert [f.path for f in change.files] == ["one.txt", "two.txt"]
+    assert [h.start_line for h in change.files[0].hunks] == [1, 10]
+    assert [h.source_line for h in change.files[0].hunks] == [3, 7]
+    assert change.files[1].source_line == 11
+
+
+def test_pure_insertion_start_line_is_the_line_before_which_new_lines_go() -> None:
+    text = "--- a/f\n+++ b/f\n@@ -5,0 +6,2 @@\n+new 1\n+new 2\n"
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert hunk.old == ""
+    assert hunk.new == "new 1\nnew 2\n"
+    assert hunk.start_line == 6
+    text = "--- a/f\n+++ b/f\n@@ -0,0 +1,3 @@\n+a\n+b\n+c\n"
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert hunk.start_line == 1
+
+
+def test_pure_deletion_hunk() -> None:
+    text = "--- a/f\n+++ b/f\n@@ -4,2 +3,0 @@\n-gone\n-also gone\n"
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new, hunk.start_line) == ("gone\nalso gone\n", "", 4)
+
+
+def test_no_newline_at_end_of_file_markers() -> None:
+    text = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n"  # the old file lacked the final newline, the new one has it
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert hunk.old == "a\nb"
+    assert hunk.new == "a\nb\n"
+    text = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-b\n+c\n\\ No newline at end of file\n"
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new) == ("b\n", "c")
+    text = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+A\n z\n\\ No newline at end of file\n"
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new) == ("a\nz", "A\nz")  # a context line ends both sides
+
+
+def test_crlf_lines_keep_their_carriage_return() -> None:
+    text = "--- a/f\r\n+++ b/f\r\n@@ -1,2 +1,2 @@\r\n one\r\n-two\r\n+TWO\r\n"
+    (file_change,) = unified.parse(text).files
+    assert file_change.path == "f"
+    (hunk,) = file_change.hunks
+    assert hunk.old == "one\r\ntwo\r\n"
+    assert hunk.new == "one\r\nTWO\r\n"
+
+
+def test_empty_context_line_whose_space_was_stripped() -> None:
+    text = "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n\n-b\n+B\n"
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert hunk.old == "a\n\nb\n"
+    assert hunk.new == "a\n\nB\n"
+
+
+def test_text_without_final_newline() -> None:
+    text = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b"
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new) == ("a\n", "b\n")
+
+
+def test_removed_line_that_looks_like_a_header_inside_a_hunk() -> None:
+    text = "--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n--- x\n-+++ y\n+z\n"
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new) == ("-- x\n+++ y\n", "z\n")
+
+
+def test_preamble_and_email_signature_are_skipped() -> None:
+    text = (
+        "From 1234 Mon Sep 17 00:00:00 2001\n"
+        "From: Someone <someone@example.org>\n"
+        "Subject: [PATCH] fix\n"
+        "\n"
+        "Explain the fix; @@ in prose is fine.\n"
+        "---\n"
+        " f | 2 +-\n"
+        " 1 file changed\n"
+        "\n"
+        "diff --git a/f b/f\n"
+        "index 1111111..2222222 100644\n"
+        "--- a/f\n"
+        "+++ b/f\n"
+        "@@ -1 +1 @@\n"
+        "-a\n"
+        "+b\n"
+        "-- \n"
+        "2.43.0\n"
+        "\n"
+    )
+    (file_change,) = unified.parse(text).files
+    assert file_change.path == "f"
+    assert file_change.hunks[0].old == "a\n"
+    assert file_change.source_line == 10
+
+
+def test_git_log_p_with_two_commits() -> None:
+    text = (
+        "commit aaaa\nAuthor: A <a@example.org>\n\n    first\n\n"
+        "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n"
+        "\ncommit bbbb\nAuthor: A <a@example.org>\n\n    second\n\n"
+        "diff --git a/g b/g\n--- a/g\n+++ b/g\n@@ -1 +1 @@\n-c\n+d\n"
+    )
+    assert [f.path for f in unified.parse(text).files] == ["f", "g"]
+
+
+def test_add_and_delete_via_dev_null() -> None:
+    text = (
+        "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n"
+        "--- a/old.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-bye\n-now\n"
+    )
+    added, deleted = unified.parse(text).files
+    assert (added.path, added.operation, added.content, added.hunks) == (
+        "new.txt",
+        "add",
+        "hello\nworld\n",
+        (),
+    )
+    assert (deleted.path, deleted.operation, deleted.content) == ("old.txt", "delete", None)
+    assert [(h.old, h.new) for h in deleted.hunks] == [("bye\nnow\n", "")]
+
+
+def test_hunk_without_header_uses_default_path() -> None:
+    text = "@@ -2,2 +2,2 @@\n x\n-y\n+z\n"
+    (file_change,) = unified.parse(text, default_path="cell.py").files
+    assert file_change.path == "cell.py"
+    assert file_change.hunks[0].old == "x\ny\n"
+    error = parse_error(text)
+    assert error.line == 1
+    assert "default" in (error.hint or "")
+
+
+def test_quoted_git_paths_with_escapes() -> None:
+    text = (
+        'diff --git "a/sp ace\\t.txt" "b/sp ace\\t.txt"\n'
+        "index 1111111..2222222 100644\n"
+        '--- "a/sp ace\\t.txt"\n'
+        '+++ "b/sp ace\\t.txt"\n'
+        "@@ -1 +1 @@\n-a\n+b\n"
+    )
+    assert unified.parse(text).files[0].path == "sp ace\t.txt"
+    text = '--- "a/caf\\303\\251.txt"\n+++ "b/caf\\303\\251.txt"\n@@ -1 +1 @@\n-a\n+b\n'
+    assert unified.parse(text).files[0].path == "café.txt"
+
+
+def test_unquoted_path_with_space_and_git_trailing_tab() -> None:
+    text = "diff --git a/my file.txt b/my file.txt\n--- a/my file.txt\t\n+++ b/my file.txt\t\n@@ -1 +1 @@\n-a\n+b\n"
+    assert unified.parse(text).files[0].path == "my file.txt"
+
+
+def test_git_rename_with_change_mode_change_and_pure_rename() -> None:
+    text = (
+        "diff --git a/old.py b/new.py\n"
+        "similarity index 90%\n"
+        "rename from old.py\n"
+        "rename to new.py\n"
+        "index 1111111..2222222 100644\n"
+        "--- a/old.py\n"
+        "+++ b/new.py\n"
+        "@@ -1 +1 @@\n-a\n+b\n"
+        "diff --git a/run.sh b/run.sh\n"
+        "old mode 100644\n"
+        "new mode 100755\n"
+        "diff --git a/x b/y\n"
+        "similarity index 100%\n"
+        "rename from x\n"
+        "rename to y\n"
+    )
+    renamed, chmodded, pure = unified.parse(text).files
+    assert (renamed.path, renamed.new_path, len(renamed.hunks)) == ("old.py", "new.py", 1)
+    assert (chmodded.path, chmodded.new_mode, chmodded.hunks) == ("run.sh", 0o755, ())
+    assert (pure.path, pure.new_path, pure.hunks, pure.operation) == ("x", "y", (), "update")
+
+
+def test_git_new_and_deleted_empty_files() -> None:
+    text = (
+        "diff --git a/empty b/empty\nnew file mode 100755\nindex 0000000..e69de29\n"
+        "diff --git a/gone b/gone\ndeleted file mode 100644\nindex e69de29..0000000\n"
+    )
+    added, deleted = unified.parse(text).files
+    assert (added.path, added.operation, added.content, added.new_mode) == ("empty", "add", "", 0o755)
+    assert (deleted.path, deleted.operation, deleted.hunks) == ("gone", "delete", ())
+
+
+def test_no_prefix_git_diff_keeps_names() -> None:
+    text = (
+        "diff --git src/f.py src/f.py\nindex 1..2 100644\n--- src/f.py\n+++ src/f.py\n@@ -1 +1 @@\n-a\n+b\n"
+    )
+    assert unified.parse(text).files[0].path == "src/f.py"
+
+
+# -- errors ------------------------------------------------------------------------------------------
+
+
+def test_binary_patch_is_refused() -> None:
+    text = "diff --git a/img.png b/img.png\nindex 1..2 100644\nBinary files a/img.png and b/img.png differ\n"
+    error = parse_error(text)
+    assert error.line == 3
+    assert "binary" in str(error)
+    text = "diff --git a/img.png b/img.png\nindex 1..2 100644\nGIT binary patch\nliteral 5\n"
+    assert "binary" in str(parse_error(text))
+
+
+@pytest.mark.parametrize(("mode", "word"), [("120000", "symbolic links"), ("160000", "submodules")])
+def test_symlinks_and_submodules_are_refused(mode: str, word: str) -> None:
+    text = f"diff --git a/l b/l\nnew file mode {mode}\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+target\n"
+    error = parse_error(text)
+    assert word in str(error)
+    assert error.line == 2
+
+
+def test_copy_is_refused() -> None:
+    text = "diff --git a/x b/y\nsimilarity index 100%\ncopy from x\ncopy to y\n"
+    error = parse_error(text)
+    assert "copy" in str(error)
+    assert error.line == 3
+
+
+def test_count_mismatch_names_the_line_and_counts() -> None:
+    text = "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n@@ -9 +9 @@\n-x\n+y\n"
+    error = parse_error(text)
+    assert error.line == 7
+    assert "expects 3 old and 3 new lines, found 2 old and 2 new" in str(error)
+
+
+def test_truncated_final_hunk() -> None:
+    text = "--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n a\n-b\n+B\n"
+    error = parse_error(text)
+    assert "truncated" in str(error)
+    assert error.line == 6
+
+
+def test_too_many_body_lines() -> None:
+    text = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n+c\n"
+    error = parse_error(text)
+    assert error.line == 6
+    assert "more lines than its header says" in str(error)
+    text = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n extra context\n"
+    assert parse_error(text).line == 6
+
+
+def test_invalid_hunk_header() -> None:
+    text = "--- a/f\n+++ b/f\n@@ -1,x +1 @@\n-a\n+b\n"
+    error = parse_error(text)
+    assert error.line == 3
+    assert "invalid hunk header" in str(error)
+
+
+def test_combined_diff_is_refused() -> None:
+    text = "diff --cc f\n--- a/f\n+++ b/f\n@@@ -1,1 -1,1 +1,1 @@@\n- a\n -b\n++c\n"
+    assert "combined" in str(parse_error(text))
+
+
+def test_no_newline_marker_in_the_middle_is_an_error() -> None:
+    text = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n\\ No newline at end of file\n-b\n+c\n+d\n"
+    assert parse_error(text).line == 6
+
+
+def test_no_file_sections() -> None:
+    error = parse_error("just some text\nwithout a diff\n")
+    assert error.line is None
+    assert "no file sections" in str(error)
+    assert "no file sections" in str(parse_error(""))
+
+
+def test_header_without_hunks() -> None:
+    error = parse_error("--- a/f\n+++ b/f\n\nsome text\n")
+    assert error.line == 1
+    assert "without any hunk" in str(error)
+
+
+def test_git_names_that_differ_without_rename_header() -> None:
+    text = "diff --git a/x b/y\nindex 1..2 100644\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n"
+    assert "rename" in str(parse_error(text))
+
+
+def test_add_with_old_lines_is_an_error() -> None:
+    text = "--- /dev/null\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n"
+    assert "new file" in str(parse_error(text))
+
+
+def test_looks_like() -> None:
+    assert unified.looks_like(SIMPLE)
+    assert unified.looks_like("diff --git a/x b/x\n")
+    assert unified.looks_like("@@ -1 +1 @@\n-a\n+b\n")
+    assert not unified.looks_like("--- just a rule\nnot a diff\n")
+    assert not unified.looks_like("<<<<<<< SEARCH\n=======\n>>>>>>> REPLACE\n")
+
+
+# -- real git output ---------------------------------------------------------------------------------
+
+
+def git(repo: Path, *args: str) -> str:
+    result = subprocess.run(
+        ["git", "-c", "core.autocrlf=false", "-c", "core.quotepath=true", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
+    return result.stdout.decode("utf-8")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "config", "user.email", "test@example.org")
+    git(tmp_path, "config", "user.name", "Test")
+    return tmp_path
+
+
+def commit_all(repo: Path) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "state")
+
+
+def test_real_git_diff_of_everything(repo: Path) -> None:
+    (repo / "crlf.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    (repo / "nofinal.txt").write_bytes(b"alpha\nbeta")
+    (repo / "moved.py").write_bytes(b"".join(b"line %d\n" % n for n in range(1, 21)))
+    (repo / "tool.sh").write_bytes(b"echo hi\n")
+    (repo / "doomed.txt").write_bytes(b"bye\nnow\n")
+    (repo / "sp ace.txt").write_bytes(b"x\n")
+    commit_all(repo)
+
+    (repo / "crlf.txt").write_bytes(b"one\r\nTWO\r\nthree\r\n")
+    (repo / "nofinal.txt").write_bytes(b"alpha\nbeta\ngamma")
+    (repo / "moved.py").unlink()
+    (repo / "renamed.py").write_bytes(
+        b"".join(b"line %d\n" % n for n in range(1, 21)).replace(b"line 7", b"LINE 7")
+    )
+    (repo / "tool.sh").chmod(0o755)
+    (repo / "doomed.txt").unlink()
+    (repo / "fresh.txt").write_bytes(b"brand\nnew\n")
+    (repo / "sp ace.txt").write_bytes(b"y\n")
+    git(repo, "add", "-A")
+    diff = git(repo, "diff", "--cached", "-M")
+
+    files = {f.path: f for f in unified.parse(diff).files}
+    assert set(files) == {
+        "crlf.txt",
+        "nofinal.txt",
+        "moved.py",
+        "tool.sh",
+        "doomed.txt",
+        "fresh.txt",
+        "sp ace.txt",
+    }
+
+    (crlf_hunk,) = files["crlf.txt"].hunks
+    assert crlf_hunk.old == "one\r\ntwo\r\nthree\r\n"
+    assert crlf_hunk.new == "one\r\nTWO\r\nthree\r\n"
+
+    (tail_hunk,) = files["nofinal.txt"].hunks
+    assert tail_hunk.old == "alpha\nbeta"
+    assert tail_hunk.new == "alpha\nbeta\ngamma"
+
+    moved = files["moved.py"]
+    assert moved.new_path == "renamed.py"
+    (moved_hunk,) = moved.hunks
+    assert "-line 7" not in moved_hunk.old and "line 7\n" in moved_hunk.old
+    assert "LINE 7\n" in moved_hunk.new
+    assert moved_hunk.start_line == 4
+
+    assert files["tool.sh"].new_mode == 0o755
+    assert files["tool.sh"].hunks == ()
+
+    assert files["doomed.txt"].operation == "delete"
+    assert files["doomed.txt"].hunks[0].old == "bye\nnow\n"
+
+    assert files["fresh.txt"].operation == "add"
+    assert files["fresh.txt"].content == "brand\nnew\n"
+    assert files["fresh.txt"].new_mode == 0o644
+
+    assert files["sp ace.txt"].hunks[0].new == "y\n"
+
+
+def test_real_git_diff_round_trip_reconstructs_the_new_files(repo: Path) -> None:
+    """Applying parsed hunks naively (exact text replace at claimed lines) gives git's new text."""
+    before = "".join(f"row {n}\n" for n in range(1, 60))
+    (repo / "data.txt").write_text(before)
+    commit_all(repo)
+    after = (
+        before.replace("row 5\n", "row five\n").replace("row 30\n", "").replace("row 58\n", "row 58\nextra\n")
+    )
+    (repo / "data.txt").write_text(after)
+    diff = git(repo, "diff", "-U1")
+
+    (file_change,) = unified.parse(diff).files
+    assert len(file_change.hunks) == 3
+    lines = before.splitlines(keepends=True)
+    for hunk in reversed(file_change.hunks):
+        start = (hunk.start_line or 1) - 1
+        old_lines = hunk.old.splitlines(keepends=True)
+        assert lines[start : start + len(old_lines)] == old_lines
+        lines[start : start + len(old_lines)] = hunk.new.splitlines(keepends=True)
+    assert "".join(lines) == after
+
+
+def test_real_git_diff_quoted_unicode_path(repo: Path) -> None:
+    name = "naïve file.txt"
+    (repo / name).write_text("a\n")
+    commit_all(repo)
+    (repo / name).write_text("b\n")
+    diff = git(repo, "diff")
+    assert '"' in diff  # core.quotepath quotes the non-ASCII name
+    assert unified.parse(diff).files[0].path == name
+
+
+def test_real_git_format_patch(repo: Path) -> None:
+    (repo / "f.txt").write_text("a\nb\n")
+    commit_all(repo)
+    (repo / "f.txt").write_text("a\nB\n")
+    commit_all(repo)
+    patch = git(repo, "format-patch", "-1", "--stdout")
+    (file_change,) = unified.parse(patch).files
+    assert file_change.path == "f.txt"
+    assert file_change.hunks[0].new == "a\nB\n"
