@@ -1,0 +1,28 @@
+"""Notebooks as edit targets: ``.ipynb`` <-> an editable cell view, and back, byte-stable.
+
+The engine edits text, so a notebook is edited through its *cell view* (``view``):
+one marker line per cell followed by the cell's source. Matching, uniqueness and
+diffs all happen on that view; the edited view is read back, mapped onto the
+original cells (``document``) and spliced into the original JSON bytes so that
+untouched cells, outputs, metadata and the file's own formatting stay byte for
+byte (``write``, ``layout``). ``plan_notebook`` is the planner's hook for
+``.ipynb`` targets (``planning``).
+
+Pure code: bytes in, bytes out; nothing here reads or writes files.
+"""
+
+from __future__ import annotations
+
+from nbedit.engine.notebook.document import NotebookCell, NotebookDocument, NotebookEdit
+from nbedit.engine.notebook.view import MARKER_PREFIX, CellSpan, cell_label, cell_label_at_line, format_marker
+
+__all__ = [
+    "MARKER_PREFIX",
+    "CellSpan",
+    "NotebookCell",
+    "NotebookDocument",
+    "NotebookEdit",
+    "cell_label",
+    "cell_label_at_line",
+    "format_marker",
+]

@@ -1,0 +1,404 @@
+"""A notebook read once, shown as a cell view, and written back minimally.
+
+``NotebookDocument.parse`` runs ``json.loads`` once over the bytes (no
+``nbformat.read``, which converts and copies); the cell view and the spans of every
+cell's source in it are computed from the parsed cells. ``edit`` reads an edited
+view back (``view.parse_view``), maps its cells to the originals, validates the
+result and splices it into the original bytes (``write.splice_cells``).
+
+Mapping an edited view to the notebook: a marker's ``id=`` names the original cell
+with that id; without an id, its index names the original cell at that index (how
+nbformat 4.4 cells, which have no ids, are found). Each original is claimed once;
+a marker that names an already claimed cell (a copied marker) or ``new`` is a new
+cell. Originals no marker claims are deleted. New cells get a fresh 8-character id
+when the notebook's nbformat minor is >= 5 (an unused valid ``id=`` on a new marker
+is kept) and no id for 4.4; the nbformat version is never changed.
+
+Validation: the edited notebook is validated with nbformat's default (fast) schema
+validator; when that fails, each changed cell is validated alone with jsonschema to
+name the cell and the problem. Only problems in cells this edit changed refuse the
+edit: a notebook that was already invalid elsewhere can still be edited, and the
+edit's notes say so. Checking the whole 50 MB notebook this way takes milliseconds.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from nbedit.engine.models import CellSelector
+from nbedit.engine.notebook.layout import detect_style, scan_layout
+from nbedit.engine.notebook.view import CELL_TYPES, CellSpan, ViewCell, cell_label, parse_view, render_view
+from nbedit.engine.notebook.write import CellWrite, source_value, splice_cells
+from nbedit.errors import NotebookError
+
+__all__ = ["NotebookCell", "NotebookDocument", "NotebookEdit"]
+
+_ID_PATTERN = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+_UNCHANGED = "the file was not changed"
+_CODE_ONLY_KEYS = ("outputs", "execution_count")
+
+
+@dataclass(frozen=True, slots=True)
+class NotebookCell:
+    index: int
+    cell_type: str
+    id: str | None
+    source: str
+    source_as_list: bool  # the file stores the source as a list of lines
+
+    @property
+    def label(self) -> str:
+        return cell_label(self.index, self.cell_type, self.id)
+
+
+@dataclass(frozen=True, slots=True)
+class NotebookEdit:
+    """The bytes to write and what they change, cell by cell."""
+
+    data: bytes
+    changes: tuple[str, ...] = ()  # "cell 3 (id ab, code): source changed", ...
+    notes: tuple[str, ...] = ()
+
+
+def _fresh_id() -> str:
+    return uuid.uuid4().hex[:8]
+
+
+def _join_source(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(line, str) for line in value):
+        return "".join(value)
+    return None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class NotebookDocument:
+    """A parsed notebook. ``notebook`` is the ``json.loads`` result and is never mutated."""
+
+    path: str
+    data: bytes = field(repr=False)
+    notebook: dict[str, Any] = field(repr=False)
+    cells: tuple[NotebookCell, ...]
+    view: str = field(repr=False)
+    spans: tuple[CellSpan, ...] = field(repr=False)
+    marker_starts: tuple[int, ...] = field(repr=False)
+    nbformat_minor: int
+    body_start: int = 0  # 3 when the file starts with a UTF-8 byte-order mark
+
+    @classmethod
+    def parse(cls, data: bytes, path: str) -> NotebookDocument:
+        """Read notebook bytes; ``NotebookError`` for anything that is not an nbformat 4 notebook."""
+        body_start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            raise NotebookError(
+                f"{path}: is UTF-16; notebooks are UTF-8 JSON, so re-save it as UTF-8 in Jupyter; {_UNCHANGED}",
+                path=path,
+            )
+        try:
+            notebook = json.loads(data[body_start:])
+        except UnicodeDecodeError as error:
+            raise NotebookError(
+                f"{path}: byte {error.start + body_start} is not valid UTF-8, so this is not a notebook "
+                f"nbedit can edit; {_UNCHANGED}",
+                path=path,
+            ) from None
+        except json.JSONDecodeError as error:
+            raise NotebookError(
+                f"{path}: is not valid JSON (line {error.lineno} column {error.colno}: {error.msg}); "
+                f"repair it or open it in Jupyter first; {_UNCHANGED}",
+                path=path,
+            ) from None
+        if not isinstance(notebook, dict) or not isinstance(notebook.get("nbformat"), int):
+            raise NotebookError(
+                f"{path}: is JSON but not a Jupyter notebook (no top-level 'nbformat'); "
+                f"edit it as a plain text file instead (use a different extension); {_UNCHANGED}",
+                path=path,
+            )
+        major = notebook["nbformat"]
+        minor = notebook.get("nbformat_minor", 0)
+        if major != 4 or not isinstance(minor, int):
+            version = f"{major}.{minor}"
+            advice = "open and save it in Jupyter to upgrade it to nbformat 4" if major < 4 else "nbedit reads 4.x"
+            raise NotebookError(
+                f"{path}: nbformat {version} is not supported; {advice}, then retry; {_UNCHANGED}", path=path
+            )
+        raw_cells = notebook.get("cells")
+        if not isinstance(raw_cells, list):
+            raise NotebookError(f"{path}: has no 'cells' list, so it is not a valid notebook; {_UNCHANGED}", path=path)
+        cells = tuple(_read_cell(path, index, raw) for index, raw in enumerate(raw_cells))
+        view, spans, marker_starts = render_view([(cell.cell_type, cell.source, cell.id) for cell in cells])
+        return cls(path, data, notebook, cells, view, spans, marker_starts, minor, body_start)
+
+    # -- the view -----------------------------------------------------------------------------
+
+    def cell_view(self) -> str:
+        return self.view
+
+    def cell_spans(self) -> list[CellSpan]:
+        """``(start, end, label)`` of each cell's body (source plus its newline) in the view."""
+        return list(self.spans)
+
+    def cell_index(self, selector: CellSelector) -> int:
+        """The index a selector names; ``NotebookError`` listing the valid ones otherwise."""
+        if selector.id is not None:
+            for cell in self.cells:
+                if cell.id == selector.id:
+                    if selector.index is not None and selector.index != cell.index:
+                        raise NotebookError(
+                            f"{self.path}: cell id {selector.id} is cell {cell.index}, not cell {selector.index}; "
+                            f"give only one of them; {_UNCHANGED}",
+                            path=self.path,
+                        )
+                    return cell.index
+            raise NotebookError(
+                f"{self.path}: has no cell with id {selector.id!r}; {self._valid_cells()}; {_UNCHANGED}",
+                path=self.path,
+            )
+        if selector.index is None or not 0 <= selector.index < len(self.cells):
+            raise NotebookError(
+                f"{self.path}: has no {selector}; {self._valid_cells()}; {_UNCHANGED}", path=self.path
+            )
+        return selector.index
+
+    def cell_span(self, selector: CellSelector) -> tuple[int, int]:
+        span = self.spans[self.cell_index(selector)]
+        return span.start, span.end
+
+    def cell_at(self, offset: int) -> int | None:
+        """Index of the cell whose marker or body holds view offset ``offset``."""
+        low, high = 0, len(self.marker_starts)
+        while low < high:
+            middle = (low + high) // 2
+            if self.marker_starts[middle] <= offset:
+                low = middle + 1
+            else:
+                high = middle
+        return low - 1 if low else None
+
+    def _valid_cells(self) -> str:
+        if not self.cells:
+            return "the notebook has no cells"
+        ids = [cell.id for cell in self.cells if cell.id is not None]
+        text = f"valid indices are 0-{len(self.cells) - 1}"
+        if ids:
+            shown = ", ".join(ids[:30]) + (f" and {len(ids) - 30} more" if len(ids) > 30 else "")
+            text += f", valid ids: {shown}"
+        return text
+
+    # -- writing back -------------------------------------------------------------------------
+
+    def apply_view(self, new_view: str, *, clear_outputs: bool = False) -> bytes:
+        """The notebook bytes for an edited cell view (see ``edit``)."""
+        return self.edit(new_view, clear_outputs=clear_outputs).data
+
+    def edit(
+        self,
+        new_view: str,
+        *,
+        clear_outputs: bool = False,
+        new_cell_id: Callable[[], str] = _fresh_id,
+    ) -> NotebookEdit:
+        """Read ``new_view`` back into the notebook; ``NotebookError`` if the result is invalid.
+
+        ``clear_outputs`` empties the outputs and execution count of code cells whose
+        source changed (others are untouched). ``new_cell_id`` makes fresh ids
+        (tests pass a deterministic one).
+        """
+        if new_view == self.view:
+            return NotebookEdit(self.data)
+        writes, changes = self._plan_writes(parse_view(new_view), clear_outputs, new_cell_id)
+        if not changes:
+            return NotebookEdit(self.data)
+        notes = self._validate(writes)
+        layout = scan_layout(self.data, self.body_start)
+        style = detect_style(self.data, layout, self.notebook["cells"])
+        return NotebookEdit(splice_cells(self.data, layout, style, writes), tuple(changes), tuple(notes))
+
+    def _plan_writes(
+        self, view_cells: Sequence[ViewCell], clear_outputs: bool, new_cell_id: Callable[[], str]
+    ) -> tuple[list[CellWrite], list[str]]:
+        raw_cells: list[dict[str, Any]] = self.notebook["cells"]
+        by_id: dict[str, int] = {}
+        for cell in self.cells:
+            if cell.id is not None:
+                by_id.setdefault(cell.id, cell.index)
+        used_ids = set(by_id)
+        claimed: set[int] = set()
+        writes: list[CellWrite] = []
+        changes: list[str] = []
+        for view_cell in view_cells:
+            original = self._claim(view_cell, by_id, claimed)
+            if original is None:
+                cell_id = self._new_id(view_cell, used_ids, new_cell_id)
+                write = self._new_cell(view_cell, cell_id)
+                writes.append(write)
+                changes.append(f"new {write.cell['cell_type']} cell at position {len(writes) - 1}")
+                continue
+            claimed.add(original)
+            before = self.cells[original]
+            raw = raw_cells[original]
+            cell_type = view_cell.cell_type or before.cell_type
+            if cell_type != before.cell_type:
+                writes.append(self._retyped_cell(before, raw, cell_type, view_cell.source))
+                changes.append(f"{before.label}: type changed to {cell_type}")
+            elif view_cell.source != before.source:
+                writes.append(self._edited_cell(before, raw, view_cell.source, clear_outputs))
+                changes.append(f"{before.label}: source changed")
+            else:
+                writes.append(CellWrite(raw, original))
+        for cell in self.cells:
+            if cell.index not in claimed:
+                changes.append(f"{cell.label}: deleted")
+        if [write.original for write in writes] != list(range(len(self.cells))) and not changes:
+            changes.append("cells reordered")
+        return writes, changes
+
+    def _claim(self, view_cell: ViewCell, by_id: dict[str, int], claimed: set[int]) -> int | None:
+        if view_cell.id is not None:
+            original = by_id.get(view_cell.id)
+            return original if original is not None and original not in claimed else None
+        index = view_cell.index
+        if index is not None and index < len(self.cells) and index not in claimed:
+            return index
+        return None
+
+    def _new_id(self, view_cell: ViewCell, used_ids: set[str], new_cell_id: Callable[[], str]) -> str | None:
+        if self.nbformat_minor < 5:
+            return None
+        wanted = view_cell.id
+        if wanted is not None and not _ID_PATTERN.fullmatch(wanted):
+            raise NotebookError(
+                f"cell view line {view_cell.line}: {wanted!r} is not a valid cell id "
+                f"(1-64 letters, digits, '-' or '_'); change it or drop id= to get a fresh one; {_UNCHANGED}",
+                path=self.path,
+            )
+        cell_id = wanted if wanted is not None and wanted not in used_ids else new_cell_id()
+        while cell_id in used_ids:
+            cell_id = new_cell_id()
+        used_ids.add(cell_id)
+        return cell_id
+
+    def _template(self, cell_type: str) -> NotebookCell | None:
+        for cell in self.cells:
+            if cell.cell_type == cell_type:
+                return cell
+        return self.cells[0] if self.cells else None
+
+    def _new_cell(self, view_cell: ViewCell, cell_id: str | None) -> CellWrite:
+        cell_type = view_cell.cell_type or "code"
+        template = self._template(cell_type)
+        as_list = template.source_as_list if template is not None else True
+        cell: dict[str, Any] = {"cell_type": cell_type}
+        if cell_id is not None:
+            cell["id"] = cell_id
+        cell["metadata"] = {}
+        cell["source"] = source_value(view_cell.source, as_list)
+        if cell_type == "code":
+            cell["execution_count"] = None
+            cell["outputs"] = []
+        key_order = tuple(self.notebook["cells"][template.index]) if template is not None else ()
+        return CellWrite(cell, None, None, key_order)
+
+    def _edited_cell(self, before: NotebookCell, raw: dict[str, Any], source: str, clear_outputs: bool) -> CellWrite:
+        cell = dict(raw)
+        cell["source"] = source_value(source, before.source_as_list)
+        replace = ["source"]
+        if clear_outputs and before.cell_type == "code":
+            if raw.get("outputs") != []:
+                cell["outputs"] = []
+                replace.append("outputs")
+            if raw.get("execution_count") is not None:
+                cell["execution_count"] = None
+                replace.append("execution_count")
+        if any(key not in raw for key in replace):
+            return CellWrite(cell, before.index, None, tuple(raw))
+        return CellWrite(cell, before.index, tuple(replace))
+
+    def _retyped_cell(self, before: NotebookCell, raw: dict[str, Any], cell_type: str, source: str) -> CellWrite:
+        if cell_type == "code" and raw.get("attachments"):
+            raise NotebookError(
+                f"{self.path}: {before.label} has attachments, which a code cell cannot hold; "
+                f"keep it {before.cell_type}, or remove the attachments first; {_UNCHANGED}",
+                path=self.path,
+            )
+        cell = {key: value for key, value in raw.items() if key not in _CODE_ONLY_KEYS}
+        if cell_type == "code":
+            cell.pop("attachments", None)
+            cell["execution_count"] = None
+            cell["outputs"] = []
+        cell["cell_type"] = cell_type
+        cell["source"] = source_value(source, before.source_as_list)
+        return CellWrite(cell, before.index, None, tuple(raw))
+
+    def _validate(self, writes: Sequence[CellWrite]) -> list[str]:
+        from nbformat.validator import get_validator
+
+        fast = get_validator(4, self.nbformat_minor)
+        if fast is None:
+            return [f"nbformat 4.{self.nbformat_minor} has no schema here; the result was not validated"]
+        edited = dict(self.notebook)
+        edited["cells"] = [write.cell for write in writes]
+        if not list(fast.iter_errors(edited)):
+            return []
+        detailed = get_validator(4, self.nbformat_minor, name="jsonschema")
+        raw_cells = self.notebook["cells"]
+        for position, write in enumerate(writes):
+            if write.original is not None and write.replace == ():
+                continue
+            problem = _cell_problem(detailed, self.notebook, write.cell)
+            if problem is None:
+                continue
+            if write.original is not None and _cell_problem(detailed, self.notebook, raw_cells[write.original]):
+                continue  # the cell was already invalid; this edit does not make it worse
+            label = (
+                cell_label(position, write.cell["cell_type"], write.cell.get("id"))
+                if write.original is None
+                else self.cells[write.original].label
+            )
+            raise NotebookError(
+                f"{self.path}: the edit would make the notebook invalid: {label}: {problem}; "
+                f"fix the cell view and retry; {_UNCHANGED}",
+                path=self.path,
+            )
+        return ["the notebook was already invalid before this edit (nbformat schema); the edit left that as it was"]
+
+
+def _cell_problem(validator: Any, notebook: dict[str, Any], cell: dict[str, Any]) -> str | None:
+    from jsonschema.exceptions import best_match
+
+    alone = dict(notebook)
+    alone["cells"] = [cell]
+    errors = [error for error in validator.iter_errors(alone) if list(error.absolute_path)[:2] == ["cells", 0]]
+    if not errors:
+        return None
+    best = best_match(errors)
+    where = "/".join(str(part) for part in list(best.absolute_path)[2:])
+    return f"{best.message}" + (f" (at {where})" if where else "")
+
+
+def _read_cell(path: str, index: int, raw: Any) -> NotebookCell:
+    if not isinstance(raw, dict):
+        raise NotebookError(f"{path}: cell {index} is not a JSON object; {_UNCHANGED}", path=path)
+    cell_type = raw.get("cell_type")
+    if cell_type not in CELL_TYPES:
+        raise NotebookError(
+            f"{path}: cell {index} has type {cell_type!r}; nbedit edits code, markdown and raw cells; {_UNCHANGED}",
+            path=path,
+        )
+    source = _join_source(raw.get("source", ""))
+    if source is None:
+        raise NotebookError(
+            f"{path}: cell {index} has a 'source' that is neither a string nor a list of strings; {_UNCHANGED}",
+            path=path,
+        )
+    cell_id = raw.get("id")
+    if cell_id is not None and not isinstance(cell_id, str):
+        raise NotebookError(f"{path}: cell {index} has a non-string id {cell_id!r}; {_UNCHANGED}", path=path)
+    return NotebookCell(index, str(cell_type), cell_id, source, isinstance(raw.get("source"), list))

@@ -1,0 +1,213 @@
+"""The cell view: a notebook as plain text that the matcher can search.
+
+Every cell becomes one marker line followed by its source::
+
+    # %% nbedit cell 0 [code] id=1a2b3c
+    import pandas as pd
+    # %% nbedit cell 1 [markdown] id=9f8e
+    # Title
+
+Design choices, in the spirit of jupytext's percent format but stricter:
+
+* The marker names the tool (``# %% nbedit cell``), so an ordinary ``# %%`` line in
+  a script cell is content, never structure. The index is the cell's position in
+  the notebook *as read*; ``id=`` appears for nbformat >= 4.5 cells that have one.
+* A source line that itself starts with ``# %% nbedit`` (after any number of
+  backslashes) is shown with one extra leading backslash and unescaped when the view
+  is read back, the way mbox quotes ``From`` lines. So every source round-trips, and
+  the only lines read as markers are ones the view put there (or an editor wrote on
+  purpose).
+* A cell's body is its source followed by one ``"\\n"`` (nothing for an empty
+  source); reading back strips exactly that one newline. A source that ends with a
+  newline therefore shows as a blank line before the next marker.
+* To insert a cell, write a marker with ``new`` instead of an index
+  (``# %% nbedit cell new [markdown]``); a marker without a type is a code cell when
+  new. Markers of cells that were read keep their index and id: indexes always
+  refer to the notebook as read, so do not renumber them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from nbedit.engine.text import split_lines
+from nbedit.errors import NotebookError
+
+__all__ = [
+    "CELL_TYPES",
+    "MARKER_PREFIX",
+    "CellSpan",
+    "ViewCell",
+    "cell_label",
+    "cell_label_at_line",
+    "format_marker",
+    "parse_view",
+    "render_view",
+]
+
+MARKER_PREFIX = "# %% nbedit cell"
+CELL_TYPES = ("code", "markdown", "raw")
+
+_MARKER_START = "# %% nbedit"
+_NEEDS_ESCAPE = re.compile(r"^(\\*# %% nbedit)", re.MULTILINE)
+_ESCAPED = re.compile(r"^\\(\\*# %% nbedit)")
+_MARKER_WORD = re.compile(r"(?P<index>\d+)|(?P<new>new)|\[(?P<type>[^\]]*)\]|id=(?P<id>\S+)")
+
+
+class CellSpan(NamedTuple):
+    """Where one cell's body (its source plus the one newline the view adds) sits in the view."""
+
+    start: int
+    end: int
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class ViewCell:
+    """One cell as read back from an edited view.
+
+    ``index`` is the original index the marker names (None for ``new`` or none);
+    ``cell_type`` is None when the marker did not say.
+    """
+
+    source: str
+    index: int | None
+    cell_type: str | None
+    id: str | None
+    line: int  # 1-based line of the marker in the view
+
+
+def cell_label(index: int, cell_type: str, cell_id: str | None) -> str:
+    """``cell 3 (id 1a2b, code)``: how errors and diffs name a cell."""
+    if cell_id is not None:
+        return f"cell {index} (id {cell_id}, {cell_type})"
+    return f"cell {index} ({cell_type})"
+
+
+def format_marker(index: int | None, cell_type: str, cell_id: str | None) -> str:
+    where = "new" if index is None else str(index)
+    marker = f"{MARKER_PREFIX} {where} [{cell_type}]"
+    if cell_id is not None:
+        marker += f" id={cell_id}"
+    return marker
+
+
+def _escape(source: str) -> str:
+    if _MARKER_START not in source:
+        return source
+    return _NEEDS_ESCAPE.sub(r"\\\1", source)
+
+
+def render_view(
+    cells: Sequence[tuple[str, str, str | None]],
+) -> tuple[str, tuple[CellSpan, ...], tuple[int, ...]]:
+    """Render ``(cell_type, source, id)`` triples.
+
+    Returns the view, each cell's body span, and where each cell's marker line starts.
+    """
+    parts: list[str] = []
+    spans: list[CellSpan] = []
+    marker_starts: list[int] = []
+    offset = 0
+    for index, (cell_type, source, cell_id) in enumerate(cells):
+        marker = format_marker(index, cell_type, cell_id) + "\n"
+        body = _escape(source) + "\n" if source else ""
+        start = offset + len(marker)
+        marker_starts.append(offset)
+        spans.append(CellSpan(start, start + len(body), cell_label(index, cell_type, cell_id)))
+        parts.append(marker)
+        parts.append(body)
+        offset = start + len(body)
+    return "".join(parts), tuple(spans), tuple(marker_starts)
+
+
+def _parse_marker(line: str, number: int) -> tuple[int | None, str | None, str | None]:
+    text = line.rstrip("\r\n")
+    rest = text[len(MARKER_PREFIX) :] if text.startswith(MARKER_PREFIX) else None
+    if rest is None or (rest and not rest[0].isspace()):
+        raise NotebookError(
+            f"cell view line {number}: {text!r} looks like a cell marker but is not one; "
+            f"write markers as '{MARKER_PREFIX} <index>|new [code|markdown|raw] [id=<id>]', "
+            f"or start a source line that begins with '{_MARKER_START}' with a backslash; "
+            "the file was not changed"
+        )
+    index: int | None = None
+    cell_type: str | None = None
+    cell_id: str | None = None
+    for word in rest.split():
+        found = _MARKER_WORD.fullmatch(word)
+        if found is None:
+            raise NotebookError(
+                f"cell view line {number}: cannot read {word!r} in the cell marker {text!r}; "
+                "a marker holds an index or 'new', a type in brackets and optionally id=<id>; "
+                "the file was not changed"
+            )
+        if found["index"] is not None:
+            index = int(found["index"])
+        elif found["type"] is not None:
+            cell_type = found["type"].strip()
+            if cell_type not in CELL_TYPES:
+                raise NotebookError(
+                    f"cell view line {number}: unknown cell type [{cell_type}]; "
+                    "use [code], [markdown] or [raw]; the file was not changed"
+                )
+        elif found["id"] is not None:
+            cell_id = found["id"]
+    return index, cell_type, cell_id
+
+
+def parse_view(view: str) -> list[ViewCell]:
+    """Read an (edited) cell view back into cells; inverse of ``render_view``."""
+    cells: list[ViewCell] = []
+    header: tuple[int | None, str | None, str | None, int] | None = None
+    body: list[str] = []
+
+    def finish() -> None:
+        if header is None:
+            if "".join(body).strip():
+                raise NotebookError(
+                    "the cell view has text before its first cell marker; put it inside a cell "
+                    f"(a line '{MARKER_PREFIX} new [code]' starts a new one); the file was not changed"
+                )
+            return
+        text = "".join(body)
+        if text.endswith("\n"):
+            text = text[:-1]
+        index, cell_type, cell_id, line = header
+        cells.append(ViewCell(text, index, cell_type, cell_id, line))
+
+    for number, line in enumerate(split_lines(view), start=1):
+        if line.startswith(_MARKER_START):
+            finish()
+            index, cell_type, cell_id = _parse_marker(line, number)
+            header = (index, cell_type, cell_id, number)
+            body = []
+        elif line.startswith("\\"):
+            body.append(_ESCAPED.sub(r"\1", line, count=1))
+        else:
+            body.append(line)
+    finish()
+    return cells
+
+
+def cell_label_at_line(view: str, line: int) -> str | None:
+    """The label of the cell that holds 1-based ``line`` of a cell view (None: no cell).
+
+    Works on any view, including an edited one, so a diff hunk of either side can
+    say which cell it belongs to. A marker line belongs to the cell it opens.
+    """
+    label: str | None = None
+    for number, text in enumerate(split_lines(view), start=1):
+        if number > line:
+            break
+        if text.startswith(_MARKER_START):
+            try:
+                index, cell_type, cell_id = _parse_marker(text, number)
+            except NotebookError:
+                continue
+            where = "new cell" if index is None else f"cell {index}"
+            label = f"{where} ({'id ' + cell_id + ', ' if cell_id else ''}{cell_type or 'code'})"
+    return label
