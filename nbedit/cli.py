@@ -42,7 +42,8 @@ class _Usage(Exception):
 def _console(stderr: bool = False) -> Console:
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+    # Diff rows are never wrapped (soft_wrap); panels on stderr wrap inside their box.
+    return Console(stderr=stderr, highlight=False, soft_wrap=not stderr)
 
 
 def _read_text(source: str, what: str) -> str:
