@@ -48,6 +48,7 @@ FUZZY_MARGIN = 0.05  # the best fuzzy window must beat any other place by this m
 LOCATOR_CONTEXT_FLOOR = 0.5  # with a locator, drifted context may score this low
 COMMON_LINE_LIMIT = 40  # lines seen more often than this do not vote for windows
 MAX_LOCATIONS = 50
+INDENT_PENALTY = 0.2  # a line whose relative indentation differs loses this much similarity
 
 _UNICODE_TABLE = str.maketrans(
     {
@@ -282,7 +283,7 @@ def _find(index: FileIndex, hunk: Hunk, tier: Tier, low: int, high: int) -> list
         if hit is not None and low <= hit.start and hit.end <= high:
             hits.append(hit)
         position = find(old, position + 1, search_high)
-    if relaxed_tail and not hits:
+    if relaxed_tail and not hits and len(old) > 1 and text and not text.endswith("\n"):
         # a whole-line hunk ending in "\n" may match a last line that has none
         trimmed = old[:-1]
         if text.endswith(trimmed) and (len(text) - len(trimmed) == 0 or text[len(text) - len(trimmed) - 1] == "\n"):
@@ -316,7 +317,7 @@ def _hit_at(index: FileIndex, hunk: Hunk, tier: Tier, text: str, position: int, 
     end = position + length
     if hunk.whole_lines and not at_line_start:
         return None
-    if hunk.whole_lines and not (text[end - 1] == "\n" or end == len(text)):
+    if hunk.whole_lines and not (end == len(text) or (end > position and text[end - 1] == "\n")):
         return None
     if tier is Tier.EXACT:
         first = index.line_of(position)
@@ -337,6 +338,8 @@ def _hit_at(index: FileIndex, hunk: Hunk, tier: Tier, text: str, position: int, 
             stop = starts[last] + len(strip_newline(lines[last]))
             if stop != len(index.text) and last + 1 < len(lines):
                 return None
+        if tier is Tier.INDENTATION and not _uniform_indent(index, hunk, first, line_count, True):
+            return None
         return _Hit(start, stop, first, line_count)
     # substring hunk: map columns in the first and last line
     line_start_normalised = text.rfind("\n", 0, position) + 1
@@ -476,7 +479,7 @@ def _choose(
     what = "the old text" if not hunk.whole_lines else "the hunk's old lines"
     tier_note = "" if tier is Tier.EXACT else f" ({tier.explanation})"
     raise AmbiguousMatch(
-        f"{path or 'file'}: {what} occur{"s" if not hunk.whole_lines else ""} {len(hits)}{'+' if len(hits) > MAX_LOCATIONS else ''} times{tier_note}; "
+        f"{path or 'file'}: {what} occur{'s' if not hunk.whole_lines else ''} {len(hits)}{'+' if len(hits) > MAX_LOCATIONS else ''} times{tier_note}; "
         "nbedit will not guess which one you mean",
         path=path,
         locations=locations,
@@ -546,16 +549,32 @@ def _fuzzy_candidates(
     if near_line is not None:
         centre = near_line - 1
         starts.update(range(max(first_line, centre - 3), min(last_start, centre + 3) + 1))
+    query_indents = _relative_indents(_query_lines(hunk))
     scored = []
     for start in starts:
         window = file_lines[start : start + size]
         line_scores = [1.0 if a == b else fuzz.ratio(a, b) / 100.0 for a, b in zip(query, window, strict=True)]
+        window_indents = _relative_indents(index.lines[start : start + size])
+        for number, (wanted, found) in enumerate(zip(query_indents, window_indents, strict=True)):
+            if wanted is not None and found is not None and wanted != found:
+                # structure differs (in Python, meaning does): never a perfect line
+                line_scores[number] = max(0.0, line_scores[number] - INDENT_PENALTY)
         score = sum(line_scores) / size
         end_line = start + size
         hit = _Hit(index.starts[start], index.starts[end_line], start, size)
         scored.append((hit, score, line_scores))
     scored.sort(key=lambda item: (-item[1], item[0].first_line))
     return scored
+
+
+def _relative_indents(lines: Sequence[str]) -> list[int | None]:
+    """Indent width of each line relative to the first non-blank line (None: blank)."""
+    widths: list[int | None] = []
+    for line in lines:
+        body = strip_newline(line).expandtabs(4)
+        widths.append(len(body) - len(body.lstrip()) if body.strip() else None)
+    base = next((width for width in widths if width is not None), 0)
+    return [None if width is None else width - base for width in widths]
 
 
 def _fuzzy_winner(
@@ -637,7 +656,7 @@ def _build(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier, score: float, ne
     newline = _span_newline(index, hit)
     if tier is Tier.EXACT:
         replacement = hunk.new
-        if newline == "\r\n" and "\r" not in hunk.new:
+        if newline == "\r\n" and "\r" not in hunk.new and "\r" not in hunk.old:
             # a patch written with LF lines, matched exactly within one CRLF line
             replacement = _adapt_newlines(replacement, newline)
     else:
@@ -717,7 +736,12 @@ def _replacement_keeping_file_lines(index: FileIndex, hunk: Hunk, hit: _Hit, tie
         if tag == "equal" and aligned:
             pieces.extend(file_segments[old_first:old_last])
         else:
-            pieces.extend(adapt(line, new_first + n == 0) + newline for n, line in enumerate(new_lines[new_first:new_last]))
+            for n, line in enumerate(new_lines[new_first:new_last]):
+                # a changed line keeps the ending of the file line it replaces
+                ending = newline
+                if aligned and old_first + n < old_last:
+                    ending = newline_of(file_segments[old_first + n]) or newline
+                pieces.append(adapt(line, new_first + n == 0) + ending)
     if pieces and not new_has_final_newline:
         pieces[-1] = strip_newline(pieces[-1])
     elif pieces and not newline_of(pieces[-1]):

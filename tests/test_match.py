@@ -1,0 +1,160 @@
+"""The matcher cascade: each tier, uniqueness at every tier, refusal with candidates."""
+
+from __future__ import annotations
+
+import pytest
+
+from nbedit.engine.match import FileIndex, MatchOptions, locate
+from nbedit.engine.models import Hunk, Tier
+from nbedit.errors import AmbiguousMatch, NoMatch
+
+
+def place(text: str, hunk: Hunk, **kwargs):
+    (match,) = locate(FileIndex(text), hunk, **kwargs)
+    return match, text[: match.start] + match.replacement + text[match.end :]
+
+
+def lines_hunk(old: str, new: str, **kwargs) -> Hunk:
+    return Hunk(old=old, new=new, whole_lines=True, **kwargs)
+
+
+def test_exact_substring_mid_line():
+    match, after = place("x = compute(a, b)\n", Hunk("compute(a, b)", "compute(b, a)", whole_lines=False))
+    assert match.tier is Tier.EXACT and after == "x = compute(b, a)\n"
+
+
+def test_line_endings_tier_keeps_crlf():
+    text = "one\r\ntwo\r\nthree\r\n"
+    match, after = place(text, lines_hunk("two\nthree\n", "TWO\nthree\n"))
+    assert match.tier is Tier.LINE_ENDINGS
+    assert after == "one\r\nTWO\r\nthree\r\n"
+
+
+def test_mixed_endings_survive_line_by_line():
+    text = "a\r\nb\nc\r\nd\n"
+    match, after = place(text, lines_hunk("a\nb\nc\n", "a\nB\nc\n"))
+    assert after == "a\r\nB\nc\r\nd\n"
+
+
+def test_trailing_whitespace_tier_keeps_context_bytes():
+    text = "keep   \nchange\t\nkeep too  \n"
+    match, after = place(text, lines_hunk("keep\nchange\nkeep too\n", "keep\nchanged\nkeep too\n"))
+    assert match.tier is Tier.TRAILING_WHITESPACE
+    assert after == "keep   \nchanged\nkeep too  \n"
+
+
+def test_unicode_tier_keeps_curly_quotes_in_replacement():
+    text = "print(\u201chello\u201d)\nit\u2019s \u2014 fine\n"
+    match, after = place(text, lines_hunk('print("hello")\n', 'print("goodbye")\n'))
+    assert match.tier is Tier.UNICODE
+    assert after == "print(\u201cgoodbye\u201d)\nit\u2019s \u2014 fine\n"
+
+
+def test_indentation_tier_reindents_replacement():
+    text = "class A:\n    def f(self):\n        return 1\n"
+    match, after = place(text, lines_hunk("def f(self):\n    return 1\n", "def f(self):\n    x = 2\n    return x\n"))
+    assert match.tier is Tier.INDENTATION
+    assert after == "class A:\n    def f(self):\n        x = 2\n        return x\n"
+
+
+def test_indentation_tier_dedents_when_file_is_less_indented():
+    text = "def f():\n    return 1\n"
+    match, after = place(text, lines_hunk("    def f():\n        return 1\n", "    def f():\n        return 2\n"))
+    assert match.tier is Tier.INDENTATION
+    assert after == "def f():\n    return 2\n"
+
+
+def test_non_uniform_indent_is_not_the_indentation_tier():
+    text = "if x:\n  a()\n      b()\n"
+    with pytest.raises(NoMatch):
+        locate(FileIndex(text), lines_hunk("if x:\n    a()\n    b()\n", "if x:\n    a()\n"), options=MatchOptions(threshold=0.99))
+
+
+def test_fuzzy_tier_finds_block_with_a_changed_token():
+    body = [f"    value_{n} = compute({n}, alpha, beta)\n" for n in range(20)]
+    text = "".join(f"line {n} of filler text\n" for n in range(500)) + "def target():\n" + "".join(body)
+    query = "def target():\n" + "".join(body).replace("compute(7,", "compute(7 ,").replace("alpha, beta)\n", "alpha,beta)\n", 1)
+    new = query.replace("value_3 =", "renamed_3 =")
+    match, after = place(text, lines_hunk(query, new))
+    assert match.tier is Tier.FUZZY and 0.9 <= match.score < 1
+    assert "    renamed_3 = compute(3, alpha, beta)\n" in after
+    # the drifted context lines were kept as the file has them
+    assert "    value_7 = compute(7, alpha, beta)\n" in after
+
+
+def test_fuzzy_refuses_when_a_removed_line_is_not_really_there():
+    text = "a = 1\nb = 2\nc = 3\nd = 4\n"
+    with pytest.raises(NoMatch) as error:
+        locate(FileIndex(text), lines_hunk("a = 1\nb = 2\nTOTALLY DIFFERENT\nd = 4\n", "a = 1\nb = 2\nd = 4\n"))
+    assert error.value.candidates, "closest candidates are reported"
+    assert "TOTALLY DIFFERENT" in error.value.candidates[0].diff
+
+
+def test_ambiguous_at_exact_tier_lists_locations():
+    text = "x = 1\ny = 2\nx = 1\n"
+    with pytest.raises(AmbiguousMatch) as error:
+        locate(FileIndex(text), lines_hunk("x = 1\n", "x = 9\n"))
+    assert error.value.locations == ((1, 1), (3, 1))
+    assert "1:1" in str(error.value) and "3:1" in str(error.value)
+
+
+def test_ambiguous_at_normalised_tier():
+    text = "x = 1   \ny = 2\nx = 1\t\n"
+    with pytest.raises(AmbiguousMatch) as error:
+        locate(FileIndex(text), lines_hunk("x = 1\n", "x = 9\n"))
+    assert error.value.tier == "trailing-whitespace"
+
+
+def test_ambiguous_fuzzy_needs_a_clear_margin():
+    block = "".join(f"item_{n} = make({n})\n" for n in range(8))
+    text = block + "\n" + block.replace("make(3)", "make(33)") + "\n"
+    query = block.replace("make(3)", "make(333)")
+    with pytest.raises(AmbiguousMatch):
+        locate(FileIndex(text), lines_hunk(query, query.replace("item_0", "first")))
+
+
+def test_replace_all_changes_every_place():
+    index = FileIndex("a b a b a\n")
+    matches = locate(index, Hunk("a", "c", whole_lines=False, replace_all=True))
+    assert [m.start for m in matches] == [0, 4, 8]
+
+
+def test_locator_nearest_wins_and_reports_offset():
+    text = "".join(f"{'same' if n % 10 == 0 else n}\n" for n in range(100))
+    match, _ = place(text, lines_hunk("same\n", "other\n", start_line=45), near_line=45)
+    assert match.line == 41 and match.offset == -4
+
+
+def test_exact_only_option_refuses_normalised_matches():
+    with pytest.raises(NoMatch):
+        locate(FileIndex("a  \n"), lines_hunk("a\n", "b\n"), options=MatchOptions(exact=True))
+
+
+def test_whole_line_hunk_matches_last_line_without_newline_and_keeps_it_absent():
+    match, after = place("a\nb", lines_hunk("b\n", "c\n"))
+    assert after == "a\nc"
+
+
+def test_whole_line_hunk_must_start_at_line_start():
+    with pytest.raises(NoMatch):
+        locate(FileIndex("xa\n"), lines_hunk("a\n", "b\n"), options=MatchOptions(exact=True))
+
+
+def test_insertion_at_end_and_before_line():
+    _, after = place("a\nb", lines_hunk("", "c\n", at_end=True))
+    assert after == "a\nb\nc\n"
+    _, after = place("a\nb\n", lines_hunk("", "x\n", start_line=2), near_line=2)
+    assert after == "a\nx\nb\n"
+
+
+def test_anchor_scopes_the_search():
+    text = "def a():\n    return 1\n\ndef b():\n    return 1\n"
+    hunk = lines_hunk("    return 1\n", "    return 2\n", anchors=("def b():",))
+    _, after = place(text, hunk)
+    assert after == "def a():\n    return 1\n\ndef b():\n    return 2\n"
+
+
+def test_form_feed_and_unicode_line_separators_are_not_line_breaks():
+    text = "a\x0cb\u2028c\nnext\n"
+    _, after = place(text, Hunk("next", "NEXT", whole_lines=False))
+    assert after == "a\x0cb\u2028c\nNEXT\n"
