@@ -1,0 +1,256 @@
+"""The SQLite connection behind the history: setup, transactions, retries, errors.
+
+Several kernels and CLI runs share one history database, so every connection uses
+WAL mode (readers never block the writer), a ``busy_timeout``, and ``BEGIN
+IMMEDIATE`` for writes (taking the write lock up front avoids the deadlock where
+two readers both try to upgrade); anything still reported as "database is locked"
+is retried with back-off until the timeout. ``synchronous = FULL`` makes a
+committed entry survive a power cut, which the crash-recovery story relies on.
+
+SQLite errors never escape: damage (not a database, malformed image) becomes
+``DamagedHistory``, which the caller can repair with ``move_aside``; anything else
+becomes ``HistoryError`` with the database path in the message.
+
+A connection opened before ``os.fork`` is not used in the child: the child opens
+its own (SQLite forbids sharing a connection across fork).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from nbedit.errors import HistoryError
+
+__all__ = ["SCHEMA_VERSION", "DamagedHistory", "Database", "move_aside"]
+
+SCHEMA_VERSION = 1
+_T = TypeVar("_T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS versions (
+    id INTEGER PRIMARY KEY,
+    fingerprint TEXT NOT NULL UNIQUE,
+    size INTEGER NOT NULL,
+    base INTEGER REFERENCES versions(id),
+    prefix INTEGER NOT NULL DEFAULT 0,
+    suffix INTEGER NOT NULL DEFAULT 0,
+    depth INTEGER NOT NULL DEFAULT 0,
+    chain_bytes INTEGER NOT NULL DEFAULT 0,
+    compressed INTEGER NOT NULL,
+    data BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS versions_base ON versions(base);
+CREATE TABLE IF NOT EXISTS entries (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    session TEXT NOT NULL,
+    time REAL NOT NULL,
+    origin TEXT NOT NULL,
+    execution_count INTEGER,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'applied')),
+    tiers TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    undoes TEXT,
+    pid INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_session ON entries(session, seq);
+CREATE TABLE IF NOT EXISTS files (
+    entry INTEGER NOT NULL REFERENCES entries(seq) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    new_path TEXT,
+    added INTEGER NOT NULL,
+    removed INTEGER NOT NULL,
+    before_version INTEGER REFERENCES versions(id),
+    after_version INTEGER REFERENCES versions(id),
+    PRIMARY KEY (entry, position)
+);
+CREATE INDEX IF NOT EXISTS files_path ON files(path);
+CREATE INDEX IF NOT EXISTS files_new_path ON files(new_path);
+CREATE INDEX IF NOT EXISTS files_before ON files(before_version);
+CREATE INDEX IF NOT EXISTS files_after ON files(after_version);
+"""
+
+
+class DamagedHistory(HistoryError):
+    """The history database is not a readable SQLite database (``HistoryStore.open_or_recreate`` fixes it)."""
+
+    def __init__(self, message: str, *, database: Path) -> None:
+        super().__init__(message)
+        self.database = database
+
+
+def _is_busy(error: sqlite3.Error) -> bool:
+    text = str(error).lower()
+    return "locked" in text or "busy" in text
+
+
+def _is_damage(error: sqlite3.Error) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+    return type(error) is sqlite3.DatabaseError
+
+
+def move_aside(database: Path) -> Path:
+    """Rename a damaged database (and its WAL files) to ``<name>.corrupt-<time>-<pid>``."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = database.with_name(f"{database.name}.corrupt-{stamp}-{os.getpid()}")
+    try:
+        os.replace(database, target)
+        # A write-ahead log belongs to the database it was written for; a new database must never read it.
+        for suffix in ("-wal", "-shm"):
+            companion = database.with_name(database.name + suffix)
+            if companion.exists():
+                os.replace(companion, target.with_name(target.name + suffix))
+    except OSError as error:
+        raise HistoryError(
+            f"the history database {database} is damaged and could not be moved aside ({error}); "
+            "move or delete it by hand"
+        ) from None
+    return target
+
+
+class Database:
+    def __init__(self, path: Path, *, busy_timeout: float) -> None:
+        self.path = path
+        self.busy_timeout = busy_timeout
+        self._lock = threading.RLock()
+        self._connection: sqlite3.Connection | None = None
+        self._connection_pid = -1
+        self._inherited: list[sqlite3.Connection] = []  # kept alive, never closed, after a fork
+        self.connect()
+
+    def connect(self) -> sqlite3.Connection:
+        with self._lock:
+            if self._connection is not None:
+                if self._connection_pid == os.getpid():
+                    return self._connection
+                self._inherited.append(self._connection)
+                self._connection = None
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise HistoryError(
+                    f"cannot create the nbedit home {self.path.parent}: {error}; "
+                    "set NBEDIT_HOME to a writable directory"
+                ) from None
+            try:
+                connection = sqlite3.connect(
+                    self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
+                )
+            except sqlite3.Error as error:
+                raise self.translate(error) from None
+            try:
+                self.retry(lambda: self._prepare(connection))
+            except BaseException:
+                connection.close()
+                raise
+            self._connection = connection
+            self._connection_pid = os.getpid()
+            return connection
+
+    def _prepare(self, connection: sqlite3.Connection) -> None:
+        try:
+            connection.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+            connection.execute("PRAGMA auto_vacuum = INCREMENTAL")  # takes effect on a new database only
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA synchronous = FULL")
+            connection.execute("PRAGMA foreign_keys = ON")
+            connection.execute("PRAGMA journal_size_limit = 16777216")
+            version = connection.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise HistoryError(
+                    f"the history database {self.path} was written by a newer nbedit (schema {version}); "
+                    "upgrade nbedit, or set NBEDIT_HOME to another directory"
+                )
+            if version < SCHEMA_VERSION:
+                connection.execute("BEGIN IMMEDIATE")
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        connection.execute(statement)
+                connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                connection.execute("COMMIT")
+        except sqlite3.Error:
+            if connection.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    connection.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        with self._lock:
+            if self._connection is not None and self._connection_pid == os.getpid():
+                self._connection.close()
+            self._connection = None
+
+    def translate(self, error: sqlite3.Error) -> HistoryError:
+        if _is_damage(error):
+            return DamagedHistory(
+                f"the history database {self.path} is damaged: {error}; "
+                "nbedit can move it aside and start a new history (HistoryStore.open_or_recreate)",
+                database=self.path,
+            )
+        if _is_busy(error):
+            return HistoryError(
+                f"the history database {self.path} stayed locked by another process for "
+                f"{self.busy_timeout:.0f} s ({error}); retry"
+            )
+        return HistoryError(f"the history database {self.path} failed: {error}")
+
+    def retry(self, operation: Callable[[], _T]) -> _T:
+        deadline = time.monotonic() + self.busy_timeout
+        delay = 0.005
+        while True:
+            try:
+                return operation()
+            except sqlite3.Error as error:
+                if _is_busy(error) and not _is_damage(error) and time.monotonic() < deadline:
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.2)
+                    continue
+                raise self.translate(error) from None
+
+    def write(self, operation: Callable[[sqlite3.Connection], _T]) -> _T:
+        """Run ``operation`` in one write transaction, retried as a whole while the database is locked."""
+
+        def attempt() -> _T:
+            connection = self.connect()
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                result = operation(connection)
+                connection.execute("COMMIT")
+            except BaseException:
+                if connection.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        connection.execute("ROLLBACK")
+                raise
+            return result
+
+        with self._lock:
+            return self.retry(attempt)
+
+    def read(self, operation: Callable[[sqlite3.Connection], _T]) -> _T:
+        """Run ``operation`` on one consistent snapshot."""
+
+        def attempt() -> _T:
+            connection = self.connect()
+            connection.execute("BEGIN")
+            try:
+                return operation(connection)
+            finally:
+                if connection.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        connection.execute("COMMIT")
+
+        with self._lock:
+            return self.retry(attempt)
+
+    def execute_outside_transaction(self, statement: str) -> None:
+        with self._lock:
+            self.retry(lambda: self.connect().execute(statement).fetchall())

@@ -1,0 +1,460 @@
+"""The snapshot history: every applied change, with the bytes to undo or restore it.
+
+One SQLite database per nbedit home (``<home>/history.sqlite3``) holds the entries
+(which files a change touched, when, from where, how it matched) and the file
+versions themselves (``versions.py``: content-addressed keyframes and deltas, so the
+history grows with the size of the changes). SQLite gives what a pile of JSON
+files would not: an entry and its versions appear together or not at all, several
+kernels can write at once (``database.py``), and listing is an indexed query.
+
+The versions live inside the database rather than as loose blob files: one
+transaction then covers index and data, a crash cannot leave a row pointing at a
+missing file, and pruning cannot race a writer re-adding the same blob.
+
+Writing a change is two-phase. ``begin`` records the entry as "pending" (durable
+before any file is touched), the caller replaces the files, then ``commit`` marks
+it "applied" or ``abort`` forgets it. A crash in between leaves a pending entry
+whose writer process is gone; ``reconcile`` compares the files on disk with the
+entry's fingerprints and keeps or drops it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from nbedit.errors import HistoryError
+from nbedit.storage.database import DamagedHistory, Database, move_aside
+from nbedit.storage.records import (
+    ORIGINS,
+    Entry,
+    EntryDraft,
+    FileRecord,
+    FileSummary,
+    FileVersion,
+    PruneResult,
+    default_home,
+)
+from nbedit.storage.versions import (
+    LIVE_VERSIONS,
+    collect_unused,
+    previous_version,
+    rebase_orphans,
+    store_version,
+    verified_bytes,
+)
+
+__all__ = [
+    "DATABASE_NAME",
+    "DamagedHistory",
+    "Entry",
+    "EntryDraft",
+    "FileRecord",
+    "FileSummary",
+    "FileVersion",
+    "HistoryStore",
+    "PruneResult",
+    "default_home",
+    "format_id",
+]
+
+DATABASE_NAME = "history.sqlite3"
+_TOTAL_BYTES = "SELECT COALESCE(SUM(LENGTH(data)), 0) FROM versions"
+
+
+def format_id(seq: int) -> str:
+    """Entry ids: ``e`` and eight hex digits of a counter that is never reused; they sort by age."""
+    return f"e{seq:08x}"
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class HistoryStore:
+    """Entries and file versions under ``home``; safe to share between threads and processes."""
+
+    def __init__(self, home: Path | str, *, busy_timeout: float = 30.0) -> None:
+        self.home = Path(home).expanduser()
+        self.database = self.home / DATABASE_NAME
+        self.notice: str | None = None  # set by open_or_recreate when it moved a damaged database aside
+        self._database = Database(self.database, busy_timeout=busy_timeout)
+
+    @classmethod
+    def open_or_recreate(cls, home: Path | str, *, busy_timeout: float = 30.0) -> HistoryStore:
+        """Open the store; if the database is damaged, move it aside and start an empty one.
+
+        The returned store's ``notice`` then says what happened; show it to the user.
+        """
+        try:
+            return cls(home, busy_timeout=busy_timeout)
+        except DamagedHistory as damage:
+            moved = move_aside(damage.database)
+            store = cls(home, busy_timeout=busy_timeout)
+            store.notice = (
+                f"the nbedit history database was damaged ({damage.message.split(';')[0]}); "
+                f"it was moved to {moved} and a new, empty history was started"
+            )
+            return store
+
+    def close(self) -> None:
+        self._database.close()
+
+    def __enter__(self) -> HistoryStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- recording -------------------------------------------------------------------
+
+    def begin(self, draft: EntryDraft) -> str:
+        """Record ``draft`` as a pending entry, durable when this returns; return its id."""
+        if draft.origin not in ORIGINS:
+            raise HistoryError(f"unknown origin {draft.origin!r}; use one of {', '.join(ORIGINS)}")
+        if not draft.files:
+            raise HistoryError("a history entry needs at least one file")
+        for file in draft.files:
+            if file.before is None and file.after is None:
+                raise HistoryError(f"{file.path}: a file record needs before or after bytes")
+
+        def record(connection: sqlite3.Connection) -> int:
+            versions = [self._store_file(connection, file) for file in draft.files]
+            cursor = connection.execute(
+                "INSERT INTO entries (session, time, origin, execution_count, status, tiers, summary, undoes, pid)"
+                " VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?)",
+                (draft.session, time.time(), draft.origin, draft.execution_count, json.dumps(list(draft.tiers)),
+                 draft.summary, draft.undoes, os.getpid()),
+            )  # fmt: skip
+            seq = int(cursor.lastrowid or 0)
+            connection.executemany(
+                "INSERT INTO files (entry, position, path, new_path, added, removed, before_version, after_version)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (seq, position, file.path, file.new_path, file.added, file.removed, before, after)
+                    for position, (file, (before, after)) in enumerate(
+                        zip(draft.files, versions, strict=True)
+                    )
+                ],
+            )
+            return seq
+
+        return format_id(self._database.write(record))
+
+    @staticmethod
+    def _store_file(connection: sqlite3.Connection, file: FileRecord) -> tuple[int | None, int | None]:
+        before_id: int | None = None
+        after_id: int | None = None
+        if file.before is not None:
+            fingerprint = file.before_fingerprint or hashlib.sha256(file.before).hexdigest()
+            known = connection.execute(
+                "SELECT 1 FROM versions WHERE fingerprint = ?", (fingerprint,)
+            ).fetchone()
+            base = None if known else previous_version(connection, file.path, len(file.before))
+            before_id = store_version(connection, file.before, fingerprint, base)
+        if file.after is not None:
+            base = (before_id, file.before) if before_id is not None and file.before is not None else None
+            after_id = store_version(connection, file.after, file.after_fingerprint, base)
+        return before_id, after_id
+
+    def commit(self, entry_id: str) -> None:
+        """Mark an entry applied: its files were written."""
+
+        def mark(connection: sqlite3.Connection) -> None:
+            seq = self._resolve(connection, entry_id)
+            connection.execute("UPDATE entries SET status = 'applied' WHERE seq = ?", (seq,))
+
+        self._database.write(mark)
+
+    def abort(self, entry_id: str) -> None:
+        """Forget a pending entry (its files were not written) and the versions only it used."""
+
+        def forget(connection: sqlite3.Connection) -> None:
+            seq = self._resolve(connection, entry_id)
+            status = connection.execute("SELECT status FROM entries WHERE seq = ?", (seq,)).fetchone()[0]
+            if status != "pending":
+                raise HistoryError(f"entry {format_id(seq)} was already applied; it cannot be aborted")
+            candidates = {
+                version
+                for row in connection.execute(
+                    "SELECT before_version, after_version FROM files WHERE entry = ?", (seq,)
+                )
+                for version in row
+                if version is not None
+            }
+            connection.execute("DELETE FROM entries WHERE seq = ?", (seq,))
+            collect_unused(connection, candidates)
+
+        self._database.write(forget)
+
+    # -- crash recovery ----------------------------------------------------------------
+
+    def pending(self, *, include_live: bool = False) -> list[Entry]:
+        """Pending entries, oldest first; by default only those whose writer process is gone."""
+        rows = self._database.read(
+            lambda connection: connection.execute(
+                "SELECT seq, pid FROM entries WHERE status = 'pending' ORDER BY seq"
+            ).fetchall()
+        )
+        return [self.entry(format_id(seq)) for seq, pid in rows if include_live or not _process_alive(pid)]
+
+    def resolve(self, entry_id: str, *, applied: bool) -> None:
+        """Settle a pending entry after a crash: keep it (the files were written) or drop it."""
+        if applied:
+            self.commit(entry_id)
+        else:
+            self.abort(entry_id)
+
+    def reconcile(self, current_fingerprint: Callable[[str], str | None]) -> list[tuple[Entry, bool]]:
+        """Settle the pending entries of writers that died, by looking at the files now.
+
+        ``current_fingerprint(path)`` gives the fingerprint of the file at a recorded
+        path (None: no such file). An entry whose files all still hold their "before"
+        is dropped; any other is kept as applied, so a change cut short between two
+        renames stays visible and can be restored. Returns (entry, kept) pairs.
+        """
+        settled: list[tuple[Entry, bool]] = []
+        for entry in self.pending():
+            untouched = True
+            for path, new_path, before, after in self.file_fingerprints(entry.id):
+                if current_fingerprint(path) != before:
+                    untouched = False
+                elif (
+                    new_path not in (None, path)
+                    and after is not None
+                    and current_fingerprint(new_path) == after
+                ):
+                    untouched = False  # the moved copy was written, the old one not yet deleted
+            self.resolve(entry.id, applied=not untouched)
+            settled.append((entry, not untouched))
+        return settled
+
+    # -- reading -----------------------------------------------------------------------
+
+    def _resolve(self, connection: sqlite3.Connection, entry_id: str) -> int:
+        """Entry id, unique prefix of one (``e0000002``), or the counter without padding (``e2a``)."""
+        text = entry_id.strip().lower()
+        digits = text.removeprefix("e")
+        if not digits or any(character not in "0123456789abcdef" for character in digits):
+            raise HistoryError(f"{entry_id!r} is not a history entry id (ids look like e0000002a)")
+        if len(digits) < 8:
+            matches = [
+                row[0]
+                for row in connection.execute(
+                    "SELECT seq FROM entries WHERE printf('%08x', seq) LIKE ? ORDER BY seq LIMIT 6",
+                    (digits + "%",),
+                )
+            ]
+            if len(matches) > 1:
+                shown = ", ".join(format_id(seq) for seq in matches[:5])
+                raise HistoryError(
+                    f"history entry id {entry_id!r} is ambiguous ({shown}{', ...' if len(matches) > 5 else ''}); "
+                    "give more characters"
+                )
+            if matches:
+                return int(matches[0])
+        seq = int(digits, 16)
+        if connection.execute("SELECT 1 FROM entries WHERE seq = ?", (seq,)).fetchone() is None:
+            raise HistoryError(f"no history entry {entry_id!r}; list the history to see the entry ids")
+        return seq
+
+    def _entries(
+        self, connection: sqlite3.Connection, where: str, parameters: Sequence[object], limit: int | None
+    ) -> list[Entry]:
+        limit_clause = " LIMIT ?" if limit is not None else ""
+        rows = connection.execute(
+            "WITH chosen AS (SELECT seq, session, time, origin, execution_count, status, tiers, summary, undoes"
+            f" FROM entries {where} ORDER BY seq DESC{limit_clause})"
+            " SELECT chosen.*, f.path, f.new_path, f.added, f.removed FROM chosen"
+            " LEFT JOIN files AS f ON f.entry = chosen.seq ORDER BY chosen.seq DESC, f.position",
+            (*parameters, limit) if limit is not None else tuple(parameters),
+        ).fetchall()
+        result: list[Entry] = []
+        files: list[FileSummary] = []
+        for index, row in enumerate(rows):
+            if row[9] is not None:
+                files.append(FileSummary(row[9], row[10], row[11], row[12]))
+            if index + 1 == len(rows) or rows[index + 1][0] != row[0]:
+                seq, session, when, origin, count, status, tiers, summary, undoes = row[:9]
+                result.append(
+                    Entry(format_id(seq), session, when, origin, count, status, tuple(files),
+                          tuple(json.loads(tiers)), summary, undoes)
+                )  # fmt: skip
+                files = []
+        return result
+
+    def entries(
+        self, *, session: str | None = None, path: str | None = None, limit: int | None = None
+    ) -> list[Entry]:
+        """Entries, newest first; only one session's, and/or only those touching ``path`` (old or new name)."""
+        conditions: list[str] = []
+        parameters: list[object] = []
+        if session is not None:
+            conditions.append("session = ?")
+            parameters.append(session)
+        if path is not None:
+            conditions.append("seq IN (SELECT entry FROM files WHERE path = ? OR new_path = ?)")
+            parameters.extend((path, path))
+        where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
+        return self._database.read(lambda connection: self._entries(connection, where, parameters, limit))
+
+    def entry(self, entry_id: str) -> Entry:
+        """One entry by id or unique id prefix; ``HistoryError`` when there is none."""
+
+        def load(connection: sqlite3.Connection) -> Entry:
+            return self._entries(connection, "WHERE seq = ?", (self._resolve(connection, entry_id),), None)[0]
+
+        return self._database.read(load)
+
+    def latest(self, session: str) -> Entry | None:
+        """The newest applied entry of ``session``."""
+        found = self._database.read(
+            lambda connection: self._entries(
+                connection, "WHERE session = ? AND status = 'applied'", (session,), 1
+            )
+        )
+        return found[0] if found else None
+
+    def file_fingerprints(self, entry_id: str) -> list[tuple[str, str | None, str | None, str | None]]:
+        """(path, new_path, before fingerprint, after fingerprint) per file, without reading any bytes."""
+
+        def load(connection: sqlite3.Connection) -> list[tuple[str, str | None, str | None, str | None]]:
+            return connection.execute(
+                "SELECT f.path, f.new_path, b.fingerprint, a.fingerprint FROM files AS f"
+                " LEFT JOIN versions AS b ON b.id = f.before_version"
+                " LEFT JOIN versions AS a ON a.id = f.after_version WHERE f.entry = ? ORDER BY f.position",
+                (self._resolve(connection, entry_id),),
+            ).fetchall()
+
+        return self._database.read(load)
+
+    def file_versions(self, entry_id: str) -> list[FileVersion]:
+        """Full before/after bytes of every file of an entry, checked against their SHA-256."""
+
+        def load(connection: sqlite3.Connection) -> list[FileVersion]:
+            result = []
+            for path, new_path, before_id, after_id in connection.execute(
+                "SELECT path, new_path, before_version, after_version FROM files WHERE entry = ? ORDER BY position",
+                (self._resolve(connection, entry_id),),
+            ).fetchall():
+                before, before_fingerprint = (
+                    verified_bytes(connection, before_id) if before_id is not None else (None, None)
+                )
+                after, after_fingerprint = (
+                    verified_bytes(connection, after_id) if after_id is not None else (None, None)
+                )
+                result.append(
+                    FileVersion(path, new_path, before, after, before_fingerprint, after_fingerprint)
+                )
+            return result
+
+        return self._database.read(load)
+
+    # -- retention ---------------------------------------------------------------------
+
+    def stored_bytes(self) -> int:
+        """Bytes of stored version data (the database file adds a little overhead)."""
+        return int(self._database.read(lambda connection: connection.execute(_TOTAL_BYTES).fetchone()[0]))
+
+    def prune(
+        self, *, max_entries_per_file: int | None = None, max_total_bytes: int | None = None
+    ) -> PruneResult:
+        """Drop old applied entries and the versions only they used, without breaking a kept entry.
+
+        ``max_entries_per_file``: an entry is kept while it is among the newest N
+        entries of at least one of its files. ``max_total_bytes``: then the oldest
+        entries go until the stored version data fits. A kept delta whose base goes
+        away is first rebased onto its nearest kept ancestor, or stored whole.
+        Pending entries are never pruned.
+        """
+        if max_entries_per_file is not None and max_entries_per_file < 0:
+            raise HistoryError("max_entries_per_file must be 0 or more")
+
+        def prune(connection: sqlite3.Connection) -> PruneResult:
+            bytes_before = int(connection.execute(_TOTAL_BYTES).fetchone()[0])
+            versions_before = int(connection.execute("SELECT COUNT(*) FROM versions").fetchone()[0])
+            removed = 0
+            if max_entries_per_file is not None:
+                removed += self._delete_entries(
+                    connection, _beyond_per_file_limit(connection, max_entries_per_file)
+                )
+            if max_total_bytes is not None:
+                while int(connection.execute(_TOTAL_BYTES).fetchone()[0]) > max_total_bytes:
+                    doomed = _oldest_to_fit(connection, max_total_bytes)
+                    if not doomed:
+                        break
+                    removed += self._delete_entries(connection, doomed)
+            versions_after = int(connection.execute("SELECT COUNT(*) FROM versions").fetchone()[0])
+            bytes_after = int(connection.execute(_TOTAL_BYTES).fetchone()[0])
+            return PruneResult(removed, versions_before - versions_after, bytes_before, bytes_after)
+
+        result = self._database.write(prune)
+        self._database.execute_outside_transaction("PRAGMA incremental_vacuum")
+        return result
+
+    @staticmethod
+    def _delete_entries(connection: sqlite3.Connection, seqs: Sequence[int]) -> int:
+        if not seqs:
+            return 0
+        connection.executemany("DELETE FROM entries WHERE seq = ?", [(seq,) for seq in seqs])
+        rebase_orphans(connection)
+        connection.execute(LIVE_VERSIONS + "DELETE FROM versions WHERE id NOT IN (SELECT id FROM live)")
+        return len(seqs)
+
+    def integrity_check(self) -> list[str]:
+        """SQLite's ``PRAGMA integrity_check``: ``["ok"]`` when the database is sound."""
+        return self._database.read(
+            lambda connection: [row[0] for row in connection.execute("PRAGMA integrity_check")]
+        )
+
+
+def _beyond_per_file_limit(connection: sqlite3.Connection, limit: int) -> list[int]:
+    kept: set[int] = set()
+    every: set[int] = set()
+    counts: dict[str, int] = {}
+    for seq, path, new_path in connection.execute(
+        "SELECT e.seq, f.path, f.new_path FROM entries AS e JOIN files AS f ON f.entry = e.seq"
+        " WHERE e.status = 'applied' ORDER BY e.seq DESC"
+    ):
+        every.add(seq)
+        for name in {path, new_path or path}:
+            counts[name] = counts.get(name, 0) + 1
+            if counts[name] <= limit:
+                kept.add(seq)
+    return sorted(every - kept)
+
+
+def _oldest_to_fit(connection: sqlite3.Connection, limit: int) -> list[int]:
+    """The oldest applied entries to drop so the data fits ``limit``, counting each version
+    against the first entry that used it (an estimate: rebasing may add some back)."""
+    excess = int(connection.execute(_TOTAL_BYTES).fetchone()[0]) - limit
+    first_use: dict[int, int] = {}
+    for seq, version in connection.execute(
+        "SELECT entry, before_version FROM files WHERE before_version IS NOT NULL"
+        " UNION ALL SELECT entry, after_version FROM files WHERE after_version IS NOT NULL ORDER BY 1"
+    ):
+        first_use.setdefault(version, seq)
+    sizes = dict(connection.execute("SELECT id, LENGTH(data) FROM versions").fetchall())
+    owned: dict[int, int] = {}
+    for version, seq in first_use.items():
+        owned[seq] = owned.get(seq, 0) + int(sizes.get(version, 0))
+    doomed: list[int] = []
+    for (seq,) in connection.execute("SELECT seq FROM entries WHERE status = 'applied' ORDER BY seq"):
+        doomed.append(int(seq))
+        excess -= owned.get(seq, 0)
+        if excess <= 0:
+            break
+    return doomed

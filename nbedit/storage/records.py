@@ -1,0 +1,122 @@
+"""The values the history takes and gives: drafts in, entries and file versions out.
+
+They are plain frozen values so the workspace, the renderers and the widgets can
+pass them around without holding a database connection.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+__all__ = [
+    "ORIGINS",
+    "Entry",
+    "EntryDraft",
+    "FileRecord",
+    "FileSummary",
+    "FileVersion",
+    "Origin",
+    "PruneResult",
+    "Status",
+    "default_home",
+]
+
+Origin = Literal["magic", "api", "cli", "undo", "restore"]
+ORIGINS: tuple[str, ...] = ("magic", "api", "cli", "undo", "restore")
+Status = Literal["pending", "applied"]
+
+
+def default_home() -> Path:
+    """``$NBEDIT_HOME``, or ``~/.nbedit``: where the history and the lock files live."""
+    configured = os.environ.get("NBEDIT_HOME")
+    return Path(configured).expanduser() if configured else Path.home() / ".nbedit"
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """One file of a change as the caller saw it: bytes on both sides and their fingerprints.
+
+    Fingerprints are ``nbedit.engine.text.fingerprint`` (SHA-256 hex) of the bytes;
+    pass them when already computed so a big file is not hashed again (they are
+    trusted, so they must be right). ``before``/``after`` None: the file did not
+    exist before / does not exist after. ``new_path``: the file was moved there.
+    """
+
+    path: str
+    new_path: str | None
+    before: bytes | None
+    after: bytes | None
+    before_fingerprint: str | None = None
+    after_fingerprint: str | None = None
+    added: int = 0
+    removed: int = 0
+
+    @property
+    def target_path(self) -> str:
+        return self.new_path or self.path
+
+
+@dataclass(frozen=True, slots=True)
+class EntryDraft:
+    """An entry about to be written. ``origin`` is one of ``ORIGINS``; ``undoes`` names the entry undone."""
+
+    session: str
+    origin: str
+    execution_count: int | None
+    files: tuple[FileRecord, ...]
+    tiers: tuple[str, ...] = ()
+    summary: str = ""
+    undoes: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FileSummary:
+    path: str
+    new_path: str | None
+    added: int
+    removed: int
+
+    @property
+    def target_path(self) -> str:
+        return self.new_path or self.path
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    id: str
+    session: str
+    time: float  # seconds since the epoch, when the entry was begun
+    origin: str
+    execution_count: int | None
+    status: Status
+    files: tuple[FileSummary, ...]
+    tiers: tuple[str, ...]
+    summary: str
+    undoes: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FileVersion:
+    """Full bytes of one file of an entry; None where the file did not exist."""
+
+    path: str
+    new_path: str | None
+    before: bytes | None
+    after: bytes | None
+    before_fingerprint: str | None
+    after_fingerprint: str | None
+
+    @property
+    def target_path(self) -> str:
+        return self.new_path or self.path
+
+
+@dataclass(frozen=True, slots=True)
+class PruneResult:
+    entries_removed: int
+    versions_removed: int
+    bytes_before: int  # stored version data before and after pruning
+    bytes_after: int
