@@ -737,16 +737,45 @@ def _replacement_keeping_file_lines(index: FileIndex, hunk: Hunk, hit: _Hit, tie
             pieces.extend(file_segments[old_first:old_last])
         else:
             for n, line in enumerate(new_lines[new_first:new_last]):
-                # a changed line keeps the ending of the file line it replaces
                 ending = newline
+                adapted = adapt(line, new_first + n == 0)
                 if aligned and old_first + n < old_last:
-                    ending = newline_of(file_segments[old_first + n]) or newline
-                pieces.append(adapt(line, new_first + n == 0) + ending)
+                    # a changed line keeps the ending of the file line it replaces, and the
+                    # file's own characters wherever the edit left them alone
+                    file_line = file_segments[old_first + n]
+                    ending = newline_of(file_line) or newline
+                    adapted = _carry_over(adapt(old_lines[old_first + n], new_first + n == 0), strip_newline(file_line), adapted)
+                pieces.append(adapted + ending)
     if pieces and not new_has_final_newline:
         pieces[-1] = strip_newline(pieces[-1])
     elif pieces and not newline_of(pieces[-1]):
         pieces[-1] += newline
     return "".join(pieces)
+
+
+def _carry_over(old_line: str, file_line: str, new_line: str) -> str:
+    """``new_line`` with the file's characters where the edit kept old ones.
+
+    The old line matched the file line only after normalisation (curly quotes,
+    dashes, non-breaking spaces); a character the edit did not touch is copied
+    from the file, so those bytes survive in the changed line too.
+    """
+    if old_line == file_line:
+        return new_line
+    to_file: dict[int, int] = {}
+    aligner = difflib.SequenceMatcher(
+        None, old_line.translate(_UNICODE_TABLE), file_line.translate(_UNICODE_TABLE), autojunk=False
+    )
+    for first_old, first_file, size in aligner.get_matching_blocks():
+        for step in range(size):
+            to_file[first_old + step] = first_file + step
+    characters = list(new_line)
+    for first_old, first_new, size in difflib.SequenceMatcher(None, old_line, new_line, autojunk=False).get_matching_blocks():
+        for step in range(size):
+            position = to_file.get(first_old + step)
+            if position is not None:
+                characters[first_new + step] = file_line[position]
+    return "".join(characters)
 
 
 _CURLY = {"'": ("\u2018", "\u2019"), '"': ("\u201c", "\u201d")}

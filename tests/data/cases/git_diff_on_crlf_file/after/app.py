@@ -1,0 +1,4 @@
+def greet(name):
+    return 'hello ' + name
+
+print(greet('x'))

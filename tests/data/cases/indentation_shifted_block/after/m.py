@@ -1,0 +1,4 @@
+class Box:
+    def size(self):
+        # computed
+        return 2

@@ -1,0 +1,3 @@
+class Box:
+    def size(self):
+        return 1

@@ -1,0 +1,5 @@
+def greet(name):
+    """Say hello."""
+    return 'hi ' + name
+
+print(greet('x'))

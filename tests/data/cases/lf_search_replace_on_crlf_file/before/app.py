@@ -1,0 +1,4 @@
+def greet(name):
+    return 'hi ' + name
+
+print(greet('x'))

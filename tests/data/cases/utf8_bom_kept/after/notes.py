@@ -1,0 +1,2 @@
+﻿naïve = False
+résumé = 'x'

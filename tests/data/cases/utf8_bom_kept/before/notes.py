@@ -1,0 +1,2 @@
+﻿naïve = True
+résumé = 'x'
