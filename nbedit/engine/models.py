@@ -169,6 +169,7 @@ class FilePlan:
     hunks: tuple[LocatedHunk, ...] = ()
     new_path: str | None = None
     mode: int | None = None  # permission bits to give the written file
+    before_mode: int | None = None  # permission bits the file has now
     already_applied: bool = False
     notebook: bool = False
     display_before: str | None = None  # what previews diff (the cell view for notebooks)
@@ -181,7 +182,8 @@ class FilePlan:
 
     @property
     def changed(self) -> bool:
-        return self.before_bytes != self.after_bytes or self.new_path is not None
+        mode_changed = self.mode is not None and self.before_mode is not None and self.mode != self.before_mode
+        return self.before_bytes != self.after_bytes or self.new_path is not None or mode_changed
 
     @property
     def exact(self) -> bool:

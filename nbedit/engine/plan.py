@@ -216,7 +216,8 @@ def _file_plan(
     change: FileChange, source: FileSource, data: bytes, text: str, codec: Codec, edit: TextEdit
 ) -> FilePlan:
     after_bytes = data if edit.after == text else encode(edit.after, codec)
-    mode = change.new_mode if change.new_mode is not None else source.mode(change.path)
+    before_mode = source.mode(change.path)
+    mode = change.new_mode if change.new_mode is not None else before_mode
     return FilePlan(
         path=change.path,
         operation="update",
@@ -228,7 +229,8 @@ def _file_plan(
         hunks=edit.hunks,
         new_path=change.new_path if change.new_path != change.path else None,
         mode=mode,
-        already_applied=edit.already_applied,
+        before_mode=before_mode,
+        already_applied=edit.already_applied and mode == before_mode,
         notes=edit.notes,
     )
 
