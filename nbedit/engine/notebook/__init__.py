@@ -14,6 +14,7 @@ Pure code: bytes in, bytes out; nothing here reads or writes files.
 from __future__ import annotations
 
 from nbedit.engine.notebook.document import NotebookCell, NotebookDocument, NotebookEdit
+from nbedit.engine.notebook.planning import cell_view, plan_notebook, replan_notebook
 from nbedit.engine.notebook.view import MARKER_PREFIX, CellSpan, cell_label, cell_label_at_line, format_marker
 
 __all__ = [
@@ -24,5 +25,8 @@ __all__ = [
     "NotebookEdit",
     "cell_label",
     "cell_label_at_line",
+    "cell_view",
     "format_marker",
+    "plan_notebook",
+    "replan_notebook",
 ]

@@ -172,7 +172,11 @@ class NotebookDocument:
         return span.start, span.end
 
     def cell_at(self, offset: int) -> int | None:
-        """Index of the cell whose marker or body holds view offset ``offset``."""
+        """Index of the cell whose marker line or body holds view offset ``offset``.
+
+        An empty body has no characters, so its offset is the next marker's and
+        belongs to the next cell; ``body_cell`` is the question for edits.
+        """
         low, high = 0, len(self.marker_starts)
         while low < high:
             middle = (low + high) // 2
@@ -181,6 +185,24 @@ class NotebookDocument:
             else:
                 high = middle
         return low - 1 if low else None
+
+    def body_cell(self, start: int, end: int) -> int | None:
+        """Index of the cell whose body holds all of ``[start, end]`` (None: a marker is touched).
+
+        Bodies are separated by marker lines, so at most one cell qualifies; an
+        empty span at the end of a body belongs to that body, which is where the
+        view puts text inserted there.
+        """
+        low, high = 0, len(self.spans)
+        while low < high:
+            middle = (low + high) // 2
+            if self.spans[middle].start <= start:
+                low = middle + 1
+            else:
+                high = middle
+        if low == 0 or end > self.spans[low - 1].end:
+            return None
+        return low - 1
 
     def _valid_cells(self) -> str:
         if not self.cells:

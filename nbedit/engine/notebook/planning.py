@@ -1,0 +1,175 @@
+"""The planner's hook for ``.ipynb`` targets: hunks are matched on the cell view.
+
+Every dialect (old/new pairs, unified diffs, apply_patch, SEARCH/REPLACE) is
+located by the ordinary matcher against the notebook's cell view, so uniqueness,
+the normalised tiers and fuzzy matching behave exactly as for a text file; with a
+``CellSelector`` the search is limited to that cell's body. Then:
+
+* a hunk whose match lies inside one cell's body edits that cell and is labelled
+  with it (``LocatedHunk.cell``);
+* a hunk whose old text contains a marker line (``# %% nbedit``) is a structural
+  edit of the view (insert, delete, retype, reorder cells) and is labelled with
+  the cells it spans;
+* a hunk whose match covers a marker line although its old text has none (a
+  lenient tier stretched over a cell boundary) is refused, naming both cells:
+  guessing which cell was meant is exactly what we do not do.
+
+A replacement that ends where a cell's body ends keeps the body's closing newline,
+so text appended to a cell can never run into the next cell's marker.
+The ``FilePlan`` carries the cell views as ``before``/``after`` (and
+``display_before``/``display_after``) and the real notebook bytes as
+``before_bytes``/``after_bytes``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from nbedit.engine.models import FileChange, FilePlan, LocatedHunk
+from nbedit.engine.notebook.document import NotebookDocument
+from nbedit.engine.text import fingerprint
+from nbedit.errors import AmbiguousMatch, MatchError, NoMatch
+
+if TYPE_CHECKING:
+    from nbedit.engine.plan import PlanOptions
+
+__all__ = ["CLEARED_OUTPUTS_NOTE", "cell_view", "plan_notebook", "replan_notebook"]
+
+CLEARED_OUTPUTS_NOTE = "clear_outputs: edited code cells lose their outputs and execution count"
+_MARKER_TEXT = "# %% nbedit"
+
+
+def cell_view(data: bytes, path: str) -> str:
+    """The editable cell view of notebook bytes."""
+    return NotebookDocument.parse(data, path).view
+
+
+def plan_notebook(
+    path: str, data: bytes, change: FileChange, *, options: PlanOptions, mode: int | None = None
+) -> FilePlan:
+    """Plan an update of a notebook: match on the cell view, write minimal bytes."""
+    from nbedit.engine.plan import edit_text
+
+    document = NotebookDocument.parse(data, path)
+    region = document.cell_span(change.cell) if change.cell is not None else None
+    try:
+        text_edit = edit_text(document.view, change.hunks, options, path=path, region=region)
+    except (NoMatch, AmbiguousMatch) as error:
+        raise _with_cells(error, document) from None
+    located = tuple(_label(document, item, path) for item in text_edit.hunks)
+    after_view = _splice(document.view, located)
+    notes = list(text_edit.notes)
+    if options.clear_outputs:
+        notes.append(CLEARED_OUTPUTS_NOTE)
+    edit = document.edit(after_view, clear_outputs=options.clear_outputs)
+    notes.extend(edit.notes)
+    return FilePlan(
+        path=path,
+        operation="update",
+        before=document.view,
+        after=after_view,
+        before_bytes=data,
+        after_bytes=edit.data,
+        fingerprint=fingerprint(data),
+        hunks=located,
+        new_path=change.new_path if change.new_path != path else None,
+        mode=change.new_mode if change.new_mode is not None else mode,
+        already_applied=text_edit.already_applied,
+        notebook=True,
+        display_before=document.view,
+        display_after=after_view,
+        notes=tuple(notes),
+    )
+
+
+def replan_notebook(file_plan: FilePlan, kept: Sequence[LocatedHunk]) -> FilePlan:
+    """The same notebook plan with only ``kept`` hunks (the review widget's toggles)."""
+    assert file_plan.before_bytes is not None
+    document = NotebookDocument.parse(file_plan.before_bytes, file_plan.path)
+    after_view = _splice(document.view, kept)
+    edit = document.edit(after_view, clear_outputs=CLEARED_OUTPUTS_NOTE in file_plan.notes)
+    return replace(
+        file_plan,
+        after=after_view,
+        after_bytes=edit.data,
+        hunks=tuple(kept),
+        display_after=after_view,
+    )
+
+
+def _splice(view: str, located: Sequence[LocatedHunk]) -> str:
+    pieces: list[str] = []
+    cursor = 0
+    for item in sorted(located, key=lambda item: (item.match.start, item.match.end)):
+        pieces.append(view[cursor : item.match.start])
+        pieces.append(item.match.replacement)
+        cursor = item.match.end
+    pieces.append(view[cursor:])
+    return "".join(pieces)
+
+
+def _label(document: NotebookDocument, item: LocatedHunk, path: str) -> LocatedHunk:
+    match = item.match
+    if not document.cells:
+        return replace(item, cell="new cell")
+    inside = document.body_cell(match.start, match.end)
+    if inside is not None:
+        body_end = document.spans[inside].end
+        if match.end == body_end and match.replacement and not match.replacement.endswith("\n"):
+            # keep the body's closing newline so the next marker stays on its own line
+            item = replace(item, match=replace(match, replacement=match.replacement + "\n"))
+        return replace(item, cell=document.cells[inside].label)
+    first = document.cell_at(match.start)
+    last = document.cell_at(max(match.start, match.end - 1))
+    assert first is not None and last is not None
+    if _MARKER_TEXT in item.hunk.old:
+        if first == last:
+            return replace(item, cell=document.cells[first].label)
+        return replace(item, cell=f"{document.cells[first].label} to {document.cells[last].label}")
+    if first == last and match.start >= document.marker_starts[first] and match.end <= document.spans[first].start:
+        return replace(item, cell=f"{document.cells[first].label}, marker line")
+    named = document.cells[first].label if first == last else (
+        f"{document.cells[first].label} and {document.cells[last].label}"
+    )
+    raise MatchError(
+        f"{path}: the text to replace (line {match.line} of the cell view) runs across a cell marker "
+        f"({named}); edit one cell per hunk, or include the marker lines of the cell view in the old text "
+        "to change the cell structure; nothing was changed",
+        path=path,
+    )
+
+
+def _cell_of_line(document: NotebookDocument, line: int) -> str | None:
+    """Label of the cell holding 1-based view ``line``."""
+    view = document.view
+    offset = 0
+    for _ in range(line - 1):
+        offset = view.find("\n", offset) + 1
+        if offset == 0:
+            return None
+    index = document.cell_at(offset)
+    return document.cells[index].label if index is not None else None
+
+
+def _with_cells(error: NoMatch | AmbiguousMatch, document: NotebookDocument) -> NoMatch | AmbiguousMatch:
+    """The same error, with the cells of its candidates or locations named."""
+    if isinstance(error, NoMatch):
+        if not error.candidates:
+            return error
+        base = error.message.split("\nclosest candidates:")[0]
+        candidates = [
+            replace(candidate, cell=_cell_of_line(document, candidate.start_line)) for candidate in error.candidates
+        ]
+        return NoMatch(base, path=error.path, candidates=candidates)
+    base = error.message.split("\nmatches at")[0]
+    cells = []
+    for line, _ in error.locations:
+        label = _cell_of_line(document, line)
+        if label is not None and label not in cells:
+            cells.append(label)
+    if cells:
+        shown = "; ".join(cells[:10]) + (f" and {len(cells) - 10} more" if len(cells) > 10 else "")
+        base += f" (in {shown})"
+    return AmbiguousMatch(base, path=error.path, locations=error.locations, tier=error.tier)
