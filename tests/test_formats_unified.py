@@ -262,6 +262,18 @@ def test_git_new_and_deleted_empty_files() -> None:
     assert (deleted.path, deleted.operation, deleted.hunks) == ("gone", "delete", ())
 
 
+def test_mnemonic_prefixes_in_git_diffs() -> None:
+    text = (
+        "diff --git i/my file.txt w/my file.txt\n--- i/my file.txt\n+++ w/my file.txt\n@@ -1 +1 @@\n-a\n+b\n"
+    )
+    assert unified.parse(text).files[0].path == "my file.txt"
+    text = "diff --git i/e w/e\nnew file mode 100644\nindex 0000000..e69de29\n"
+    assert unified.parse(text).files[0].path == "e"
+    # Outside a git diff only a/ and b/ are prefixes.
+    text = "--- i/x\n+++ w/x\n@@ -1 +1 @@\n-a\n+b\n"
+    assert unified.parse(text).files[0].path == "w/x"
+
+
 def test_no_prefix_git_diff_keeps_names() -> None:
     text = (
         "diff --git src/f.py src/f.py\nindex 1..2 100644\n--- src/f.py\n+++ src/f.py\n@@ -1 +1 @@\n-a\n+b\n"
@@ -488,6 +500,18 @@ def test_real_git_diff_quoted_unicode_path(repo: Path) -> None:
     assert unified.parse(diff).files[0].path == name
 
 
+def test_real_git_diff_with_mnemonic_prefixes(repo: Path) -> None:
+    (repo / "f.txt").write_text("a\n")
+    commit_all(repo)
+    (repo / "f.txt").write_text("b\n")
+    (repo / "g.txt").write_text("new\n")
+    git(repo, "add", "g.txt")
+    diff = git(repo, "-c", "diff.mnemonicPrefix=true", "diff", "HEAD")
+    assert "--- c/f.txt" in diff
+    change = unified.parse(diff)
+    assert [(f.path, f.operation) for f in change.files] == [("f.txt", "update"), ("g.txt", "add")]
+
+
 def test_real_git_format_patch(repo: Path) -> None:
     (repo / "f.txt").write_text("a\nb\n")
     commit_all(repo)
@@ -541,10 +565,6 @@ def test_real_git_diff_applied_through_the_workspace_reproduces_git(repo: Path, 
     assert tree(before) == tree(repo)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="planner: FilePlan.changed ignores a mode-only change, so the Workspace skips the write",
-)
 def test_real_git_mode_change_applied_through_the_workspace(repo: Path) -> None:
     import nbedit
 

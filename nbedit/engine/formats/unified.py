@@ -50,6 +50,8 @@ _EXTENDED_HEADERS = (
     "dissimilarity index ",
     "index ",
 )
+# (old, new) prefix pairs git writes: the default, then diff.mnemonicPrefix's commit/index/worktree/object.
+_GIT_PREFIX_PAIRS = (("a/", "b/"), ("c/", "w/"), ("i/", "w/"), ("o/", "w/"), ("c/", "i/"), ("1/", "2/"))
 _GIT_ESCAPES = {
     "a": "\a",
     "b": "\b",
@@ -469,7 +471,8 @@ def _split_git_names(rest: str) -> tuple[str, str] | None:
     if len(rest) % 2 == 1:
         half = len(rest) // 2
         first, second = rest[:half], rest[half + 1 :]
-        if rest[half] == " " and _strip_prefix(first, "a/") == _strip_prefix(second, "b/"):
+        same = first == second or (first[1:2] == second[1:2] == "/" and first[2:] == second[2:])
+        if rest[half] == " " and same:
             return first, second
     if rest.count(" ") == 1:
         first, second = rest.split(" ")
@@ -477,26 +480,31 @@ def _split_git_names(rest: str) -> tuple[str, str] | None:
     return None
 
 
-def _strip_prefix(path: str, prefix: str) -> str:
-    return path[len(prefix) :] if path.startswith(prefix) else path
+def _strip_prefixes(old: str | None, new: str | None, *, git: bool) -> tuple[str | None, str | None]:
+    """Drop the a/ and b/ prefixes only when the diff uses them on every side that names a file.
 
-
-def _strip_prefixes(old: str | None, new: str | None) -> tuple[str | None, str | None]:
-    """Drop git's a/ and b/ only when the diff uses them on every side that names a file."""
-    old_ok = old is None or old == _DEV_NULL or old.startswith("a/")
-    new_ok = new is None or new == _DEV_NULL or new.startswith("b/")
+    Git diffs may also use diff.mnemonicPrefix pairs (c/ i/ w/ o/); ``git apply``
+    strips one component from any git diff, but a --no-prefix diff has none to
+    strip, so the pair must be recognisable on both sides.
+    """
     named = [path for path in (old, new) if path is not None and path != _DEV_NULL]
-    if old_ok and new_ok and named:
-        return (
-            old if old is None or old == _DEV_NULL else old[2:],
-            new if new is None or new == _DEV_NULL else new[2:],
-        )
+    if not named:
+        return old, new
+    pairs = _GIT_PREFIX_PAIRS if git else (("a/", "b/"),)
+    for old_prefix, new_prefix in pairs:
+        old_ok = old is None or old == _DEV_NULL or old.startswith(old_prefix)
+        new_ok = new is None or new == _DEV_NULL or new.startswith(new_prefix)
+        if old_ok and new_ok:
+            return (
+                old if old is None or old == _DEV_NULL else old[len(old_prefix) :],
+                new if new is None or new == _DEV_NULL else new[len(new_prefix) :],
+            )
     return old, new
 
 
 def _file_change(section: _Section) -> FileChange:
-    old, new = _strip_prefixes(section.old_path, section.new_path)
-    git_old, git_new = _strip_prefixes(section.git_old, section.git_new)
+    old, new = _strip_prefixes(section.old_path, section.new_path, git=section.git)
+    git_old, git_new = _strip_prefixes(section.git_old, section.git_new, git=section.git)
     hunks = tuple(section.hunks)
     created = section.created or old == _DEV_NULL
     deleted = section.deleted or new == _DEV_NULL
