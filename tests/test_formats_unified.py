@@ -88,6 +88,12 @@ def test_several_hunks_and_files_in_order() -> None:
     assert change.files[1].source_line == 11
 
 
+def test_blank_lines_between_hunks_of_one_file() -> None:
+    text = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+A\n\n\n@@ -9 +9 @@\n-b\n+B\n"
+    (file_change,) = unified.parse(text).files
+    assert [hunk.old for hunk in file_change.hunks] == ["a\n", "b\n"]
+
+
 def test_pure_insertion_start_line_is_the_line_before_which_new_lines_go() -> None:
     text = "--- a/f\n+++ b/f\n@@ -5,0 +6,2 @@\n+new 1\n+new 2\n"
     (hunk,) = unified.parse(text).files[0].hunks

@@ -251,6 +251,13 @@ class _Parser:
             if line.startswith("@@"):
                 section.hunks.append(self._hunk())
                 continue
+            if section.hunks and not line.strip():
+                following = self.index + 1
+                while following < len(lines) and not lines[following].strip():
+                    following += 1
+                if following < len(lines) and lines[following].startswith("@@"):
+                    self.index = following  # blank lines between two hunks of this file
+                    continue
             if line.startswith(("GIT binary patch", "Binary files ")):
                 raise self._binary()
             break
