@@ -15,7 +15,14 @@ from __future__ import annotations
 
 from nbedit.engine.notebook.document import NotebookCell, NotebookDocument, NotebookEdit
 from nbedit.engine.notebook.planning import cell_view, plan_notebook, replan_notebook
-from nbedit.engine.notebook.view import MARKER_PREFIX, CellSpan, cell_label, cell_label_at_line, format_marker
+from nbedit.engine.notebook.view import (
+    MARKER_PREFIX,
+    CellSpan,
+    cell_label,
+    cell_label_at_line,
+    format_marker,
+    render_cell,
+)
 
 __all__ = [
     "MARKER_PREFIX",
@@ -28,5 +35,6 @@ __all__ = [
     "cell_view",
     "format_marker",
     "plan_notebook",
+    "render_cell",
     "replan_notebook",
 ]

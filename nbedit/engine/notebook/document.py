@@ -336,7 +336,7 @@ class NotebookDocument:
             if raw.get("outputs") != []:
                 cell["outputs"] = []
                 replace.append("outputs")
-            if raw.get("execution_count") is not None:
+            if raw.get("execution_count", 0) is not None:
                 cell["execution_count"] = None
                 replace.append("execution_count")
         if any(key not in raw for key in replace):
@@ -357,7 +357,9 @@ class NotebookDocument:
             cell["outputs"] = []
         cell["cell_type"] = cell_type
         cell["source"] = source_value(source, before.source_as_list)
-        return CellWrite(cell, before.index, None, tuple(raw))
+        template = self._template(cell_type)
+        key_order = tuple(self.notebook["cells"][template.index]) if template is not None else ()
+        return CellWrite(cell, before.index, None, key_order + tuple(raw))
 
     def _validate(self, writes: Sequence[CellWrite]) -> list[str]:
         from nbformat.validator import get_validator

@@ -45,6 +45,7 @@ __all__ = [
     "cell_label_at_line",
     "format_marker",
     "parse_view",
+    "render_cell",
     "render_view",
 ]
 
@@ -99,6 +100,11 @@ def _escape(source: str) -> str:
     if _MARKER_START not in source:
         return source
     return _NEEDS_ESCAPE.sub(r"\\\1", source)
+
+
+def render_cell(index: int | None, cell_type: str, source: str, cell_id: str | None = None) -> str:
+    """One cell as the view shows it: marker line plus escaped body (``index`` None: a new cell)."""
+    return format_marker(index, cell_type, cell_id) + "\n" + (_escape(source) + "\n" if source else "")
 
 
 def render_view(
