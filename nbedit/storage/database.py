@@ -70,7 +70,7 @@ CREATE TABLE IF NOT EXISTS files (
     before_version INTEGER REFERENCES versions(id),
     after_version INTEGER REFERENCES versions(id),
     PRIMARY KEY (entry, position)
-);
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS files_path ON files(path);
 CREATE INDEX IF NOT EXISTS files_new_path ON files(new_path);
 CREATE INDEX IF NOT EXISTS files_before ON files(before_version);

@@ -1,0 +1,489 @@
+"""The snapshot history: round trips, deltas and keyframes, pruning, crashes, corruption, concurrency."""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from nbedit.errors import HistoryError
+from nbedit.storage.database import DamagedHistory
+from nbedit.storage.history import HistoryStore
+from nbedit.storage.records import EntryDraft, FileRecord, default_home
+from nbedit.storage.versions import MAX_CHAIN_DEPTH
+
+context = multiprocessing.get_context("fork")
+
+
+def sha(data: bytes | None) -> str | None:
+    return hashlib.sha256(data).hexdigest() if data is not None else None
+
+
+def record(
+    store: HistoryStore,
+    path: str,
+    before: bytes | None,
+    after: bytes | None,
+    *,
+    session: str = "s1",
+    new_path: str | None = None,
+    commit: bool = True,
+    origin: str = "api",
+) -> str:
+    file = FileRecord(path, new_path, before, after, sha(before), sha(after), 1, 1)
+    entry_id = store.begin(EntryDraft(session, origin, 3, (file,), ("exact",), f"edit {path}"))
+    if commit:
+        store.commit(entry_id)
+    return entry_id
+
+
+def numbered_lines(count: int, seed: int = 0) -> list[bytes]:
+    rng = random.Random(seed)
+    words = [b"alpha", b"beta", b"gamma", b"delta", b"value", b"result", b"index", b"compute", b"self"]
+    return [
+        b"    %s_%d = %s(%d, %s)\n"
+        % (rng.choice(words), i, rng.choice(words), rng.randrange(10**6), rng.choice(words))
+        for i in range(count)
+    ]
+
+
+def raw(store: HistoryStore) -> sqlite3.Connection:
+    return sqlite3.connect(store.database)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> HistoryStore:
+    with HistoryStore(tmp_path / "home") as opened:
+        yield opened
+
+
+def test_round_trip_of_every_kind_of_file_change(store: HistoryStore) -> None:
+    updated = record(store, "a.py", b"x = 1\n", b"x = 2\n")
+    added = record(store, "new.py", None, b"print('hi')\n")
+    deleted = record(store, "old.py", b"bye\n", None)
+    moved = record(store, "from.py", b"moved\n", b"moved and changed\n", new_path="pkg/to.py")
+    versions = {entry_id: store.file_versions(entry_id)[0] for entry_id in (updated, added, deleted, moved)}
+    assert (versions[updated].before, versions[updated].after) == (b"x = 1\n", b"x = 2\n")
+    assert (versions[added].before, versions[added].after) == (None, b"print('hi')\n")
+    assert (versions[deleted].before, versions[deleted].after) == (b"bye\n", None)
+    assert versions[moved].target_path == "pkg/to.py"
+    assert versions[moved].after == b"moved and changed\n"
+    assert versions[updated].after_fingerprint == sha(b"x = 2\n")
+    assert versions[added].before_fingerprint is None
+    entry = store.entry(moved)
+    assert entry.status == "applied"
+    assert (entry.session, entry.origin, entry.execution_count, entry.tiers) == ("s1", "api", 3, ("exact",))
+    assert entry.files[0].path == "from.py" and entry.files[0].new_path == "pkg/to.py"
+
+
+def test_entries_are_newest_first_and_filterable(store: HistoryStore) -> None:
+    ids = [record(store, f"f{i % 3}.py", b"%d" % i, b"%d" % (i + 1), session=f"s{i % 2}") for i in range(12)]
+    assert [entry.id for entry in store.entries()] == ids[::-1]
+    assert ids == sorted(ids)
+    assert [entry.id for entry in store.entries(session="s0")] == ids[::2][::-1]
+    assert [entry.id for entry in store.entries(path="f1.py")] == ids[1::3][::-1]
+    assert [entry.id for entry in store.entries(limit=2)] == ids[:-3:-1]
+    moved = record(store, "f1.py", b"a", b"a", new_path="g.py")
+    assert store.entries(path="g.py")[0].id == moved
+    assert store.entries(path="f1.py")[0].id == moved
+    assert store.latest("s1").id == moved
+    assert store.latest("nobody") is None
+
+
+def test_latest_skips_pending_entries(store: HistoryStore) -> None:
+    applied = record(store, "a", b"1", b"2")
+    record(store, "a", b"2", b"3", commit=False)
+    assert store.latest("s1").id == applied
+
+
+def test_entry_ids_accept_prefixes_and_short_forms(store: HistoryStore) -> None:
+    ids = [record(store, "a", b"%d" % i, b"%d" % (i + 1)) for i in range(16)]
+    assert ids[0] == "e00000001" and ids[-1] == "e00000010"
+    last = ids[-1]
+    assert store.entry(last.upper()).id == last
+    assert store.entry(" " + last + " ").id == last
+    assert store.entry("e0000001").id == last  # unique prefix
+    assert store.entry("00000010").id == last  # without the letter
+    assert store.entry("e10").id == last  # the counter without padding
+    assert store.entry("e2").id == ids[1]
+    with pytest.raises(HistoryError, match="ambiguous"):
+        store.entry("e0000000")
+    with pytest.raises(HistoryError, match="no history entry"):
+        store.entry("e7fffffff")
+    with pytest.raises(HistoryError, match="not a history entry id"):
+        store.entry("nonsense!")
+    with pytest.raises(HistoryError, match="not a history entry id"):
+        store.file_versions("")
+
+
+def test_identical_content_is_stored_once(store: HistoryStore) -> None:
+    content = b"".join(numbered_lines(2000))
+    record(store, "a.py", None, content)
+    size = store.stored_bytes()
+    record(store, "copy.py", None, content)
+    record(store, "a.py", content, content, new_path="b.py")
+    assert store.stored_bytes() == size
+
+
+def test_one_line_edits_store_only_the_change(store: HistoryStore) -> None:
+    lines = numbered_lines(200_000, seed=1)  # about 7 MB
+    current = b"".join(lines)
+    record(store, "big.py", None, current)
+    first = store.stored_bytes()
+    rng = random.Random(2)
+    for step in range(20):
+        lines[rng.randrange(len(lines))] = b"    changed = %d\n" % step
+        new = b"".join(lines)
+        record(store, "big.py", current, new)
+        current = new
+    assert store.stored_bytes() - first < 20 * 200
+
+
+@pytest.mark.slow
+def test_hundred_edits_of_a_ten_megabyte_file_add_less_than_five_megabytes(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    lines = numbered_lines(290_000, seed=3)
+    current = b"".join(lines)
+    assert len(current) > 10_000_000
+    rng = random.Random(4)
+    snapshots = [current]
+    with HistoryStore(home) as store:
+        record(store, "big.py", None, current)  # the file is known from here on
+
+    def on_disk() -> int:
+        return sum(path.stat().st_size for path in home.iterdir() if path.is_file())
+
+    known = on_disk()
+    with HistoryStore(home) as store:
+        ids = []
+        for step in range(100):
+            lines[rng.randrange(len(lines))] = b"    edited_line = %d\n" % step
+            new = b"".join(lines)
+            ids.append(record(store, "big.py", current, new))
+            current = new
+            snapshots.append(current)
+        for index in (0, 49, 99):
+            version = store.file_versions(ids[index])[0]
+            assert version.before == snapshots[index]
+            assert version.after == snapshots[index + 1]
+    assert on_disk() - known < 5_000_000
+
+
+@pytest.mark.slow
+def test_long_chains_get_keyframes_and_every_version_restores(store: HistoryStore) -> None:
+    lines = numbered_lines(300, seed=5)
+    current = b"".join(lines)
+    history = [current]
+    ids = []
+    rng = random.Random(6)
+    for step in range(2 * MAX_CHAIN_DEPTH + 10):
+        index = rng.randrange(len(lines))
+        if step % 7 == 0:
+            lines.insert(index, b"inserted %d\n" % step)
+        elif step % 11 == 0:
+            del lines[index]
+        else:
+            lines[index] = b"replaced %d\n" % step
+        new = b"".join(lines)
+        ids.append(record(store, "f.py", current, new))
+        current = new
+        history.append(current)
+    with raw(store) as connection:
+        depths = [row[0] for row in connection.execute("SELECT depth FROM versions")]
+        keyframes = connection.execute("SELECT COUNT(*) FROM versions WHERE base IS NULL").fetchone()[0]
+    assert max(depths) <= MAX_CHAIN_DEPTH
+    assert keyframes >= 3
+    for index, entry_id in enumerate(ids):
+        version = store.file_versions(entry_id)[0]
+        assert version.before == history[index]
+        assert version.after == history[index + 1]
+
+
+def test_a_rewrite_is_stored_whole(store: HistoryStore) -> None:
+    first = b"".join(numbered_lines(500, seed=7))
+    second = b"".join(numbered_lines(500, seed=8))
+    entry_id = record(store, "f.py", first, second)
+    with raw(store) as connection:
+        bases = [row[0] for row in connection.execute("SELECT base FROM versions")]
+    assert bases == [None, None]
+    assert store.file_versions(entry_id)[0].after == second
+
+
+def test_changes_made_outside_nbedit_are_stored_as_deltas(store: HistoryStore) -> None:
+    lines = numbered_lines(20_000, seed=9)
+    original = b"".join(lines)
+    record(store, "f.py", None, original)
+    size = store.stored_bytes()
+    lines[10] = b"edited in another editor\n"
+    outside = b"".join(lines)
+    lines[20] = b"edited by nbedit\n"
+    entry_id = record(store, "f.py", outside, b"".join(lines))
+    assert store.stored_bytes() - size < 500
+    assert store.file_versions(entry_id)[0].before == outside
+
+
+def test_abort_forgets_the_entry_and_its_versions(store: HistoryStore) -> None:
+    kept = record(store, "a.py", b"one\n" * 100, b"two\n" * 100)
+    size = store.stored_bytes()
+    pending = record(store, "a.py", b"two\n" * 100, b"three\n" * 300, commit=False)
+    assert store.entry(pending).status == "pending"
+    assert store.stored_bytes() > size
+    store.abort(pending)
+    assert store.stored_bytes() == size
+    assert [entry.id for entry in store.entries()] == [kept]
+    with pytest.raises(HistoryError, match="already applied"):
+        store.abort(kept)
+    with pytest.raises(HistoryError, match="no history entry"):
+        store.commit(pending)
+
+
+def begin_and_die(home: Path, path: str, before: bytes, after: bytes) -> None:
+    store = HistoryStore(home)
+    record(store, path, before, after, commit=False)
+    os._exit(0)  # a crash: no commit, no cleanup
+
+
+def test_pending_entries_of_dead_writers_are_reconciled(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    files = {"written.py": b"new\n", "untouched.py": b"old\n"}
+    for path in files:
+        child = context.Process(target=begin_and_die, args=(home, path, b"old\n", b"new\n"))
+        child.start()
+        child.join(30)
+    with HistoryStore(home) as store:
+        mine = record(store, "mine.py", b"1", b"2", commit=False)  # a live writer's entry is left alone
+        assert len(store.pending()) == 2
+        assert [entry.id for entry in store.pending(include_live=True)][-1] == mine
+        settled = store.reconcile(lambda path: sha(files.get(path)))
+        assert sorted((entry.files[0].path, kept) for entry, kept in settled) == [
+            ("untouched.py", False),
+            ("written.py", True),
+        ]
+        assert store.pending() == []
+        assert {(entry.files[0].path, entry.status) for entry in store.entries()} == {
+            ("written.py", "applied"),
+            ("mine.py", "pending"),
+        }
+
+
+def test_prune_per_file_keeps_the_newest_entries_restorable(store: HistoryStore) -> None:
+    lines = numbered_lines(2000, seed=10)
+    contents = [b"".join(lines)]
+    ids = []
+    for step in range(30):
+        lines[step * 37 % len(lines)] = b"step %d\n" % step
+        contents.append(b"".join(lines))
+        ids.append(record(store, "f.py", contents[-2], contents[-1]))
+    other = record(store, "other.py", b"a\n", b"b\n")
+    pending = record(store, "f.py", contents[-1], b"pending\n", commit=False)
+    result = store.prune(max_entries_per_file=5)
+    assert result.entries_removed == 25
+    assert [entry.id for entry in store.entries()] == [pending, other, *ids[:-6:-1]]
+    for index in range(25, 30):
+        version = store.file_versions(ids[index])[0]
+        assert (version.before, version.after) == (contents[index], contents[index + 1])
+    assert store.file_versions(pending)[0].after == b"pending\n"
+    assert store.integrity_check() == ["ok"]
+    with raw(store) as connection:
+        assert connection.execute("PRAGMA foreign_key_check").fetchall() == []
+
+
+def test_prune_rebases_deltas_whose_base_goes_away(store: HistoryStore) -> None:
+    lines = numbered_lines(3000, seed=11)
+    contents = [b"".join(lines)]
+    ids = []
+    for step in range(12):
+        lines[step * 101 % len(lines)] = b"step %d\n" % step
+        contents.append(b"".join(lines))
+        files = [FileRecord("f.py", None, contents[-2], contents[-1], sha(contents[-2]), sha(contents[-1]))]
+        if step == 0:  # the first entry also touches g.py, so the per-file limit keeps it
+            files.append(FileRecord("g.py", None, None, b"g\n"))
+        ids.append(store.begin(EntryDraft("s", "api", None, tuple(files))))
+        store.commit(ids[-1])
+    # Entries 1..10 go; entry 11's "before" was a delta on entry 10's, so it must be
+    # rebased onto the nearest kept ancestor: entry 0's "after".
+    store.prune(max_entries_per_file=1)
+    assert [entry.id for entry in store.entries()] == [ids[11], ids[0]]
+    with raw(store) as connection:
+        rows = connection.execute("SELECT fingerprint, base FROM versions").fetchall()
+        assert len(rows) == 5  # f.py: contents 0, 1, 11, 12; g.py
+        ids_by_fingerprint = dict(connection.execute("SELECT fingerprint, id FROM versions").fetchall())
+        bases = dict(rows)
+    assert bases[sha(contents[11])] == ids_by_fingerprint[sha(contents[1])]
+    assert store.file_versions(ids[11])[0].before == contents[11]
+    assert store.file_versions(ids[11])[0].after == contents[12]
+    assert store.file_versions(ids[0])[0].after == contents[1]
+    assert store.integrity_check() == ["ok"]
+    # Now the byte budget drops entry 0 too: entry 11 has no kept ancestor and is stored whole.
+    store.prune(max_total_bytes=store.stored_bytes() - 1)
+    assert [entry.id for entry in store.entries()] == [ids[11]]
+    version = store.file_versions(ids[11])[0]
+    assert (version.before, version.after) == (contents[11], contents[12])
+    with raw(store) as connection:
+        assert connection.execute("SELECT COUNT(*), COUNT(base) FROM versions").fetchone() == (2, 1)
+        assert connection.execute("PRAGMA foreign_key_check").fetchall() == []
+    assert store.integrity_check() == ["ok"]
+
+
+def test_prune_to_a_byte_budget(store: HistoryStore) -> None:
+    ids = []
+    for step in range(20):
+        ids.append(record(store, f"f{step}.py", None, os.urandom(5000)))
+    assert store.stored_bytes() == 100_000  # random bytes do not compress
+    result = store.prune(max_total_bytes=30_000)
+    assert result.bytes_after <= 30_000 < result.bytes_before
+    remaining = [entry.id for entry in store.entries()]
+    assert remaining == ids[: -len(remaining) - 1 : -1]  # the newest ones survive
+    assert 4 <= len(remaining) <= 6
+    for entry_id in remaining:
+        assert len(store.file_versions(entry_id)[0].after) == 5000
+    assert store.prune(max_total_bytes=0).bytes_after == 0
+    assert store.entries() == []
+
+
+def test_a_damaged_version_is_refused_not_returned(store: HistoryStore) -> None:
+    entry_id = record(store, "f.py", b"before\n" * 50, b"after\n" * 50)
+    with raw(store) as connection:
+        connection.execute("UPDATE versions SET data = ?, compressed = 0 WHERE base IS NULL", (b"x" * 350,))
+        connection.commit()
+    with pytest.raises(HistoryError, match="checksum|inconsistent"):
+        store.file_versions(entry_id)
+
+
+def test_wrong_fingerprint_for_known_content_is_refused(store: HistoryStore) -> None:
+    record(store, "f.py", None, b"abc")
+    bad = FileRecord("g.py", None, None, b"abcd", None, sha(b"abc"))
+    with pytest.raises(HistoryError, match="SHA-256"):
+        store.begin(EntryDraft("s", "api", None, (bad,)))
+
+
+def test_bad_drafts_are_refused(store: HistoryStore) -> None:
+    with pytest.raises(HistoryError, match="origin"):
+        store.begin(EntryDraft("s", "telepathy", None, (FileRecord("a", None, b"", b"x"),)))
+    with pytest.raises(HistoryError, match="at least one file"):
+        store.begin(EntryDraft("s", "api", None, ()))
+    with pytest.raises(HistoryError, match="before or after"):
+        store.begin(EntryDraft("s", "api", None, (FileRecord("a", None, None, None),)))
+    assert store.entries() == []
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda path: path.write_bytes(os.urandom(8192)), id="random-bytes"),
+        pytest.param(lambda path: path.write_text("just some text, not a database\n" * 100), id="text"),
+        pytest.param(lambda path: path.write_bytes(path.read_bytes()[:100]), id="truncated-header"),
+    ],
+)
+def test_damaged_database_raises_history_error_and_can_be_recreated(tmp_path: Path, damage) -> None:  # type: ignore[no-untyped-def]
+    home = tmp_path / "home"
+    with HistoryStore(home) as store:
+        record(store, "a.py", b"1", b"2")
+    damage(home / "history.sqlite3")
+    with pytest.raises(DamagedHistory) as raised:
+        HistoryStore(home).entries()
+    assert isinstance(raised.value, HistoryError)
+    assert "open_or_recreate" in str(raised.value)
+    store = HistoryStore.open_or_recreate(home)
+    assert store.notice is not None and "moved to" in store.notice
+    assert store.entries() == []
+    record(store, "a.py", b"2", b"3")
+    assert len(store.entries()) == 1
+    assert len(list(home.glob("history.sqlite3.corrupt-*"))) == 1
+    store.close()
+    assert HistoryStore.open_or_recreate(home).notice is None
+
+
+def test_damage_inside_the_file_surfaces_as_history_error(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with HistoryStore(home) as store:
+        for step in range(50):
+            record(store, f"f{step}.py", None, os.urandom(3000))
+    database = home / "history.sqlite3"
+    data = bytearray(database.read_bytes())
+    page_size = int.from_bytes(data[16:18], "big")
+    for page in range(2, len(data) // page_size):
+        data[page * page_size : page * page_size + 64] = os.urandom(64)
+    database.write_bytes(bytes(data))
+    store = HistoryStore.open_or_recreate(home)
+    try:
+        store.entries()
+        for entry in store.entries()[:5]:
+            store.file_versions(entry.id)
+    except HistoryError:
+        pass  # any error at all must be a HistoryError; pytest reports anything else
+
+
+def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    HistoryStore(home).close()
+    with sqlite3.connect(home / "history.sqlite3") as connection:
+        connection.execute("PRAGMA user_version = 99")
+    with pytest.raises(HistoryError, match="newer nbedit"):
+        HistoryStore(home)
+
+
+def test_home_that_cannot_be_created_is_a_history_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(HistoryError, match="NBEDIT_HOME"):
+        HistoryStore(tmp_path / "file" / "home")
+
+
+def test_default_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("NBEDIT_HOME", str(tmp_path / "custom"))
+    assert default_home() == tmp_path / "custom"
+    monkeypatch.delenv("NBEDIT_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert default_home() == tmp_path / ".nbedit"
+
+
+def write_entries(home: Path, worker: int, count: int) -> None:
+    store = HistoryStore(home)
+    content = b"worker %d\n" % worker
+    for step in range(count):
+        new = content + b"step %d\n" % step
+        record(store, f"w{worker}.txt", content, new, session=f"worker-{worker}")
+        content = new
+    store.close()
+
+
+@pytest.mark.slow
+def test_concurrent_writers_from_several_processes(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    HistoryStore(home).close()
+    workers = [context.Process(target=write_entries, args=(home, worker, 50)) for worker in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(120)
+        assert worker.exitcode == 0
+    with HistoryStore(home) as store:
+        entries = store.entries()
+        assert len(entries) == 200
+        assert len({entry.id for entry in entries}) == 200
+        assert all(entry.status == "applied" for entry in entries)
+        for worker in range(4):
+            mine = store.entries(session=f"worker-{worker}")
+            assert len(mine) == 50
+            assert store.file_versions(mine[0].id)[0].after.endswith(b"step 49\n")
+        assert store.integrity_check() == ["ok"]
+
+
+def use_after_fork(store: HistoryStore, queue) -> None:  # type: ignore[no-untyped-def]
+    record(store, "child.py", b"a", b"b", session="child")
+    queue.put([entry.files[0].path for entry in store.entries()])
+
+
+def test_store_opened_before_fork_works_in_the_child(store: HistoryStore) -> None:
+    record(store, "parent.py", b"a", b"b")
+    queue = context.Queue()
+    child = context.Process(target=use_after_fork, args=(store, queue))
+    child.start()
+    assert queue.get(timeout=30) == ["child.py", "parent.py"]
+    child.join(30)
+    assert [entry.files[0].path for entry in store.entries()] == ["child.py", "parent.py"]
