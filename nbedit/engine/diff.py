@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nbedit.engine.models import FilePlan, Plan
-from nbedit.engine.text import split_lines
+from nbedit.engine.text import line_starts, split_lines
 
 __all__ = ["CONTEXT", "DiffBlock", "file_blocks", "file_diff", "line_stats", "plan_diff"]
 
@@ -40,10 +40,8 @@ def file_blocks(file_plan: FilePlan, context: int = CONTEXT) -> list[DiffBlock]:
     before, _ = _texts(file_plan)
     if before is None or not file_plan.hunks:
         return []
-    lines = split_lines(before)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
+    starts = line_starts(before)
+    lines = _Lines(before, starts)
     # per located hunk: the full-line span it touches and what those lines become
     changes = []
     for hunk_index, located in sorted(enumerate(file_plan.hunks), key=lambda pair: pair[1].match.start):
@@ -71,6 +69,21 @@ def file_blocks(file_plan: FilePlan, context: int = CONTEXT) -> list[DiffBlock]:
     return blocks
 
 
+class _Lines:
+    """Lines of a text by slicing on demand: a big file is never split whole."""
+
+    def __init__(self, text: str, starts: list[int]) -> None:
+        self.text, self.starts = text, starts
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+    def __getitem__(self, window: slice) -> list[str]:
+        first, last, _ = window.indices(len(self))
+        starts, text = self.starts, self.text
+        return [text[starts[n] : starts[n + 1]] for n in range(first, last)]
+
+
 def _line_at(starts: list[int], offset: int) -> int:
     from bisect import bisect_right
 
@@ -78,7 +91,7 @@ def _line_at(starts: list[int], offset: int) -> int:
 
 
 def _block(
-    lines: list[str], group: list[tuple[int, int, list[str], int]], context: int, previous: list[DiffBlock]
+    lines: _Lines, group: list[tuple[int, int, list[str], int]], context: int, previous: list[DiffBlock]
 ) -> DiffBlock:
     first = max(0, group[0][0] - context)
     last = min(len(lines), group[-1][1] + context)
@@ -88,7 +101,7 @@ def _block(
         new.extend(replacement)
         following = group[number + 1][0] if number + 1 < len(group) else last
         new.extend(lines[stop:following])
-    delta = sum(len(b.new_lines) - len(b.old_lines) for b in previous)
+    delta = (previous[-1].new_start - previous[-1].old_start + len(previous[-1].new_lines) - len(previous[-1].old_lines)) if previous else 0
     return DiffBlock(first, first + delta, tuple(old), tuple(new), tuple(item[3] for item in group))
 
 

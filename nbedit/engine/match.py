@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz, process
 
 from nbedit.engine.models import Hunk, Match, Tier
-from nbedit.engine.text import dominant_newline, newline_of, split_lines, strip_newline
+from nbedit.engine.text import dominant_newline, line_starts, newline_of, split_lines, strip_newline
 from nbedit.errors import AmbiguousMatch, Candidate, NoMatch
 
 __all__ = ["DEFAULT_THRESHOLD", "FileIndex", "MatchOptions", "locate", "new_text_present"]
@@ -126,6 +126,7 @@ class FileIndex:
     _starts: list[int] | None = None
     _lines: list[str] | None = None
     _normalised: dict[Tier, str] = field(default_factory=dict)
+    _normalised_starts: dict[str, list[int]] = field(default_factory=dict)
     _fuzzy_lines: list[str] | None = None
     _line_positions: dict[str, list[int]] | None = None
 
@@ -133,12 +134,7 @@ class FileIndex:
     def starts(self) -> list[int]:
         """Offset of each line start, plus one entry for the end of the text."""
         if self._starts is None:
-            starts = [0]
-            total = 0
-            for line in self.lines:
-                total += len(line)
-                starts.append(total)
-            self._starts = starts
+            self._starts = line_starts(self.text)
         return self._starts
 
     @property
@@ -147,13 +143,31 @@ class FileIndex:
             self._lines = split_lines(self.text)
         return self._lines
 
+    def line(self, number: int) -> str:
+        """One line with its ending, without splitting the whole text."""
+        starts = self.starts
+        return self.text[starts[number] : starts[number + 1]]
+
+    def line_range(self, first: int, count: int) -> list[str]:
+        starts = self.starts
+        return [self.text[starts[n] : starts[n + 1]] for n in range(first, min(first + count, len(starts) - 1))]
+
     @property
     def line_count(self) -> int:
-        return len(self.lines)
+        return len(self.starts) - 1
 
     def line_of(self, offset: int) -> int:
         """0-based line index containing a character offset."""
         return max(0, bisect_right(self.starts, offset) - 1)
+
+    def normalised_starts(self, tier: Tier) -> list[int]:
+        """Line starts in the tier's normalised text (same line count as the original)."""
+        if tier is Tier.EXACT:
+            return self.starts
+        key = f"starts-{tier.value}"
+        if key not in self._normalised_starts:
+            self._normalised_starts[key] = line_starts(self.normalised(tier))
+        return self._normalised_starts[key]
 
     def normalised(self, tier: Tier) -> str:
         if tier not in self._normalised:
@@ -213,7 +227,7 @@ def locate(
 
     tiers: Sequence[Tier] = (Tier.EXACT,) if options.exact else (Tier.EXACT, *_NORMALISED_TIERS)
     for tier in tiers:
-        hits = _find(index, hunk, tier, low, high)
+        hits = _find(index, hunk, tier, low, high, near_line)
         if hunk.at_end:
             hits = [hit for hit in hits if _ends_file(index, hit)]
         if not hits:
@@ -258,57 +272,74 @@ def _old_line_count(old: str) -> int:
     return old.count("\n") + (0 if old.endswith("\n") else 1)
 
 
-def _find(index: FileIndex, hunk: Hunk, tier: Tier, low: int, high: int) -> list[_Hit]:
-    """Every place the hunk's old text occurs at this tier, within [low, high)."""
+def _find(
+    index: FileIndex, hunk: Hunk, tier: Tier, low: int, high: int, near_line: int | None = None
+) -> list[_Hit]:
+    """Places the hunk's old text occurs at this tier, within [low, high).
+
+    Without a locator: every place (up to MAX_LOCATIONS + 1). With one: only the
+    nearest place on each side of it, found by searching outward, so a patch of
+    many hunks against a large file costs time near each hunk, not a scan each.
+    """
     text = index.normalised(tier)
     old = _normalise(hunk.old, tier)
-    if not old.strip("\n"):
-        # a block of blank lines is never a safe anchor in a lenient tier
-        if tier is not Tier.EXACT:
-            return []
+    if tier is not Tier.EXACT and not old.strip("\n"):
+        return []  # a block of blank lines is never a safe anchor in a lenient tier
+    starts = index.normalised_starts(tier)
     if tier is Tier.EXACT:
         search_low, search_high = low, high
     else:
-        # normalised text has other offsets; search whole lines of the region
+        # normalised text has other offsets: search the whole lines of the region
         first = index.line_of(low)
         last = index.line_of(max(low, high - 1)) if high > low else first
-        search_low = _normalised_line_start(index, tier, first)
-        search_high = _normalised_line_start(index, tier, last + 1)
+        search_low, search_high = starts[first], starts[min(last + 1, len(starts) - 1)]
+
+    def valid(position: int, length: int) -> _Hit | None:
+        hit = _hit_at(index, hunk, tier, text, position, length)
+        return hit if hit is not None and low <= hit.start and hit.end <= high else None
+
     hits: list[_Hit] = []
-    find = text.find
-    position = find(old, search_low, search_high)
-    relaxed_tail = hunk.whole_lines and old.endswith("\n")
-    while position != -1 and len(hits) <= MAX_LOCATIONS:
-        hit = _hit_at(index, hunk, tier, text, position, len(old))
-        if hit is not None and low <= hit.start and hit.end <= high:
-            hits.append(hit)
-        position = find(old, position + 1, search_high)
-    if relaxed_tail and not hits and len(old) > 1 and text and not text.endswith("\n"):
+    if near_line is not None and not hunk.replace_all:
+        origin = starts[min(max(near_line - 1, 0), len(starts) - 1)]
+        origin = min(max(origin, search_low), search_high)
+        position = text.find(old, origin, search_high)
+        while position != -1:
+            hit = valid(position, len(old))
+            if hit is not None:
+                hits.append(hit)
+                break
+            position = text.find(old, position + 1, search_high)
+        backward_low = search_low
+        if hits:
+            # only a place strictly nearer than the forward one can matter
+            distance = hits[0].first_line + 1 - near_line
+            if distance <= 0:
+                return hits
+            backward_low = max(search_low, starts[max(near_line - 1 - distance, 0)])
+        position = text.rfind(old, backward_low, min(origin + len(old) - 1, search_high))
+        while position != -1:
+            hit = valid(position, len(old))
+            if hit is not None:
+                if not hits or hits[0].start != hit.start:
+                    hits.append(hit)
+                break
+            position = text.rfind(old, backward_low, position + len(old) - 1)
+    else:
+        position = text.find(old, search_low, search_high)
+        while position != -1 and len(hits) <= MAX_LOCATIONS:
+            hit = valid(position, len(old))
+            if hit is not None:
+                hits.append(hit)
+            position = text.find(old, position + 1, search_high)
+    if not hits and hunk.whole_lines and len(old) > 1 and old.endswith("\n") and text and not text.endswith("\n"):
         # a whole-line hunk ending in "\n" may match a last line that has none
         trimmed = old[:-1]
-        if text.endswith(trimmed) and (len(text) - len(trimmed) == 0 or text[len(text) - len(trimmed) - 1] == "\n"):
-            position = len(text) - len(trimmed)
-            if position >= search_low:
-                hit = _hit_at(index, hunk, tier, text, position, len(trimmed))
-                if hit is not None and low <= hit.start and hit.end <= high:
-                    hits.append(hit)
+        position = len(text) - len(trimmed)
+        if text.endswith(trimmed) and position >= search_low:
+            hit = valid(position, len(trimmed))
+            if hit is not None:
+                hits.append(hit)
     return hits
-
-
-def _normalised_line_start(index: FileIndex, tier: Tier, line: int) -> int:
-    """Offset of line ``line`` (0-based) in the tier's normalised text."""
-    text = index.normalised(tier)
-    if line <= 0:
-        return 0
-    if line >= index.line_count:
-        return len(text)
-    # find the line-th newline; cheap enough since regions are rare
-    position = -1
-    for _ in range(line):
-        position = text.find("\n", position + 1)
-        if position == -1:
-            return len(text)
-    return position + 1
 
 
 def _hit_at(index: FileIndex, hunk: Hunk, tier: Tier, text: str, position: int, length: int) -> _Hit | None:
@@ -323,34 +354,31 @@ def _hit_at(index: FileIndex, hunk: Hunk, tier: Tier, text: str, position: int, 
         first = index.line_of(position)
         last = index.line_of(max(position, end - 1))
         return _Hit(position, end, first, last - first + 1)
-    first = text.count("\n", 0, position)
-    newlines = text.count("\n", position, end)
-    starts = index.starts
-    lines = index.lines
+    normalised_starts = index.normalised_starts(tier)
+    first = bisect_right(normalised_starts, position) - 1
     ends_with_newline = end > position and text[end - 1] == "\n"
-    line_count = newlines + (0 if ends_with_newline else 1)
-    last = first + line_count - 1
+    last = bisect_right(normalised_starts, end - 1) - 1 if end > position else first
+    line_count = last - first + 1
+    starts = index.starts
+    line_count_total = index.line_count
     if hunk.whole_lines:
         start = starts[first]
         stop = starts[min(last + 1, len(starts) - 1)]
-        if not ends_with_newline and last < len(lines):
+        if not ends_with_newline and last < line_count_total:
             # hunk text lacks the final newline: the match ends at the line's content end
-            stop = starts[last] + len(strip_newline(lines[last]))
-            if stop != len(index.text) and last + 1 < len(lines):
+            stop = starts[last] + len(strip_newline(index.line(last)))
+            if stop != len(index.text) and last + 1 < line_count_total:
                 return None
         if tier is Tier.INDENTATION and not _uniform_indent(index, hunk, first, line_count, True):
             return None
         return _Hit(start, stop, first, line_count)
     # substring hunk: map columns in the first and last line
-    line_start_normalised = text.rfind("\n", 0, position) + 1
-    column = position - line_start_normalised
-    start = starts[first] + _original_column(lines[first], column, tier)
-    end_line_start = text.rfind("\n", 0, end) + 1 if not ends_with_newline else end
+    column = position - normalised_starts[first]
+    start = starts[first] + _original_column(index.line(first), column, tier)
     if ends_with_newline:
         stop = starts[last + 1]
     else:
-        end_column = end - end_line_start
-        stop = starts[last] + _original_column(lines[last], end_column, tier)
+        stop = starts[last] + _original_column(index.line(last), end - normalised_starts[last], tier)
     if tier is Tier.INDENTATION and not _uniform_indent(index, hunk, first, line_count, column == 0):
         return None
     return _Hit(start, stop, first, line_count)
@@ -375,7 +403,7 @@ def _indent_offset(
     old_lines = hunk.old.split("\n")
     if hunk.old.endswith("\n"):
         old_lines.pop()
-    file_lines = index.lines[first : first + count]
+    file_lines = index.line_range(first, count)
     added = removed = None
     for number, (old_line, file_line) in enumerate(zip(old_lines, file_lines, strict=False)):
         if number == 0 and not from_line_start:
@@ -447,7 +475,7 @@ def _after_anchors(
             for number in range(index.line_of(low), index.line_count):
                 if index.starts[number] >= high:
                     break
-                if anchor.strip() and anchor.strip() in index.lines[number]:
+                if anchor.strip() and anchor.strip() in index.line(number):
                     found = _Hit(index.starts[number], index.starts[number + 1], number, 1)
                     break
         if found is None:
@@ -554,7 +582,7 @@ def _fuzzy_candidates(
     for start in starts:
         window = file_lines[start : start + size]
         line_scores = [1.0 if a == b else fuzz.ratio(a, b) / 100.0 for a, b in zip(query, window, strict=True)]
-        window_indents = _relative_indents(index.lines[start : start + size])
+        window_indents = _relative_indents(index.line_range(start, size))
         for number, (wanted, found) in enumerate(zip(query_indents, window_indents, strict=True)):
             if wanted is not None and found is not None and wanted != found:
                 # structure differs (in Python, meaning does): never a perfect line
@@ -632,7 +660,7 @@ def _overlaps(a: _Hit, b: _Hit) -> bool:
 
 def _candidate(index: FileIndex, hunk: Hunk, hit: _Hit, score: float) -> Candidate:
     expected = _query_lines(hunk)
-    actual = [strip_newline(line) for line in index.lines[hit.first_line : hit.first_line + hit.line_count]]
+    actual = [strip_newline(line) for line in index.line_range(hit.first_line, hit.line_count)]
     diff = "\n".join(
         list(difflib.unified_diff(expected, actual, "expected", "in file", n=1, lineterm=""))[2:][:30]
     )
@@ -674,7 +702,7 @@ def _build(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier, score: float, ne
 
 
 def _span_newline(index: FileIndex, hit: _Hit) -> str:
-    endings = {newline_of(line) for line in index.lines[hit.first_line : hit.first_line + hit.line_count]}
+    endings = {newline_of(line) for line in index.line_range(hit.first_line, hit.line_count)}
     endings.discard("")
     if len(endings) == 1:
         return endings.pop()
@@ -682,10 +710,9 @@ def _span_newline(index: FileIndex, hit: _Hit) -> str:
 
 
 def _neighbour_newline(index: FileIndex, line: int) -> str:
-    lines = index.lines
     for number in (line, line - 1, line + 1):
-        if 0 <= number < len(lines):
-            ending = newline_of(lines[number])
+        if 0 <= number < index.line_count:
+            ending = newline_of(index.line(number))
             if ending:
                 return ending
     return dominant_newline(index.text)
