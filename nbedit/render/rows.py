@@ -14,7 +14,7 @@ the common head and tail of the two texts.
 
 Inside a block, a line-level ``SequenceMatcher`` separates the context lines a
 diff hunk carries from the changed ones, and paired removed/added lines of
-reasonable length get a character-level ``SequenceMatcher`` for word highlights.
+reasonable length get a ``SequenceMatcher`` over their words for highlights.
 Both are capped so a pathological block degrades to plain -/+ rows instead of
 quadratic time.
 """
@@ -22,6 +22,7 @@ quadratic time.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -160,6 +161,20 @@ class _Span:
     start: int  # character offsets of the widened span
     end: int
     hunks: tuple[tuple[int, LocatedHunk], ...]
+    old_lines: tuple[str, ...] = ()
+    new_lines: tuple[str, ...] = ()
+    # Lines the hunk carries unchanged (a diff's own context) at its head and tail;
+    # context is counted from the changed core, not from the widened span.
+    head: int = 0
+    tail: int = 0
+
+    @property
+    def core_first(self) -> int:
+        return self.first + self.head
+
+    @property
+    def core_last(self) -> int:
+        return self.last - self.tail
 
 
 def _source_text(file_plan: FilePlan) -> tuple[str | None, str | None]:
@@ -199,7 +214,29 @@ def _spans(text: str, starts: list[int], hunks: Sequence[tuple[int, LocatedHunk]
                 break
             last += 1
         spans.append(_Span(first, last, starts[first], starts[last], members))
-    return spans
+    return [_with_lines(text, span) for span in spans]
+
+
+def _common_ends(old_lines: Sequence[str], new_lines: Sequence[str]) -> tuple[int, int]:
+    """How many lines the two lists share at the start, and then at the end."""
+    shortest = min(len(old_lines), len(new_lines))
+    head = 0
+    while head < shortest and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while (
+        tail < shortest - head
+        and old_lines[len(old_lines) - 1 - tail] == new_lines[len(new_lines) - 1 - tail]
+    ):
+        tail += 1
+    return head, tail
+
+
+def _with_lines(text: str, span: _Span) -> _Span:
+    old_lines = tuple(split_lines(text[span.start : span.end]))
+    new_lines = tuple(split_lines(_replaced(text, span.start, span.end, span.hunks)))
+    head, tail = _common_ends(old_lines, new_lines)
+    return _Span(span.first, span.last, span.start, span.end, span.hunks, old_lines, new_lines, head, tail)
 
 
 def _replaced(text: str, start: int, end: int, hunks: Sequence[tuple[int, LocatedHunk]]) -> str:
@@ -216,6 +253,10 @@ def _replaced(text: str, start: int, end: int, hunks: Sequence[tuple[int, Locate
     return "".join(pieces)
 
 
+# Words, runs of spaces, and single punctuation marks: highlights snap to whole words.
+_WORD = re.compile(r"\w+|\s+|[^\w\s]")
+
+
 def _highlight(old: str, new: str) -> tuple[tuple[Segment, ...], tuple[Segment, ...]]:
     old_body, new_body = strip_newline(old), strip_newline(new)
     if old_body == new_body:
@@ -226,17 +267,18 @@ def _highlight(old: str, new: str) -> tuple[tuple[Segment, ...], tuple[Segment, 
         )
     if len(old_body) > MAX_HIGHLIGHT_LENGTH or len(new_body) > MAX_HIGHLIGHT_LENGTH:
         return (Segment(old_body),), (Segment(new_body),)
-    matcher = SequenceMatcher(None, old_body, new_body, autojunk=False)
-    if matcher.ratio() < 0.4:
+    old_words, new_words = _WORD.findall(old_body), _WORD.findall(new_body)
+    matcher = SequenceMatcher(None, old_words, new_words, autojunk=False)
+    if SequenceMatcher(None, old_body, new_body, autojunk=False).ratio() < 0.4:
         return (Segment(old_body),), (Segment(new_body),)
     old_segments: list[Segment] = []
     new_segments: list[Segment] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         changed = tag != "equal"
         if i2 > i1:
-            old_segments.append(Segment(old_body[i1:i2], changed))
+            old_segments.append(Segment("".join(old_words[i1:i2]), changed))
         if j2 > j1:
-            new_segments.append(Segment(new_body[j1:j2], changed))
+            new_segments.append(Segment("".join(new_words[j1:j2]), changed))
     return _coalesce(old_segments), _coalesce(new_segments)
 
 
@@ -344,21 +386,21 @@ def _prepare(file_plan: FilePlan) -> _Prepared | None:
     return _Prepared(before, starts, spans, deltas)
 
 
-def _span_block(prepared: _Prepared, position: int, context: int, lower: int, upper: int) -> Block:
-    """Rows for one span with up to ``context`` lines around, not crossing [lower, upper)."""
+def _span_block(prepared: _Prepared, position: int, shown_first: int, shown_last: int) -> Block:
+    """Rows for one span: its changes, and the unchanged lines of [shown_first, shown_last)."""
     span = prepared.spans[position]
     text, starts = prepared.text, prepared.starts
     delta = prepared.deltas[position]
-    old_lines = split_lines(text[span.start : span.end])
-    new_lines = split_lines(_replaced(text, span.start, span.end, span.hunks))
-    before_first = max(lower, span.first - context)
-    after_last = min(upper, span.last + context)
     rows: list[Row] = []
-    for line in range(before_first, span.first):
+    for line in range(shown_first, span.first):
         rows.append(_context(text[starts[line] : starts[line + 1]], line + 1, line + 1 + delta))
-    rows.extend(_change_rows(old_lines, new_lines, span.first + 1, span.first + 1 + delta))
-    after_delta = delta + len(new_lines) - len(old_lines)
-    for line in range(span.last, after_last):
+    for row in _change_rows(
+        list(span.old_lines), list(span.new_lines), span.first + 1, span.first + 1 + delta
+    ):
+        if row.kind != "context" or shown_first < (row.old_line or 0) <= shown_last:
+            rows.append(row)
+    after_delta = delta + len(span.new_lines) - len(span.old_lines)
+    for line in range(span.last, shown_last):
         rows.append(_context(text[starts[line] : starts[line + 1]], line + 1, line + 1 + after_delta))
     located = [hunk for _, hunk in span.hunks]
     worst = max(located, key=lambda hunk: (_TIER_ORDER[hunk.match.tier], -hunk.match.score))
@@ -434,18 +476,20 @@ def file_view(file_plan: FilePlan, *, context: int = CONTEXT_LINES) -> FileView:
         boundary = 0  # first old line (0-based) not yet shown or counted
         for position, span in enumerate(prepared.spans):
             lower = boundary
-            upper = prepared.spans[position + 1].first if position + 1 < len(prepared.spans) else line_total
+            upper = (
+                prepared.spans[position + 1].core_first if position + 1 < len(prepared.spans) else line_total
+            )
             # Split the stretch between spans: this block's trailing context takes up to `context`,
             # the next block's leading context up to `context`, the rest is a gap.
-            leading = max(lower, span.first - context)
+            leading = max(lower, span.core_first - context)
             if leading - lower < MIN_GAP:
                 leading = lower  # "1 unchanged line" takes the space of the line itself
             if leading > lower:
                 sections.append(Gap(leading - lower, lower + 1, lower + 1 + prepared.deltas[position]))
-            following_limit = min(upper, span.last + context)
+            following_limit = min(upper, span.core_last + context)
             if position + 1 == len(prepared.spans) and upper - following_limit < MIN_GAP:
                 following_limit = upper
-            sections.append(_span_block(prepared, position, context, leading, following_limit))
+            sections.append(_span_block(prepared, position, leading, following_limit))
             boundary = following_limit
         if boundary < line_total:
             sections.append(Gap(line_total - boundary, boundary + 1, boundary + 1 + prepared.deltas[-1]))
@@ -487,8 +531,11 @@ def block_for_hunk(file_plan: FilePlan, index: int, *, context: int = CONTEXT_LI
             continue
         first, last = _widen(before, starts, other.match.start, other.match.end)
         if other.match.end <= located.match.start:
-            lower = max(lower, min(last, spans[0].first))
+            lower = max(lower, min(last, spans[0].core_first))
         elif other.match.start >= located.match.end:
-            upper = min(upper, max(first, spans[0].last))
+            upper = min(upper, max(first, spans[0].core_last))
     prepared = _Prepared(before, starts, spans, [delta, delta + _newline_delta(before, located)])
-    return _span_block(prepared, 0, context, lower, upper)
+    span = spans[0]
+    return _span_block(
+        prepared, 0, max(lower, span.core_first - context), min(upper, span.core_last + context)
+    )
