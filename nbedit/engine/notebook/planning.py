@@ -110,6 +110,24 @@ def _splice(view: str, located: Sequence[LocatedHunk]) -> str:
     return "".join(pieces)
 
 
+def _changed_core(view: str, item: LocatedHunk) -> tuple[int, int, str, str]:
+    """The part of a match that really changes: context lines of a diff trimmed off.
+
+    Returns the core's start and end in the view, the old text there and its replacement.
+    """
+    match = item.match
+    old = view[match.start : match.end]
+    new = match.replacement
+    prefix = 0
+    limit = min(len(old), len(new))
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
+        suffix += 1
+    return match.start + prefix, match.end - suffix, old[prefix : len(old) - suffix], new[prefix : len(new) - suffix]
+
+
 def _label(document: NotebookDocument, item: LocatedHunk, path: str) -> LocatedHunk:
     match = item.match
     if not document.cells:
@@ -124,21 +142,29 @@ def _label(document: NotebookDocument, item: LocatedHunk, path: str) -> LocatedH
     first = document.cell_at(match.start)
     last = document.cell_at(max(match.start, match.end - 1))
     assert first is not None and last is not None
-    if _MARKER_TEXT in item.hunk.old:
-        if first == last:
-            return replace(item, cell=document.cells[first].label)
-        return replace(item, cell=f"{document.cells[first].label} to {document.cells[last].label}")
-    if first == last and match.start >= document.marker_starts[first] and match.end <= document.spans[first].start:
-        return replace(item, cell=f"{document.cells[first].label}, marker line")
-    named = document.cells[first].label if first == last else (
-        f"{document.cells[first].label} and {document.cells[last].label}"
-    )
-    raise MatchError(
-        f"{path}: the text to replace (line {match.line} of the cell view) runs across a cell marker "
-        f"({named}); edit one cell per hunk, or include the marker lines of the cell view in the old text "
-        "to change the cell structure; nothing was changed",
-        path=path,
-    )
+    if _MARKER_TEXT not in item.hunk.old:
+        if first == last and match.start >= document.marker_starts[first] and match.end <= document.spans[first].start:
+            return replace(item, cell=f"{document.cells[first].label}, marker line")
+        named = document.cells[first].label if first == last else (
+            f"{document.cells[first].label} and {document.cells[last].label}"
+        )
+        raise MatchError(
+            f"{path}: the text to replace (line {match.line} of the cell view) runs across a cell marker "
+            f"({named}); edit one cell per hunk, or include the marker lines of the cell view in the old text "
+            "to change the cell structure; nothing was changed",
+            path=path,
+        )
+    # The old text spans markers (often just a diff's context lines): name what really changes.
+    core_start, core_end, core_old, core_new = _changed_core(document.view, item)
+    inside = document.body_cell(core_start, core_end)
+    if inside is not None and _MARKER_TEXT not in core_old and _MARKER_TEXT not in core_new:
+        return replace(item, cell=document.cells[inside].label)
+    first = document.cell_at(core_start)
+    last = document.cell_at(max(core_start, core_end - 1))
+    assert first is not None and last is not None
+    if first == last:
+        return replace(item, cell=f"{document.cells[first].label}, cell structure")
+    return replace(item, cell=f"{document.cells[first].label} to {document.cells[last].label}, cell structure")
 
 
 def _cell_of_line(document: NotebookDocument, line: int) -> str | None:
