@@ -33,7 +33,9 @@ import re
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
+from itertools import accumulate
 from dataclasses import dataclass, field
+from operator import methodcaller
 
 from rapidfuzz import fuzz, process
 
@@ -81,9 +83,6 @@ _UNICODE_TABLE = str.maketrans(
         "\u2003": " ",
     }
 )
-_TRAILING_SPACE = re.compile(r"[ \t\r\f\v]+$", re.MULTILINE)
-_LEADING_SPACE = re.compile(r"^[ \t]+", re.MULTILINE)
-_INNER_SPACE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,30 +91,49 @@ class MatchOptions:
     threshold: float = DEFAULT_THRESHOLD
 
 
+_SPACES = (" ", "\t", "\r", "\f", "\v")
+_LEADING_SPACE = re.compile(r"\n[ \t]+")
+_RSTRIP = methodcaller("rstrip", " \t\r\f\v")
+_LSTRIP = methodcaller("lstrip", " \t")
+
+
 def _normalise(text: str, tier: Tier) -> str:
     """Text as seen by a tier; each tier includes the ones before it.
 
-    Every transformation keeps the number of ``"\\n"`` characters.
+    Every transformation keeps the number of ``"\\n"`` characters, and each runs
+    at C speed (``replace``, ``translate``, a literal-led regex, ``map`` of a str
+    method): a 100,000-line file costs milliseconds per tier.
     """
-    if tier is Tier.EXACT:
-        return text
-    text = text.replace("\r\n", "\n")
+    for step in (Tier.LINE_ENDINGS, Tier.TRAILING_WHITESPACE, Tier.UNICODE, Tier.INDENTATION):
+        if _ORDER.index(step) > _ORDER.index(tier):
+            break
+        text = _normalise_step(text, step)
+    return text
+
+
+def _normalise_step(text: str, tier: Tier) -> str:
+    """One tier's own transformation, applied to the previous tier's text."""
     if tier is Tier.LINE_ENDINGS:
-        return text
-    text = _TRAILING_SPACE.sub("", text)
+        return text.replace("\r\n", "\n")
     if tier is Tier.TRAILING_WHITESPACE:
-        return text
-    text = text.translate(_UNICODE_TABLE)
+        rare = "\r" in text or "\f" in text or "\v" in text  # single characters: memchr-fast
+        if not text.endswith(_SPACES) and " \n" not in text and "\t\n" not in text and not rare:
+            return text  # nothing to strip: skip the split/join of every line
+        return "\n".join(map(_RSTRIP, text.split("\n")))
     if tier is Tier.UNICODE:
-        return text
-    return _LEADING_SPACE.sub("", text)
+        return text.translate(_UNICODE_TABLE)
+    if tier is Tier.INDENTATION:
+        return _LEADING_SPACE.sub("\n", text).lstrip(" \t")
+    return text
 
 
 def _fuzzy_line(line: str) -> str:
-    return _INNER_SPACE.sub(" ", line.translate(_UNICODE_TABLE)).strip()
+    """A line as the fuzzy tier compares it: the indentation tier's normalisation."""
+    return _normalise(line, Tier.INDENTATION)
 
 
 _NORMALISED_TIERS = (Tier.LINE_ENDINGS, Tier.TRAILING_WHITESPACE, Tier.UNICODE, Tier.INDENTATION)
+_ORDER = (Tier.EXACT, *_NORMALISED_TIERS)
 
 
 @dataclass
@@ -166,28 +184,64 @@ class FileIndex:
             return self.starts
         key = f"starts-{tier.value}"
         if key not in self._normalised_starts:
-            self._normalised_starts[key] = line_starts(self.normalised(tier))
+            if tier is Tier.INDENTATION:
+                parts = self.fuzzy_lines  # already split: only the sums remain
+                starts = list(accumulate(map((1).__add__, map(len, parts[:-1])), initial=0))
+                if parts[-1]:
+                    starts.append(len(self.normalised(tier)))
+                self._normalised_starts[key] = starts
+            else:
+                self._normalised_starts[key] = line_starts(self.normalised(tier))
         return self._normalised_starts[key]
 
+    def same_as(self, tier: Tier, other: Tier) -> bool:
+        first, second = self.normalised(tier), self.normalised(other)
+        return first is second or first == second
+
     def normalised(self, tier: Tier) -> str:
+        """The text as ``tier`` sees it, built from the previous tier's (cached) text."""
+        if tier is Tier.EXACT:
+            return self.text
         if tier not in self._normalised:
-            self._normalised[tier] = _normalise(self.text, tier)
+            order = (Tier.EXACT, *_NORMALISED_TIERS)
+            previous = self.normalised(order[order.index(tier) - 1])
+            self._normalised[tier] = _normalise_step(previous, tier)
         return self._normalised[tier]
 
     @property
     def fuzzy_lines(self) -> list[str]:
+        """Every line as the most lenient normalised tier sees it (one C-level split)."""
         if self._fuzzy_lines is None:
-            self._fuzzy_lines = [_fuzzy_line(line) for line in self.lines]
+            self._fuzzy_lines = self.normalised(Tier.INDENTATION).split("\n")
         return self._fuzzy_lines
 
-    @property
-    def line_positions(self) -> dict[str, list[int]]:
+    def positions_of(self, line: str, limit: int) -> list[int] | None:
+        """0-based numbers of the lines equal to ``line`` (fuzzy-normalised).
+
+        None when it occurs more than ``limit`` times (too common to vote).
+        Found with ``str.find`` over the normalised text, not a dict of all lines.
+        """
+        cached = self._line_positions.get(line) if self._line_positions is not None else None
+        if cached is not None:
+            return cached if len(cached) <= limit else None
+        text = self.normalised(Tier.INDENTATION)
+        starts = self.normalised_starts(Tier.INDENTATION)
+        needle = "\n" + line + "\n"
+        found: list[int] = []
+        if text.startswith(line + "\n") or text == line:
+            found.append(0)
+        position = text.find(needle)
+        while position != -1 and len(found) <= limit:
+            found.append(bisect_right(starts, position + 1) - 1)
+            position = text.find(needle, position + 1)
+        if len(found) <= limit and text.endswith("\n" + line) and line:
+            last = bisect_right(starts, len(text) - len(line)) - 1
+            if last not in found:
+                found.append(last)
         if self._line_positions is None:
-            positions: dict[str, list[int]] = defaultdict(list)
-            for number, line in enumerate(self.fuzzy_lines):
-                positions[line].append(number)
-            self._line_positions = positions
-        return self._line_positions
+            self._line_positions = {}
+        self._line_positions[line] = found
+        return found if len(found) <= limit else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +280,11 @@ def locate(
         return [_insertion(index, hunk, low, high, near_line)]
 
     tiers: Sequence[Tier] = (Tier.EXACT,) if options.exact else (Tier.EXACT, *_NORMALISED_TIERS)
+    previous: Tier | None = None
     for tier in tiers:
+        if previous is not None and index.same_as(tier, previous) and _normalise(hunk.old, tier) == _normalise(hunk.old, previous):
+            continue  # this tier sees exactly what the last one saw: it cannot find more
+        previous = tier
         hits = _find(index, hunk, tier, low, high, near_line)
         if hunk.at_end:
             hits = [hit for hit in hits if _ends_file(index, hit)]
@@ -285,10 +343,12 @@ def _find(
     old = _normalise(hunk.old, tier)
     if tier is not Tier.EXACT and not old.strip("\n"):
         return []  # a block of blank lines is never a safe anchor in a lenient tier
-    starts = index.normalised_starts(tier)
     if tier is Tier.EXACT:
         search_low, search_high = low, high
+    elif low == 0 and high == len(index.text):
+        search_low, search_high = 0, len(text)
     else:
+        starts = index.normalised_starts(tier)
         # normalised text has other offsets: search the whole lines of the region
         first = index.line_of(low)
         last = index.line_of(max(low, high - 1)) if high > low else first
@@ -300,6 +360,7 @@ def _find(
 
     hits: list[_Hit] = []
     if near_line is not None and not hunk.replace_all:
+        starts = index.normalised_starts(tier)
         origin = starts[min(max(near_line - 1, 0), len(starts) - 1)]
         origin = min(max(origin, search_low), search_high)
         position = text.find(old, origin, search_high)
@@ -550,20 +611,18 @@ def _fuzzy_candidates(
     last_start = min(index.line_of(max(low, high - 1)), index.line_count - 1) - size + 1
     if size == 0 or last_start < first_line:
         return []
-    positions = index.line_positions
     votes: dict[int, int] = defaultdict(int)
-    for offset, line in enumerate(query):
-        if not line:
-            continue
-        found = positions.get(line, ())
-        if len(found) > COMMON_LINE_LIMIT:
-            continue
-        for number in found:
+    # the longest lines are the most telling; each costs one scan of the text
+    voters = sorted((n for n, line in enumerate(query) if len(line) >= 3), key=lambda n: -len(query[n]))[:8]
+    for offset in voters:
+        line = query[offset]
+        found = index.positions_of(line, COMMON_LINE_LIMIT)
+        for number in found or ():
             start = number - offset
             if first_line <= start <= last_start:
                 votes[start] += 1
     starts = set(sorted(votes, key=votes.__getitem__, reverse=True)[:40])
-    if len(starts) < 5:
+    if not votes or max(votes.values()) < 2:
         # every line drifted: let the most distinctive lines find their look-alikes
         distinctive = sorted((n for n, line in enumerate(query) if line), key=lambda n: -len(query[n]))[:3]
         region_lines = file_lines[first_line : last_start + size]
