@@ -89,7 +89,9 @@ def patch(text: str, root: str = ".", **options: Any) -> ApplyResult:
     return workspace.apply(workspace.plan_patch(text, **options))
 
 
-def edit(path: str, old: str, new: str, root: str = ".", *, replace_all: bool = False, **options: Any) -> ApplyResult:
+def edit(
+    path: str, old: str, new: str, root: str = ".", *, replace_all: bool = False, **options: Any
+) -> ApplyResult:
     """Replace ``old`` with ``new`` in one file and apply it."""
     workspace_options = {k: options.pop(k) for k in ("history", "home", "session") if k in options}
     workspace = Workspace(root, **workspace_options)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from nbedit.engine import formats
 from nbedit.engine.match import DEFAULT_THRESHOLD
-from nbedit.engine.models import Change, CellSelector, FileChange, FilePlan, Hunk, Plan
+from nbedit.engine.models import CellSelector, Change, FileChange, FilePlan, Hunk, Plan
 from nbedit.engine.plan import PlanOptions, plan_change, text_diff
 from nbedit.engine.text import decode, fingerprint
 from nbedit.errors import (
@@ -144,7 +144,9 @@ class Workspace:
             raise NotAFile(f"workspace root {self.root} is not a folder; create it or pick another root")
         if not 0.0 < threshold <= 1.0:
             raise ValueError("threshold must be in (0, 1]")
-        self.options = PlanOptions(exact=exact, threshold=threshold, overwrite=overwrite, clear_outputs=clear_outputs)
+        self.options = PlanOptions(
+            exact=exact, threshold=threshold, overwrite=overwrite, clear_outputs=clear_outputs
+        )
         self.home = Path(home) if home is not None else default_home()
         self.session = session or os.environ.get("NBEDIT_SESSION") or f"process-{os.getpid()}"
         self.origin = origin
@@ -338,7 +340,9 @@ class Workspace:
                 write_type(source.absolute(file_plan.new_path), file_plan.after_bytes, existing, mode),
                 write_type(source.absolute(file_plan.path), None, file_plan.before_bytes, None),
             ]
-        return [write_type(source.absolute(file_plan.path), file_plan.after_bytes, file_plan.before_bytes, mode)]
+        return [
+            write_type(source.absolute(file_plan.path), file_plan.after_bytes, file_plan.before_bytes, mode)
+        ]
 
     # ------------------------------------------------------------------ history
 
@@ -373,7 +377,9 @@ class Workspace:
                     before=file_plan.before_bytes,
                     after=file_plan.after_bytes,
                     before_fingerprint=file_plan.fingerprint,
-                    after_fingerprint=fingerprint(file_plan.after_bytes) if file_plan.after_bytes is not None else None,
+                    after_fingerprint=fingerprint(file_plan.after_bytes)
+                    if file_plan.after_bytes is not None
+                    else None,
                     added=added,
                     removed=removed,
                 )

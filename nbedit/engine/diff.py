@@ -97,11 +97,20 @@ def _block(
     last = min(len(lines), group[-1][1] + context)
     old = lines[first:last]
     new: list[str] = list(lines[first : group[0][0]])
-    for number, (start, stop, replacement, _) in enumerate(group):
+    for number, (_, stop, replacement, _) in enumerate(group):
         new.extend(replacement)
         following = group[number + 1][0] if number + 1 < len(group) else last
         new.extend(lines[stop:following])
-    delta = (previous[-1].new_start - previous[-1].old_start + len(previous[-1].new_lines) - len(previous[-1].old_lines)) if previous else 0
+    delta = (
+        (
+            previous[-1].new_start
+            - previous[-1].old_start
+            + len(previous[-1].new_lines)
+            - len(previous[-1].old_lines)
+        )
+        if previous
+        else 0
+    )
     return DiffBlock(first, first + delta, tuple(old), tuple(new), tuple(item[3] for item in group))
 
 

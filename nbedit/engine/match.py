@@ -33,8 +33,8 @@ import re
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
-from itertools import accumulate
 from dataclasses import dataclass, field
+from itertools import accumulate
 from operator import methodcaller
 
 from rapidfuzz import fuzz, process
@@ -168,7 +168,9 @@ class FileIndex:
 
     def line_range(self, first: int, count: int) -> list[str]:
         starts = self.starts
-        return [self.text[starts[n] : starts[n + 1]] for n in range(first, min(first + count, len(starts) - 1))]
+        return [
+            self.text[starts[n] : starts[n + 1]] for n in range(first, min(first + count, len(starts) - 1))
+        ]
 
     @property
     def line_count(self) -> int:
@@ -282,7 +284,11 @@ def locate(
     tiers: Sequence[Tier] = (Tier.EXACT,) if options.exact else (Tier.EXACT, *_NORMALISED_TIERS)
     previous: Tier | None = None
     for tier in tiers:
-        if previous is not None and index.same_as(tier, previous) and _normalise(hunk.old, tier) == _normalise(hunk.old, previous):
+        if (
+            previous is not None
+            and index.same_as(tier, previous)
+            and _normalise(hunk.old, tier) == _normalise(hunk.old, previous)
+        ):
             continue  # this tier sees exactly what the last one saw: it cannot find more
         previous = tier
         hits = _find(index, hunk, tier, low, high, near_line)
@@ -392,7 +398,14 @@ def _find(
             if hit is not None:
                 hits.append(hit)
             position = text.find(old, position + 1, search_high)
-    if not hits and hunk.whole_lines and len(old) > 1 and old.endswith("\n") and text and not text.endswith("\n"):
+    if (
+        not hits
+        and hunk.whole_lines
+        and len(old) > 1
+        and old.endswith("\n")
+        and text
+        and not text.endswith("\n")
+    ):
         # a whole-line hunk ending in "\n" may match a last line that has none
         trimmed = old[:-1]
         position = len(text) - len(trimmed)
@@ -592,7 +605,9 @@ def _removed_positions(hunk: Hunk) -> list[int]:
     new_lines = hunk.new.split("\n")
     if hunk.new.endswith("\n"):
         new_lines.pop()
-    matcher = difflib.SequenceMatcher(None, [_fuzzy_line(x) for x in old_lines], [_fuzzy_line(x) for x in new_lines], autojunk=False)
+    matcher = difflib.SequenceMatcher(
+        None, [_fuzzy_line(x) for x in old_lines], [_fuzzy_line(x) for x in new_lines], autojunk=False
+    )
     removed: list[int] = []
     for tag, first, last, _, _ in matcher.get_opcodes():
         if tag != "equal":
@@ -640,10 +655,12 @@ def _fuzzy_candidates(
     scored = []
     for start in starts:
         window = file_lines[start : start + size]
-        line_scores = [1.0 if a == b else fuzz.ratio(a, b) / 100.0 for a, b in zip(query, window, strict=True)]
+        line_scores = [
+            1.0 if a == b else fuzz.ratio(a, b) / 100.0 for a, b in zip(query, window, strict=True)
+        ]
         window_indents = _relative_indents(index.line_range(start, size))
-        for number, (wanted, found) in enumerate(zip(query_indents, window_indents, strict=True)):
-            if wanted is not None and found is not None and wanted != found:
+        for number, (wanted, seen) in enumerate(zip(query_indents, window_indents, strict=True)):
+            if wanted is not None and seen is not None and wanted != seen:
                 # structure differs (in Python, meaning does): never a perfect line
                 line_scores[number] = max(0.0, line_scores[number] - INDENT_PENALTY)
         score = sum(line_scores) / size
@@ -700,7 +717,9 @@ def _fuzzy_winner(
         if near_line is not None:
             contenders = [best, *rivals]
             contenders.sort(key=lambda item: abs(item[0].first_line + 1 - near_line))
-            if abs(contenders[0][0].first_line + 1 - near_line) < abs(contenders[1][0].first_line + 1 - near_line):
+            if abs(contenders[0][0].first_line + 1 - near_line) < abs(
+                contenders[1][0].first_line + 1 - near_line
+            ):
                 return contenders[0][0], contenders[0][1]
         locations = [(item[0].first_line + 1, 1) for item in [best, *rivals]]
         raise AmbiguousMatch(
@@ -757,7 +776,9 @@ def _build(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier, score: float, ne
     offset = None
     if near_line is not None and hunk.start_line is not None:
         offset = hit.first_line + 1 - hunk.start_line
-    return Match(hit.start, hit.end, replacement, tier, round(score, 4), hit.first_line + 1, hit.line_count, offset)
+    return Match(
+        hit.start, hit.end, replacement, tier, round(score, 4), hit.first_line + 1, hit.line_count, offset
+    )
 
 
 def _span_newline(index: FileIndex, hit: _Hit) -> str:
@@ -803,7 +824,9 @@ def _replacement_keeping_file_lines(index: FileIndex, hunk: Hunk, hit: _Hit, tie
         offset = _indent_offset(index, hunk, hit.first_line, hit.line_count, not starts_mid_line)
         if offset is not None:
             added, removed = offset
-    quote_style = _quote_style(old_lines, file_segments) if tier in (Tier.UNICODE, Tier.INDENTATION, Tier.FUZZY) else {}
+    quote_style = (
+        _quote_style(old_lines, file_segments) if tier in (Tier.UNICODE, Tier.INDENTATION, Tier.FUZZY) else {}
+    )
 
     def adapt(line: str, first: bool) -> str:
         line = line[:-1] if line.endswith("\r") else line
@@ -830,7 +853,9 @@ def _replacement_keeping_file_lines(index: FileIndex, hunk: Hunk, hit: _Hit, tie
                     # file's own characters wherever the edit left them alone
                     file_line = file_segments[old_first + n]
                     ending = newline_of(file_line) or newline
-                    adapted = _carry_over(adapt(old_lines[old_first + n], new_first + n == 0), strip_newline(file_line), adapted)
+                    adapted = _carry_over(
+                        adapt(old_lines[old_first + n], new_first + n == 0), strip_newline(file_line), adapted
+                    )
                 pieces.append(adapted + ending)
     if pieces and not new_has_final_newline:
         pieces[-1] = strip_newline(pieces[-1])
@@ -856,7 +881,9 @@ def _carry_over(old_line: str, file_line: str, new_line: str) -> str:
         for step in range(size):
             to_file[first_old + step] = first_file + step
     characters = list(new_line)
-    for first_old, first_new, size in difflib.SequenceMatcher(None, old_line, new_line, autojunk=False).get_matching_blocks():
+    for first_old, first_new, size in difflib.SequenceMatcher(
+        None, old_line, new_line, autojunk=False
+    ).get_matching_blocks():
         for step in range(size):
             position = to_file.get(first_old + step)
             if position is not None:
@@ -872,7 +899,11 @@ def _quote_style(old_lines: list[str], file_lines: list[str]) -> dict[str, tuple
     style: dict[str, tuple[str, str]] = {}
     for old_line, file_line in zip(old_lines, file_lines, strict=False):
         for old_char, file_char in zip(old_line.strip(), file_line.strip(), strict=False):
-            if old_char in _CURLY and file_char != old_char and file_char.translate(_UNICODE_TABLE) == old_char:
+            if (
+                old_char in _CURLY
+                and file_char != old_char
+                and file_char.translate(_UNICODE_TABLE) == old_char
+            ):
                 style[old_char] = _CURLY[old_char]
     return style
 

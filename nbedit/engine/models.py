@@ -182,7 +182,9 @@ class FilePlan:
 
     @property
     def changed(self) -> bool:
-        mode_changed = self.mode is not None and self.before_mode is not None and self.mode != self.before_mode
+        mode_changed = (
+            self.mode is not None and self.before_mode is not None and self.mode != self.before_mode
+        )
         return self.before_bytes != self.after_bytes or self.new_path is not None or mode_changed
 
     @property

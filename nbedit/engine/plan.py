@@ -17,7 +17,7 @@ from typing import Protocol
 
 from nbedit.engine.match import DEFAULT_THRESHOLD, FileIndex, MatchOptions, locate, new_text_present
 from nbedit.engine.models import Change, FileChange, FilePlan, Hunk, LocatedHunk, Plan
-from nbedit.engine.text import Codec, UTF8, decode, encode, fingerprint, split_lines
+from nbedit.engine.text import UTF8, Codec, decode, encode, fingerprint, split_lines
 from nbedit.errors import FileExists, FileMissing, NoMatch, OverlappingHunks
 
 __all__ = ["FileSource", "PlanOptions", "TextEdit", "edit_text", "exclude_hunks", "plan_change", "text_diff"]
@@ -89,7 +89,9 @@ def edit_text(
         except NoMatch:
             if new_text_present(index, hunk):
                 skipped += 1
-                notes.append(f"hunk {number + 1} is already applied (its new text is there, its old text is not)")
+                notes.append(
+                    f"hunk {number + 1} is already applied (its new text is there, its old text is not)"
+                )
                 continue
             raise
         for match in matches:
@@ -189,11 +191,10 @@ def _merge(earlier: FilePlan, later: FilePlan) -> FilePlan:
 def _plan_file(change: FileChange, source: FileSource, options: PlanOptions) -> FilePlan:
     path = change.path
     data = source.read(path)
-    if path.endswith(".ipynb") and (data is not None or change.operation == "update"):
-        if change.operation == "update" and data is not None:
-            from nbedit.engine.notebook import plan_notebook
+    if path.endswith(".ipynb") and change.operation == "update" and data is not None:
+        from nbedit.engine.notebook import plan_notebook
 
-            return plan_notebook(path, data, change, options=options, mode=source.mode(path))
+        return plan_notebook(path, data, change, options=options, mode=source.mode(path))
     if change.operation == "add":
         return _plan_add(change, data, source, options)
     if change.operation == "delete":
@@ -201,7 +202,9 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions) -> 
     if data is None:
         if change.hunks and all(not hunk.old for hunk in change.hunks):
             content = "".join(hunk.new for hunk in change.hunks)
-            return _plan_add(replace(change, operation="add", content=content, hunks=()), None, source, options)
+            return _plan_add(
+                replace(change, operation="add", content=content, hunks=()), None, source, options
+            )
         raise FileMissing(
             f"{path}: cannot update a file that does not exist; check the path "
             "(relative to the workspace root) or create it with an add",
@@ -354,4 +357,3 @@ def text_diff(before: str | None, after: str | None, path: str, new_path: str | 
         else:
             out.append(line + "\n\\ No newline at end of file\n")
     return "".join(out)
-

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import codecs
 import hashlib
-from itertools import accumulate
 from dataclasses import dataclass
+from itertools import accumulate
 
 from nbedit.errors import BinaryFile
 
