@@ -46,6 +46,12 @@ def _console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False, soft_wrap=not stderr)
 
 
+def _warn(message: str) -> None:
+    """A plain line on stderr (never wrapped, so scripts can grep it)."""
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
 def _read_text(source: str, what: str) -> str:
     """Read change text exactly (no newline translation); ``-`` is stdin."""
     try:
@@ -114,9 +120,8 @@ def _review_and_apply(workspace: Workspace, plan: Plan, args: argparse.Namespace
         return OK
     if not args.yes:
         if stdin_used or not _interactive():
-            _console(stderr=True).print(
-                "preview only, nothing written: no terminal to ask for confirmation; re-run with --yes to apply",
-                markup=False,
+            _warn(
+                "preview only, nothing written: no terminal to ask for confirmation; re-run with --yes to apply"
             )
             return FAILED
         if not _confirm(console):
@@ -164,12 +169,12 @@ def _diff(args: argparse.Namespace) -> int:
             with open(path, "rb") as handle:
                 data = handle.read()
         except OSError as error:
-            _console(stderr=True).print(f"nbedit diff: {path}: {error.strerror or error}", markup=False)
+            _warn(f"nbedit diff: {path}: {error.strerror or error}")
             return USAGE
         try:
             texts.append(decode(data, path)[0])
         except NbeditError as error:
-            _console(stderr=True).print(f"nbedit diff: {error.message}", markup=False)
+            _warn(f"nbedit diff: {error.message}")
             return USAGE
     if texts[0] == texts[1]:
         return OK
@@ -363,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _Usage as problem:
         parser.error(str(problem))  # exits with status 2
     except KeyboardInterrupt:
-        _console(stderr=True).print("interrupted; nothing written", markup=False)
+        _warn("interrupted; nothing written")
         return FAILED
     except Exception as error:
         from nbedit.errors import NbeditError

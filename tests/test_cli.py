@@ -1,0 +1,376 @@
+"""The ``nbedit`` command, run as a real process on real files.
+
+Every refusal, failure, dry run and unconfirmed preview must leave the files
+byte-identical; exit codes are 0 ok, 1 refused/failed, 2 usage.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run(
+    *arguments: str, cwd: Path, stdin: str | bytes | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **(env or {})}
+    data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+    completed = subprocess.run(
+        [sys.executable, "-m", "nbedit.cli", *arguments],
+        cwd=cwd,
+        input=data if data is not None else b"",
+        capture_output=True,
+        env=environment,
+        timeout=120,
+    )
+    return subprocess.CompletedProcess(
+        completed.args,
+        completed.returncode,
+        completed.stdout.decode("utf-8"),
+        completed.stderr.decode("utf-8"),
+    )
+
+
+PATCH = (
+    "--- a/app.py\n+++ b/app.py\n@@ -1,3 +1,3 @@\n import os\n-DEBUG = False\n+DEBUG = True\n print(DEBUG)\n"
+)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "app.py").write_bytes(b"import os\nDEBUG = False\nprint(DEBUG)\n")
+    (tmp_path / "change.diff").write_text(PATCH, encoding="utf-8")
+    return tmp_path
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()
+    }
+
+
+# --- apply ---------------------------------------------------------------------------------------
+
+
+def test_apply_yes_writes_and_shows_the_diff(project: Path) -> None:
+    result = run("apply", "change.diff", "--yes", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert (project / "app.py").read_bytes() == b"import os\nDEBUG = True\nprint(DEBUG)\n"
+    assert "- DEBUG = False" in result.stdout and "+ DEBUG = True" in result.stdout
+    assert "applied: wrote app.py" in result.stdout
+
+
+def test_apply_without_a_terminal_only_previews(project: Path) -> None:
+    before = snapshot(project)
+    result = run("apply", "change.diff", cwd=project)
+    assert result.returncode == 1
+    assert "+ DEBUG = True" in result.stdout
+    assert "re-run with --yes" in result.stderr
+    assert snapshot(project) == before
+
+
+def test_dry_run_never_writes_even_with_yes(project: Path) -> None:
+    before = snapshot(project)
+    result = run("apply", "change.diff", "--dry-run", "--yes", cwd=project)
+    assert result.returncode == 0
+    assert "dry run: nothing written" in result.stdout
+    assert snapshot(project) == before
+
+
+def test_patch_from_stdin(project: Path) -> None:
+    result = run("apply", "-", "--yes", cwd=project, stdin=PATCH)
+    assert result.returncode == 0, result.stderr
+    assert b"DEBUG = True" in (project / "app.py").read_bytes()
+
+
+def test_patch_from_stdin_without_yes_previews(project: Path) -> None:
+    before = snapshot(project)
+    result = run("apply", cwd=project, stdin=PATCH)
+    assert result.returncode == 1 and "re-run with --yes" in result.stderr
+    assert snapshot(project) == before
+
+
+def test_root_option_confines_paths(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    result = run("apply", str(project / "change.diff"), "--root", str(project), "--yes", cwd=elsewhere)
+    assert result.returncode == 0, result.stderr
+    assert b"DEBUG = True" in (project / "app.py").read_bytes()
+    escape = "--- a/../outside.txt\n+++ b/../outside.txt\n@@ -0,0 +1 @@\n+x\n"
+    before = snapshot(project)
+    refused = run("apply", "-", "--root", str(project), "--yes", cwd=elsewhere, stdin=escape)
+    assert refused.returncode == 1 and "OutsideWorkspace" in refused.stderr
+    assert snapshot(project) == before
+    assert not (project.parent / "outside.txt").exists()
+
+
+def test_no_match_is_refused_with_candidates(project: Path) -> None:
+    before = snapshot(project)
+    patch = "--- a/app.py\n+++ b/app.py\n@@ -1,3 +1,3 @@\n import os\n-DEBUG = Flase\n+DEBUG = True\n print(DEBUG)\n"
+    result = run("apply", "-", "--yes", "--exact", cwd=project, stdin=patch)
+    assert result.returncode == 1
+    assert "NoMatch" in result.stderr and "app.py" in result.stderr
+    assert snapshot(project) == before
+
+
+def test_ambiguous_edit_is_refused_with_locations(project: Path) -> None:
+    (project / "twice.py").write_bytes(b"x = 1\ny = 2\nx = 1\n")
+    before = snapshot(project)
+    result = run("edit", "twice.py", "--old", "x = 1", "--new", "x = 3", "--yes", cwd=project)
+    assert result.returncode == 1
+    assert "AmbiguousMatch" in result.stderr
+    assert "line 1, column 1" in result.stderr and "line 3, column 1" in result.stderr
+    assert snapshot(project) == before
+
+
+def test_unparseable_patch_reports_line_and_hint(project: Path) -> None:
+    before = snapshot(project)
+    result = run(
+        "apply", "-", "--yes", cwd=project, stdin="*** Begin Patch\n*** Frobnicate File: x\n*** End Patch\n"
+    )
+    assert result.returncode == 1
+    assert "PatchSyntaxError" in result.stderr and "line: 2" in result.stderr
+    assert snapshot(project) == before
+
+
+def test_non_exact_match_is_flagged_and_exact_refuses_it(project: Path) -> None:
+    (project / "quote.py").write_bytes("msg = “hi”\n".encode())
+    block = 'quote.py\n<<<<<<< SEARCH\nmsg = "hi"\n=======\nmsg = "bye"\n>>>>>>> REPLACE\n'
+    before = snapshot(project)
+    refused = run("apply", "-", "--yes", "--exact", cwd=project, stdin=block)
+    assert refused.returncode == 1 and "NoMatch" in refused.stderr
+    assert snapshot(project) == before
+    result = run("apply", "-", "--yes", cwd=project, stdin=block)
+    assert result.returncode == 0, result.stderr
+    assert "⚠" in result.stdout and "unicode-punctuation" in result.stdout
+
+
+def test_already_applied_exits_zero_and_writes_nothing(project: Path) -> None:
+    assert run("apply", "change.diff", "--yes", cwd=project).returncode == 0
+    before = snapshot(project)
+    again = run("apply", "change.diff", "--yes", cwd=project)
+    assert again.returncode == 0 and "already applied" in again.stdout
+    assert snapshot(project) == before
+
+
+def test_new_file_refused_without_overwrite(project: Path) -> None:
+    patch = "*** Begin Patch\n*** Add File: app.py\n+replaced\n*** End Patch\n"
+    before = snapshot(project)
+    refused = run("apply", "-", "--yes", cwd=project, stdin=patch)
+    assert refused.returncode == 1 and "FileExists" in refused.stderr
+    assert snapshot(project) == before
+    allowed = run("apply", "-", "--yes", "--overwrite", cwd=project, stdin=patch)
+    assert allowed.returncode == 0, allowed.stderr
+    assert (project / "app.py").read_bytes() == b"replaced\n"
+
+
+def test_history_is_recorded_unless_disabled(project: Path, nbedit_home: Path) -> None:
+    recorded = run("apply", "change.diff", "--yes", cwd=project)
+    assert "history entry" in recorded.stdout
+    (project / "app.py").write_bytes(b"import os\nDEBUG = False\nprint(DEBUG)\n")
+    silent = run("apply", "change.diff", "--yes", "--no-history", cwd=project)
+    assert silent.returncode == 0 and "history entry" not in silent.stdout
+
+
+# --- edit ----------------------------------------------------------------------------------------
+
+
+def test_edit_old_new(project: Path) -> None:
+    result = run("edit", "app.py", "--old", "False", "--new", "None", "--yes", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert (project / "app.py").read_bytes() == b"import os\nDEBUG = None\nprint(DEBUG)\n"
+
+
+def test_edit_from_files_keeps_crlf_and_multiline_text(tmp_path: Path) -> None:
+    (tmp_path / "w.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    (tmp_path / "old.txt").write_bytes(b"one\r\ntwo\r\n")
+    (tmp_path / "new.txt").write_bytes(b"one\r\n2\r\n")
+    result = run("edit", "w.txt", "--old-file", "old.txt", "--new-file", "new.txt", "--yes", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "w.txt").read_bytes() == b"one\r\n2\r\nthree\r\n"
+
+
+def test_edit_replace_all(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_bytes(b"x = 1\nx = 1\n")
+    result = run("edit", "a.py", "--old", "x = 1", "--new", "x = 2", "--replace-all", "--yes", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "a.py").read_bytes() == b"x = 2\nx = 2\n"
+
+
+def test_edit_missing_file_fails_cleanly(tmp_path: Path) -> None:
+    result = run("edit", "nope.py", "--old", "a", "--new", "b", "--yes", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "FileMissing" in result.stderr or "does not exist" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- usage errors --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        (),
+        ("frobnicate",),
+        ("apply", "missing.diff"),
+        ("apply", "change.diff", "--threshold", "1.5"),
+        ("apply", "change.diff", "--threshold", "high"),
+        ("edit", "app.py", "--new", "x"),
+        ("edit", "app.py", "--old", "a", "--old-file", "f", "--new", "x"),
+        ("edit", "app.py", "--old-file", "missing.txt", "--new", "x"),
+        ("diff", "app.py"),
+    ],
+)
+def test_usage_errors_exit_2_and_write_nothing(project: Path, arguments: tuple[str, ...]) -> None:
+    before = snapshot(project)
+    result = run(*arguments, cwd=project)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "usage:" in result.stderr
+    assert snapshot(project) == before
+
+
+def test_help_lists_the_subcommands(tmp_path: Path) -> None:
+    result = run("--help", cwd=tmp_path)
+    assert result.returncode == 0
+    for command in ("apply", "edit", "diff", "view", "history", "show", "undo", "restore"):
+        assert command in result.stdout
+
+
+# --- diff and view -------------------------------------------------------------------------------
+
+
+def test_diff_exit_codes_like_diff(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_bytes(b"one\ntwo\n")
+    (tmp_path / "b.txt").write_bytes(b"one\nTWO\n")
+    (tmp_path / "c.txt").write_bytes(b"one\ntwo\n")
+    same = run("diff", "a.txt", "c.txt", cwd=tmp_path)
+    assert (same.returncode, same.stdout) == (0, "")
+    different = run("diff", "a.txt", "b.txt", cwd=tmp_path)
+    assert different.returncode == 1
+    assert different.stdout == "--- a.txt\n+++ b.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"
+    missing = run("diff", "a.txt", "nope.txt", cwd=tmp_path)
+    assert missing.returncode == 2 and "nope.txt" in missing.stderr
+
+
+def test_view_prints_a_text_file_as_is(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_bytes(b"hello\nworld\n")
+    result = run("view", "a.txt", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (0, "hello\nworld\n")
+
+
+def test_view_of_a_missing_file_fails(tmp_path: Path) -> None:
+    result = run("view", "nope.ipynb", cwd=tmp_path)
+    assert result.returncode == 1 and "nope.ipynb" in result.stderr
+
+
+# --- the confirmation prompt on a real terminal ----------------------------------------------------
+
+
+def _run_on_terminal(arguments: list[str], cwd: Path, answer: bytes) -> tuple[int, str]:
+    import pty
+    import select
+
+    primary, secondary = pty.openpty()
+    environment = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", "TERM": "dumb"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nbedit.cli", *arguments],
+        cwd=cwd,
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+        env=environment,
+    )
+    os.close(secondary)
+    output = b""
+    answered = False
+    while True:
+        ready, _, _ = select.select([primary], [], [], 60)
+        if not ready:
+            process.kill()
+            raise AssertionError(f"no output from the CLI; so far: {output!r}")
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+        if not answered and b"Apply? [y/N]" in output:
+            os.write(primary, answer)
+            answered = True
+    os.close(primary)
+    return process.wait(timeout=60), output.decode("utf-8", "replace")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_terminal_prompt_yes_applies(project: Path) -> None:
+    code, output = _run_on_terminal(["apply", "change.diff"], project, b"y\n")
+    assert code == 0, output
+    assert "Apply? [y/N]" in output
+    assert b"DEBUG = True" in (project / "app.py").read_bytes()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_terminal_prompt_default_is_no(project: Path) -> None:
+    before = snapshot(project)
+    code, output = _run_on_terminal(["apply", "change.diff"], project, b"\n")
+    assert code == 1, output
+    assert "not applied" in output
+    assert snapshot(project) == before
+
+
+# --- startup cost ----------------------------------------------------------------------------------
+
+
+def test_apply_does_not_import_the_jupyter_stack(project: Path) -> None:
+    probe = (
+        "import sys\n"
+        "from nbedit.cli import main\n"
+        "code = main(['apply', 'change.diff', '--yes'])\n"
+        "heavy = sorted(name for name in ('IPython', 'ipywidgets', 'nbformat', 'ipykernel') if name in sys.modules)\n"
+        "print('HEAVY', heavy, code)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
+    assert "HEAVY [] 0" in result.stdout, result.stdout + result.stderr
+
+
+def test_help_does_not_import_rich(tmp_path: Path) -> None:
+    probe = (
+        "import sys\nfrom nbedit.cli import build_parser\nbuild_parser()\n"
+        "print('LOADED', sorted(n for n in ('rich', 'IPython', 'ipywidgets', 'nbformat') if n in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
+    assert "LOADED []" in result.stdout, result.stdout + result.stderr
+
+
+def test_python_dash_m_nbedit_passes_arguments_to_the_cli(project: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "nbedit", "apply", "change.diff", "--yes"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert b"DEBUG = True" in (project / "app.py").read_bytes()
