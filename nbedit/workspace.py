@@ -408,6 +408,35 @@ class Workspace:
             ) from error
 
 
+    # ------------------------------------------------------------------ history operations (nbedit.history_ops)
+
+    def history(self, *, all_sessions: bool = False, path: str | None = None, all: bool | None = None) -> list:
+        """Recorded entries, newest first: this session's, or every session's (``all_sessions``)."""
+        from nbedit import history_ops
+
+        return history_ops.history(self, all_sessions=all_sessions if all is None else all, path=path)
+
+    def show(self, entry_id: str) -> str:
+        """The unified diff of a history entry."""
+        from nbedit import history_ops
+
+        return history_ops.show(self, entry_id)
+
+    def undo(self, entry_id: str | None = None, *, force: bool = False) -> ApplyResult:
+        """Revert this session's latest edit not yet undone (or entry ``entry_id``); recorded as an entry."""
+        from nbedit import history_ops
+
+        return history_ops.undo(self, entry_id, force=force)
+
+    def restore(
+        self, entry_id: str, *, which: str = "before", after: bool | None = None, force: bool = False
+    ) -> ApplyResult:
+        """Put an entry's files back as they were before it (``which="after"``: after it)."""
+        from nbedit import history_ops
+
+        chosen = which if after is None else ("after" if after else "before")
+        return history_ops.restore(self, entry_id, which=chosen, force=force)  # type: ignore[arg-type]
+
 def _selector(cell: str | int) -> CellSelector:
     if isinstance(cell, int):
         return CellSelector(index=cell)

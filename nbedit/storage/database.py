@@ -57,6 +57,7 @@ CREATE TABLE IF NOT EXISTS entries (
     tiers TEXT NOT NULL,
     summary TEXT NOT NULL,
     undoes TEXT,
+    root TEXT,
     pid INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entries_session ON entries(session, seq);

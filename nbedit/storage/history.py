@@ -134,10 +134,10 @@ class HistoryStore:
         def record(connection: sqlite3.Connection) -> int:
             versions = [self._store_file(connection, file) for file in draft.files]
             cursor = connection.execute(
-                "INSERT INTO entries (session, time, origin, execution_count, status, tiers, summary, undoes, pid)"
-                " VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?)",
+                "INSERT INTO entries (session, time, origin, execution_count, status, tiers, summary, undoes, root, pid)"
+                " VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
                 (draft.session, time.time(), draft.origin, draft.execution_count, json.dumps(list(draft.tiers)),
-                 draft.summary, draft.undoes, os.getpid()),
+                 draft.summary, draft.undoes, draft.root, os.getpid()),
             )  # fmt: skip
             seq = int(cursor.lastrowid or 0)
             connection.executemany(
@@ -218,16 +218,21 @@ class HistoryStore:
         else:
             self.abort(entry_id)
 
-    def reconcile(self, current_fingerprint: Callable[[str], str | None]) -> list[tuple[Entry, bool]]:
+    def reconcile(
+        self, current_fingerprint: Callable[[str], str | None], *, root: str | None = None
+    ) -> list[tuple[Entry, bool]]:
         """Settle the pending entries of writers that died, by looking at the files now.
 
         ``current_fingerprint(path)`` gives the fingerprint of the file at a recorded
         path (None: no such file). An entry whose files all still hold their "before"
         is dropped; any other is kept as applied, so a change cut short between two
-        renames stays visible and can be restored. Returns (entry, kept) pairs.
+        renames stays visible and can be restored. ``root``: only entries recorded
+        for that workspace root (their paths are relative to it). Returns (entry, kept) pairs.
         """
         settled: list[tuple[Entry, bool]] = []
         for entry in self.pending():
+            if root is not None and entry.root != root:
+                continue
             untouched = True
             for path, new_path, before, after in self.file_fingerprints(entry.id):
                 if current_fingerprint(path) != before:
@@ -281,7 +286,7 @@ class HistoryStore:
         arguments = (*parameters, limit) if limit is not None else tuple(parameters)
         filtered = bool(where) or limit is not None
         rows = connection.execute(
-            "SELECT seq, session, time, origin, execution_count, status, tiers, summary, undoes FROM entries"
+            "SELECT seq, session, time, origin, execution_count, status, tiers, summary, undoes, root FROM entries"
             + (f" WHERE seq IN ({chosen})" if filtered else "")
             + " ORDER BY seq DESC",
             arguments,
@@ -296,12 +301,12 @@ class HistoryStore:
             files.setdefault(seq, []).append(FileSummary(path, new_path, added, removed))
         parsed_tiers: dict[str, tuple[str, ...]] = {}
         result = []
-        for seq, session, when, origin, count, status, tiers, summary, undoes in rows:
+        for seq, session, when, origin, count, status, tiers, summary, undoes, root in rows:
             if tiers not in parsed_tiers:
                 parsed_tiers[tiers] = tuple(json.loads(tiers))
             result.append(
                 Entry(format_id(seq), session, when, origin, count, status, tuple(files.get(seq, ())),
-                      parsed_tiers[tiers], summary, undoes)
+                      parsed_tiers[tiers], summary, undoes, root)
             )  # fmt: skip
         return result
 

@@ -61,7 +61,11 @@ class FileRecord:
 
 @dataclass(frozen=True, slots=True)
 class EntryDraft:
-    """An entry about to be written. ``origin`` is one of ``ORIGINS``; ``undoes`` names the entry undone."""
+    """An entry about to be written. ``origin`` is one of ``ORIGINS``; ``undoes`` names the entry undone.
+
+    ``root``: the absolute workspace root the file paths are relative to; crash
+    recovery needs it to find the files of an interrupted entry.
+    """
 
     session: str
     origin: str
@@ -70,6 +74,7 @@ class EntryDraft:
     tiers: tuple[str, ...] = ()
     summary: str = ""
     undoes: str | None = None
+    root: str | None = None
 
 
 class FileSummary(NamedTuple):
@@ -97,6 +102,7 @@ class Entry(NamedTuple):
     tiers: tuple[str, ...]
     summary: str
     undoes: str | None
+    root: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
