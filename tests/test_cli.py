@@ -374,3 +374,40 @@ def test_python_dash_m_nbedit_passes_arguments_to_the_cli(project: Path) -> None
     )
     assert result.returncode == 0, result.stderr
     assert b"DEBUG = True" in (project / "app.py").read_bytes()
+
+
+def _notebook(path: Path) -> None:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("x = 1\ny = 2")]
+    for index, cell in enumerate(notebook.cells):
+        cell["id"] = f"c{index}"
+    nbformat.write(notebook, path)
+
+
+def test_view_prints_the_cell_view_of_a_notebook(tmp_path: Path) -> None:
+    _notebook(tmp_path / "nb.ipynb")
+    result = run("view", "nb.ipynb", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "# %% nbedit cell 0 [code] id=c0\nx = 1\n" in result.stdout
+    assert '"cells"' not in result.stdout
+
+
+def test_edit_a_notebook_cell_by_id_and_by_index(tmp_path: Path) -> None:
+    _notebook(tmp_path / "nb.ipynb")
+    before = snapshot(tmp_path)
+    ambiguous = run("edit", "nb.ipynb", "--old", "x = 1", "--new", "x = 5", "--yes", cwd=tmp_path)
+    assert ambiguous.returncode == 1 and "AmbiguousMatch" in ambiguous.stderr
+    assert snapshot(tmp_path) == before
+    by_id = run("edit", "nb.ipynb", "--old", "x = 1", "--new", "x = 5", "--cell", "c1", "--yes", cwd=tmp_path)
+    assert by_id.returncode == 0, by_id.stderr
+    assert "c1" in by_id.stdout
+    by_index = run(
+        "edit", "nb.ipynb", "--old", "x = 1", "--new", "x = 7", "--cell", "0", "--yes", cwd=tmp_path
+    )
+    assert by_index.returncode == 0, by_index.stderr
+    import nbformat
+
+    cells = nbformat.read(tmp_path / "nb.ipynb", as_version=4).cells
+    assert [cell.source for cell in cells] == ["x = 7", "x = 5\ny = 2"]

@@ -41,6 +41,8 @@ def test_demo_runs_unattended_and_leaves_the_working_directory_alone(
         "similarity",
         "refused: nothing was written",
         "applied: wrote notes.md",
+        "cell 1 (id cell-1, code)",
+        "applied: wrote stock.ipynb",
     ):
         assert expected in output, expected
     assert [path.name for path in tmp_path.iterdir()] == ["inventory.py"]

@@ -378,3 +378,34 @@ def test_file_to_html_and_header_are_wrapped(tmp_path: Path) -> None:
     for html in (plan_header_html(plan), file_to_html(plan.files[0])):
         assert html.startswith('<div class="nbedit-view"><style>') and html.endswith("</div>")
     assert "a.py" in plan_header_html(plan) and "+1" in plan_header_html(plan)
+
+
+# --- notebooks -----------------------------------------------------------------------------------
+
+
+def _notebook(path: Path, sources: list[str]) -> None:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    for index, cell in enumerate(notebook.cells):
+        cell["id"] = f"c{index}"
+    nbformat.write(notebook, path)
+
+
+def test_notebook_hunks_show_the_cell_view_and_name_their_cell(tmp_path: Path) -> None:
+    _notebook(tmp_path / "nb.ipynb", ["a = 1", "b = 2\nprint(b)", "c = 3"])
+    plan = Workspace(tmp_path).plan_edit("nb.ipynb", "b = 2", "b = 20")
+    file_plan = plan.files[0]
+    assert file_plan.notebook
+    label = file_plan.hunks[0].cell
+    assert label and "c1" in label
+    view = file_view(file_plan)
+    (block,) = view.blocks
+    assert block.cell == label
+    assert [row.text for row in block.rows if row.kind != "context"] == ["b = 2", "b = 20"]
+    assert not any('"source"' in row.text for row in block.rows), "rows come from the cell view, not the JSON"
+    assert_rows_match_files(file_plan)
+    assert label in plan_to_html(plan)
+    assert label in terminal_text(plan)
+    assert label in hunk_to_html(file_plan, 0)

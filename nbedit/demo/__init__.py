@@ -115,15 +115,6 @@ def _show_refusal(console: Console, attempt: Callable[[], object]) -> None:
         raise AssertionError("the demo expected nbedit to refuse this change, and it did not")
 
 
-def _notebooks_supported() -> bool:
-    """Whether this build can plan notebook edits (the tour skips that step otherwise)."""
-    try:
-        from nbedit.engine.notebook import plan_notebook  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def run(console: Console | None = None) -> int:
     """Run the tour in a temporary folder; returns the exit status (0)."""
     from rich.console import Console
@@ -164,9 +155,7 @@ def run(console: Console | None = None) -> int:
             'The block says "total" with straight quotes; the file has curly ones. nbedit finds it '
             "but flags the match as not exact, so you look twice.",
         )
-        drift_plan = workspace.plan_patch(SEARCH_REPLACE)
-        drift_before = drift_plan.files[0].before_bytes
-        _show_and_apply(console, workspace, drift_plan)
+        _show_and_apply(console, workspace, workspace.plan_patch(SEARCH_REPLACE))
 
         _step(
             console,
@@ -191,28 +180,23 @@ def run(console: Console | None = None) -> int:
             ),
         )
 
-        step = 6
-        if _notebooks_supported():
-            _step(
-                console,
-                step,
-                "A notebook cell edit",
-                "Notebooks are edited through a cell view; the preview names the cell, the JSON stays intact.",
-            )
-            notebook_plan = workspace.plan_edit(
-                "stock.ipynb", 'stock.add("apples", 3)', 'stock.add("apples", 5)', cell="cell-1"
-            )
-            _show_and_apply(console, workspace, notebook_plan)
-            step += 1
-            last = ("stock.ipynb", notebook_plan.files[0].before_bytes)
-        else:
-            last = ("inventory.py", drift_before)
+        _step(
+            console,
+            6,
+            "A notebook cell edit",
+            "Notebooks are edited through a cell view; the preview names the cell, the JSON stays intact.",
+        )
+        notebook_plan = workspace.plan_edit(
+            "stock.ipynb", 'stock.add("apples", 3)', 'stock.add("apples", 5)', cell="cell-1"
+        )
+        _show_and_apply(console, workspace, notebook_plan)
+        notebook_before = notebook_plan.files[0].before_bytes
 
         undo = getattr(workspace, "undo", None)
         if undo is not None:
             _step(
                 console,
-                step,
+                7,
                 "Undo",
                 "Every apply is recorded; undo puts the files back as they were before it.",
             )
@@ -221,10 +205,9 @@ def run(console: Console | None = None) -> int:
             console.print(
                 f"[green]undone[/green]: restored {', '.join(written) or 'nothing'}", highlight=False
             )
-            name, before = last
-            same = (root / name).read_bytes() == before
-            state = "byte for byte as before the last change" if same else "NOT as before the last change"
-            console.print(f"{name} is {state}", highlight=False)
+            same = (root / "stock.ipynb").read_bytes() == notebook_before
+            state = "byte for byte as before the cell edit" if same else "NOT as before the cell edit"
+            console.print(f"stock.ipynb is {state}", highlight=False)
         console.print()
         console.print("[bold]done[/bold]: the temporary folder is removed; try [bold]nbedit --help[/bold].")
     return 0
