@@ -34,8 +34,16 @@ def _lines(text: str) -> list[str]:
     return text.splitlines(keepends=True)
 
 
-def code_cell(source: str, outputs: list[dict[str, Any]] | None = None, count: int | None = None, **extra: Any) -> dict[str, Any]:
-    cell = {"cell_type": "code", "execution_count": count, "metadata": {}, "outputs": outputs or [], "source": _lines(source)}
+def code_cell(
+    source: str, outputs: list[dict[str, Any]] | None = None, count: int | None = None, **extra: Any
+) -> dict[str, Any]:
+    cell = {
+        "cell_type": "code",
+        "execution_count": count,
+        "metadata": {},
+        "outputs": outputs or [],
+        "source": _lines(source),
+    }
     cell.update(extra)
     return cell
 
@@ -54,7 +62,9 @@ def raw_cell(source: str, **extra: Any) -> dict[str, Any]:
 
 def build_notebook(minor: int = 5) -> Notebook:
     cells = [
-        markdown_cell("# Analyse des données 📊\n\nCafé, naïve, 日本語.", attachments={"chart.png": {"image/png": PNG}}),
+        markdown_cell(
+            "# Analyse des données 📊\n\nCafé, naïve, 日本語.", attachments={"chart.png": {"image/png": PNG}}
+        ),
         code_cell(
             "import math\n\nvalue = math.pi\nprint(value)",
             outputs=[{"name": "stdout", "output_type": "stream", "text": ["3.141592653589793\n"]}],
@@ -124,7 +134,8 @@ def many_cells_notebook(count: int, minor: int = 5) -> Notebook:
 
 
 def big_image_notebook(megabytes: int, cells: int = 100) -> Notebook:
-    per_image = megabytes * 1_000_000 // cells * 3 // 4
+    code_cells = cells - cells // 3
+    per_image = megabytes * 1_000_000 // code_cells * 3 // 4
     chunk = bytes(range(256)) * (per_image // 256 + 1)
     notebook = many_cells_notebook(cells)
     for index, cell in enumerate(notebook["cells"]):
@@ -160,7 +171,10 @@ def compact_escaped(notebook: Notebook) -> bytes:
 
 def string_sources(notebook: Notebook) -> bytes:
     cells = [dict(cell, source="".join(cell["source"])) for cell in notebook["cells"]]
-    return json.dumps(dict(notebook, cells=cells), indent=1, sort_keys=True, ensure_ascii=False).encode("utf-8") + b"\n"
+    return (
+        json.dumps(dict(notebook, cells=cells), indent=1, sort_keys=True, ensure_ascii=False).encode("utf-8")
+        + b"\n"
+    )
 
 
 def tabs_crlf(notebook: Notebook) -> bytes:

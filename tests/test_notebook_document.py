@@ -36,10 +36,16 @@ def _tiny(*cells: dict, minor: int = 5) -> bytes:
         (b"", "is not valid JSON"),
         (b"[1, 2]", "not a Jupyter notebook"),
         (b'{"cells": []}', "not a Jupyter notebook"),
-        (b'{"nbformat": 3, "nbformat_minor": 0, "worksheets": []}', "nbformat 3.0 is not supported; open and save it"),
+        (
+            b'{"nbformat": 3, "nbformat_minor": 0, "worksheets": []}',
+            "nbformat 3.0 is not supported; open and save it",
+        ),
         (b'{"nbformat": 5, "nbformat_minor": 0, "cells": []}', "nbformat 5.0 is not supported"),
         (b'{"nbformat": 4, "nbformat_minor": 5, "metadata": {}}', "has no 'cells' list"),
-        (b'{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [3]}', "cell 0 is not a JSON object"),
+        (
+            b'{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [3]}',
+            "cell 0 is not a JSON object",
+        ),
         (
             b'{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "widget", "source": ""}]}',
             "cell 0 has type 'widget'",
@@ -92,7 +98,10 @@ def test_view_of_nbformat_44_has_no_ids() -> None:
 def test_spans_cover_exactly_each_cells_source() -> None:
     document = _document()
     spans = document.cell_spans()
-    assert [label for _, _, label in spans][:2] == ["cell 0 (id c00-ma, markdown)", "cell 1 (id c01-co, code)"]
+    assert [label for _, _, label in spans][:2] == [
+        "cell 0 (id c00-ma, markdown)",
+        "cell 1 (id c01-co, code)",
+    ]
     for cell, (start, end, _) in zip(document.cells, spans, strict=True):
         body = document.view[start:end]
         if cell.source:
@@ -151,7 +160,10 @@ def test_cell_span_by_id_and_by_index() -> None:
 @pytest.mark.parametrize(
     ("selector", "expected"),
     [
-        (CellSelector(id="nope"), "has no cell with id 'nope'; valid indices are 0-7, valid ids: c00-ma, c01-co"),
+        (
+            CellSelector(id="nope"),
+            "has no cell with id 'nope'; valid indices are 0-7, valid ids: c00-ma, c01-co",
+        ),
         (CellSelector(index=8), "has no cell 8; valid indices are 0-7"),
         (CellSelector(index=-1), "has no cell -1"),
         (CellSelector(id="c01-co", index=2), "cell id c01-co is cell 1, not cell 2"),

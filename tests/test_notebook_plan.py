@@ -25,7 +25,9 @@ CELL_1 = "cell 1 (id c01-co, code)"
 EDITED_SOURCE = "import math\n\nvalue = math.pi\nprint(value * 2)"
 
 
-def _workspace(tmp_path: Path, notebook: dict[str, Any], format_name: str = "canonical") -> tuple[nbedit.Workspace, Path, bytes]:
+def _workspace(
+    tmp_path: Path, notebook: dict[str, Any], format_name: str = "canonical"
+) -> tuple[nbedit.Workspace, Path, bytes]:
     path = tmp_path / "nb.ipynb"
     data = FORMATS[format_name](notebook)
     path.write_bytes(data)
@@ -54,7 +56,9 @@ def _dialects(view: str) -> dict[str, str]:
 @pytest.mark.parametrize("minor", [4, 5])
 @pytest.mark.parametrize("format_name", FORMAT_NAMES)
 @pytest.mark.parametrize("dialect", ["edit", "unified", "apply_patch", "search_replace"])
-def test_every_dialect_changes_only_the_targeted_cell(tmp_path: Path, dialect: str, format_name: str, minor: int) -> None:
+def test_every_dialect_changes_only_the_targeted_cell(
+    tmp_path: Path, dialect: str, format_name: str, minor: int
+) -> None:
     notebook = build_notebook(minor)
     workspace, path, data = _workspace(tmp_path, notebook, format_name)
     view = workspace.view("nb.ipynb")
@@ -203,7 +207,9 @@ def test_refused_results_leave_the_file_untouched(tmp_path: Path) -> None:
     with pytest.raises(NotebookError, match="has attachments"):
         workspace.plan_edit("nb.ipynb", "[markdown] id=c00-ma", "[code] id=c00-ma")
     with pytest.raises(NotebookError, match="not a valid cell id"):
-        workspace.plan_edit("nb.ipynb", "# %% nbedit cell 7", "# %% nbedit cell new [raw] id=no/slash\nx\n# %% nbedit cell 7")
+        workspace.plan_edit(
+            "nb.ipynb", "# %% nbedit cell 7", "# %% nbedit cell new [raw] id=no/slash\nx\n# %% nbedit cell 7"
+        )
     with pytest.raises(NotebookError, match="unknown cell type"):
         workspace.plan_edit("nb.ipynb", "cell 4 [raw]", "cell 4 [rawish]")
     assert path.read_bytes() == data
@@ -235,7 +241,9 @@ def test_nbformat_44_notebook_through_a_patch_stays_44(tmp_path: Path) -> None:
     notebook = build_notebook(4)
     workspace, path, _ = _workspace(tmp_path, notebook, "indent2-reordered")
     view = workspace.view("nb.ipynb")
-    after = view.replace("# %% nbedit cell 2 [code]\n", "# %% nbedit cell new [code]\nnew = 1\n# %% nbedit cell 2 [code]\n")
+    after = view.replace(
+        "# %% nbedit cell 2 [code]\n", "# %% nbedit cell new [code]\nnew = 1\n# %% nbedit cell 2 [code]\n"
+    )
     workspace.apply(workspace.plan_patch(_view_diff(view, after)))
     result = json.loads(path.read_bytes())
     assert result["nbformat_minor"] == 4 and all("id" not in cell for cell in result["cells"])

@@ -54,14 +54,18 @@ def _script(draw: st.DrawFn, special_whitespace: bool) -> tuple[str, int, list[t
         action = draw(st.sampled_from(["keep", "keep", "edit", "delete", "retype"]))
         if action == "retype" and "attachments" not in cell:
             new_type = draw(st.sampled_from([kind for kind in _BUILDERS if kind != cell["cell_type"]]))
-            rows.append(("retype", (index, new_type, draw(st.one_of(st.just(source), _source(special_whitespace))))))
+            rows.append(
+                ("retype", (index, new_type, draw(st.one_of(st.just(source), _source(special_whitespace)))))
+            )
         elif action == "edit":
             rows.append(("edit", (index, cell["cell_type"], draw(_source(special_whitespace)))))
         elif action != "delete":
             rows.append(("keep", (index, cell["cell_type"], source)))
     for _ in range(draw(st.integers(0, 2))):
         position = draw(st.integers(0, len(rows)))
-        rows.insert(position, ("new", (draw(st.sampled_from(sorted(_BUILDERS))), draw(_source(special_whitespace)))))
+        rows.insert(
+            position, ("new", (draw(st.sampled_from(sorted(_BUILDERS))), draw(_source(special_whitespace))))
+        )
     return format_name, minor, rows
 
 
@@ -108,7 +112,9 @@ def _view_after(document: NotebookDocument, rows: list[tuple[str, Any]]) -> str:
 
 @settings(max_examples=150, deadline=None)
 @given(_script(special_whitespace=True))
-def test_reading_back_an_edited_view_gives_the_expected_notebook(script: tuple[str, int, list[tuple[str, Any]]]) -> None:
+def test_reading_back_an_edited_view_gives_the_expected_notebook(
+    script: tuple[str, int, list[tuple[str, Any]]],
+) -> None:
     format_name, minor, rows = script
     notebook = build_notebook(minor)
     serialise = FORMATS[format_name]
@@ -129,7 +135,9 @@ def test_unified_diff_of_the_views_reproduces_the_expected_notebook(
     document = NotebookDocument.parse(data, "nb.ipynb")
     view_after = _view_after(document, rows)
     diff = "".join(
-        difflib.unified_diff(document.view.splitlines(True), view_after.splitlines(True), "a/nb.ipynb", "b/nb.ipynb")
+        difflib.unified_diff(
+            document.view.splitlines(True), view_after.splitlines(True), "a/nb.ipynb", "b/nb.ipynb"
+        )
     )
     expected = serialise(_expected(notebook, rows))
     with tempfile.TemporaryDirectory() as folder:

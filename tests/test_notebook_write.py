@@ -39,7 +39,9 @@ def _rows(document: NotebookDocument) -> list[tuple[int | None, str, str | None,
 
 
 def _view(rows: list[tuple[int | None, str, str | None, str]]) -> str:
-    return "".join(render_cell(index, cell_type, source, cell_id) for index, cell_type, cell_id, source in rows)
+    return "".join(
+        render_cell(index, cell_type, source, cell_id) for index, cell_type, cell_id, source in rows
+    )
 
 
 def _document(notebook: dict[str, Any], format_name: str) -> tuple[NotebookDocument, bytes]:
@@ -80,7 +82,7 @@ def test_unchanged_view_gives_identical_bytes(format_name: str, minor: int) -> N
 SOURCE_EDITS = [
     (1, "import math\n\nvalue = math.tau\nprint(value)"),
     (1, "import math\n\nvalue = math.pi\nprint(value, 'é → ✓ 日本')\nprint('\\x1b[1m bold')"),
-    (3, "raise ValueError(\"quote \\\" and \\\\ backslash\")\n"),
+    (3, 'raise ValueError("quote \\" and \\\\ backslash")\n'),
     (0, "# Analyse\n\nEntirely new text with a tab\there."),
     (6, "Now the empty markdown cell has text"),
     (7, ""),
@@ -91,7 +93,9 @@ SOURCE_EDITS = [
 @pytest.mark.parametrize(("index", "source"), SOURCE_EDITS)
 @pytest.mark.parametrize("minor", MINORS)
 @pytest.mark.parametrize("format_name", FORMAT_NAMES)
-def test_editing_one_cell_changes_only_its_source(format_name: str, minor: int, index: int, source: str) -> None:
+def test_editing_one_cell_changes_only_its_source(
+    format_name: str, minor: int, index: int, source: str
+) -> None:
     notebook = build_notebook(minor)
     document, data = _document(notebook, format_name)
     rows = _rows(document)
@@ -134,9 +138,14 @@ def test_unicode_escaping_follows_the_file() -> None:
 
 
 def test_ascii_file_with_escaped_backslash_u_is_not_taken_for_ensure_ascii() -> None:
-    notebook = {"cells": [code_cell('print("\\\\u00e9")')], "metadata": {}, "nbformat": 4, "nbformat_minor": 4}
+    notebook = {
+        "cells": [code_cell('print("\\\\u00e9")')],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 4,
+    }
     data = json.dumps(notebook, indent=1, sort_keys=True).encode()
-    assert b'\\\\u00e9' in data
+    assert b"\\\\u00e9" in data
     document = NotebookDocument.parse(data, "x.ipynb")
     result = document.apply_view(document.view + "# %% nbedit cell new [markdown]\ncafé\n")
     assert "café".encode() in result
@@ -166,7 +175,10 @@ def test_inserted_cells_are_formatted_like_their_neighbours(format_name: str, mi
 def test_nbformat_44_stays_44_without_ids() -> None:
     notebook = build_notebook(4)
     document, data = _document(notebook, "canonical")
-    view = document.view.replace("print(value)", "print(value + 1)") + "# %% nbedit cell new [code] id=wanted\nz = 3\n"
+    view = (
+        document.view.replace("print(value)", "print(value + 1)")
+        + "# %% nbedit cell new [code] id=wanted\nz = 3\n"
+    )
     result = json.loads(document.apply_view(view))
     assert result["nbformat"] == 4 and result["nbformat_minor"] == 4
     assert all("id" not in cell for cell in result["cells"])
@@ -211,7 +223,10 @@ def test_copied_marker_makes_a_new_cell() -> None:
 def test_marker_without_type_keeps_the_cells_type_and_new_cells_are_code() -> None:
     notebook = build_notebook(4)
     document, _ = _document(notebook, "canonical")
-    view = document.view.replace("# %% nbedit cell 0 [markdown]", "# %% nbedit cell 0") + "# %% nbedit cell new\nn = 1\n"
+    view = (
+        document.view.replace("# %% nbedit cell 0 [markdown]", "# %% nbedit cell 0")
+        + "# %% nbedit cell new\nn = 1\n"
+    )
     result = json.loads(document.apply_view(view))
     assert result["cells"][0]["cell_type"] == "markdown"
     assert result["cells"][-1]["cell_type"] == "code"
@@ -235,7 +250,9 @@ def test_inserting_into_an_empty_notebook(format_name: str) -> None:
     empty = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     document, _ = _document(empty, format_name)
     view = render_cell(None, "markdown", "# One", "one") + render_cell(None, "code", "x = 1", "two")
-    expected = dict(empty, cells=[_with_id(markdown_cell("# One"), 5, "one"), _with_id(code_cell("x = 1"), 5, "two")])
+    expected = dict(
+        empty, cells=[_with_id(markdown_cell("# One"), 5, "one"), _with_id(code_cell("x = 1"), 5, "two")]
+    )
     result = document.apply_view(view)
     if format_name in ("canonical", "tabs-crlf"):
         assert result == FORMATS[format_name](expected)
@@ -268,7 +285,9 @@ def _retyped(cell: dict[str, Any], cell_type: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("minor", MINORS)
 @pytest.mark.parametrize("format_name", FORMAT_NAMES)
-@pytest.mark.parametrize(("index", "cell_type"), [(1, "markdown"), (3, "raw"), (4, "code"), (4, "markdown"), (6, "code")])
+@pytest.mark.parametrize(
+    ("index", "cell_type"), [(1, "markdown"), (3, "raw"), (4, "code"), (4, "markdown"), (6, "code")]
+)
 def test_changing_a_cells_type(format_name: str, minor: int, index: int, cell_type: str) -> None:
     notebook = build_notebook(minor)
     document, _ = _document(notebook, format_name)
@@ -352,12 +371,20 @@ def test_already_invalid_notebook_can_still_be_edited_elsewhere() -> None:
 
 
 def test_hand_written_cell_without_execution_count_is_rewritten_whole_when_outputs_are_cleared() -> None:
-    notebook = _small([code_cell("x = 1", outputs=[{"output_type": "stream", "name": "stdout", "text": "1\n"}])], minor=4)
+    notebook = _small(
+        [code_cell("x = 1", outputs=[{"output_type": "stream", "name": "stdout", "text": "1\n"}])], minor=4
+    )
     del notebook["cells"][0]["execution_count"]
     data = json.dumps(notebook, indent=2).encode()
     document = NotebookDocument.parse(data, "h.ipynb")
     result = json.loads(document.apply_view(document.view.replace("x = 1", "x = 2"), clear_outputs=True))
-    assert result["cells"][0] == {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": ["x = 2"]}
+    assert result["cells"][0] == {
+        "cell_type": "code",
+        "execution_count": None,
+        "metadata": {},
+        "outputs": [],
+        "source": ["x = 2"],
+    }
 
 
 def test_compact_source_string_form_is_kept() -> None:

@@ -125,13 +125,17 @@ class NotebookDocument:
         minor = notebook.get("nbformat_minor", 0)
         if major != 4 or not isinstance(minor, int):
             version = f"{major}.{minor}"
-            advice = "open and save it in Jupyter to upgrade it to nbformat 4" if major < 4 else "nbedit reads 4.x"
+            advice = (
+                "open and save it in Jupyter to upgrade it to nbformat 4" if major < 4 else "nbedit reads 4.x"
+            )
             raise NotebookError(
                 f"{path}: nbformat {version} is not supported; {advice}, then retry; {_UNCHANGED}", path=path
             )
         raw_cells = notebook.get("cells")
         if not isinstance(raw_cells, list):
-            raise NotebookError(f"{path}: has no 'cells' list, so it is not a valid notebook; {_UNCHANGED}", path=path)
+            raise NotebookError(
+                f"{path}: has no 'cells' list, so it is not a valid notebook; {_UNCHANGED}", path=path
+            )
         cells = tuple(_read_cell(path, index, raw) for index, raw in enumerate(raw_cells))
         view, spans, marker_starts = render_view([(cell.cell_type, cell.source, cell.id) for cell in cells])
         return cls(path, data, notebook, cells, view, spans, marker_starts, minor, body_start)
@@ -328,7 +332,9 @@ class NotebookDocument:
         key_order = tuple(self.notebook["cells"][template.index]) if template is not None else ()
         return CellWrite(cell, None, None, key_order)
 
-    def _edited_cell(self, before: NotebookCell, raw: dict[str, Any], source: str, clear_outputs: bool) -> CellWrite:
+    def _edited_cell(
+        self, before: NotebookCell, raw: dict[str, Any], source: str, clear_outputs: bool
+    ) -> CellWrite:
         cell = dict(raw)
         cell["source"] = source_value(source, before.source_as_list)
         replace = ["source"]
@@ -343,7 +349,9 @@ class NotebookDocument:
             return CellWrite(cell, before.index, None, tuple(raw))
         return CellWrite(cell, before.index, tuple(replace))
 
-    def _retyped_cell(self, before: NotebookCell, raw: dict[str, Any], cell_type: str, source: str) -> CellWrite:
+    def _retyped_cell(
+        self, before: NotebookCell, raw: dict[str, Any], cell_type: str, source: str
+    ) -> CellWrite:
         if cell_type == "code" and raw.get("attachments"):
             raise NotebookError(
                 f"{self.path}: {before.label} has attachments, which a code cell cannot hold; "
@@ -364,14 +372,14 @@ class NotebookDocument:
     def _validate(self, writes: Sequence[CellWrite]) -> list[str]:
         from nbformat.validator import get_validator
 
-        fast = get_validator(4, self.nbformat_minor)
+        fast = get_validator(4, self.nbformat_minor)  # type: ignore[no-untyped-call]
         if fast is None:
             return [f"nbformat 4.{self.nbformat_minor} has no schema here; the result was not validated"]
         edited = dict(self.notebook)
         edited["cells"] = [write.cell for write in writes]
         if not list(fast.iter_errors(edited)):
             return []
-        detailed = get_validator(4, self.nbformat_minor, name="jsonschema")
+        detailed = get_validator(4, self.nbformat_minor, name="jsonschema")  # type: ignore[no-untyped-call]
         raw_cells = self.notebook["cells"]
         for position, write in enumerate(writes):
             if write.original is not None and write.replace == ():
@@ -379,7 +387,9 @@ class NotebookDocument:
             problem = _cell_problem(detailed, self.notebook, write.cell)
             if problem is None:
                 continue
-            if write.original is not None and _cell_problem(detailed, self.notebook, raw_cells[write.original]):
+            if write.original is not None and _cell_problem(
+                detailed, self.notebook, raw_cells[write.original]
+            ):
                 continue  # the cell was already invalid; this edit does not make it worse
             label = (
                 cell_label(position, write.cell["cell_type"], write.cell.get("id"))
@@ -391,15 +401,19 @@ class NotebookDocument:
                 f"fix the cell view and retry; {_UNCHANGED}",
                 path=self.path,
             )
-        return ["the notebook was already invalid before this edit (nbformat schema); the edit left that as it was"]
+        return [
+            "the notebook was already invalid before this edit (nbformat schema); the edit left that as it was"
+        ]
 
 
 def _cell_problem(validator: Any, notebook: dict[str, Any], cell: dict[str, Any]) -> str | None:
-    from jsonschema.exceptions import best_match
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
 
     alone = dict(notebook)
     alone["cells"] = [cell]
-    errors = [error for error in validator.iter_errors(alone) if list(error.absolute_path)[:2] == ["cells", 0]]
+    errors = [
+        error for error in validator.iter_errors(alone) if list(error.absolute_path)[:2] == ["cells", 0]
+    ]
     if not errors:
         return None
     best = best_match(errors)

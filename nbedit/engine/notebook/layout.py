@@ -29,6 +29,7 @@ from typing import Any
 __all__ = ["Layout", "Member", "ObjectLayout", "Style", "detect_style", "format_json", "scan_layout"]
 
 _STRUCTURAL = re.compile(rb'[{}\[\],:"]')
+_NESTING = re.compile(rb'[{}\[\]"]')  # inside skipped values only nesting and strings matter
 _ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)")
 _WHITESPACE = b" \t\r\n"
 _QUOTE, _BACKSLASH = 0x22, 0x5C
@@ -94,10 +95,11 @@ def scan_layout(data: bytes, start: int = 0) -> Layout:
     member: list[Member | None] = [None]  # pending member of the innermost recording object
     expecting_key = False
     skip_depth = 0
-    search = _STRUCTURAL.search
+    structural = _STRUCTURAL.search
+    nesting = _NESTING.search
     position = start
     while True:
-        found = search(data, position)
+        found = (nesting if skip_depth else structural)(data, position)
         if found is None:
             break
         at = found.start()
@@ -106,15 +108,16 @@ def scan_layout(data: bytes, start: int = 0) -> Layout:
         if char == _QUOTE:
             end = _string_end(data, position)
             if skip_depth == 0 and expecting_key and stack and stack[-1] is not None:
-                key = json.loads(data[at:end])
+                key_bytes = data[at + 1 : end - 1]
+                key = json.loads(data[at:end]) if b"\\" in key_bytes else key_bytes.decode("utf-8")
                 member[-1] = Member(key, at, end)
                 expecting_key = False
             position = end
             continue
         if skip_depth:
-            if char == _OPEN_OBJECT or char == _OPEN_ARRAY:
+            if char in (_OPEN_OBJECT, _OPEN_ARRAY):
                 skip_depth += 1
-            elif char == _CLOSE_OBJECT or char == _CLOSE_ARRAY:
+            elif char in (_CLOSE_OBJECT, _CLOSE_ARRAY):
                 skip_depth -= 1
             continue
         depth = len(stack)
@@ -131,7 +134,7 @@ def scan_layout(data: bytes, start: int = 0) -> Layout:
                 frame.members[pending.key] = pending
                 member[-1] = None
                 expecting_key = True
-        elif char == _OPEN_OBJECT or char == _OPEN_ARRAY:
+        elif char in (_OPEN_OBJECT, _OPEN_ARRAY):
             pending = member[-1]
             if depth == 0:
                 top = ObjectLayout(at)
@@ -213,9 +216,7 @@ def _uses_ascii_escapes(data: bytes) -> bool:
         return False
     # Escapes are matched pairwise from the left, so an escaped backslash followed by
     # "u00e9" is not mistaken for an escape of "\u00e9".
-    return any(
-        match[1] is not None and int(match[1], 16) >= 0x80 for match in _ESCAPE.finditer(data)
-    )
+    return any(match[1] is not None and int(match[1], 16) >= 0x80 for match in _ESCAPE.finditer(data))
 
 
 def _keys_sorted(members: list[Member], cells: list[ObjectLayout]) -> bool:

@@ -125,7 +125,12 @@ def _changed_core(view: str, item: LocatedHunk) -> tuple[int, int, str, str]:
     suffix = 0
     while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
         suffix += 1
-    return match.start + prefix, match.end - suffix, old[prefix : len(old) - suffix], new[prefix : len(new) - suffix]
+    return (
+        match.start + prefix,
+        match.end - suffix,
+        old[prefix : len(old) - suffix],
+        new[prefix : len(new) - suffix],
+    )
 
 
 def _label(document: NotebookDocument, item: LocatedHunk, path: str) -> LocatedHunk:
@@ -143,10 +148,16 @@ def _label(document: NotebookDocument, item: LocatedHunk, path: str) -> LocatedH
     last = document.cell_at(max(match.start, match.end - 1))
     assert first is not None and last is not None
     if _MARKER_TEXT not in item.hunk.old:
-        if first == last and match.start >= document.marker_starts[first] and match.end <= document.spans[first].start:
+        if (
+            first == last
+            and match.start >= document.marker_starts[first]
+            and match.end <= document.spans[first].start
+        ):
             return replace(item, cell=f"{document.cells[first].label}, marker line")
-        named = document.cells[first].label if first == last else (
-            f"{document.cells[first].label} and {document.cells[last].label}"
+        named = (
+            document.cells[first].label
+            if first == last
+            else (f"{document.cells[first].label} and {document.cells[last].label}")
         )
         raise MatchError(
             f"{path}: the text to replace (line {match.line} of the cell view) runs across a cell marker "
@@ -164,7 +175,9 @@ def _label(document: NotebookDocument, item: LocatedHunk, path: str) -> LocatedH
     assert first is not None and last is not None
     if first == last:
         return replace(item, cell=f"{document.cells[first].label}, cell structure")
-    return replace(item, cell=f"{document.cells[first].label} to {document.cells[last].label}, cell structure")
+    return replace(
+        item, cell=f"{document.cells[first].label} to {document.cells[last].label}, cell structure"
+    )
 
 
 def _cell_of_line(document: NotebookDocument, line: int) -> str | None:
@@ -186,7 +199,8 @@ def _with_cells(error: NoMatch | AmbiguousMatch, document: NotebookDocument) -> 
             return error
         base = error.message.split("\nclosest candidates:")[0]
         candidates = [
-            replace(candidate, cell=_cell_of_line(document, candidate.start_line)) for candidate in error.candidates
+            replace(candidate, cell=_cell_of_line(document, candidate.start_line))
+            for candidate in error.candidates
         ]
         return NoMatch(base, path=error.path, candidates=candidates)
     base = error.message.split("\nmatches at")[0]

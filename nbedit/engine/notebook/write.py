@@ -75,7 +75,9 @@ def _object_bytes(write: CellWrite, style: Style, indent: str | None) -> bytes:
     return format_json(cell, style, indent)
 
 
-def _original_bytes(data: bytes, layout: ObjectLayout, write: CellWrite, style: Style) -> list[bytes | memoryview]:
+def _original_bytes(
+    data: bytes, layout: ObjectLayout, write: CellWrite, style: Style
+) -> list[bytes | memoryview]:
     view = memoryview(data)
     assert write.replace is not None
     replacements = sorted(
