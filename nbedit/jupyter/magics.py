@@ -1,0 +1,380 @@
+"""The magics: ``%%edit``, ``%%patch`` and ``%nbedit``.
+
+Each magic is thin: parse its arguments with IPython's ``magic_arguments``
+(a bad option is a ``UsageError`` carrying the usage line, never a
+traceback), make a ``Workspace`` for this kernel, call one workspace method and
+return what to display. Planning failures (no match, ambiguous match, bad
+patch syntax, ...) come back as an ``ErrorView`` panel rather than an
+exception: the message is the useful part, and a traceback would bury it.
+
+The cell bodies arrive byte-exact because ``transformer.raw_cell_magic`` hands
+them over before IPython's prompt stripping runs.
+
+Workspace facts per kernel: the session is the kernel id (``kernel.session_id``),
+``origin="magic"``, the running notebook is guarded against overwrite, and
+each entry records the cell's ``In[n]``. ``%nbedit config`` sets this
+kernel's defaults (root, exact, threshold); a magic's own options win.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from nbedit.engine.models import Plan
+from nbedit.errors import NbeditError
+from nbedit.jupyter import kernel
+from nbedit.jupyter.review import ErrorView, ReviewWidget
+from nbedit.workspace import Workspace
+
+__all__ = ["KernelDefaults", "NbeditMagics"]
+
+_SEARCH_REPLACE_EXAMPLE = """\
+%%edit path/to/file.py
+<<<<<<< SEARCH
+old lines, exactly as they are in the file
+=======
+new lines
+>>>>>>> REPLACE"""
+
+
+@dataclass(frozen=True, slots=True)
+class KernelDefaults:
+    """Options every magic in this kernel starts from (``%nbedit config``)."""
+
+    root: str | None = None  # None: the kernel's current directory at each call
+    exact: bool = False
+    threshold: float | None = None  # None: the workspace's default
+
+    def describe(self) -> str:
+        root = self.root if self.root is not None else f"(current directory: {os.getcwd()})"
+        threshold = "default" if self.threshold is None else f"{self.threshold:g}"
+        return f"nbedit defaults for this kernel: root={root}, exact={self.exact}, threshold={threshold}"
+
+
+def _parse(function: Callable[..., Any], line: str) -> Any:
+    """Parse a magic's arguments; every failure is a UsageError that shows the usage line."""
+    try:
+        arguments = parse_argstring(function, line)
+    except (UsageError, ValueError) as error:  # ValueError: unbalanced quotes in the argument line
+        raise UsageError(f"{error}\n{usage(function)}") from None
+    # IPython splits magic arguments without removing quotes ("my dir" stays quoted); paths need them gone.
+    for name, value in vars(arguments).items():
+        if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            setattr(arguments, name, value[1:-1])
+    return arguments
+
+
+def usage(function: Callable[..., Any]) -> str:
+    """The one-line usage of a magic (IPython's formatter adds reST decoration; drop it)."""
+    text = function.parser.format_usage().replace("::", "")  # type: ignore[attr-defined]
+    return "usage: " + " ".join(text.split())
+
+
+def _threshold(value: float | None) -> float | None:
+    if value is not None and not 0.0 < value <= 1.0:
+        raise UsageError(f"--threshold must be in (0, 1], got {value:g}")
+    return value
+
+
+class _TextView:
+    """Plain text shown as text/plain and a <pre> block."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        import html
+
+        from nbedit.render.html import wrap
+
+        return {
+            "text/plain": self.text,
+            "text/html": wrap(f"<pre>{html.escape(self.text, quote=False)}</pre>"),
+        }
+
+
+@magics_class
+class NbeditMagics(Magics):
+    """``%%edit``, ``%%patch`` and ``%nbedit``; one instance per loaded shell."""
+
+    def __init__(self, shell: Any, *, tracker: kernel.CellTracker | None = None) -> None:
+        super().__init__(shell)
+        self.tracker = tracker or kernel.CellTracker(shell)
+        self.defaults = KernelDefaults()
+
+    # ------------------------------------------------------------------ shared
+
+    def workspace(
+        self, root: str | None = None, *, exact: bool | None = None, threshold: float | None = None
+    ) -> Workspace:
+        """A workspace for this kernel: its session, origin ``magic``, the running notebook guarded."""
+        options: dict[str, Any] = {"exact": self.defaults.exact if exact is None else exact}
+        chosen_threshold = threshold if threshold is not None else self.defaults.threshold
+        if chosen_threshold is not None:
+            options["threshold"] = chosen_threshold
+        return Workspace(
+            root if root is not None else (self.defaults.root or os.getcwd()),
+            session=kernel.session_id(),
+            origin="magic",
+            running_notebook=kernel.running_notebook_path(self.shell),
+            **options,
+        )
+
+    def review(
+        self,
+        make_plan: Callable[[Workspace], Plan],
+        *,
+        root: str | None,
+        yes: bool = False,
+        dry_run: bool = False,
+        force: bool = False,
+        exact: bool | None = None,
+        threshold: float | None = None,
+        title: str | None = None,
+        **apply_options: Any,
+    ) -> ReviewWidget | ErrorView:
+        """Plan with ``make_plan`` and return the review widget (applied at once with ``yes``)."""
+        if yes and dry_run:
+            raise UsageError("--yes and --dry-run contradict each other; pass one of them")
+        try:
+            workspace = self.workspace(root, exact=exact, threshold=threshold)
+            plan = make_plan(workspace)
+        except NbeditError as error:
+            return ErrorView(error)
+        widget = ReviewWidget(
+            workspace,
+            plan,
+            replan=lambda: make_plan(workspace),
+            dry_run=dry_run,
+            title=title,
+            execution_count=self.tracker.execution_count(),
+            force=force,
+            **apply_options,
+        )
+        if yes:
+            widget.apply()
+        return widget
+
+    # ------------------------------------------------------------------ %%edit
+
+    @magic_arguments(name="%edit")
+    @argument("path", help="the file or notebook to edit, relative to the root")
+    @argument("--root", help="workspace root (default: the kernel's current directory)")
+    @argument("--yes", "-y", action="store_true", help="apply at once, without waiting for Apply")
+    @argument("--dry-run", action="store_true", help="preview only; nothing can be applied")
+    @argument("--exact", action="store_true", default=None, help="accept exact matches only")
+    @argument("--threshold", type=float, help="fuzzy-match similarity threshold in (0, 1]")
+    @argument("--replace-all", action="store_true", help="change every occurrence of each SEARCH text")
+    @argument("--cell", help="limit the edit to one notebook cell: its id or 0-based index")
+    @argument("--clear-outputs", action="store_true", help="clear the outputs of edited notebook cells")
+    @argument("--force", action="store_true", help="write even to the notebook this kernel runs")
+    @cell_magic
+    def edit(self, line: str, cell: str) -> ReviewWidget | ErrorView:
+        """Edit one file with SEARCH/REPLACE blocks; shows the diff with Apply/Reject.
+
+        The body is one or more blocks::
+
+            <<<<<<< SEARCH
+            old lines, exactly as they are in the file
+            =======
+            new lines
+            >>>>>>> REPLACE
+        """
+        args = _parse(self.edit, line)
+        threshold = _threshold(args.threshold)
+        from nbedit.engine.formats import search_replace
+
+        if search_replace.marker_line(cell) is None:
+            raise UsageError(
+                "%%edit needs SEARCH/REPLACE blocks in the cell body, for example:\n\n"
+                f"{_SEARCH_REPLACE_EXAMPLE}\n\n(use %%patch for unified diffs and apply_patch text)"
+            )
+        options: dict[str, Any] = {
+            "dialect": "search_replace",
+            "default_path": args.path,
+            "cell": args.cell,
+            "clear_outputs": args.clear_outputs or None,
+        }
+        if args.replace_all:
+            if not _plan_patch_accepts("replace_all"):
+                raise UsageError(
+                    "--replace-all is not available in this nbedit version (Workspace.plan_patch has no "
+                    "replace_all option); make each SEARCH text unique instead"
+                )
+            options["replace_all"] = True
+        return self.review(
+            lambda workspace: workspace.plan_patch(cell, **options),
+            root=args.root,
+            yes=args.yes,
+            dry_run=args.dry_run,
+            force=args.force,
+            exact=args.exact,
+            threshold=threshold,
+        )
+
+    # ------------------------------------------------------------------ %%patch
+
+    @magic_arguments(name="%patch")
+    @argument("--root", help="workspace root (default: the kernel's current directory)")
+    @argument("--yes", "-y", action="store_true", help="apply at once, without waiting for Apply")
+    @argument("--dry-run", action="store_true", help="preview only; nothing can be applied")
+    @argument("--exact", action="store_true", default=None, help="accept exact matches only")
+    @argument("--threshold", type=float, help="fuzzy-match similarity threshold in (0, 1]")
+    @argument("--overwrite", action="store_true", help="let added or moved files replace existing ones")
+    @argument("--force", action="store_true", help="write even to the notebook this kernel runs")
+    @cell_magic
+    def patch(self, line: str, cell: str) -> ReviewWidget | ErrorView:
+        """Apply a change in any dialect (unified/git diff, apply_patch, SEARCH/REPLACE) after review."""
+        args = _parse(self.patch, line)
+        threshold = _threshold(args.threshold)
+        overwrite = True if args.overwrite else None
+        return self.review(
+            lambda workspace: workspace.plan_patch(cell, overwrite=overwrite),
+            root=args.root,
+            yes=args.yes,
+            dry_run=args.dry_run,
+            force=args.force,
+            exact=args.exact,
+            threshold=threshold,
+        )
+
+    # ------------------------------------------------------------------ %nbedit
+
+    @line_magic
+    def nbedit(self, line: str) -> Any:
+        """nbedit commands: history [--all], show ID, undo [--force], restore ID [--after] [--force],
+        view NOTEBOOK, config [--root DIR] [--exact|--no-exact] [--threshold F]."""
+        name, _, rest = line.strip().partition(" ")
+        commands: dict[str, Callable[[str], Any]] = {
+            "history": self._history,
+            "show": self._show,
+            "undo": self._undo,
+            "restore": self._restore,
+            "view": self._view,
+            "config": self._config,
+        }
+        if name not in commands:
+            known = ", ".join(commands)
+            what = f"unknown subcommand {name!r}" if name else "a subcommand is needed"
+            raise UsageError(f"%nbedit: {what}; use one of: {known}")
+        return commands[name](rest)
+
+    @magic_arguments(name="nbedit history")
+    @argument("--all", action="store_true", help="entries of every session, not just this kernel's")
+    @argument("--root", help="workspace root")
+    def _history_arguments(self) -> None:
+        """List the edits recorded for this kernel, with Diff and Undo/Restore per entry."""
+
+    def _history(self, rest: str) -> Any:
+        from nbedit.jupyter.history_widget import HistoryWidget
+
+        args = _parse(self._history_arguments, rest)
+        try:
+            return HistoryWidget(self.workspace(args.root), all_sessions=args.all, magics=self)
+        except NbeditError as error:
+            return ErrorView(error)
+
+    @magic_arguments(name="nbedit show")
+    @argument("id", help="history entry id (from %%nbedit history)")
+    @argument("--root", help="workspace root")
+    def _show_arguments(self) -> None:
+        """Show what a history entry changed."""
+
+    def _show(self, rest: str) -> Any:
+        from nbedit.jupyter.history_widget import EntryDiffView, entry_diff
+
+        args = _parse(self._show_arguments, rest)
+        try:
+            return EntryDiffView(*entry_diff(self.workspace(args.root), args.id))
+        except NbeditError as error:
+            return ErrorView(error)
+
+    @magic_arguments(name="nbedit undo")
+    @argument("--force", action="store_true", help="undo even if the files changed since")
+    @argument("--yes", "-y", action="store_true", help="apply at once, without waiting for Apply")
+    @argument("--root", help="workspace root")
+    def _undo_arguments(self) -> None:
+        """Undo this kernel's latest edit (shown for review first)."""
+
+    def _undo(self, rest: str) -> Any:
+        from nbedit.jupyter.history_widget import undo_request
+
+        args = _parse(self._undo_arguments, rest)
+        return self.history_review(undo_request(None, force=args.force), root=args.root, yes=args.yes)
+
+    @magic_arguments(name="nbedit restore")
+    @argument("id", help="history entry id (from %%nbedit history)")
+    @argument("--after", action="store_true", help="restore the state after the entry instead of before")
+    @argument("--force", action="store_true", help="restore even if the files changed since")
+    @argument("--yes", "-y", action="store_true", help="apply at once, without waiting for Apply")
+    @argument("--root", help="workspace root")
+    def _restore_arguments(self) -> None:
+        """Put files back as they were before (or after) a history entry (shown for review first)."""
+
+    def _restore(self, rest: str) -> Any:
+        from nbedit.jupyter.history_widget import restore_request
+
+        args = _parse(self._restore_arguments, rest)
+        request = restore_request(args.id, after=args.after, force=args.force)
+        return self.history_review(request, root=args.root, yes=args.yes)
+
+    def history_review(self, request: Any, *, root: str | None = None, yes: bool = False) -> Any:
+        """Review an undo/restore like any other change (used by ``%nbedit`` and the history widget)."""
+        return self.review(
+            request.plan,
+            root=root,
+            yes=yes,
+            title=request.title,
+            **request.apply_options,
+        )
+
+    @magic_arguments(name="nbedit view")
+    @argument("notebook", help="the notebook (or file) to show as nbedit sees it")
+    @argument("--root", help="workspace root")
+    def _view_arguments(self) -> None:
+        """Show a notebook's editable cell view: the text SEARCH/REPLACE blocks are matched against."""
+
+    def _view(self, rest: str) -> Any:
+        args = _parse(self._view_arguments, rest)
+        try:
+            return _TextView(self.workspace(args.root).view(args.notebook))
+        except NbeditError as error:
+            return ErrorView(error)
+
+    @magic_arguments(name="nbedit config")
+    @argument("--root", help="workspace root for this kernel's magics ('' for the current directory)")
+    @argument("--exact", dest="exact", action="store_true", default=None, help="accept exact matches only")
+    @argument("--no-exact", dest="exact", action="store_false", help="allow normalised and fuzzy matches")
+    @argument("--threshold", type=float, help="fuzzy-match similarity threshold in (0, 1]")
+    def _config_arguments(self) -> None:
+        """Set this kernel's defaults for the magics; without options, show them."""
+
+    def _config(self, rest: str) -> Any:
+        args = _parse(self._config_arguments, rest)
+        changes: dict[str, Any] = {}
+        if args.root is not None:
+            if args.root and not os.path.isdir(args.root):
+                raise UsageError(f"--root {args.root}: not a folder")
+            changes["root"] = os.path.abspath(args.root) if args.root else None
+        if args.exact is not None:
+            changes["exact"] = args.exact
+        if args.threshold is not None:
+            changes["threshold"] = _threshold(args.threshold)
+        self.defaults = replace(self.defaults, **changes)
+        return _TextView(self.defaults.describe())
+
+
+def _plan_patch_accepts(name: str) -> bool:
+    import inspect
+
+    return name in inspect.signature(Workspace.plan_patch).parameters
