@@ -7,6 +7,7 @@ byte-identical; exit codes are 0 ok, 1 refused/failed, 2 usage.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -411,3 +412,72 @@ def test_edit_a_notebook_cell_by_id_and_by_index(tmp_path: Path) -> None:
 
     cells = nbformat.read(tmp_path / "nb.ipynb", as_version=4).cells
     assert [cell.source for cell in cells] == ["x = 7", "x = 5\ny = 2"]
+
+
+# --- history, show, undo, restore -------------------------------------------------------------------
+
+
+def test_history_show_undo_restore_round_trip(tmp_path: Path) -> None:
+    target = tmp_path / "t.py"
+    target.write_bytes(b"a = 1\n")
+    assert run("edit", "t.py", "--old", "a = 1", "--new", "a = 2", "--yes", cwd=tmp_path).returncode == 0
+    assert run("edit", "t.py", "--old", "a = 2", "--new", "a = 3", "--yes", cwd=tmp_path).returncode == 0
+    listed = run("history", cwd=tmp_path)
+    assert listed.returncode == 0
+    ids = re.findall(r"\be\d{8}\b", listed.stdout)
+    assert len(ids) == 2 and "cli" in listed.stdout
+    first = ids[-1]  # newest first
+    shown = run("show", first, cwd=tmp_path)
+    assert (shown.returncode, shown.stdout) == (0, "--- a/t.py\n+++ b/t.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n")
+    undone = run("undo", cwd=tmp_path)
+    assert undone.returncode == 0 and "undone: t.py" in undone.stdout
+    assert target.read_bytes() == b"a = 2\n"
+    restored = run("restore", first, cwd=tmp_path)
+    assert restored.returncode == 0
+    assert target.read_bytes() == b"a = 1\n"
+    assert run("restore", first, "--after", cwd=tmp_path).returncode == 0
+    assert target.read_bytes() == b"a = 2\n"
+    assert "undoes" in run("history", cwd=tmp_path).stdout
+
+
+def test_undo_with_nothing_recorded_fails_readably(tmp_path: Path) -> None:
+    (tmp_path / "t.py").write_bytes(b"a = 1\n")
+    assert (
+        run("edit", "t.py", "--old", "1", "--new", "2", "--yes", "--no-history", cwd=tmp_path).returncode == 0
+    )
+    result = run("undo", cwd=tmp_path)
+    assert result.returncode == 1 and "NothingToUndo" in result.stderr
+    assert (tmp_path / "t.py").read_bytes() == b"a = 2\n"
+    empty = run("history", cwd=tmp_path)
+    assert empty.returncode == 0 and "no edits recorded" in empty.stdout
+
+
+def test_undo_refuses_when_the_file_changed_since_unless_forced(tmp_path: Path) -> None:
+    target = tmp_path / "t.py"
+    target.write_bytes(b"a = 1\n")
+    assert run("edit", "t.py", "--old", "1", "--new", "2", "--yes", cwd=tmp_path).returncode == 0
+    target.write_bytes(b"a = 2\nedited by hand\n")
+    refused = run("undo", cwd=tmp_path)
+    assert refused.returncode == 1
+    assert target.read_bytes() == b"a = 2\nedited by hand\n"
+    forced = run("undo", "--force", cwd=tmp_path)
+    assert forced.returncode == 0, forced.stderr
+    assert target.read_bytes() == b"a = 1\n"
+
+
+def test_show_unknown_id_fails(tmp_path: Path) -> None:
+    result = run("show", "e99999999", cwd=tmp_path)
+    assert result.returncode == 1 and "e99999999" in result.stderr
+
+
+def test_history_path_filter_and_all_sessions(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_bytes(b"a\n")
+    (tmp_path / "b.txt").write_bytes(b"b\n")
+    assert run("edit", "a.txt", "--old", "a", "--new", "A", "--yes", cwd=tmp_path).returncode == 0
+    assert run("edit", "b.txt", "--old", "b", "--new", "B", "--yes", cwd=tmp_path).returncode == 0
+    only_a = run("history", "--path", "a.txt", cwd=tmp_path)
+    assert "a.txt" in only_a.stdout and "b.txt" not in only_a.stdout
+    other_session = run("history", cwd=tmp_path, env={"NBEDIT_SESSION": "someone-else"})
+    assert "no edits recorded" in other_session.stdout
+    everything = run("history", "--all", cwd=tmp_path, env={"NBEDIT_SESSION": "someone-else"})
+    assert "a.txt" in everything.stdout and "b.txt" in everything.stdout

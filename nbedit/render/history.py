@@ -70,6 +70,12 @@ def _flags(tiers: Iterable[Any]) -> str:
     return ", ".join(names)
 
 
+def _status(entry: Any) -> str:
+    status = str(getattr(entry, "status", "") or "")
+    undoes = getattr(entry, "undoes", None)
+    return f"{status}, undoes {undoes}" if undoes else status
+
+
 def history_rows(entries: Iterable[Any]) -> list[HistoryRow]:
     """The displayed facts of each entry, in the order given."""
     rows = []
@@ -85,7 +91,7 @@ def history_rows(entries: Iterable[Any]) -> list[HistoryRow]:
                 added=sum(int(getattr(file, "added", 0) or 0) for file in files),
                 removed=sum(int(getattr(file, "removed", 0) or 0) for file in files),
                 origin=str(getattr(entry, "origin", "") or ""),
-                status=str(getattr(entry, "status", "") or ""),
+                status=_status(entry),
                 flags=_flags(getattr(entry, "tiers", ()) or ()),
             )
         )
