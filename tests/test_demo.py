@@ -43,6 +43,8 @@ def test_demo_runs_unattended_and_leaves_the_working_directory_alone(
         "applied: wrote notes.md",
         "cell 1 (id cell-1, code)",
         "applied: wrote stock.ipynb",
+        "undone: restored stock.ipynb",
+        "stock.ipynb is byte for byte as before the cell edit",
     ):
         assert expected in output, expected
     assert [path.name for path in tmp_path.iterdir()] == ["inventory.py"]

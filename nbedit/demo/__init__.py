@@ -192,22 +192,12 @@ def run(console: Console | None = None) -> int:
         _show_and_apply(console, workspace, notebook_plan)
         notebook_before = notebook_plan.files[0].before_bytes
 
-        undo = getattr(workspace, "undo", None)
-        if undo is not None:
-            _step(
-                console,
-                7,
-                "Undo",
-                "Every apply is recorded; undo puts the files back as they were before it.",
-            )
-            result = undo()
-            written = getattr(result, "written", ())
-            console.print(
-                f"[green]undone[/green]: restored {', '.join(written) or 'nothing'}", highlight=False
-            )
-            same = (root / "stock.ipynb").read_bytes() == notebook_before
-            state = "byte for byte as before the cell edit" if same else "NOT as before the cell edit"
-            console.print(f"stock.ipynb is {state}", highlight=False)
+        _step(console, 7, "Undo", "Every apply is recorded; undo puts the files back as they were before it.")
+        result = workspace.undo()
+        console.print(f"[green]undone[/green]: restored {', '.join(result.written)}", highlight=False)
+        same = (root / "stock.ipynb").read_bytes() == notebook_before
+        state = "byte for byte as before the cell edit" if same else "NOT as before the cell edit"
+        console.print(f"stock.ipynb is {state}", highlight=False)
         console.print()
         console.print("[bold]done[/bold]: the temporary folder is removed; try [bold]nbedit --help[/bold].")
     return 0
