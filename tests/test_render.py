@@ -409,3 +409,16 @@ def test_notebook_hunks_show_the_cell_view_and_name_their_cell(tmp_path: Path) -
     assert label in plan_to_html(plan)
     assert label in terminal_text(plan)
     assert label in hunk_to_html(file_plan, 0)
+
+
+def test_a_big_added_file_is_shown_in_part_and_counted_in_full(tmp_path: Path) -> None:
+    body = "".join(f"+row {number}\n" for number in range(50_000))
+    plan = Workspace(tmp_path).plan_patch(f"*** Begin Patch\n*** Add File: big.txt\n{body}*** End Patch\n")
+    view = file_view(plan.files[0])
+    (block,) = view.blocks
+    assert (view.added, view.removed) == (50_000, 0) == plan.stats()["big.txt"]
+    assert 0 < len(block.rows) < 1_000 and block.truncated == 50_000 - len(block.rows)
+    html = plan_to_html(plan)
+    assert len(html.encode("utf-8")) < 200_000
+    assert f"⋯ {block.truncated} more lines not shown" in html
+    assert "+50000 -0" in terminal_text(plan)

@@ -58,25 +58,24 @@ def error_facts(error: NbeditError) -> ErrorFacts:
     if isinstance(error, AmbiguousMatch):
         message, rest = _before(message, "\nmatches at (line:col)")
         advice = rest.strip().split("\n")[-1] if rest else None
-        details = (("matched by", error.tier),) if error.tier else ()
         return ErrorFacts(
             kind,
             error.path,
             message,
-            details=details,
+            details=(("matched by", error.tier),) if error.tier else (),
             locations=tuple(f"line {line}, column {column}" for line, column in error.locations),
             advice=advice,
         )
     if isinstance(error, PatchSyntaxError):
         message, _ = _before(message, "\nhint:")
-        details: tuple[tuple[str, str], ...] = ()
+        details: list[tuple[str, str]] = []
         if error.line is not None:
-            details += (("line", str(error.line)),)
+            details.append(("line", str(error.line)))
         if error.dialect:
-            details += (("format", error.dialect),)
+            details.append(("format", error.dialect))
         if error.hint:
-            details += (("hint", error.hint),)
-        return ErrorFacts(kind, error.path, message, details=details)
+            details.append(("hint", error.hint))
+        return ErrorFacts(kind, error.path, message, details=tuple(details))
     if isinstance(error, StaleFile) and error.diff:
         message, rest = _before(message, "\nwhat changed on disk since the preview:")
         advice = rest.strip().split("\n")[-1] if rest else None

@@ -137,7 +137,7 @@ def tier_label(tier: Tier, score: float = 1.0) -> str:
     """Short badge text: ``fuzzy 0.93`` for fuzzy matches, the tier name otherwise."""
     if tier is Tier.FUZZY:
         return f"fuzzy {score:.2f}"
-    return tier.value
+    return str(tier.value)
 
 
 def offset_note(offset: int | None) -> str | None:
@@ -462,9 +462,9 @@ def file_view(file_plan: FilePlan, *, context: int = CONTEXT_LINES) -> FileView:
     prepared = _prepare(file_plan)
     sections: list[Block | Gap] = []
     if prepared is None:
-        if file_plan.already_applied:
-            block, gaps = None, []
-        else:
+        block: Block | None = None
+        gaps: list[Gap] = []
+        if not file_plan.already_applied:
             block, gaps = _whole_file_block(before, after, MAX_WHOLE_FILE_LINES)
         if block is not None:
             if gaps and gaps[0].old_line == 1:
