@@ -134,6 +134,7 @@ def test_old_text_with_marker_lines_edits_the_structure(tmp_path: Path) -> None:
         "nb.ipynb", marker, "# %% nbedit cell new [markdown] id=added\nInserted *here*\n" + marker
     )
     assert [hunk.cell for hunk in plan.files[0].hunks] == ["cell 5 (id c05-co, code), cell structure"]
+    assert "new markdown cell at position 5" in plan.files[0].notes
     workspace.apply(plan)
     expected = copy.deepcopy(notebook)
     inserted = markdown_cell("Inserted *here*")
@@ -250,3 +251,13 @@ def test_nbformat_44_notebook_through_a_patch_stays_44(tmp_path: Path) -> None:
     expected = copy.deepcopy(notebook)
     expected["cells"].insert(2, code_cell("new = 1"))
     assert path.read_bytes() == FORMATS["indent2-reordered"](expected)
+
+
+def test_cell_selector_does_not_mistake_new_text_elsewhere_for_applied(tmp_path: Path) -> None:
+    workspace, path, data = _workspace(tmp_path, build_notebook(5))
+    with pytest.raises(NoMatch, match=r"the old text is not in cell 3 \(id c03-co, code\)"):
+        workspace.plan_edit("nb.ipynb", "summary = value", "summary = valu", cell=3)
+    plan = workspace.plan_edit("nb.ipynb", "summary = value * 2", "summary = value * 3", cell=7)
+    workspace.apply(plan)
+    again = workspace.plan_edit("nb.ipynb", "summary = value * 2", "summary = value * 3", cell=7, exact=True)
+    assert again.files[0].already_applied and again.files[0].after_bytes == path.read_bytes()

@@ -54,7 +54,9 @@ def test_relative_session_name_is_resolved_against_the_working_folder(
 
 @pytest.mark.parametrize("value", ["missing.ipynb", "a-console-session", 42, None])
 def test_hints_that_name_no_existing_notebook_are_ignored(tmp_path: Path, value: object) -> None:
-    shell = SimpleNamespace(user_ns={"__session__": value if value != "missing.ipynb" else str(tmp_path / value)})
+    shell = SimpleNamespace(
+        user_ns={"__session__": value if value != "missing.ipynb" else str(tmp_path / value)}
+    )
     assert running_notebook_path(shell) is None
 
 

@@ -394,3 +394,21 @@ def test_compact_source_string_form_is_kept() -> None:
     result = document.apply_view(document.view.replace("b = 2", "b = 3"))
     assert b'"source":"a = 1\\nb = 3"' in result
     assert result.replace(b"b = 3", b"b = 2") == data
+
+
+def test_duplicate_ids_are_told_apart_by_index() -> None:
+    notebook = _small([code_cell("a = 1", count=1), code_cell("b = 2", count=2), markdown_cell("m")])
+    notebook["cells"][1]["id"] = notebook["cells"][0]["id"]
+    notebook["cells"][1]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": ["2\n"]}]
+    data = json.dumps(notebook, indent=1).encode()
+    document = NotebookDocument.parse(data, "dup.ipynb")
+    edit = document.edit(document.view.replace("m\n", "changed\n"))
+    assert edit.changes == ("cell 2 (id cell2, markdown): source changed",)
+    assert edit.data == data.replace(b'"m"', b'"changed"')
+
+
+def test_marker_without_id_in_45_maps_by_index() -> None:
+    notebook = build_notebook(5)
+    document, data = _document(notebook, "canonical")
+    view = document.view.replace("# %% nbedit cell 1 [code] id=c01-co", "# %% nbedit cell 1 [code]")
+    assert document.apply_view(view) == data

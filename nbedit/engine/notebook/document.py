@@ -7,8 +7,9 @@ view back (``view.parse_view``), maps its cells to the originals, validates the
 result and splices it into the original bytes (``write.splice_cells``).
 
 Mapping an edited view to the notebook: a marker's ``id=`` names the original cell
-with that id; without an id, its index names the original cell at that index (how
-nbformat 4.4 cells, which have no ids, are found). Each original is claimed once;
+with that id (if a notebook repeats an id, the index tells those cells apart);
+without an id, its index names the original cell at that index (how nbformat 4.4
+cells, which have no ids, are found). Each original is claimed once;
 a marker that names an already claimed cell (a copied marker) or ``new`` is a new
 cell. Originals no marker claims are deleted. New cells get a fresh 8-character id
 when the notebook's nbformat minor is >= 5 (an unused valid ``id=`` on a new marker
@@ -287,13 +288,16 @@ class NotebookDocument:
         return writes, changes
 
     def _claim(self, view_cell: ViewCell, by_id: dict[str, int], claimed: set[int]) -> int | None:
+        index = view_cell.index
+        if index is not None and (index >= len(self.cells) or index in claimed):
+            index = None
         if view_cell.id is not None:
             original = by_id.get(view_cell.id)
-            return original if original is not None and original not in claimed else None
-        index = view_cell.index
-        if index is not None and index < len(self.cells) and index not in claimed:
-            return index
-        return None
+            if original is not None and original not in claimed:
+                return original
+            # a notebook with duplicate ids: the index tells the cells apart
+            return index if index is not None and self.cells[index].id == view_cell.id else None
+        return index
 
     def _new_id(self, view_cell: ViewCell, used_ids: set[str], new_cell_id: Callable[[], str]) -> str | None:
         if self.nbformat_minor < 5:

@@ -7,9 +7,13 @@ the normalised tiers and fuzzy matching behave exactly as for a text file; with 
 
 * a hunk whose match lies inside one cell's body edits that cell and is labelled
   with it (``LocatedHunk.cell``);
-* a hunk whose old text contains a marker line (``# %% nbedit``) is a structural
-  edit of the view (insert, delete, retype, reorder cells) and is labelled with
-  the cells it spans;
+* a hunk whose old text contains marker text (``# %% nbedit``) may span cells:
+  often the markers are just a diff's context lines, so the label names the cell
+  whose text really changes (context trimmed off); when markers themselves are
+  added or removed it is a structural edit (insert, delete, retype, reorder) and
+  the label says "cell structure";
+* a hunk that matches inside one marker line only (``[raw]`` -> ``[markdown]``)
+  edits that marker;
 * a hunk whose match covers a marker line although its old text has none (a
   lenient tier stretched over a cell boundary) is refused, naming both cells:
   guessing which cell was meant is exactly what we do not do.
@@ -58,12 +62,15 @@ def plan_notebook(
         text_edit = edit_text(document.view, change.hunks, options, path=path, region=region)
     except (NoMatch, AmbiguousMatch) as error:
         raise _with_cells(error, document) from None
+    if region is not None:
+        _check_skipped_hunks_in_region(document, change, text_edit.hunks, region, path)
     located = tuple(_label(document, item, path) for item in text_edit.hunks)
     after_view = _splice(document.view, located)
     notes = list(text_edit.notes)
     if options.clear_outputs:
         notes.append(CLEARED_OUTPUTS_NOTE)
     edit = document.edit(after_view, clear_outputs=options.clear_outputs)
+    notes.extend(change for change in edit.changes if not change.endswith(": source changed"))
     notes.extend(edit.notes)
     return FilePlan(
         path=path,
@@ -82,6 +89,32 @@ def plan_notebook(
         display_after=after_view,
         notes=tuple(notes),
     )
+
+
+def _check_skipped_hunks_in_region(
+    document: NotebookDocument,
+    change: FileChange,
+    located: Sequence[LocatedHunk],
+    region: tuple[int, int],
+    path: str,
+) -> None:
+    """A hunk skipped as "already applied" must have its new text in the selected cell.
+
+    The planner looks for the new text in the whole view; with a cell selector,
+    finding it in another cell means the old text is simply not in this cell.
+    """
+    placed = {id(item.hunk) for item in located}
+    body = document.view[region[0] : region[1]]
+    assert change.cell is not None
+    label = document.cells[document.cell_index(change.cell)].label
+    for number, hunk in enumerate(change.hunks, start=1):
+        if id(hunk) in placed or hunk.new in body:
+            continue
+        raise NoMatch(
+            f"{path}: hunk {number}: the old text is not in {label} (its new text appears elsewhere "
+            "in the notebook, not in this cell); check the cell, or drop the cell selector",
+            path=path,
+        )
 
 
 def replan_notebook(file_plan: FilePlan, kept: Sequence[LocatedHunk]) -> FilePlan:
