@@ -5,9 +5,9 @@ the result. Nothing is written unless the person said yes: on a terminal
 ``apply``/``edit`` ask "Apply? [y/N]"; without one they only preview unless
 ``--yes`` is given, and ``--dry-run`` never writes.
 
-Exit codes: 0 applied (or nothing to do, or a preview that was asked for),
-1 refused or failed (the error is printed on stderr, nothing was written),
-2 usage error. ``nbedit diff`` follows diff(1): 0 same, 1 different, 2 trouble.
+Exit codes: 0 applied (or nothing to do, or ``--dry-run``), 1 refused or failed
+(the error is printed on stderr, nothing was written; this includes declining the
+prompt and a preview without a terminal or ``--yes``), 2 usage error. ``nbedit diff`` follows diff(1): 0 same, 1 different, 2 trouble.
 
 Imports stay lazy so ``nbedit apply --yes`` starts fast: the workspace, rich and
 the renderers load only inside the subcommand that needs them.
@@ -301,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="nbedit",
         description="Review and apply edits (diffs, apply_patch, SEARCH/REPLACE, old/new pairs) to files and notebooks.",
-        epilog="exit status: 0 ok, 1 refused or failed (nothing written), 2 usage error",
+        epilog="exit status: 0 applied/ok, 1 refused, failed or not confirmed (nothing written), 2 usage error",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     writing, reading = _common(write=True), _common(write=False)

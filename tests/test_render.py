@@ -269,6 +269,7 @@ def test_unicode_drift_is_flagged_everywhere(tmp_path: Path) -> None:
     assert plan.files[0].hunks[0].tier is Tier.UNICODE
     summary = summarize(plan)
     assert summary.non_exact == 1 and "not matched exactly" in summary.headline
+    assert summary.files[0].tiers_note == "0 exact, 1 not exact"
     html = plan_to_html(plan)
     assert "⚠ unicode-punctuation" in html
     assert Tier.UNICODE.explanation in html
@@ -283,6 +284,8 @@ def test_exact_plans_have_no_warning_badges(tmp_path: Path) -> None:
     html = plan_to_html(plan)
     assert "⚠" not in html and "⚠" not in terminal_text(plan)
     assert summarize(plan).headline == "edit: 1 file, +1 -1"
+    assert summarize(plan).files[0].tiers_note == "exact"
+    assert "1 hunk (exact)" in html
 
 
 def test_fuzzy_match_shows_its_score(tmp_path: Path) -> None:

@@ -211,7 +211,7 @@ def _header(summary: PlanSummary) -> str:
     items = []
     for file in summary.files:
         hunks = "1 hunk" if file.hunk_count == 1 else f"{file.hunk_count} hunks"
-        detail = f"{file.status}, {hunks}" if file.hunk_count else file.status
+        detail = f"{file.status}, {hunks} ({file.tiers_note})" if file.hunk_count else file.status
         items.append(
             f'<li><span class="nb-path">{_text(file.title)}</span>'
             f'<span class="nb-plus">+{file.added}</span><span class="nb-minus">-{file.removed}</span>'

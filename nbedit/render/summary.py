@@ -79,6 +79,16 @@ class FileSummary:
     def non_exact(self) -> tuple[HunkFlag, ...]:
         return tuple(flag for flag in self.flags if not flag.exact)
 
+    @property
+    def tiers_note(self) -> str:
+        """``all exact`` or ``2 exact, 1 not exact``; empty for a file without hunks."""
+        if not self.hunk_count:
+            return ""
+        inexact = len(self.non_exact)
+        if not inexact:
+            return "exact" if self.hunk_count == 1 else "all exact"
+        return f"{self.hunk_count - inexact} exact, {inexact} not exact"
+
 
 @dataclass(frozen=True, slots=True)
 class PlanSummary:

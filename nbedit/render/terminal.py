@@ -111,6 +111,15 @@ def _file_lines(file_plan: FilePlan, summary: FileSummary) -> list[Text]:
 
 def _header_lines(summary: PlanSummary) -> list[Text]:
     lines = [Text(summary.headline, style="bold")]
+    if len(summary.files) > 1:
+        for file in summary.files:
+            hunks = "1 hunk" if file.hunk_count == 1 else f"{file.hunk_count} hunks"
+            detail = f"{file.status}, {hunks} ({file.tiers_note})" if file.hunk_count else file.status
+            line = Text(f"  {file.title}", style="bold")
+            line.append(f"  +{file.added}", style="green")
+            line.append(f" -{file.removed}", style="red")
+            line.append(f"  {detail}", style="dim")
+            lines.append(line)
     for file in summary.files:
         for flag in file.flags:
             style = "yellow" if flag.exact else _FLAG
