@@ -158,3 +158,18 @@ def test_form_feed_and_unicode_line_separators_are_not_line_breaks():
     text = "a\x0cb\u2028c\nnext\n"
     _, after = place(text, Hunk("next", "NEXT", whole_lines=False))
     assert after == "a\x0cb\u2028c\nNEXT\n"
+
+
+def test_already_applied_is_decided_before_the_fuzzy_tier():
+    """Re-running an applied edit must not fuzzy-match its own result."""
+    text = "total = compute_everything(items, 2)\nother = 1\n"
+    hunk = lines_hunk("total = compute_everything(items, 1)\n", "total = compute_everything(items, 2)\n")
+    assert locate(FileIndex(text), hunk) == []
+
+
+def test_already_applied_only_counts_inside_the_region():
+    text = "a = 1\n# cell\nb = 2\n"
+    hunk = Hunk("b = 1", "a = 1", whole_lines=False)
+    region = (text.index("# cell"), len(text))
+    with pytest.raises(NoMatch):
+        locate(FileIndex(text), hunk, region=region, options=MatchOptions(threshold=0.99))

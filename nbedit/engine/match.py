@@ -268,6 +268,9 @@ def locate(
 ) -> list[Match]:
     """Locate ``hunk`` in the indexed text; a list of one match unless replace_all.
 
+    An empty list means the hunk is already applied: its old text is not there
+    (at any tier but fuzzy) and its new text is, once, in the region. That is
+    decided before the fuzzy tier, which would otherwise find the new text itself.
     ``region`` limits the search to ``[start, end)`` character offsets (a notebook
     cell, or "after the previous apply_patch chunk"). ``near_line`` is a 1-based
     locator: the nearest hit wins. Raises ``NoMatch`` or ``AmbiguousMatch``.
@@ -299,6 +302,8 @@ def locate(
         chosen = _choose(index, hunk, hits, tier, near_line, path)
         return [_build(index, hunk, hit, tier, 1.0, near_line) for hit in chosen]
 
+    if new_text_present(index, hunk, (low, high)):
+        return []
     candidates = _fuzzy_candidates(index, hunk, low, high, near_line)
     if not options.exact:
         winner = _fuzzy_winner(candidates, hunk, options.threshold, near_line, index, path)
@@ -312,16 +317,17 @@ def locate(
     )
 
 
-def new_text_present(index: FileIndex, hunk: Hunk) -> bool:
-    """True when the hunk looks applied already: its new text is there, uniquely.
+def new_text_present(index: FileIndex, hunk: Hunk, region: tuple[int, int] | None = None) -> bool:
+    """True when the hunk looks applied already: its new text is in the region, once.
 
     Only asked after the old text was not found, so "old gone, new present" holds.
     """
     if not hunk.new.strip() or hunk.new == hunk.old:
         return False
+    low, high = region if region is not None else (0, len(index.text))
     probe = Hunk(old=hunk.new, new=hunk.new, whole_lines=hunk.whole_lines)
     for tier in (Tier.EXACT, *_NORMALISED_TIERS):
-        hits = _find(index, probe, tier, 0, len(index.text))
+        hits = _find(index, probe, tier, low, high)
         if len(hits) == 1:
             return True
         if hits:

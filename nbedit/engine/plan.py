@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from nbedit.engine.match import DEFAULT_THRESHOLD, FileIndex, MatchOptions, locate, new_text_present
+from nbedit.engine.match import DEFAULT_THRESHOLD, FileIndex, MatchOptions, locate
 from nbedit.engine.models import Change, FileChange, FilePlan, Hunk, LocatedHunk, Plan
 from nbedit.engine.text import UTF8, Codec, decode, encode, fingerprint, split_lines
 from nbedit.errors import FileExists, FileMissing, NoMatch, OverlappingHunks
@@ -82,18 +82,11 @@ def edit_text(
     for number, hunk in enumerate(hunks):
         near = hunk.start_line + carried_offset if hunk.start_line is not None else None
         low = search_from if hunk.search_from_previous else (region[0] if region else 0)
-        try:
-            matches = locate(
-                index, hunk, options=options.match, region=(low, region_end), near_line=near, path=path
-            )
-        except NoMatch:
-            if new_text_present(index, hunk):
-                skipped += 1
-                notes.append(
-                    f"hunk {number + 1} is already applied (its new text is there, its old text is not)"
-                )
-                continue
-            raise
+        matches = locate(index, hunk, options=options.match, region=(low, region_end), near_line=near, path=path)
+        if not matches:
+            skipped += 1
+            notes.append(f"hunk {number + 1} is already applied (its new text is there, its old text is not)")
+            continue
         for match in matches:
             located.append(LocatedHunk(hunk, match))
         last = matches[-1]

@@ -61,7 +61,16 @@ def plan_notebook(
     try:
         text_edit = edit_text(document.view, change.hunks, options, path=path, region=region)
     except (NoMatch, AmbiguousMatch) as error:
-        raise _with_cells(error, document) from None
+        named = _with_cells(error, document)
+        if region is not None and change.cell is not None and isinstance(named, NoMatch):
+            label = document.cells[document.cell_index(change.cell)].label
+            base = named.message.split("\nclosest candidates:")[0].split("\nnothing in the file is close")[0]
+            named = NoMatch(
+                f"{path}: the old text is not in {label} (the edit was limited to that cell)\n{base}",
+                path=path,
+                candidates=named.candidates,
+            )
+        raise named from None
     if region is not None:
         _check_skipped_hunks_in_region(document, change, text_edit.hunks, region, path)
     located = tuple(_label(document, item, path) for item in text_edit.hunks)
