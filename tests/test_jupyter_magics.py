@@ -8,13 +8,17 @@ from typing import Any
 
 import nbformat
 import pytest
+import test_jupyter_support
 from IPython.core.error import UsageError
-from test_jupyter_support import history_entries, ipython, run, shell  # noqa: F401
+from test_jupyter_support import history_entries, run
 
 from nbedit.errors import NoMatch, NotebookError
 from nbedit.jupyter import transformer
 from nbedit.jupyter.review import ErrorView, ReviewWidget
 from nbedit.warnings import NbeditWarning
+
+ipython = test_jupyter_support.ipython  # the shared fixtures
+shell = test_jupyter_support.shell
 
 
 def block(old: str, new: str) -> str:
@@ -35,7 +39,11 @@ BODIES = {
     "ipython prompts": ("In [1]: a = 1\n   ...: b = 2\n", "In [1]: a = 1\n", "In [2]: a = 3\n"),
     "dollar and braces": ("s = f'{x}'\nt = '$x'\n", "s = f'{x}'\nt = '$x'\n", "s = f'{y}'\nt = '$y {z}'\n"),
     "percent lines": ("%matplotlib inline\n%%time\n", "%matplotlib inline\n", "%matplotlib widget\n!ls\n"),
-    "leading indentation": ("        deep = 1\n        deeper = 2\n", "        deep = 1\n", "        deep = 10\n"),
+    "leading indentation": (
+        "        deep = 1\n        deeper = 2\n",
+        "        deep = 1\n",
+        "        deep = 10\n",
+    ),
     "trailing whitespace": ("a = 1   \nb = 2\t\n", "a = 1   \n", "a = 2 \t \n"),
     "question marks": ("x = 1\n", "x = 1\n", "x?\nx??\n"),
 }
@@ -72,7 +80,7 @@ def test_patch_body_with_prompts_arrives_byte_exact(shell: Any, tmp_path: Path) 
 def test_leading_blank_lines_before_the_magic(shell: Any, tmp_path: Path) -> None:
     target = tmp_path / "t.txt"
     target.write_bytes(b">>> a\n")
-    run(shell, "\n\n%%edit t.txt --yes\n" + block('>>> a\n', '>>> b\n'))
+    run(shell, "\n\n%%edit t.txt --yes\n" + block(">>> a\n", ">>> b\n"))
     assert target.read_bytes() == b">>> b\n"
 
 
@@ -80,7 +88,7 @@ def test_without_the_transformer_ipython_mangles_the_body(shell: Any, tmp_path: 
     """The reason the transformer exists: IPython alone strips '>>>' prompts from the body."""
     transformer.uninstall(shell)
     try:
-        code = shell.input_transformer_manager.transform_cell("%%edit t.txt\n" + block('>>> a\n', '>>> b\n'))
+        code = shell.input_transformer_manager.transform_cell("%%edit t.txt\n" + block(">>> a\n", ">>> b\n"))
     finally:
         transformer.install(shell)
     assert ">>>>>>> REPLACE" not in code
@@ -120,10 +128,12 @@ def test_transformer_is_first(shell: Any) -> None:
 # ---------------------------------------------------------------- recording
 
 
-def test_history_entry_carries_cell_number_session_and_origin(shell: Any, tmp_path: Path, nbedit_home: Path) -> None:
+def test_history_entry_carries_cell_number_session_and_origin(
+    shell: Any, tmp_path: Path, nbedit_home: Path
+) -> None:
     (tmp_path / "f.py").write_bytes(b"a = 1\n")
     count = shell.execution_count
-    widget = run(shell, "%%edit f.py --yes\n" + block('a = 1\n', 'a = 2\n'))
+    widget = run(shell, "%%edit f.py --yes\n" + block("a = 1\n", "a = 2\n"))
     (entry,) = history_entries(nbedit_home)
     assert entry.id == widget.entry_id
     assert entry.execution_count == count
@@ -133,15 +143,17 @@ def test_history_entry_carries_cell_number_session_and_origin(shell: Any, tmp_pa
 
 def test_unstored_run_records_no_cell_number(shell: Any, tmp_path: Path, nbedit_home: Path) -> None:
     (tmp_path / "f.py").write_bytes(b"a = 1\n")
-    run(shell, "%%edit f.py --yes\n" + block('a = 1\n', 'a = 2\n'), store_history=False)
+    run(shell, "%%edit f.py --yes\n" + block("a = 1\n", "a = 2\n"), store_history=False)
     (entry,) = history_entries(nbedit_home)
     assert entry.execution_count is None
 
 
-def test_session_is_taken_from_the_environment(shell: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_session_is_taken_from_the_environment(
+    shell: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("NBEDIT_SESSION", "my-session")
     (tmp_path / "f.py").write_bytes(b"a = 1\n")
-    widget = run(shell, "%%edit f.py\n" + block('a = 1\n', 'a = 2\n'))
+    widget = run(shell, "%%edit f.py\n" + block("a = 1\n", "a = 2\n"))
     assert widget.workspace.session == "my-session"
 
 
@@ -151,7 +163,7 @@ def test_session_is_taken_from_the_environment(shell: Any, tmp_path: Path, monke
 def test_dry_run_previews_only(shell: Any, tmp_path: Path) -> None:
     target = tmp_path / "f.py"
     target.write_bytes(b"a = 1\n")
-    widget = run(shell, "%%edit f.py --dry-run\n" + block('a = 1\n', 'a = 2\n'))
+    widget = run(shell, "%%edit f.py --dry-run\n" + block("a = 1\n", "a = 2\n"))
     assert widget.status == "preview"
     assert widget.buttons["apply"].disabled and widget.buttons["reject"].disabled
     widget.apply()
@@ -163,7 +175,7 @@ def test_dry_run_previews_only(shell: Any, tmp_path: Path) -> None:
 def test_without_yes_nothing_is_written_until_apply(shell: Any, tmp_path: Path) -> None:
     target = tmp_path / "f.py"
     target.write_bytes(b"a = 1\n")
-    widget = run(shell, "%%edit f.py\n" + block('a = 1\n', 'a = 2\n'))
+    widget = run(shell, "%%edit f.py\n" + block("a = 1\n", "a = 2\n"))
     assert widget.status == "pending"
     assert target.read_bytes() == b"a = 1\n"
     widget.apply()
@@ -182,10 +194,10 @@ def test_root_option(shell: Any, tmp_path: Path) -> None:
 def test_exact_refuses_a_near_match(shell: Any, tmp_path: Path) -> None:
     target = tmp_path / "f.py"
     target.write_bytes(b"a = 1   \n")
-    view = run(shell, "%%edit f.py --exact --yes\n" + block('a = 1\n', 'a = 2\n'))
+    view = run(shell, "%%edit f.py --exact --yes\n" + block("a = 1\n", "a = 2\n"))
     assert isinstance(view, ErrorView) and isinstance(view.error, NoMatch)
     assert target.read_bytes() == b"a = 1   \n"
-    widget = run(shell, "%%edit f.py --yes\n" + block('a = 1\n', 'a = 2\n'))
+    widget = run(shell, "%%edit f.py --yes\n" + block("a = 1\n", "a = 2\n"))
     assert widget.status == "applied"
 
 
@@ -193,7 +205,7 @@ def test_cell_option_limits_a_notebook_edit(shell: Any, tmp_path: Path) -> None:
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("x = 1\ny = 2")]
     nbformat.write(notebook, tmp_path / "n.ipynb")
-    widget = run(shell, "%%edit n.ipynb --cell 1 --yes\n" + block('x = 1\n', 'x = 5\n'))
+    widget = run(shell, "%%edit n.ipynb --cell 1 --yes\n" + block("x = 1\n", "x = 5\n"))
     assert widget.status == "applied", widget.plain_text()
     cells = nbformat.read(tmp_path / "n.ipynb", as_version=4).cells
     assert [cell.source for cell in cells] == ["x = 1", "x = 5\ny = 2"]
@@ -217,7 +229,7 @@ def test_config_sets_kernel_defaults(shell: Any, tmp_path: Path) -> None:
     assert "exact=False" in repr(shown)
     assert "exact=True" in repr(run(shell, "%nbedit config --exact"))
     try:
-        view = run(shell, "%%edit f.py --yes\n" + block('a = 1\n', 'a = 2\n'))
+        view = run(shell, "%%edit f.py --yes\n" + block("a = 1\n", "a = 2\n"))
         assert isinstance(view, ErrorView)
         assert target.read_bytes() == b"a = 1   \n"
     finally:
@@ -227,7 +239,7 @@ def test_config_sets_kernel_defaults(shell: Any, tmp_path: Path) -> None:
     (folder / "g.py").write_bytes(b"b = 1\n")
     run(shell, f"%nbedit config --root {folder} --threshold 0.95")
     try:
-        run(shell, "%%edit g.py --yes\n" + block('b = 1\n', 'b = 2\n'))
+        run(shell, "%%edit g.py --yes\n" + block("b = 1\n", "b = 2\n"))
     finally:
         run(shell, "%nbedit config --root ''")
     assert (folder / "g.py").read_bytes() == b"b = 2\n"
@@ -239,7 +251,7 @@ def test_config_sets_kernel_defaults(shell: Any, tmp_path: Path) -> None:
 def test_no_match_is_an_error_view_not_a_traceback(shell: Any, tmp_path: Path) -> None:
     target = tmp_path / "f.py"
     target.write_bytes(b"alpha = 1\nbeta = 2\n")
-    view = run(shell, "%%edit f.py --yes\n" + block('something_else(42)\n', 'x\n'))
+    view = run(shell, "%%edit f.py --yes\n" + block("something_else(42)\n", "x\n"))
     assert isinstance(view, ErrorView)
     bundle = view._repr_mimebundle_()
     assert "NoMatch" in bundle["text/plain"] and "f.py" in bundle["text/plain"]
@@ -250,7 +262,7 @@ def test_no_match_is_an_error_view_not_a_traceback(shell: Any, tmp_path: Path) -
 def test_ambiguous_match_is_an_error_view(shell: Any, tmp_path: Path) -> None:
     target = tmp_path / "f.py"
     target.write_bytes(b"x = 1\nx = 1\n")
-    view = run(shell, "%%edit f.py --yes\n" + block('x = 1\n', 'x = 2\n'))
+    view = run(shell, "%%edit f.py --yes\n" + block("x = 1\n", "x = 2\n"))
     assert type(view.error).__name__ == "AmbiguousMatch"
     assert "line 2" in view._repr_mimebundle_()["text/html"]
     assert target.read_bytes() == b"x = 1\nx = 1\n"
@@ -303,13 +315,13 @@ def test_running_notebook_is_guarded(shell: Any, tmp_path: Path) -> None:
     nbformat.write(notebook, path)
     before = path.read_bytes()
     shell.user_ns["__session__"] = str(path)
-    widget = run(shell, "%%edit me.ipynb --yes\n" + block('x = 1\n', 'x = 2\n'))
+    widget = run(shell, "%%edit me.ipynb --yes\n" + block("x = 1\n", "x = 2\n"))
     assert widget.status == "error"
     assert isinstance(widget.error, NotebookError)
     assert "running" in widget._detail.value or "this kernel" in widget._detail.value
     assert path.read_bytes() == before
     with pytest.warns(NbeditWarning):
-        forced = run(shell, "%%edit me.ipynb --yes --force\n" + block('x = 1\n', 'x = 2\n'))
+        forced = run(shell, "%%edit me.ipynb --yes --force\n" + block("x = 1\n", "x = 2\n"))
     assert forced.status == "applied"
     assert nbformat.read(path, as_version=4).cells[0].source == "x = 2"
 
@@ -343,7 +355,7 @@ def _footprint(ipython: Any) -> dict[str, Any]:
     }
 
 
-def test_unload_and_reload_leave_nothing_behind(ipython: Any) -> None:  # noqa: F811
+def test_unload_and_reload_leave_nothing_behind(ipython: Any) -> None:
     ipython.run_cell("%unload_ext nbedit")
     baseline = _footprint(ipython)
     assert baseline["cell"] == []

@@ -30,7 +30,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from nbedit.engine.models import Plan
 from nbedit.errors import NbeditError
 from nbedit.jupyter import kernel
-from nbedit.jupyter.review import ErrorView, ReviewWidget
+from nbedit.jupyter.review import ErrorView, Proposal, ReviewWidget
 from nbedit.workspace import Workspace
 
 __all__ = ["KernelDefaults", "NbeditMagics"]
@@ -132,7 +132,7 @@ class NbeditMagics(Magics):
 
     def review(
         self,
-        make_plan: Callable[[Workspace], Plan],
+        make_plan: Callable[[Workspace], Plan | Proposal],
         *,
         root: str | None,
         yes: bool = False,
@@ -148,18 +148,20 @@ class NbeditMagics(Magics):
             raise UsageError("--yes and --dry-run contradict each other; pass one of them")
         try:
             workspace = self.workspace(root, exact=exact, threshold=threshold)
-            plan = make_plan(workspace)
+            proposed = make_plan(workspace)
         except NbeditError as error:
             return ErrorView(error)
+        options = {"execution_count": self.tracker.execution_count(), "force": force, **apply_options}
+        if isinstance(proposed, Proposal):
+            options.update(proposed.apply_options)
+            proposed = proposed.plan
         widget = ReviewWidget(
             workspace,
-            plan,
+            proposed,
             replan=lambda: make_plan(workspace),
             dry_run=dry_run,
             title=title,
-            execution_count=self.tracker.execution_count(),
-            force=force,
-            **apply_options,
+            **options,
         )
         if yes:
             widget.apply()

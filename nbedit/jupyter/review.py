@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import html
 import traceback
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import ipywidgets as widgets
@@ -48,12 +48,20 @@ from nbedit.render.html import (
 )
 from nbedit.render.rows import tier_label
 
-__all__ = ["ErrorView", "ReviewWidget", "State"]
+__all__ = ["ErrorView", "Proposal", "ReviewWidget", "State"]
 
 State = Literal["pending", "applying", "applied", "rejected", "stale", "error", "preview"]
 
 # (file index, hunk index); hunk index None is the whole-file toggle of a file without located hunks.
 ToggleKey = tuple[int, "int | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """A plan together with the options ``Workspace.apply`` must write it with (an undo's ``undoes``)."""
+
+    plan: Plan
+    apply_options: Mapping[str, Any] = field(default_factory=dict)
 
 
 def _escape(text: str) -> str:
@@ -98,7 +106,8 @@ class ReviewWidget(widgets.VBox):
     """Review one plan; ``apply()``/``reject()`` or the buttons decide it.
 
     ``replan`` recomputes the same request against the current files (the
-    Re-plan button after a stale preview). ``apply_options`` go to
+    Re-plan button after a stale preview); it may return a ``Proposal`` whose
+    options replace the apply options. ``apply_options`` go to
     ``Workspace.apply`` (``origin``, ``execution_count``, ``force``, ``undoes``).
     """
 
@@ -107,7 +116,7 @@ class ReviewWidget(widgets.VBox):
         workspace: Any,
         plan: Plan,
         *,
-        replan: Callable[[], Plan] | None = None,
+        replan: Callable[[], Plan | Proposal] | None = None,
         dry_run: bool = False,
         title: str | None = None,
         **apply_options: Any,
@@ -122,6 +131,7 @@ class ReviewWidget(widgets.VBox):
         self._apply_options = apply_options
         self._state: State = "preview" if dry_run else "pending"
         self._toggles: dict[ToggleKey, widgets.Checkbox] = {}
+        self._decided_callbacks: list[Callable[[ReviewWidget], object]] = []
 
         self._header = widgets.HTML()
         self._body = widgets.VBox()
@@ -162,6 +172,10 @@ class ReviewWidget(widgets.VBox):
     @property
     def buttons(self) -> dict[str, widgets.Button]:
         return {"apply": self._apply_button, "reject": self._reject_button, "replan": self._replan_button}
+
+    def on_decided(self, callback: Callable[..., object]) -> None:
+        """Call ``callback(widget)`` after the change is applied or rejected."""
+        self._decided_callbacks.append(callback)
 
     def selected_plan(self) -> Plan:
         """The plan with the unticked hunks and files left out: exactly what Apply writes."""
@@ -205,6 +219,7 @@ class ReviewWidget(widgets.VBox):
         self._replan_button.layout.display = "none"
         self._detail.value = ""
         self._show_status("rejected", "rejected: nothing was written")
+        self._decided()
         return self
 
     def replan(self) -> ReviewWidget:
@@ -212,10 +227,15 @@ class ReviewWidget(widgets.VBox):
         if self._replan is None or self._state not in ("stale", "error"):
             return self
         try:
-            plan = self._replan()
+            proposed = self._replan()
         except Exception as error:
             self._fail(error)
             return self
+        if isinstance(proposed, Proposal):
+            self._apply_options = {**self._apply_options, **proposed.apply_options}
+            plan = proposed.plan
+        else:
+            plan = proposed
         self.error = None
         self._detail.value = ""
         self._replan_button.layout.display = "none"
@@ -339,6 +359,15 @@ class ReviewWidget(widgets.VBox):
             recorded = f"history entry {entry}; undo with %nbedit undo" if entry else "history is off"
             text = f"applied to {files} ({recorded})"
         self._show_status("applied", text)
+        self._decided()
+
+    def _decided(self) -> None:
+        for callback in self._decided_callbacks:
+            try:
+                callback(self)
+            except Exception as error:  # a listener's failure must not hide the decision, but must show
+                self.error = error
+                self._detail.value = error_html(error)
 
     def _stale(self, error: StaleFile) -> None:
         self.error = error

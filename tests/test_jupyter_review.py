@@ -1,0 +1,240 @@
+"""The review widget driven the way a person (button clicks) and a headless run (.apply()) drive it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_jupyter_support import history_entries
+
+from nbedit.errors import NbeditError, NotebookError
+from nbedit.jupyter.review import ErrorView, ReviewWidget
+from nbedit.workspace import Workspace
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+TWO_HUNKS = (
+    "<<<<<<< SEARCH\nfirst = 1\n=======\nfirst = 10\n>>>>>>> REPLACE\n"
+    "<<<<<<< SEARCH\nlast = 9\n=======\nlast = 90\n>>>>>>> REPLACE\n"
+)
+BEFORE = b"first = 1\n" + b"".join(b"middle%d = 0\n" % n for n in range(10)) + b"last = 9\n"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    (tmp_path / "f.py").write_bytes(BEFORE)
+    return Workspace(tmp_path, session="review-tests")
+
+
+def review(workspace: Workspace, text: str = TWO_HUNKS, **options: Any) -> ReviewWidget:
+    def plan() -> Any:
+        return workspace.plan_patch(text, dialect="search_replace", default_path="f.py")
+
+    return ReviewWidget(workspace, plan(), replan=plan, **options)
+
+
+def test_apply_button_writes_and_reports_the_entry(
+    workspace: Workspace, tmp_path: Path, nbedit_home: Path
+) -> None:
+    widget = review(workspace)
+    assert widget.status == "pending"
+    widget.buttons["apply"].click()
+    assert widget.status == "applied"
+    assert (tmp_path / "f.py").read_bytes() == BEFORE.replace(b"first = 1", b"first = 10").replace(
+        b"last = 9", b"last = 90"
+    )
+    (entry,) = history_entries(nbedit_home)
+    assert widget.entry_id == entry.id
+    assert "applied" in widget._status.value and entry.id in widget._status.value
+    assert widget.buttons["apply"].disabled and widget.buttons["reject"].disabled
+    assert all(box.disabled for box in widget.toggles.values())
+
+
+def test_unticked_hunk_is_not_written(workspace: Workspace, tmp_path: Path) -> None:
+    widget = review(workspace)
+    assert sorted(widget.toggles) == [(0, 0), (0, 1)]
+    widget.toggles[(0, 0)].value = False
+    assert "1 of 2 parts selected" in widget._header.value
+    assert "first = 10" not in widget.selected_plan().diff
+    widget.apply()
+    assert (tmp_path / "f.py").read_bytes() == BEFORE.replace(b"last = 9", b"last = 90")
+
+
+def test_reject_writes_nothing(workspace: Workspace, tmp_path: Path, nbedit_home: Path) -> None:
+    widget = review(workspace)
+    widget.buttons["reject"].click()
+    assert widget.status == "rejected" and "rejected" in widget._status.value
+    widget.buttons["apply"].click()
+    widget.apply()
+    assert widget.status == "rejected"
+    assert (tmp_path / "f.py").read_bytes() == BEFORE
+    assert history_entries(nbedit_home) == []
+
+
+def test_double_click_applies_once(workspace: Workspace, tmp_path: Path, nbedit_home: Path) -> None:
+    text = "<<<<<<< SEARCH\nlast = 9\n=======\nlast = 9\nlast = 9\n>>>>>>> REPLACE\n"
+    widget = review(workspace, text)
+    widget.buttons["apply"].click()
+    widget.buttons["apply"].click()
+    widget.apply()
+    assert len(history_entries(nbedit_home)) == 1
+    assert (tmp_path / "f.py").read_bytes().count(b"last = 9") == 2
+
+
+def test_stale_file_is_not_overwritten_and_replan_recovers(workspace: Workspace, tmp_path: Path) -> None:
+    widget = review(workspace)
+    other = BEFORE.replace(b"middle3 = 0", b"middle3 = 'someone else'")
+    (tmp_path / "f.py").write_bytes(other)
+    widget.buttons["apply"].click()
+    assert widget.status == "stale"
+    assert "stale" in widget._status.value
+    assert "someone else" in widget._detail.value  # what changed on disk, shown in the widget
+    assert (tmp_path / "f.py").read_bytes() == other
+    assert widget.buttons["replan"].layout.display != "none"
+    widget.buttons["replan"].click()
+    assert widget.status == "pending"
+    widget.apply()
+    assert widget.status == "applied"
+    result = (tmp_path / "f.py").read_bytes()
+    assert b"someone else" in result and b"first = 10" in result and b"last = 90" in result
+
+
+def test_errors_are_shown_in_the_widget(tmp_path: Path) -> None:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("x = 1")]
+    nbformat.write(notebook, tmp_path / "me.ipynb")
+    before = (tmp_path / "me.ipynb").read_bytes()
+    workspace = Workspace(tmp_path, running_notebook=str(tmp_path / "me.ipynb"))
+    plan = workspace.plan_patch(
+        "<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n", default_path="me.ipynb"
+    )
+    widget = ReviewWidget(workspace, plan)
+    widget.buttons["apply"].click()  # a click must not swallow the failure
+    assert widget.status == "error"
+    assert isinstance(widget.error, NotebookError)
+    assert "NotebookError" in widget._status.value and "nb-error" in widget._detail.value
+    assert (tmp_path / "me.ipynb").read_bytes() == before
+    with pytest.raises(NotebookError):
+        ReviewWidget(workspace, plan).apply(raise_errors=True)
+
+
+def test_unexpected_exceptions_in_callbacks_are_shown(workspace: Workspace, tmp_path: Path) -> None:
+    calls = []
+
+    def broken_replan() -> Any:
+        calls.append(1)
+        raise RuntimeError("replanning exploded")
+
+    widget = ReviewWidget(
+        workspace, workspace.plan_patch(TWO_HUNKS, default_path="f.py"), replan=broken_replan
+    )
+    (tmp_path / "f.py").write_bytes(b"changed\n")
+    widget.buttons["apply"].click()
+    assert widget.status == "stale"
+    widget.buttons["replan"].click()
+    assert calls == [1]
+    assert widget.status == "error"
+    assert "replanning exploded" in widget._detail.value and "traceback" in widget._detail.value
+    assert (tmp_path / "f.py").read_bytes() == b"changed\n"
+
+
+def test_replan_error_from_the_engine(workspace: Workspace, tmp_path: Path) -> None:
+    widget = review(workspace)
+    (tmp_path / "f.py").write_bytes(b"nothing alike here at all\n")
+    widget.apply()
+    widget.replan()
+    assert widget.status == "error"
+    assert isinstance(widget.error, NbeditError)
+    assert "NoMatch" in widget._status.value
+
+
+def test_file_toggles_for_added_files(tmp_path: Path) -> None:
+    workspace = Workspace(tmp_path)
+    patch = "*** Begin Patch\n*** Add File: one.txt\n+1\n*** Add File: two.txt\n+2\n*** End Patch\n"
+    widget = ReviewWidget(workspace, workspace.plan_patch(patch))
+    assert sorted(widget.toggles) == [(0, None), (1, None)]
+    widget.toggles[(0, None)].value = False
+    widget.apply()
+    assert not (tmp_path / "one.txt").exists()
+    assert (tmp_path / "two.txt").read_bytes() == b"2\n"
+
+
+def test_nothing_selected_writes_nothing(workspace: Workspace, tmp_path: Path, nbedit_home: Path) -> None:
+    widget = review(workspace)
+    for box in widget.toggles.values():
+        box.value = False
+    widget.apply()
+    assert widget.status == "applied" and "nothing was written" in widget._status.value
+    assert (tmp_path / "f.py").read_bytes() == BEFORE
+    assert history_entries(nbedit_home) == []
+
+
+def test_dry_run_cannot_apply(workspace: Workspace, tmp_path: Path) -> None:
+    widget = review(workspace, dry_run=True)
+    assert widget.status == "preview"
+    assert widget.buttons["apply"].disabled
+    widget.apply()
+    assert (tmp_path / "f.py").read_bytes() == BEFORE
+
+
+def test_non_exact_matches_are_flagged(tmp_path: Path) -> None:
+    (tmp_path / "f.py").write_bytes(b"def compute(values):\n    return sum(values)   \n")
+    workspace = Workspace(tmp_path)
+    text = "<<<<<<< SEARCH\n    return sum(values)\n=======\n    return max(values)\n>>>>>>> REPLACE\n"
+    widget = ReviewWidget(workspace, workspace.plan_patch(text, default_path="f.py"))
+    (toggle,) = widget.toggles.values()
+    assert "⚠ trailing-whitespace" in toggle.description
+    assert "matched ignoring trailing whitespace" in widget._header.value
+    fuzzy = "<<<<<<< SEARCH\ndef compute(valuez):\n=======\ndef compute(items):\n>>>>>>> REPLACE\n"
+    widget = ReviewWidget(workspace, workspace.plan_patch(fuzzy, default_path="f.py"))
+    (toggle,) = widget.toggles.values()
+    assert "⚠ fuzzy 0." in toggle.description
+    assert "fuzzy match" in widget._header.value
+
+
+def test_output_bundle_keeps_the_widget_view_and_adds_static_diff(workspace: Workspace) -> None:
+    widget = review(workspace)
+    bundle = widget._repr_mimebundle_()
+    assert bundle[WIDGET_VIEW]["model_id"] == widget.model_id
+    assert bundle["text/plain"].startswith("nbedit: pending")
+    assert "-first = 1\n+first = 10\n" in bundle["text/plain"]
+    assert (
+        "nbedit-view" in bundle["text/html"]
+        and "f.py" in bundle["text/html"]
+        and '<tr class="a">' in bundle["text/html"]
+    )
+    widget.toggles[(0, 1)].value = False
+    widget.apply()
+    bundle = widget._repr_mimebundle_()
+    assert "last = 90" not in bundle["text/plain"] and "applied" in bundle["text/plain"]
+
+
+def test_dom_hooks_for_browser_tests(workspace: Workspace) -> None:
+    widget = review(workspace)
+    assert "nbedit-review" in widget._dom_classes
+    assert "nbedit-apply" in widget.buttons["apply"]._dom_classes
+    assert "nbedit-reject" in widget.buttons["reject"]._dom_classes
+    assert "nbedit-status" in widget._status._dom_classes
+    assert all("nbedit-hunk-toggle" in box._dom_classes for box in widget.toggles.values())
+    assert widget.buttons["apply"].description == "Apply" and widget.buttons["reject"].description == "Reject"
+
+
+def test_decided_listeners_run_once(workspace: Workspace) -> None:
+    seen: list[str] = []
+    widget = review(workspace)
+    widget.on_decided(lambda decided: seen.append(decided.status))
+    widget.apply()
+    widget.apply()
+    assert seen == ["applied"]
+
+
+def test_error_view_bundle() -> None:
+    from nbedit.errors import PatchSyntaxError
+
+    view = ErrorView(PatchSyntaxError("no header", line=3, hint="start with *** Begin Patch"))
+    bundle = view._repr_mimebundle_()
+    assert "line 3" in bundle["text/plain"]
+    assert "nb-error" in bundle["text/html"] and "start with *** Begin Patch" in bundle["text/html"]
