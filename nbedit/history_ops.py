@@ -50,7 +50,7 @@ def _store(workspace: Workspace) -> HistoryStore:
             "the history is turned off for this workspace (history=False / --no-history), so nothing was "
             "recorded to list, undo or restore"
         )
-    store: HistoryStore = workspace._store()
+    store = _open(workspace)
     notice = store.notice
     if notice:
         store.notice = None
@@ -64,6 +64,11 @@ def _store(workspace: Workspace) -> HistoryStore:
     if root not in done:
         done.add(root)
         recover(workspace)
+    return store
+
+
+def _open(workspace: Workspace) -> HistoryStore:
+    store: HistoryStore = workspace._store()  # type: ignore[no-untyped-call]
     return store
 
 
@@ -85,7 +90,7 @@ def recover(workspace: Workspace) -> list[tuple[Entry, bool]]:
             return "unreadable"
         return fingerprint(data) if data is not None else None
 
-    return workspace._store().reconcile(current, root=_root(workspace))
+    return _open(workspace).reconcile(current, root=_root(workspace))
 
 
 # -- listing and showing ------------------------------------------------------------------

@@ -31,6 +31,8 @@ from nbedit.errors import HistoryError
 __all__ = ["SCHEMA_VERSION", "DamagedHistory", "Database", "move_aside"]
 
 SCHEMA_VERSION = 1
+_SQLITE_CORRUPT = 11  # result codes; sqlite3 names them only from Python 3.11
+_SQLITE_NOTADB = 26
 _T = TypeVar("_T")
 
 _SCHEMA = """
@@ -95,7 +97,7 @@ def _is_busy(error: sqlite3.Error) -> bool:
 def _is_damage(error: sqlite3.Error) -> bool:
     code = getattr(error, "sqlite_errorcode", None)
     if code is not None:
-        return code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+        return code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
     return type(error) is sqlite3.DatabaseError
 
 
