@@ -95,7 +95,9 @@ def unpacked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*") if path.is_file()}
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*") if path.is_file()
+    }
 
 
 def test_the_data_is_there() -> None:
@@ -105,7 +107,9 @@ def test_the_data_is_there() -> None:
 
 
 @pytest.mark.parametrize("step", _parameters())
-def test_release_patch_reproduces_the_next_release(step: Step, unpacked: dict[str, Path], tmp_path: Path) -> None:
+def test_release_patch_reproduces_the_next_release(
+    step: Step, unpacked: dict[str, Path], tmp_path: Path
+) -> None:
     folder = unpacked[step.project]
     work = tmp_path / "work"
     shutil.copytree(folder / "trees" / step.old, work)

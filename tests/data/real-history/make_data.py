@@ -72,7 +72,7 @@ def main(project: str, sdist_directory: str, output: str) -> None:
     versions = [version_of(p) for p in sdists]
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
-        for version, sdist in zip(versions, sdists):
+        for version, sdist in zip(versions, sdists, strict=False):
             _unpack_text_tree(sdist, work / version)
         with tarfile.open(output, "w:xz", preset=9) as archive:
             _add(archive, "versions.txt", "".join(v + "\n" for v in versions).encode())
@@ -80,7 +80,7 @@ def main(project: str, sdist_directory: str, output: str) -> None:
                 for path in sorted(p for p in (work / version).rglob("*") if p.is_file()):
                     relative = path.relative_to(work / version).as_posix()
                     _add(archive, f"trees/{version}/{relative}", path.read_bytes())
-            for number, (old, new) in enumerate(zip(versions, versions[1:]), start=1):
+            for number, (old, new) in enumerate(zip(versions, versions[1:], strict=False), start=1):
                 shutil.rmtree(work / "a", ignore_errors=True)
                 shutil.rmtree(work / "b", ignore_errors=True)
                 shutil.copytree(work / old, work / "a")
