@@ -30,26 +30,40 @@ __all__ = ["CellTracker", "kernel_id", "running_notebook_path", "session_id"]
 _CONNECTION_FILE = re.compile(r"kernel-(?P<id>[^/\\]+)\.json$")
 
 
-def kernel_id() -> str | None:
-    """The id of the Jupyter kernel this process is, or None outside a kernel."""
+def _kernel_app() -> Any:
     try:
         from ipykernel.kernelapp import IPKernelApp
     except ImportError:
         return None
-    if not IPKernelApp.initialized():
+    return IPKernelApp.instance() if IPKernelApp.initialized() else None
+
+
+def kernel_id() -> str | None:
+    """The id a Jupyter server gave this kernel (from ``kernel-<id>.json``), or None."""
+    app = _kernel_app()
+    if app is None:
         return None
-    connection_file = str(getattr(IPKernelApp.instance(), "connection_file", "") or "")
+    connection_file = str(getattr(app, "connection_file", "") or "")
     found = _CONNECTION_FILE.search(os.path.basename(connection_file))
     return found.group("id") if found else None
 
 
 def session_id() -> str | None:
-    """The history session for edits made from this kernel (None: let the workspace decide)."""
+    """The history session for edits made from this kernel (None: let the workspace decide).
+
+    ``$NBEDIT_SESSION`` wins; then the server's kernel id; a kernel started
+    without a server (nbclient, a console) names its connection file freely, so
+    it is identified by its process id.
+    """
     configured = os.environ.get("NBEDIT_SESSION")
     if configured:
         return configured
     identifier = kernel_id()
-    return f"kernel-{identifier}" if identifier else None
+    if identifier:
+        return f"kernel-{identifier}"
+    if _kernel_app() is not None:
+        return f"kernel-process-{os.getpid()}"
+    return None
 
 
 def running_notebook_path(shell: Any) -> str | None:

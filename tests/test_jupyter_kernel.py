@@ -1,0 +1,84 @@
+"""The extension in a real Jupyter kernel, executed headless with nbclient (no clicks, as in CI).
+
+The kernel is the ``python3`` kernelspec; jupyter_client runs a spec whose argv
+starts with ``python`` with the current interpreter, so the kernel sees this
+environment's nbedit. If no ``python3`` kernelspec is installed, install one
+into the environment with ``python -m ipykernel install --sys-prefix``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+pytestmark = pytest.mark.kernel
+
+FIRST = "<<<<<<< SEARCH\n>>> total(1, 2)\n3\n=======\n>>> total(1, 2, 3)\n6\n>>>>>>> REPLACE\n"
+SECOND = "<<<<<<< SEARCH\nlimit = 1\n=======\nlimit = 2\n>>>>>>> REPLACE\n"
+
+
+def _kernel_available() -> bool:
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    return "python3" in KernelSpecManager().find_kernel_specs()
+
+
+def _outputs(cell: nbformat.NotebookNode) -> str:
+    texts = []
+    for output in cell.get("outputs", []):
+        if "text" in output:
+            texts.append(output["text"])
+        texts.extend(str(value) for value in output.get("data", {}).values())
+    return "\n".join(texts)
+
+
+@pytest.mark.skipif(
+    not _kernel_available(), reason="no python3 kernelspec (python -m ipykernel install --sys-prefix)"
+)
+def test_notebook_edits_files_headless(tmp_path: Path, nbedit_home: Path) -> None:
+    from nbclient import NotebookClient
+
+    (tmp_path / "doc.txt").write_bytes(b"Usage:\n>>> total(1, 2)\n3\n")
+    (tmp_path / "settings.py").write_bytes(b"limit = 1\n")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell("%load_ext nbedit\nimport sys\nprint(sys.executable)"),
+        nbformat.v4.new_code_cell("%%edit doc.txt --yes\n" + FIRST),
+        nbformat.v4.new_code_cell("%%edit settings.py\n" + SECOND),
+        nbformat.v4.new_code_cell("review = _\nreview.apply()\nprint(review.status, review.entry_id)"),
+        nbformat.v4.new_code_cell(
+            "%%edit settings.py --yes\n<<<<<<< SEARCH\nnot there\n=======\nx\n>>>>>>> REPLACE\n"
+        ),
+        nbformat.v4.new_code_cell("%nbedit history"),
+    ]
+    client = NotebookClient(
+        notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    cells = notebook.cells
+
+    assert _outputs(cells[0]).strip() == sys.executable
+    assert (tmp_path / "doc.txt").read_bytes() == b"Usage:\n>>> total(1, 2, 3)\n6\n"
+    assert (tmp_path / "settings.py").read_bytes() == b"limit = 2\n"
+
+    applied = cells[1].outputs[0]["data"]
+    assert "application/vnd.jupyter.widget-view+json" in applied
+    assert "applied" in applied["text/plain"] and "+>>> total(1, 2, 3)" in applied["text/plain"]
+    assert "nbedit-view" in applied["text/html"]
+    assert _outputs(cells[3]).startswith("applied e")
+    failed = _outputs(cells[4])
+    assert "NoMatch" in failed and "Traceback" not in failed  # an error panel, not a traceback
+    assert "nb-history" in _outputs(cells[5])
+
+    from nbedit.storage.history import HistoryStore
+
+    with HistoryStore(nbedit_home) as store:
+        entries = store.entries()
+    # the entry carries the In[n] of the %%edit cell that proposed it, even when applied from a later cell
+    assert [entry.execution_count for entry in reversed(entries)] == [2, 3]
+    assert all(entry.session.startswith("kernel-") and entry.origin == "magic" for entry in entries)
+    json.dumps(nbformat.writes(notebook))  # the executed notebook still serialises
