@@ -84,14 +84,16 @@ def test_leading_blank_lines_before_the_magic(shell: Any, tmp_path: Path) -> Non
     assert target.read_bytes() == b">>> b\n"
 
 
-def test_without_the_transformer_ipython_mangles_the_body(shell: Any, tmp_path: Path) -> None:
-    """The reason the transformer exists: IPython alone strips '>>>' prompts from the body."""
+def test_without_the_transformer_ipython_mangles_the_body(shell: Any) -> None:
+    """The reason the transformer exists: IPython alone strips prompts from the body."""
+    body = ">>> a\n" + block(">>> a\n", ">>> b\n")
     transformer.uninstall(shell)
     try:
-        code = shell.input_transformer_manager.transform_cell("%%edit t.txt\n" + block(">>> a\n", ">>> b\n"))
+        code = shell.input_transformer_manager.transform_cell("%%edit t.txt\n" + body)
     finally:
         transformer.install(shell)
-    assert ">>>>>>> REPLACE" not in code
+    assert _call_arguments(code)[2] != body
+    assert _call_arguments(shell.input_transformer_manager.transform_cell("%%edit t.txt\n" + body))[2] == body
 
 
 # ---------------------------------------------------------------- the transformer itself
