@@ -1,0 +1,243 @@
+"""Section 1: a 918-hunk ``git diff`` applied to a 100,000-line file.
+
+The modified file is made by editing 918 spread-out places; the patch is real
+``git diff`` output from a throw-away repository. nbedit runs the whole path the
+API runs (parse, locate every hunk, splice, stale check, atomic write) and is
+compared in the same run with whatthepatch and patch-ng in process, and with
+``git apply`` and GNU ``patch`` as whole processes. Every tool's result is
+checked against the modified file: a fast wrong answer is reported as wrong.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from benchmarks.corpus import code_lines, edit_spread, write_text
+from benchmarks.timing import Row, best_of, median_of_processes
+
+__all__ = ["run"]
+
+LINES = 100_000
+HUNKS = 918
+NAME = "big.py"
+
+
+def _git(folder: Path, *arguments: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", *arguments],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+def make_inputs(scratch: Path) -> tuple[str, str, str]:
+    """(before, after, patch) with the patch produced by git itself."""
+    edited = edit_spread(code_lines(LINES, seed=1), HUNKS, seed=2)
+    repository = scratch / "repository"
+    repository.mkdir()
+    write_text(str(repository / NAME), edited.before)
+    _git(repository, "init", "-q")
+    _git(repository, "add", NAME)
+    _git(repository, "commit", "-q", "-m", "before")
+    write_text(str(repository / NAME), edited.after)
+    patch = _git(repository, "diff", "--no-color")
+    if patch.count("\n@@ ") != HUNKS:
+        raise RuntimeError(f"expected {HUNKS} hunks in the git diff, got {patch.count(chr(10) + '@@ ')}")
+    return edited.before, edited.after, patch
+
+
+def run(scratch: Path, repeat: int = 5) -> list[Row]:
+    from nbedit.engine.diff import plan_diff
+    from nbedit.workspace import Workspace
+
+    before, after, patch = make_inputs(scratch)
+    work = scratch / "work"
+    work.mkdir()
+    target = work / NAME
+    patch_file = scratch / "change.diff"
+    write_text(str(patch_file), patch)
+    after_bytes = after.encode()
+
+    def reset() -> None:
+        write_text(str(target), before)
+
+    def correct() -> bool:
+        return target.read_bytes() == after_bytes
+
+    rows: list[Row] = []
+    section = f"patch {LINES:,} lines, {HUNKS} hunks"
+
+    # -- in process --------------------------------------------------------------------------------
+    def nbedit_apply(history: bool) -> None:
+        workspace = Workspace(work, history=history, home=scratch / "home")
+        workspace.apply(workspace.plan_patch(patch))
+
+    plain = best_of(lambda: nbedit_apply(False), repeat, reset)
+    nbedit_ok = correct()
+    recorded = best_of(lambda: nbedit_apply(True), repeat, reset)
+    recorded_ok = correct()
+
+    def whatthepatch_apply() -> None:
+        import whatthepatch
+
+        text = target.read_text(encoding="utf-8")
+        diff = next(iter(whatthepatch.parse_patch(patch)))
+        lines = whatthepatch.apply_diff(diff, text.split("\n"))
+        write_text(str(target), "\n".join(lines))
+
+    whatthepatch_timing = best_of(whatthepatch_apply, repeat, reset)
+    whatthepatch_ok = correct()
+
+    def patch_ng_apply() -> None:
+        import patch_ng
+
+        patch_set = patch_ng.fromstring(patch.encode())
+        if not patch_set or not patch_set.apply(strip=1, root=str(work)):
+            raise RuntimeError("patch-ng failed")
+
+    try:
+        patch_ng_timing = best_of(patch_ng_apply, repeat, reset)
+        patch_ng_ok = correct()
+    except RuntimeError:
+        patch_ng_timing, patch_ng_ok = None, False
+
+    planned = Workspace(work, history=False)
+    reset()
+    plan = planned.plan_patch(patch)
+    # the per-phase split, for the README: where the time goes
+    plan_only = best_of(lambda: Workspace(work, history=False).plan_patch(patch), repeat, reset)
+
+    rows.append(
+        Row(
+            section,
+            "parse+plan+apply in process, history off",
+            plain.seconds,
+            "s",
+            "whatthepatch",
+            whatthepatch_timing.seconds,
+            ">= 2x faster than whatthepatch",
+            plain.seconds * 2 <= whatthepatch_timing.seconds and nbedit_ok and whatthepatch_ok,
+            note=""
+            if nbedit_ok and whatthepatch_ok
+            else f"correct: nbedit {nbedit_ok}, whatthepatch {whatthepatch_ok}",
+            samples={"nbedit": list(plain.samples), "peer": list(whatthepatch_timing.samples)},
+        )
+    )
+    rows.append(
+        Row(
+            section,
+            "parse+plan only (no write)",
+            plan_only.seconds,
+            "s",
+            "whatthepatch",
+            whatthepatch_timing.seconds,
+            samples={"nbedit": list(plan_only.samples)},
+        )
+    )
+    rows.append(
+        Row(
+            section,
+            "parse+plan+apply in process, history on",
+            recorded.seconds,
+            "s",
+            "whatthepatch",
+            whatthepatch_timing.seconds,
+            note="" if recorded_ok else "nbedit result WRONG",
+            samples={"nbedit": list(recorded.samples)},
+        )
+    )
+    rows.append(
+        Row(
+            section,
+            "parse+plan+apply in process, history off",
+            plain.seconds,
+            "s",
+            "patch-ng",
+            patch_ng_timing.seconds if patch_ng_timing else None,
+            note="" if patch_ng_ok else "patch-ng result WRONG or failed",
+            samples={"peer": list(patch_ng_timing.samples)} if patch_ng_timing else {},
+        )
+    )
+
+    # -- whole processes ---------------------------------------------------------------------------
+    nbedit_command = [
+        sys.executable,
+        "-m",
+        "nbedit",
+        "apply",
+        "--yes",
+        str(patch_file),
+        "--root",
+        str(work),
+        "--no-history",
+    ]
+    environment_home = scratch / "cli-home"
+    os.environ["NBEDIT_HOME"] = str(environment_home)
+    cli, cli_code = median_of_processes(nbedit_command, str(work), 5, reset)
+    cli_ok = cli_code == 0 and correct()
+    git_apply, git_code = median_of_processes(["git", "apply", str(patch_file)], str(work), 5, reset)
+    git_ok = git_code == 0 and correct()
+    gnu, gnu_code = (None, 1)
+    if shutil.which("patch"):
+        gnu, gnu_code = median_of_processes(
+            ["patch", "-p1", "--batch", "--no-backup-if-mismatch", "-i", str(patch_file)], str(work), 5, reset
+        )
+    gnu_ok = gnu_code == 0 and correct()
+    startup, _ = median_of_processes([sys.executable, "-c", "pass"], str(work), 5)
+    rows.append(
+        Row(
+            section,
+            "`nbedit apply --yes --no-history` process",
+            cli.seconds,
+            "s",
+            "git apply",
+            git_apply.seconds,
+            "faster than git apply",
+            cli.seconds < git_apply.seconds and cli_ok and git_ok,
+            note=f"python start-up alone {startup.seconds * 1000:.0f} ms"
+            + ("" if cli_ok and git_ok else f"; correct: nbedit {cli_ok}, git {git_ok}"),
+            samples={"nbedit": list(cli.samples), "peer": list(git_apply.samples)},
+        )
+    )
+    if gnu is not None:
+        rows.append(
+            Row(
+                section,
+                "`nbedit apply --yes --no-history` process",
+                cli.seconds,
+                "s",
+                "GNU patch -p1",
+                gnu.seconds,
+                note="" if gnu_ok else "GNU patch result WRONG",
+                samples={"peer": list(gnu.samples)},
+            )
+        )
+
+    # -- preview diff ------------------------------------------------------------------------------
+    preview = best_of(lambda: plan_diff(plan), repeat)
+    before_lines = before.splitlines(keepends=True)
+    after_lines = after.splitlines(keepends=True)
+    difflib_timing = best_of(
+        lambda: "".join(difflib.unified_diff(before_lines, after_lines, "a/x", "b/x")), 1
+    )
+    rows.append(
+        Row(
+            section,
+            "preview diff (plan.diff)",
+            preview.seconds,
+            "s",
+            "difflib.unified_diff",
+            difflib_timing.seconds,
+            "< 100 ms",
+            preview.seconds < 0.1,
+            samples={"nbedit": list(preview.samples), "peer": list(difflib_timing.samples)},
+        )
+    )
+    return rows

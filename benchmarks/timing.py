@@ -1,0 +1,115 @@
+"""Timing helpers and the result table shared by every benchmark section.
+
+In-process timings report the *best* of several runs: on a shared machine
+every slower run measures someone else's load, not the code (the reasoning of
+the ``timeit`` documentation). Whole-process timings report the median of 5, as
+process start-up varies more. Every sample is kept for ``--json``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+
+__all__ = ["Row", "Timing", "best_of", "format_table", "median_of_processes"]
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    seconds: float  # the reported figure (best or median)
+    samples: tuple[float, ...]
+    how: str  # "best of N" or "median of N"
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    section: str
+    metric: str
+    nbedit: float | None  # seconds, bytes or a count, see unit
+    unit: str  # "s", "MB", "x file", "/4" ...
+    peer_name: str = ""
+    peer: float | None = None
+    target: str = ""
+    passed: bool | None = None  # None: no target for this row
+    note: str = ""
+    samples: dict[str, list[float]] = field(default_factory=dict)
+
+    @property
+    def ratio(self) -> float | None:
+        """Peer divided by nbedit: for times, how many times faster nbedit is."""
+        if self.nbedit is None or self.peer is None or self.nbedit == 0:
+            return None
+        return self.peer / self.nbedit
+
+    def as_json(self) -> dict[str, object]:
+        data = asdict(self)
+        data["ratio"] = self.ratio
+        return data
+
+
+def best_of(run: Callable[[], object], repeat: int, setup: Callable[[], object] | None = None) -> Timing:
+    samples = []
+    for _ in range(repeat):
+        if setup is not None:
+            setup()
+        start = time.perf_counter()
+        run()
+        samples.append(time.perf_counter() - start)
+    return Timing(min(samples), tuple(samples), f"best of {repeat}")
+
+
+def median_of_processes(
+    command: Sequence[str], cwd: str, repeat: int = 5, setup: Callable[[], object] | None = None
+) -> tuple[Timing, int]:
+    """Median wall time of ``command`` run ``repeat`` times; and the last exit code."""
+    samples = []
+    code = 0
+    for _ in range(repeat):
+        if setup is not None:
+            setup()
+        start = time.perf_counter()
+        finished = subprocess.run(
+            command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+        )
+        samples.append(time.perf_counter() - start)
+        code = finished.returncode
+    return Timing(statistics.median(samples), tuple(samples), f"median of {repeat}"), code
+
+
+def _value(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "s":
+        return f"{value * 1000:.1f} ms" if value < 10 else f"{value:.1f} s"
+    if unit.startswith("/"):
+        return f"{value:g}{unit}"
+    return f"{value:.3g} {unit}".strip()
+
+
+def format_table(rows: Sequence[Row]) -> str:
+    header = ("section", "metric", "nbedit", "peer", "peer value", "ratio", "target", "result")
+    lines = []
+    for row in rows:
+        ratio = row.ratio
+        result = "-" if row.passed is None else ("pass" if row.passed else "FAIL")
+        lines.append(
+            (
+                row.section,
+                row.metric,
+                _value(row.nbedit, row.unit),
+                row.peer_name or "-",
+                _value(row.peer, row.unit),
+                f"{ratio:.2f}x" if ratio is not None and row.unit == "s" else "-",
+                row.target or "-",
+                result + (f" ({row.note})" if row.note else ""),
+            )
+        )
+    widths = [max(len(str(item[n])) for item in [header, *lines]) for n in range(len(header))]
+    out = [" | ".join(str(cell).ljust(width) for cell, width in zip(header, widths, strict=True))]
+    out.append("-|-".join("-" * width for width in widths))
+    for line in lines:
+        out.append(" | ".join(str(cell).ljust(width) for cell, width in zip(line, widths, strict=True)))
+    return "\n".join(out)
