@@ -208,11 +208,12 @@ class StaleFile(NbeditError):
         expected: str | None = None,
         actual: str | None = None,
         diff: str = "",
+        advice: str = "re-plan the change against the current file (nothing was written)",
     ) -> None:
         text = message
         if diff:
             text += "\nwhat changed on disk since the preview:\n" + diff
-        text += "\nre-plan the change against the current file (nothing was written)"
+        text += "\n" + advice
         super().__init__(text, path=path)
         self.expected = expected  # fingerprint the plan saw
         self.actual = actual  # fingerprint found now (None: file gone)

@@ -176,6 +176,7 @@ def _stale(path: str, expected: bytes | None, current: bytes | None, why: str) -
         expected=fingerprint(expected) if expected is not None else None,
         actual=fingerprint(current) if current is not None else None,
         diff=diff,
+        advice="nothing was written",
     )
 
 

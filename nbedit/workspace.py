@@ -34,13 +34,9 @@ from nbedit.warnings import NbeditWarning
 
 __all__ = ["ApplyResult", "Workspace", "default_home"]
 
+from nbedit.storage.records import default_home  # noqa: E402  (re-exported: where history lives)
+
 DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024
-
-
-def default_home() -> Path:
-    """Where history and lock files live: ``$NBEDIT_HOME`` or ``~/.nbedit``."""
-    configured = os.environ.get("NBEDIT_HOME")
-    return Path(configured).expanduser() if configured else Path.home() / ".nbedit"
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +134,8 @@ class Workspace:
         origin: str = "api",
         max_file_size: int = DEFAULT_MAX_FILE_SIZE,
         running_notebook: str | None = None,
+        keep_per_file: int | None = 1000,
+        keep_bytes: int | None = None,
     ) -> None:
         self.root = Path(root)
         if not self.root.is_dir():
@@ -154,6 +152,9 @@ class Workspace:
         self.running_notebook = running_notebook
         self._source = _RootSource(self.root, max_file_size)
         self._history = None
+        self.keep_per_file = keep_per_file  # retention: entries kept per file (None: all)
+        self.keep_bytes = keep_bytes  # retention: total stored bytes (None: no cap)
+        self._recorded = 0
 
     def __repr__(self) -> str:
         return f"Workspace(root={str(self.root)!r}, session={self.session!r})"
@@ -285,6 +286,8 @@ class Workspace:
                 raise
             if entry_id is not None:
                 self._store().commit(entry_id)
+        if entry_id is not None:
+            self._retain()
         written = tuple(dict.fromkeys(p for f in files for p in (f.path, f.new_path) if p))
         return ApplyResult(plan, entry_id, written, already_applied=False)
 
@@ -347,11 +350,25 @@ class Workspace:
     # ------------------------------------------------------------------ history
 
     def _store(self):  # type: ignore[no-untyped-def]
+        """The history store, opened once; a damaged one is moved aside (with a warning)
+        and entries a crashed writer left pending are settled against the files."""
         if self._history is None:
+            from nbedit import history_ops
             from nbedit.storage.history import HistoryStore
 
-            self._history = HistoryStore.open_or_recreate(self.home)
+            store = HistoryStore.open_or_recreate(self.home)
+            if store.notice:
+                warnings.warn(store.notice, NbeditWarning, stacklevel=3)
+            self._history = store
+            history_ops.recover(self)
         return self._history
+
+    def _retain(self) -> None:
+        """Apply the retention caps now and then (every 25 recorded entries)."""
+        self._recorded += 1
+        if self._recorded % 25 != 1 or (self.keep_per_file is None and self.keep_bytes is None):
+            return
+        self._store().prune(max_entries_per_file=self.keep_per_file, max_total_bytes=self.keep_bytes)
 
     def _record(
         self,
@@ -387,6 +404,7 @@ class Workspace:
             tiers.extend(item.tier.value for item in file_plan.hunks)
         summary = ", ".join(f.target_path for f in files)
         draft = EntryDraft(
+            root=str(self._source.real_root),
             session=self.session,
             origin=origin or self.origin,
             execution_count=execution_count,
@@ -407,10 +425,11 @@ class Workspace:
                 "written. Fix or remove that folder, or run with history=False / --no-history"
             ) from error
 
-
     # ------------------------------------------------------------------ history operations (nbedit.history_ops)
 
-    def history(self, *, all_sessions: bool = False, path: str | None = None, all: bool | None = None) -> list:
+    def history(
+        self, *, all_sessions: bool = False, path: str | None = None, all: bool | None = None
+    ) -> list:
         """Recorded entries, newest first: this session's, or every session's (``all_sessions``)."""
         from nbedit import history_ops
 
@@ -436,6 +455,7 @@ class Workspace:
 
         chosen = which if after is None else ("after" if after else "before")
         return history_ops.restore(self, entry_id, which=chosen, force=force)  # type: ignore[arg-type]
+
 
 def _selector(cell: str | int) -> CellSelector:
     if isinstance(cell, int):

@@ -218,3 +218,15 @@ def test_history_on_records_entry(root: Path, nbedit_home: Path) -> None:
     result = workspace.apply(workspace.plan_edit("a.txt", "alpha", "A"))
     assert result.entry_id
     assert (nbedit_home / "history.sqlite3").exists()
+
+
+def test_retention_cap_prunes_old_entries_and_keeps_the_rest_usable(root: Path) -> None:
+    workspace = nbedit.Workspace(root, keep_per_file=5)
+    for number in range(30):
+        workspace.apply(workspace.plan_edit("a.txt", "beta\n", f"beta\n{number}\n"))
+    entries = workspace.history()
+    assert 5 <= len(entries) < 30
+    for entry in entries:
+        assert workspace.show(entry.id)  # every kept entry still has its diff
+    workspace.undo()
+    assert (root / "a.txt").read_bytes().endswith(b"28\n27\n26\n25\n24\n23\n22\n21\n20\n19\n18\n17\n16\n15\n14\n13\n12\n11\n10\n9\n8\n7\n6\n5\n4\n3\n2\n1\n0\n")
