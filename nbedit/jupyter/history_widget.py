@@ -22,7 +22,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import ipywidgets as widgets
 
@@ -89,7 +89,7 @@ def undo_request(entry_id: str | None, *, force: bool = False) -> HistoryRequest
 def restore_request(entry_id: str, *, after: bool = False, force: bool = False) -> HistoryRequest:
     from nbedit import history_ops
 
-    which = "after" if after else "before"
+    which: Literal["before", "after"] = "after" if after else "before"
     return HistoryRequest(
         f"restore the files as they were {which} history entry {entry_id}",
         lambda workspace: history_ops.restore(workspace, entry_id, which=which, force=force),

@@ -179,9 +179,11 @@ class ReviewWidget(widgets.VBox):
 
     def selected_plan(self) -> Plan:
         """The plan with the unticked hunks and files left out: exactly what Apply writes."""
-        hunks = {key for key, box in self._toggles.items() if key[1] is not None and not box.value}
+        hunks = {
+            (file, hunk) for (file, hunk), box in self._toggles.items() if hunk is not None and not box.value
+        }
         files = {key[0] for key, box in self._toggles.items() if key[1] is None and not box.value}
-        plan = self.plan.without_hunks(hunks) if hunks else self.plan  # type: ignore[arg-type]
+        plan = self.plan.without_hunks(hunks) if hunks else self.plan
         if files:
             kept = tuple(file_plan for index, file_plan in enumerate(plan.files) if index not in files)
             plan = replace(plan, files=kept, _diff_cache=[])
