@@ -400,3 +400,25 @@ def test_replace_all_unsupported_is_a_clear_usage_error(shell: Any, tmp_path: Pa
     with pytest.raises(UsageError, match="--replace-all is not available"):
         run(shell, "%%edit f.py --replace-all --yes\n" + block("x = 1\n", "x = 5\n"))
     assert (tmp_path / "f.py").read_bytes() == b"x = 1\nx = 1\n"
+
+
+def test_clear_outputs_option(shell: Any, tmp_path: Path) -> None:
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("x = 1", execution_count=3)
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="old output\n")]
+    notebook.cells = [cell]
+    nbformat.write(notebook, tmp_path / "n.ipynb")
+    run(shell, "%%edit n.ipynb --yes\n" + block("x = 1\n", "x = 2\n"))
+    (kept,) = nbformat.read(tmp_path / "n.ipynb", as_version=4).cells
+    assert kept.source == "x = 2" and kept.outputs
+    run(shell, "%%edit n.ipynb --clear-outputs --yes\n" + block("x = 2\n", "x = 3\n"))
+    (cleared,) = nbformat.read(tmp_path / "n.ipynb", as_version=4).cells
+    assert cleared.source == "x = 3" and cleared.outputs == [] and cleared.execution_count is None
+
+
+def test_no_kernel_means_no_kernel_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    from nbedit.jupyter import kernel
+
+    monkeypatch.delenv("NBEDIT_SESSION", raising=False)
+    assert kernel.kernel_id() is None and kernel.session_id() is None
+    assert kernel._CONNECTION_FILE.search("kernel-4f2a-91.json").group("id") == "4f2a-91"
