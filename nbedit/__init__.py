@@ -14,7 +14,7 @@ IPython is imported only then.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nbedit.engine.models import Change, FileChange, FilePlan, Hunk, LocatedHunk, Match, Plan, Tier
 from nbedit.errors import (
@@ -39,7 +39,6 @@ from nbedit.errors import (
     UnsupportedFile,
     WriteError,
 )
-from nbedit.workspace import ApplyResult, Workspace
 
 __version__ = "0.1.0"
 
@@ -82,8 +81,23 @@ __all__ = [
 ]
 
 
+def __getattr__(name: str) -> Any:
+    # the workspace (and the matcher, planner and storage behind it) loads on first use
+    if name in ("Workspace", "ApplyResult"):
+        from nbedit import workspace
+
+        return getattr(workspace, name)
+    raise AttributeError(f"module 'nbedit' has no attribute {name!r}")
+
+
+if TYPE_CHECKING:
+    from nbedit.workspace import ApplyResult, Workspace
+
+
 def patch(text: str, root: str = ".", **options: Any) -> ApplyResult:
     """Plan and apply a change in any dialect. Options as for ``Workspace.plan_patch``."""
+    from nbedit.workspace import Workspace
+
     workspace_options = {k: options.pop(k) for k in ("history", "home", "session") if k in options}
     workspace = Workspace(root, **workspace_options)
     return workspace.apply(workspace.plan_patch(text, **options))
@@ -93,6 +107,8 @@ def edit(
     path: str, old: str, new: str, root: str = ".", *, replace_all: bool = False, **options: Any
 ) -> ApplyResult:
     """Replace ``old`` with ``new`` in one file and apply it."""
+    from nbedit.workspace import Workspace
+
     workspace_options = {k: options.pop(k) for k in ("history", "home", "session") if k in options}
     workspace = Workspace(root, **workspace_options)
     return workspace.apply(workspace.plan_edit(path, old, new, replace_all=replace_all, **options))

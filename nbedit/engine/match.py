@@ -37,8 +37,6 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from operator import methodcaller
 
-from rapidfuzz import fuzz, process
-
 from nbedit.engine.models import Hunk, Match, Tier
 from nbedit.engine.text import dominant_newline, line_starts, newline_of, split_lines, strip_newline
 from nbedit.errors import AmbiguousMatch, Candidate, NoMatch
@@ -625,6 +623,8 @@ def _fuzzy_candidates(
     index: FileIndex, hunk: Hunk, low: int, high: int, near_line: int | None
 ) -> list[tuple[_Hit, float, list[float]]]:
     """Line windows the size of the hunk, scored; best first."""
+    from rapidfuzz import fuzz, process  # only the fuzzy tier needs it: keep it off the import path
+
     query = [_fuzzy_line(line) for line in _query_lines(hunk)]
     size = len(query)
     file_lines = index.fuzzy_lines

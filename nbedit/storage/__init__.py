@@ -7,20 +7,35 @@
 
 from __future__ import annotations
 
-from nbedit.storage.atomic import Write, apply_writes, clean_stale_temp_files
-from nbedit.storage.database import DamagedHistory
-from nbedit.storage.history import HistoryStore, format_id
-from nbedit.storage.locks import lock_paths
-from nbedit.storage.records import (
-    ORIGINS,
-    Entry,
-    EntryDraft,
-    FileRecord,
-    FileSummary,
-    FileVersion,
-    PruneResult,
-    default_home,
-)
+from importlib import import_module
+from typing import Any
+
+# Names are loaded on first use, so that ``import nbedit`` (and ``nbedit --help``) does
+# not pay for sqlite3, zlib and the version store until something is recorded.
+_HOMES = {
+    "Write": "atomic",
+    "apply_writes": "atomic",
+    "clean_stale_temp_files": "atomic",
+    "DamagedHistory": "database",
+    "HistoryStore": "history",
+    "format_id": "history",
+    "lock_paths": "locks",
+    "ORIGINS": "records",
+    "Entry": "records",
+    "EntryDraft": "records",
+    "FileRecord": "records",
+    "FileSummary": "records",
+    "FileVersion": "records",
+    "PruneResult": "records",
+    "default_home": "records",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOMES:
+        return getattr(import_module(f"nbedit.storage.{_HOMES[name]}"), name)
+    raise AttributeError(f"module 'nbedit.storage' has no attribute {name!r}")
+
 
 __all__ = [
     "ORIGINS",

@@ -1,0 +1,30 @@
+"""The curated public surface: every exported name resolves, the list is sorted, imports stay light."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import nbedit
+
+
+def test_all_names_resolve_and_are_sorted() -> None:
+    assert nbedit.__all__ == sorted(nbedit.__all__)
+    for name in nbedit.__all__:
+        assert getattr(nbedit, name) is not None, name
+
+
+def test_every_error_shares_the_root() -> None:
+    for name in nbedit.__all__:
+        value = getattr(nbedit, name)
+        if isinstance(value, type) and issubclass(value, Exception):
+            assert issubclass(value, nbedit.NbeditError), name
+
+
+def test_importing_nbedit_does_not_load_front_ends_or_storage() -> None:
+    code = (
+        "import sys, nbedit; heavy = [m for m in ('IPython', 'ipywidgets', 'nbformat', 'sqlite3', 'rapidfuzz', "
+        "'rich', 'nbedit.workspace') if m in sys.modules]; print(heavy)"
+    )
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert output.strip() == "[]"
