@@ -183,17 +183,23 @@ class Workspace:
         dialect: str | None = None,
         default_path: str | None = None,
         cell: str | int | None = None,
+        replace_all: bool = False,
         exact: bool | None = None,
         threshold: float | None = None,
         overwrite: bool | None = None,
         clear_outputs: bool | None = None,
     ) -> Plan:
-        """Parse a change in any dialect (auto-detected) and plan it; writes nothing."""
+        """Parse a change in any dialect (auto-detected) and plan it; writes nothing.
+
+        ``cell`` limits every hunk to one notebook cell; ``replace_all`` lets each
+        hunk change every place its old text occurs (instead of requiring one).
+        """
         change = formats.parse(text, dialect=dialect, default_path=default_path)
-        if cell is not None:
-            selector = _selector(cell)
+        if cell is not None or replace_all:
+            selector = _selector(cell) if cell is not None else None
             change = Change(
-                tuple(_with_cell(file_change, selector) for file_change in change.files), change.dialect
+                tuple(_refine(file_change, selector, replace_all) for file_change in change.files),
+                change.dialect,
             )
         options = self._options(exact, threshold, overwrite, clear_outputs)
         return plan_change(change, self._source, options, root=str(self.root))
@@ -466,10 +472,14 @@ def _selector(cell: str | int) -> CellSelector:
     return CellSelector(id=text)
 
 
-def _with_cell(file_change: FileChange, selector: CellSelector) -> FileChange:
+def _refine(file_change: FileChange, selector: CellSelector | None, replace_all: bool) -> FileChange:
     from dataclasses import replace
 
-    return replace(file_change, cell=selector)
+    if selector is not None:
+        file_change = replace(file_change, cell=selector)
+    if replace_all:
+        file_change = replace(file_change, hunks=tuple(replace(h, replace_all=True) for h in file_change.hunks))
+    return file_change
 
 
 def _short_diff(file_plan: FilePlan, current: bytes | None, limit: int = 40) -> str:

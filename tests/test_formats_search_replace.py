@@ -213,3 +213,16 @@ def test_looks_like() -> None:
     assert search_replace.looks_like("f\n" + block("a\n", "b\n"))
     assert not search_replace.looks_like("<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> branch\n")
     assert not search_replace.looks_like("*** Begin Patch\n")
+
+
+def test_a_diff_between_blocks_is_refused_not_dropped() -> None:
+    from nbedit.engine.formats import parse
+    from nbedit.errors import PatchSyntaxError
+
+    text = (
+        "a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n"
+        "--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-y = 1\n+y = 2\n"
+    )
+    with pytest.raises(PatchSyntaxError, match="mixes SEARCH/REPLACE blocks with a unified diff") as error:
+        parse(text)
+    assert error.value.line == 7

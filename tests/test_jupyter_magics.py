@@ -12,9 +12,9 @@ import test_jupyter_support
 from IPython.core.error import UsageError
 from test_jupyter_support import history_entries, run
 
+import nbedit
 from nbedit.errors import NoMatch, NotebookError
 from nbedit.jupyter import transformer
-from nbedit.jupyter.magics import _plan_patch_accepts
 from nbedit.jupyter.review import ErrorView, ReviewWidget
 from nbedit.warnings import NbeditWarning
 
@@ -383,10 +383,6 @@ def test_quoted_path_with_spaces(shell: Any, tmp_path: Path) -> None:
     assert (tmp_path / "my file.py").read_bytes() == b"a = 2\n"
 
 
-REPLACE_ALL_SUPPORTED = _plan_patch_accepts("replace_all")
-
-
-@pytest.mark.skipif(not REPLACE_ALL_SUPPORTED, reason="Workspace.plan_patch has no replace_all option yet")
 def test_replace_all(shell: Any, tmp_path: Path) -> None:
     (tmp_path / "f.py").write_bytes(b"x = 1\ny = 2\nx = 1\n")
     widget = run(shell, "%%edit f.py --replace-all --yes\n" + block("x = 1\n", "x = 5\n"))
@@ -394,11 +390,10 @@ def test_replace_all(shell: Any, tmp_path: Path) -> None:
     assert (tmp_path / "f.py").read_bytes() == b"x = 5\ny = 2\nx = 5\n"
 
 
-@pytest.mark.skipif(REPLACE_ALL_SUPPORTED, reason="replace_all is supported")
-def test_replace_all_unsupported_is_a_clear_usage_error(shell: Any, tmp_path: Path) -> None:
+def test_without_replace_all_two_places_are_refused(shell: Any, tmp_path: Path) -> None:
     (tmp_path / "f.py").write_bytes(b"x = 1\nx = 1\n")
-    with pytest.raises(UsageError, match="--replace-all is not available"):
-        run(shell, "%%edit f.py --replace-all --yes\n" + block("x = 1\n", "x = 5\n"))
+    view = run(shell, "%%edit f.py --yes\n" + block("x = 1\n", "x = 5\n"))
+    assert view.status == "error" and isinstance(view.error, nbedit.AmbiguousMatch)
     assert (tmp_path / "f.py").read_bytes() == b"x = 1\nx = 1\n"
 
 

@@ -173,3 +173,10 @@ def test_already_applied_only_counts_inside_the_region():
     region = (text.index("# cell"), len(text))
     with pytest.raises(NoMatch):
         locate(FileIndex(text), hunk, region=region, options=MatchOptions(threshold=0.99))
+
+
+def test_one_similar_line_is_never_a_fuzzy_match():
+    """``alpha = 1`` is not ``alpha = 100``: short queries get NoMatch with the near miss."""
+    with pytest.raises(NoMatch) as error:
+        locate(FileIndex("alpha = 100\nbeta = 2\n"), lines_hunk("alpha = 1\n", "alpha = 2\n"))
+    assert "alpha = 100" in error.value.candidates[0].diff

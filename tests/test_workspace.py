@@ -230,3 +230,12 @@ def test_retention_cap_prunes_old_entries_and_keeps_the_rest_usable(root: Path) 
         assert workspace.show(entry.id)  # every kept entry still has its diff
     workspace.undo()
     assert (root / "a.txt").read_bytes().endswith(b"28\n27\n26\n25\n24\n23\n22\n21\n20\n19\n18\n17\n16\n15\n14\n13\n12\n11\n10\n9\n8\n7\n6\n5\n4\n3\n2\n1\n0\n")
+
+
+def test_plan_patch_replace_all(root: Path) -> None:
+    (root / "r.txt").write_text("x = 1\ny = 2\nx = 1\n")
+    block = "r.txt\n<<<<<<< SEARCH\nx = 1\n=======\nx = 3\n>>>>>>> REPLACE\n"
+    with pytest.raises(nbedit.AmbiguousMatch):
+        ws(root).plan_patch(block)
+    plan = ws(root).plan_patch(block, replace_all=True)
+    assert plan.files[0].after == "x = 3\ny = 2\nx = 3\n"

@@ -44,6 +44,7 @@ from nbedit.errors import AmbiguousMatch, Candidate, NoMatch
 __all__ = ["DEFAULT_THRESHOLD", "FileIndex", "MatchOptions", "locate", "new_text_present"]
 
 DEFAULT_THRESHOLD = 0.9
+FUZZY_MIN_LINES = 3  # fewer non-blank lines than this are never matched fuzzily
 FUZZY_MARGIN = 0.05  # the best fuzzy window must beat any other place by this much
 LOCATOR_CONTEXT_FLOOR = 0.5  # with a locator, drifted context may score this low
 COMMON_LINE_LIMIT = 40  # lines seen more often than this do not vote for windows
@@ -303,7 +304,7 @@ def locate(
     if new_text_present(index, hunk, (low, high)):
         return []
     candidates = _fuzzy_candidates(index, hunk, low, high, near_line)
-    if not options.exact:
+    if not options.exact and _enough_for_fuzzy(hunk):
         winner = _fuzzy_winner(candidates, hunk, options.threshold, near_line, index, path)
         if winner is not None:
             hit, score = winner
@@ -313,6 +314,15 @@ def locate(
         path=path,
         candidates=[_candidate(index, hunk, hit, score) for hit, score, _ in candidates[:3]],
     )
+
+
+def _enough_for_fuzzy(hunk: Hunk) -> bool:
+    """A fuzzy match needs context to vouch for it: at least FUZZY_MIN_LINES non-blank lines.
+
+    One or two lines that are merely similar (``alpha = 1`` against ``alpha = 100``)
+    are a different line, not drift; they get a NoMatch with the near miss shown.
+    """
+    return sum(1 for line in _query_lines(hunk) if line.strip()) >= FUZZY_MIN_LINES
 
 
 def new_text_present(index: FileIndex, hunk: Hunk, region: tuple[int, int] | None = None) -> bool:

@@ -206,14 +206,8 @@ class NbeditMagics(Magics):
             "default_path": args.path,
             "cell": args.cell,
             "clear_outputs": args.clear_outputs or None,
+            "replace_all": args.replace_all,
         }
-        if args.replace_all:
-            if not _plan_patch_accepts("replace_all"):
-                raise UsageError(
-                    "--replace-all is not available in this nbedit version (Workspace.plan_patch has no "
-                    "replace_all option); make each SEARCH text unique instead"
-                )
-            options["replace_all"] = True
         return self.review(
             lambda workspace: workspace.plan_patch(cell, **options),
             root=args.root,
@@ -376,7 +370,3 @@ class NbeditMagics(Magics):
         return _TextView(self.defaults.describe())
 
 
-def _plan_patch_accepts(name: str) -> bool:
-    import inspect
-
-    return name in inspect.signature(Workspace.plan_patch).parameters

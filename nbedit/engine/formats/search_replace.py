@@ -92,6 +92,7 @@ def parse(text: str, *, default_path: str | None = None) -> Change:
                 hint="each block is '<<<<<<< SEARCH', the old lines, '=======', the new lines, '>>>>>>> REPLACE'",
             )
         if not _HEAD.fullmatch(stripped):
+            _refuse_other_dialects(lines, index)
             index += 1
             continue
         head_number = index + 1
@@ -139,6 +140,31 @@ def parse(text: str, *, default_path: str | None = None) -> Change:
         for path in order
     )
     return Change(files=files, dialect=DIALECT)
+
+
+def _refuse_other_dialects(lines: list[str], index: int) -> None:
+    """Text between blocks may be prose, but never a diff or an apply_patch block.
+
+    Planning only the SEARCH/REPLACE part of a reply that also carries a diff would
+    silently drop part of the change; refusing says so instead.
+    """
+    line = lines[index]
+    stripped = line.strip()
+    following = lines[index + 1] if index + 1 < len(lines) else ""
+    third = lines[index + 2] if index + 2 < len(lines) else ""
+    other = None
+    if stripped == "*** Begin Patch":
+        other = "an apply_patch block"
+    elif line.startswith("diff --git "):
+        other = "a git diff"
+    elif line.startswith("--- ") and following.startswith("+++ ") and third.startswith("@@"):
+        other = "a unified diff"
+    if other is not None:
+        raise _error(
+            f"this text mixes SEARCH/REPLACE blocks with {other}; only part of it would be applied",
+            index + 1,
+            hint="send the blocks and the other change separately (one %%patch cell or call each)",
+        )
 
 
 def _section(
