@@ -25,6 +25,7 @@ come from the umask).
 from __future__ import annotations
 
 import weakref
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from nbedit.engine.models import FilePlan, Plan
@@ -37,7 +38,7 @@ from nbedit.storage.records import Entry, FileVersion
 if TYPE_CHECKING:
     from nbedit.workspace import ApplyResult, Workspace
 
-__all__ = ["history", "recover", "restore", "show", "undo"]
+__all__ = ["HistoryPlan", "history", "plan_restore", "plan_undo", "recover", "restore", "show", "undo"]
 
 Which = Literal["before", "after"]
 
@@ -202,7 +203,24 @@ def _plain(data: bytes | None) -> str | None:
     return data.decode("utf-8", "replace") if data is not None else None
 
 
-def _apply_states(
+@dataclass(frozen=True, slots=True)
+class HistoryPlan:
+    """An undo or restore, planned but not written: review ``plan``, then ``apply`` it."""
+
+    plan: Plan
+    origin: str
+    undoes: str | None
+    force: bool
+
+    @property
+    def apply_options(self) -> dict[str, object]:
+        return {"origin": self.origin, "undoes": self.undoes, "force": self.force}
+
+    def apply(self, workspace: Workspace) -> ApplyResult:
+        return workspace.apply(self.plan, origin=self.origin, undoes=self.undoes, force=self.force)
+
+
+def _plan_states(
     workspace: Workspace,
     goals: dict[str, bytes | None],
     expected: dict[str, bytes | None],
@@ -211,7 +229,7 @@ def _apply_states(
     force: bool,
     origin: str,
     undoes: str | None,
-) -> ApplyResult:
+) -> HistoryPlan:
     currents = {path: _read(workspace, path) for path in dict.fromkeys([*expected, *goals])}
     if not force:
         for path, wanted in expected.items():
@@ -223,7 +241,7 @@ def _apply_states(
         if currents[path] != goal
     )
     plan = Plan(files=plans, dialect=origin, root=str(workspace.root))
-    return workspace.apply(plan, origin=origin, undoes=undoes, force=force)
+    return HistoryPlan(plan, origin, undoes, force)
 
 
 def _undo_target(store: HistoryStore, session: str) -> Entry:
@@ -242,8 +260,8 @@ def _undo_target(store: HistoryStore, session: str) -> Entry:
     )
 
 
-def undo(workspace: Workspace, entry_id: str | None = None, *, force: bool = False) -> ApplyResult:
-    """Revert the session's latest edit not yet undone (or the entry ``entry_id``)."""
+def plan_undo(workspace: Workspace, entry_id: str | None = None, *, force: bool = False) -> HistoryPlan:
+    """Plan reverting the session's latest edit not yet undone (or the entry ``entry_id``)."""
     store = _store(workspace)
     entry = store.entry(entry_id) if entry_id is not None else _undo_target(store, workspace.session)
     if entry.status != "applied":
@@ -251,7 +269,7 @@ def undo(workspace: Workspace, entry_id: str | None = None, *, force: bool = Fal
             f"entry {entry.id} was never applied (it is {entry.status}); there is nothing to undo"
         )
     versions = store.file_versions(entry.id)
-    return _apply_states(
+    return _plan_states(
         workspace,
         _states(versions, "before"),
         _states(versions, "after"),
@@ -262,6 +280,11 @@ def undo(workspace: Workspace, entry_id: str | None = None, *, force: bool = Fal
     )
 
 
+def undo(workspace: Workspace, entry_id: str | None = None, *, force: bool = False) -> ApplyResult:
+    """Revert the session's latest edit not yet undone (or the entry ``entry_id``)."""
+    return plan_undo(workspace, entry_id, force=force).apply(workspace)
+
+
 def _last_recorded(store: HistoryStore, path: str) -> tuple[str, bytes | None] | None:
     """The newest applied entry touching ``path`` and what it left there."""
     for entry in store.entries(path=path):
@@ -270,14 +293,14 @@ def _last_recorded(store: HistoryStore, path: str) -> tuple[str, bytes | None] |
     return None
 
 
-def restore(
+def plan_restore(
     workspace: Workspace,
     entry_id: str,
     *,
     which: Which = "before",
     force: bool = False,
-) -> ApplyResult:
-    """Put the files of an entry back as they were before it (or after it)."""
+) -> HistoryPlan:
+    """Plan putting the files of an entry back as they were before it (or after it)."""
     if which not in ("before", "after"):
         raise HistoryError(f"which must be 'before' or 'after', not {which!r}")
     store = _store(workspace)
@@ -291,4 +314,15 @@ def restore(
             expected[path] = last[1]
             reasons.append(last[0])
     why = f"nbedit last recorded it (entry {', '.join(dict.fromkeys(reasons))})"
-    return _apply_states(workspace, goals, expected, why, force=force, origin="restore", undoes=None)
+    return _plan_states(workspace, goals, expected, why, force=force, origin="restore", undoes=None)
+
+
+def restore(
+    workspace: Workspace,
+    entry_id: str,
+    *,
+    which: Which = "before",
+    force: bool = False,
+) -> ApplyResult:
+    """Put the files of an entry back as they were before it (or after it)."""
+    return plan_restore(workspace, entry_id, which=which, force=force).apply(workspace)

@@ -453,6 +453,12 @@ class Workspace:
 
         return history_ops.undo(self, entry_id, force=force)
 
+    def plan_undo(self, entry_id: str | None = None, *, force: bool = False) -> Plan:
+        """The plan an ``undo`` would apply, for review (``apply`` it to undo)."""
+        from nbedit import history_ops
+
+        return history_ops.plan_undo(self, entry_id, force=force).plan
+
     def restore(
         self, entry_id: str, *, which: str = "before", after: bool | None = None, force: bool = False
     ) -> ApplyResult:

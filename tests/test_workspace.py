@@ -239,3 +239,13 @@ def test_plan_patch_replace_all(root: Path) -> None:
         ws(root).plan_patch(block)
     plan = ws(root).plan_patch(block, replace_all=True)
     assert plan.files[0].after == "x = 3\ny = 2\nx = 3\n"
+
+
+def test_plan_undo_is_a_reviewable_plan(root: Path) -> None:
+    workspace = nbedit.Workspace(root)
+    workspace.apply(workspace.plan_edit("a.txt", "alpha", "ALPHA"))
+    plan = workspace.plan_undo()
+    assert "-ALPHA" in plan.diff and "+alpha" in plan.diff
+    assert (root / "a.txt").read_bytes() == b"ALPHA\nbeta\n", "planning an undo writes nothing"
+    workspace.apply(plan, origin="undo")
+    assert (root / "a.txt").read_bytes() == b"alpha\nbeta\n"

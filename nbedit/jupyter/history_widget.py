@@ -4,14 +4,11 @@ Undo and restore are reviewed like any other change: the row's button opens
 the same ``ReviewWidget`` (diff, Apply/Reject, stale detection) below the
 table, so going back in time is never a blind write.
 
-``nbedit.history_ops`` builds an ordinary ``Plan`` for an undo or restore and
-hands it to ``Workspace.apply`` (its docstring makes that the contract). To
-review that plan before it is written, ``propose`` runs the operation against
-a stand-in workspace whose ``apply`` keeps the plan and its options instead of
-writing. Everything else (the stale checks against the history, the choice of
-entry to undo) is history_ops' own logic, unchanged. The plan carries the
-fingerprints of the files as they were when proposed, so a file changed
-between the proposal and Apply is caught as stale by the real ``apply``.
+``nbedit.history_ops.plan_undo``/``plan_restore`` build an ordinary ``Plan``
+(with the stale checks against the history already done) without writing it;
+the review widget shows it and ``Workspace.apply`` writes it on Apply. The plan
+carries the fingerprints of the files as they were when proposed, so a file
+changed between the proposal and Apply is caught as stale.
 
 The table is a widget for live use and a plain HTML table (``_repr_html_``,
 ``text/html`` in the bundle) for saved notebooks.
@@ -26,7 +23,6 @@ from typing import Any, Literal
 
 import ipywidgets as widgets
 
-from nbedit.engine.models import Plan
 from nbedit.errors import NbeditError
 from nbedit.jupyter.review import ErrorView, Proposal, ReviewWidget, error_html
 from nbedit.render.history import history_rows, history_to_html
@@ -43,36 +39,18 @@ __all__ = [
 ]
 
 
-class _PlanCapture:
-    """Stands in for a workspace: every attribute is the workspace's, except ``apply`` keeps the plan."""
-
-    def __init__(self, workspace: Any) -> None:
-        self._workspace = workspace
-        self.proposal: Proposal | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._workspace, name)
-
-    def apply(self, plan: Plan, **options: Any) -> Any:
-        self.proposal = Proposal(plan, options)
-        return None
-
-
-def propose(workspace: Any, operation: Callable[[Any], object]) -> Proposal:
-    """The plan (and apply options) a history operation would write, without writing it."""
-    capture = _PlanCapture(workspace)
-    operation(capture)
-    if capture.proposal is None:
-        raise NbeditError("the history operation planned nothing to write")
-    return capture.proposal
+def propose(workspace: Any, operation: Callable[[Any], Any]) -> Proposal:
+    """The plan (and apply options) of a history operation, without writing it."""
+    planned = operation(workspace)
+    return Proposal(planned.plan, planned.apply_options)
 
 
 @dataclass(frozen=True, slots=True)
 class HistoryRequest:
-    """An undo or restore to review: a title and how to propose it against a workspace."""
+    """An undo or restore to review: a title and how to plan it against a workspace."""
 
     title: str
-    operation: Callable[[Any], object]
+    operation: Callable[[Any], Any]  # workspace -> history_ops.HistoryPlan
     apply_options: Mapping[str, Any] = field(default_factory=dict)
 
     def plan(self, workspace: Any) -> Proposal:
@@ -83,7 +61,7 @@ def undo_request(entry_id: str | None, *, force: bool = False) -> HistoryRequest
     from nbedit import history_ops
 
     title = f"undo history entry {entry_id}" if entry_id else "undo this kernel's latest edit"
-    return HistoryRequest(title, lambda workspace: history_ops.undo(workspace, entry_id, force=force))
+    return HistoryRequest(title, lambda workspace: history_ops.plan_undo(workspace, entry_id, force=force))
 
 
 def restore_request(entry_id: str, *, after: bool = False, force: bool = False) -> HistoryRequest:
@@ -92,7 +70,7 @@ def restore_request(entry_id: str, *, after: bool = False, force: bool = False) 
     which: Literal["before", "after"] = "after" if after else "before"
     return HistoryRequest(
         f"restore the files as they were {which} history entry {entry_id}",
-        lambda workspace: history_ops.restore(workspace, entry_id, which=which, force=force),
+        lambda workspace: history_ops.plan_restore(workspace, entry_id, which=which, force=force),
     )
 
 
