@@ -294,9 +294,14 @@ def test_fuzzy_match_shows_its_score(tmp_path: Path) -> None:
         f"{word}_total = measure_{word}(basket, scale={number})\n" for number, word in enumerate(words)
     )
     write(tmp_path, "a.py", body)
-    drifted = "grape_total = measure_grape(basket, scale=6)  # the answer\n"
+    drifted = (
+        "fig_total = measure_fig(basket, scale=5)\n"
+        "grape_total = measure_grape(basket, scale=6)  # the answer\n"
+        "hazel_total = measure_hazel(basket, scale=7)\n"
+    )
+    replacement = drifted.replace("grape_total = measure_grape(basket, scale=6)  # the answer", "grape_total = 0")
     plan = Workspace(tmp_path).plan_patch(
-        f"a.py\n<<<<<<< SEARCH\n{drifted}=======\ngrape_total = 0\n>>>>>>> REPLACE\n", threshold=0.8
+        f"a.py\n<<<<<<< SEARCH\n{drifted}=======\n{replacement}>>>>>>> REPLACE\n", threshold=0.8
     )
     located = plan.files[0].hunks[0]
     assert located.tier is Tier.FUZZY

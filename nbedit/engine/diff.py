@@ -8,12 +8,13 @@ without located hunks (adds, deletes, restores) fall back to difflib.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nbedit.engine.models import FilePlan, Plan
 from nbedit.engine.text import line_starts, split_lines
 
-__all__ = ["CONTEXT", "DiffBlock", "file_blocks", "file_diff", "line_stats", "plan_diff"]
+__all__ = ["CONTEXT", "DiffBlock", "common_ends", "file_blocks", "file_diff", "line_stats", "plan_diff"]
 
 CONTEXT = 3
 
@@ -114,6 +115,18 @@ def _block(
     return DiffBlock(first, first + delta, tuple(old), tuple(new), tuple(item[3] for item in group))
 
 
+def common_ends(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
+    """How many leading and trailing lines two sequences share (not overlapping)."""
+    shortest = min(len(old), len(new))
+    head = 0
+    while head < shortest and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < shortest - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
+        tail += 1
+    return head, tail
+
+
 def _emit(prefix: str, line: str, out: list[str]) -> None:
     if line.endswith("\n"):
         out.append(prefix + line)
@@ -129,13 +142,7 @@ def _block_text(block: DiffBlock, out: list[str]) -> None:
     old_start = block.old_start + 1 if old else block.old_start
     new_start = block.new_start + 1 if new else block.new_start
     out.append(f"@@ -{old_start},{len(old)} +{new_start},{len(new)} @@\n")
-    # trim the shared head and tail cheaply, diff only the middle
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
+    head, tail = common_ends(old, new)  # diff only the middle
     for line in old[:head]:
         _emit(" ", line, out)
     middle_old, middle_new = old[head : len(old) - tail], new[head : len(new) - tail]

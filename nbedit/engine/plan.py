@@ -20,7 +20,7 @@ from nbedit.engine.models import Change, FileChange, FilePlan, Hunk, LocatedHunk
 from nbedit.engine.text import UTF8, Codec, decode, encode, fingerprint, split_lines
 from nbedit.errors import FileExists, FileMissing, NoMatch, OverlappingHunks
 
-__all__ = ["FileSource", "PlanOptions", "TextEdit", "edit_text", "exclude_hunks", "plan_change", "text_diff"]
+__all__ = ["FileSource", "PlanOptions", "TextEdit", "edit_text", "exclude_hunks", "plan_change", "splice", "text_diff"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +94,12 @@ def edit_text(
         if last.offset is not None:
             carried_offset = last.offset
     _check_overlaps(located, path)
+    already = skipped > 0 and not located
+    return TextEdit(splice(text, located), tuple(located), already, tuple(notes))
+
+
+def splice(text: str, located: Sequence[LocatedHunk]) -> str:
+    """``text`` with every located hunk's span replaced, in one pass."""
     pieces: list[str] = []
     cursor = 0
     for item in sorted(located, key=lambda item: (item.match.start, item.match.end)):
@@ -101,8 +107,7 @@ def edit_text(
         pieces.append(item.match.replacement)
         cursor = item.match.end
     pieces.append(text[cursor:])
-    already = skipped > 0 and not located
-    return TextEdit("".join(pieces), tuple(located), already, tuple(notes))
+    return "".join(pieces)
 
 
 def _check_overlaps(located: Sequence[LocatedHunk], path: str) -> None:
@@ -313,14 +318,7 @@ def exclude_hunks(plan: Plan, excluded: set[tuple[int, int]]) -> Plan:
             continue
         assert file_plan.before is not None and file_plan.before_bytes is not None
         text = file_plan.before
-        pieces: list[str] = []
-        cursor = 0
-        for item in sorted(kept, key=lambda item: (item.match.start, item.match.end)):
-            pieces.append(text[cursor : item.match.start])
-            pieces.append(item.match.replacement)
-            cursor = item.match.end
-        pieces.append(text[cursor:])
-        after = "".join(pieces)
+        after = splice(text, kept)
         _, codec = decode(file_plan.before_bytes, file_plan.path)
         files.append(
             replace(

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
+from nbedit.engine.diff import common_ends
 from nbedit.engine.models import FilePlan, LocatedHunk, Tier
 from nbedit.engine.text import line_starts, split_lines, strip_newline
 
@@ -303,15 +304,7 @@ def _coalesce(segments: list[Segment]) -> tuple[Segment, ...]:
 def _change_rows(old_lines: list[str], new_lines: list[str], old_line: int, new_line: int) -> list[Row]:
     """Rows for one widened span: equal lines as context, the rest as -/+ with highlights."""
     rows: list[Row] = []
-    head = 0
-    while head < min(len(old_lines), len(new_lines)) and old_lines[head] == new_lines[head]:
-        head += 1
-    tail = 0
-    while (
-        tail < min(len(old_lines), len(new_lines)) - head
-        and old_lines[len(old_lines) - 1 - tail] == new_lines[len(new_lines) - 1 - tail]
-    ):
-        tail += 1
+    head, tail = common_ends(old_lines, new_lines)
     old_middle = old_lines[head : len(old_lines) - tail]
     new_middle = new_lines[head : len(new_lines) - tail]
     for offset in range(head):
@@ -423,15 +416,7 @@ def _whole_file_block(before: str | None, after: str | None, limit: int) -> tupl
     """Rows for a file without located hunks: trim the common head and tail, diff the middle."""
     old_lines = split_lines(before or "")
     new_lines = split_lines(after or "")
-    head = 0
-    while head < min(len(old_lines), len(new_lines)) and old_lines[head] == new_lines[head]:
-        head += 1
-    tail = 0
-    while (
-        tail < min(len(old_lines), len(new_lines)) - head
-        and old_lines[len(old_lines) - 1 - tail] == new_lines[len(new_lines) - 1 - tail]
-    ):
-        tail += 1
+    head, tail = common_ends(old_lines, new_lines)
     if head == len(old_lines) == len(new_lines):
         return None, []
     first = max(0, head - CONTEXT_LINES)

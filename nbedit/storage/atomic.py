@@ -78,7 +78,7 @@ def _temp_name(target: Path, suffix: str = "tmp") -> Path:
     return target.with_name(f".{target.name}.nbedit-{os.getpid()}-{secrets.token_hex(4)}.{suffix}")
 
 
-def _process_alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
     try:
@@ -99,7 +99,7 @@ def clean_stale_temp_files(directory: Path) -> int:
         return 0
     for name in names:
         found = _TEMP_PATTERN.match(name)
-        if found is None or _process_alive(int(found["pid"])):
+        if found is None or process_alive(int(found["pid"])):
             continue
         with contextlib.suppress(FileNotFoundError):
             os.unlink(os.path.join(directory, name))

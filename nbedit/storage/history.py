@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from nbedit.errors import HistoryError
+from nbedit.storage.atomic import process_alive
 from nbedit.storage.database import DamagedHistory, Database, move_aside
 from nbedit.storage.records import (
     ORIGINS,
@@ -70,18 +71,6 @@ _TOTAL_BYTES = "SELECT COALESCE(SUM(LENGTH(data)), 0) FROM versions"
 def format_id(seq: int) -> str:
     """Entry ids: ``e`` and eight hex digits of a counter that is never reused; they sort by age."""
     return f"e{seq:08x}"
-
-
-def _process_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class HistoryStore:
@@ -209,7 +198,7 @@ class HistoryStore:
                 "SELECT seq, pid FROM entries WHERE status = 'pending' ORDER BY seq"
             ).fetchall()
         )
-        return [self.entry(format_id(seq)) for seq, pid in rows if include_live or not _process_alive(pid)]
+        return [self.entry(format_id(seq)) for seq, pid in rows if include_live or not process_alive(pid)]
 
     def resolve(self, entry_id: str, *, applied: bool) -> None:
         """Settle a pending entry after a crash: keep it (the files were written) or drop it."""

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from nbedit.engine.models import FileChange, FilePlan, LocatedHunk
 from nbedit.engine.notebook.document import NotebookDocument
+from nbedit.engine.plan import splice
 from nbedit.engine.text import fingerprint
 from nbedit.errors import AmbiguousMatch, MatchError, NoMatch
 
@@ -74,7 +75,7 @@ def plan_notebook(
     if region is not None:
         _check_skipped_hunks_in_region(document, change, text_edit.hunks, region, path)
     located = tuple(_label(document, item, path) for item in text_edit.hunks)
-    after_view = _splice(document.view, located)
+    after_view = splice(document.view, located)
     notes = list(text_edit.notes)
     if options.clear_outputs:
         notes.append(CLEARED_OUTPUTS_NOTE)
@@ -130,7 +131,7 @@ def replan_notebook(file_plan: FilePlan, kept: Sequence[LocatedHunk]) -> FilePla
     """The same notebook plan with only ``kept`` hunks (the review widget's toggles)."""
     assert file_plan.before_bytes is not None
     document = NotebookDocument.parse(file_plan.before_bytes, file_plan.path)
-    after_view = _splice(document.view, kept)
+    after_view = splice(document.view, kept)
     edit = document.edit(after_view, clear_outputs=CLEARED_OUTPUTS_NOTE in file_plan.notes)
     return replace(
         file_plan,
@@ -139,17 +140,6 @@ def replan_notebook(file_plan: FilePlan, kept: Sequence[LocatedHunk]) -> FilePla
         hunks=tuple(kept),
         display_after=after_view,
     )
-
-
-def _splice(view: str, located: Sequence[LocatedHunk]) -> str:
-    pieces: list[str] = []
-    cursor = 0
-    for item in sorted(located, key=lambda item: (item.match.start, item.match.end)):
-        pieces.append(view[cursor : item.match.start])
-        pieces.append(item.match.replacement)
-        cursor = item.match.end
-    pieces.append(view[cursor:])
-    return "".join(pieces)
 
 
 def _changed_core(view: str, item: LocatedHunk) -> tuple[int, int, str, str]:
