@@ -98,8 +98,8 @@ def run(scratch: Path, repeat: int = 5) -> list[Row]:
     def patch_ng_apply() -> None:
         import patch_ng
 
-        patch_set = patch_ng.fromstring(patch.encode())
-        if not patch_set or not patch_set.apply(strip=1, root=str(work)):
+        patch_set = patch_ng.fromstring(patch.encode())  # it strips git's a/ b/ itself
+        if not patch_set or not patch_set.apply(strip=0, root=str(work)):
             raise RuntimeError("patch-ng failed")
 
     try:

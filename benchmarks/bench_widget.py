@@ -1,0 +1,116 @@
+"""Section: the review widget for a 1,000-hunk change to a 100,000-line file.
+
+What a person waits for after ``%%patch``: building the ``ReviewWidget`` (rows,
+HTML, one checkbox per hunk). The payload is everything the widget sends to the
+browser as HTML: the values of all its ``HTML`` children. The peer is
+``difflib.HtmlDiff().make_table`` on the same pair of texts (context mode, 3
+lines), the stdlib's side-by-side HTML diff; it runs in a subprocess with a time
+limit because on files this size it can take minutes.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.bench_patch import _git
+from benchmarks.corpus import code_lines, edit_spread, write_text
+from benchmarks.timing import Row
+
+__all__ = ["run"]
+
+LINES = 100_000
+HUNKS = 1_000
+NAME = "big.py"
+PEER_LIMIT = 60.0
+
+_PEER_SCRIPT = r"""
+import difflib, sys, time
+before = open(sys.argv[1], encoding="utf-8").read().splitlines()
+after = open(sys.argv[2], encoding="utf-8").read().splitlines()
+start = time.perf_counter()
+table = difflib.HtmlDiff().make_table(before, after, context=True, numlines=3)
+print(time.perf_counter() - start, len(table.encode()))
+"""
+
+
+def _payload(widget: object) -> int:
+    import ipywidgets as widgets
+
+    total = 0
+    stack = [widget]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, widgets.HTML):
+            total += len(item.value.encode())
+        stack.extend(getattr(item, "children", ()))
+    return total
+
+
+def run(scratch: Path, repeat: int = 3) -> list[Row]:
+    from nbedit.jupyter.review import ReviewWidget
+    from nbedit.workspace import Workspace
+
+    edited = edit_spread(code_lines(LINES, seed=9), HUNKS, seed=10)
+    repository = scratch / "repository"
+    repository.mkdir()
+    write_text(str(repository / NAME), edited.before)
+    _git(repository, "init", "-q")
+    _git(repository, "add", NAME)
+    _git(repository, "commit", "-q", "-m", "before")
+    write_text(str(repository / NAME), edited.after)
+    patch = _git(repository, "diff", "--no-color")
+    write_text(str(repository / NAME), edited.before)
+    write_text(str(scratch / "after.py"), edited.after)
+
+    workspace = Workspace(repository, history=False)
+    timings = []
+    widget = None
+    for _ in range(min(repeat, 2)):  # each build is slow today: keep the whole run under 5 minutes
+        plan = workspace.plan_patch(patch)  # a fresh plan: no cached diff or rows
+        start = time.perf_counter()
+        widget = ReviewWidget(workspace, plan)
+        timings.append(time.perf_counter() - start)
+    payload = _payload(widget)
+    hunk_boxes = sum(1 for key in widget.toggles if key[1] is not None)  # type: ignore[union-attr]
+
+    try:
+        finished = subprocess.run(
+            [sys.executable, "-c", _PEER_SCRIPT, str(repository / NAME), str(scratch / "after.py")],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=PEER_LIMIT,
+        )
+        peer_seconds, peer_bytes = (float(value) for value in finished.stdout.split())
+        peer_note = ""
+    except subprocess.TimeoutExpired:
+        peer_seconds, peer_bytes, peer_note = None, None, f"HtmlDiff did not finish in {PEER_LIMIT:.0f} s"
+
+    section = f"review widget {HUNKS:,} hunks, {LINES:,} lines"
+    return [
+        Row(
+            section,
+            "build ReviewWidget",
+            min(timings),
+            "s",
+            "difflib.HtmlDiff.make_table",
+            peer_seconds,
+            "< 1 s",
+            min(timings) < 1.0 and hunk_boxes == HUNKS,
+            note=(f"{hunk_boxes} hunk checkboxes" if hunk_boxes != HUNKS else "") + peer_note,
+            samples={"nbedit": timings},
+        ),
+        Row(
+            section,
+            "HTML payload",
+            payload / 1e6,
+            "MB",
+            "difflib.HtmlDiff.make_table",
+            peer_bytes / 1e6 if peer_bytes is not None else None,
+            "< 2 MB",
+            payload < 2_000_000,
+        ),
+    ]
