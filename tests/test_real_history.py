@@ -58,18 +58,7 @@ STEPS = _steps()
 # ("+++ b/f\t1970-01-01 00:00:00 +0000" with "@@ -1,N +0,0 @@") as a deletion, so
 # the file is left empty instead of removed (GNU patch removes it). Remove an entry
 # as soon as it passes: the marks are strict.
-_DIFF_N_DELETE = "diff -N deletion (epoch-dated '+++' side) leaves an empty file instead of removing it"
-KNOWN_FAILURES = {
-    "click-7.0-to-7.1": _DIFF_N_DELETE,
-    "click-7.1.2-to-8.0.0": _DIFF_N_DELETE,
-    "click-8.0.4-to-8.1.0": _DIFF_N_DELETE,
-    "click-8.1.7-to-8.1.8": _DIFF_N_DELETE,
-    "packaging-20.1-to-20.2": _DIFF_N_DELETE,
-    "packaging-20.4-to-20.5": _DIFF_N_DELETE,
-    "packaging-20.9-to-21.0": _DIFF_N_DELETE,
-    "packaging-21.3-to-22.0": _DIFF_N_DELETE,
-    "packaging-22.0-to-23.0": _DIFF_N_DELETE,
-}
+KNOWN_FAILURES: dict[str, str] = {}  # step -> reason, for a temporary strict xfail
 
 
 def _parameters() -> list[object]:

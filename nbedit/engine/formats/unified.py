@@ -117,6 +117,8 @@ class _Section:
     new_mode: int | None = None
     created: bool = False
     deleted: bool = False
+    old_epoch: bool = False  # '---' timestamp is the Unix epoch: diff -N's "file did not exist"
+    new_epoch: bool = False
     hunks: list[Hunk] = field(default_factory=list)
 
 
@@ -240,6 +242,8 @@ class _Parser:
         """Read a '---' line and the '+++' line after it."""
         section.old_path = _header_path(self.lines[self.index], 4, self.index + 1)
         section.new_path = _header_path(self.lines[self.index + 1], 4, self.index + 2)
+        section.old_epoch = _epoch_timestamp(self.lines[self.index])
+        section.new_epoch = _epoch_timestamp(self.lines[self.index + 1])
         self.index += 2
 
     # -- hunks --------------------------------------------------------------------------------------
@@ -414,6 +418,21 @@ def _header_path(line: str, skip: int, line_number: int) -> str:
     return path
 
 
+_EPOCH = re.compile(
+    r"\t(?:1970-01-01 (?:0\d|1[0-4]):[0-5]\d:00|1969-12-31 (?:09|1\d|2[0-3]):[0-5]\d:00)(?:\.0+)?(?: [+-]\d{4})?\s*$"
+    r"|\tThu Jan  1 00:00:00 1970\s*$"
+)
+
+
+def _epoch_timestamp(line: str) -> bool:
+    """True when a header's timestamp is the Unix epoch (in some time zone).
+
+    ``diff -N`` / ``diff -ruN`` write an absent file as an empty one dated at the
+    epoch; GNU patch reads that date as "this file is created/deleted".
+    """
+    return _EPOCH.search(line) is not None
+
+
 def _closing_quote(text: str) -> int | None:
     position = 1
     while position < len(text):
@@ -515,6 +534,10 @@ def _file_change(section: _Section) -> FileChange:
     hunks = tuple(section.hunks)
     created = section.created or old == _DEV_NULL
     deleted = section.deleted or new == _DEV_NULL
+    if not section.git and hunks:
+        # diff -N: an epoch-dated side with nothing on it is an absent file
+        created = created or (section.old_epoch and all(not hunk.old for hunk in hunks))
+        deleted = deleted or (section.new_epoch and all(not hunk.new for hunk in hunks))
     if created and deleted:
         raise _error("file section both creates and deletes the file", section.line)
 
