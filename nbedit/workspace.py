@@ -321,6 +321,8 @@ class Workspace:
         """Raise StaleFile if any file is not what the plan was computed from."""
         for file_plan in files:
             current = self._source.read(file_plan.path)
+            if current is not None and current == file_plan.before_bytes:
+                continue  # the very bytes the plan was computed from (a memcmp, not a hash)
             actual = fingerprint(current) if current is not None else None
             if actual == file_plan.fingerprint:
                 continue
@@ -484,7 +486,9 @@ def _refine(file_change: FileChange, selector: CellSelector | None, replace_all:
     if selector is not None:
         file_change = replace(file_change, cell=selector)
     if replace_all:
-        file_change = replace(file_change, hunks=tuple(replace(h, replace_all=True) for h in file_change.hunks))
+        file_change = replace(
+            file_change, hunks=tuple(replace(h, replace_all=True) for h in file_change.hunks)
+        )
     return file_change
 
 

@@ -264,6 +264,7 @@ def locate(
     region: tuple[int, int] | None = None,
     near_line: int | None = None,
     path: str | None = None,
+    cursor: tuple[int, int] | None = None,
 ) -> list[Match]:
     """Locate ``hunk`` in the indexed text; a list of one match unless replace_all.
 
@@ -272,7 +273,10 @@ def locate(
     decided before the fuzzy tier, which would otherwise find the new text itself.
     ``region`` limits the search to ``[start, end)`` character offsets (a notebook
     cell, or "after the previous apply_patch chunk"). ``near_line`` is a 1-based
-    locator: the nearest hit wins. Raises ``NoMatch`` or ``AmbiguousMatch``.
+    locator: the nearest hit wins. ``cursor`` is a known ``(offset, line)`` pair
+    (offset of the start of that 0-based line) at or before the hunk, which lets
+    a hunk that sits exactly where its locator says be confirmed without a table
+    of every line start. Raises ``NoMatch`` or ``AmbiguousMatch``.
     """
     text = index.text
     low, high = region if region is not None else (0, len(text))
@@ -282,6 +286,11 @@ def locate(
 
     if not hunk.old:
         return [_insertion(index, hunk, low, high, near_line)]
+
+    if cursor is not None and near_line is not None:
+        quick = _exact_at_expected_line(index, hunk, cursor, near_line, low, high)
+        if quick is not None:
+            return [quick]
 
     tiers: Sequence[Tier] = (Tier.EXACT,) if options.exact else (Tier.EXACT, *_NORMALISED_TIERS)
     previous: Tier | None = None
@@ -313,6 +322,36 @@ def locate(
         _no_match_message(hunk, path, options),
         path=path,
         candidates=[_candidate(index, hunk, hit, score) for hit, score, _ in candidates[:3]],
+    )
+
+
+def _exact_at_expected_line(
+    index: FileIndex, hunk: Hunk, cursor: tuple[int, int], near_line: int, low: int, high: int
+) -> Match | None:
+    """The common case of a patch: the old text is exactly at the line it claims.
+
+    The first exact occurrence after ``cursor`` is checked; if it starts on line
+    ``near_line`` it is at distance 0 from the locator, so it is the nearest
+    place and no other can tie. Costs a ``find`` and a ``count`` from the cursor:
+    a whole patch walks the file once. Anything else returns None and the full
+    search runs.
+    """
+    if not hunk.whole_lines or hunk.replace_all or hunk.anchors or hunk.at_end or hunk.start_line is None:
+        return None
+    text, old = index.text, hunk.old
+    if not old.endswith("\n"):
+        return None  # ends without a newline: the end-of-file rules of the full search apply
+    start_offset, start_line = cursor
+    position = text.find(old, max(start_offset, low), high)
+    if position == -1 or (position and text[position - 1] != "\n"):
+        return None
+    line = start_line + text.count("\n", start_offset, position)
+    if line + 1 != near_line:
+        return None
+    # the span is the old text itself, line endings included, so the new text goes in as written
+    end = position + len(old)
+    return Match(
+        position, end, hunk.new, Tier.EXACT, 1.0, line + 1, old.count("\n"), line + 1 - hunk.start_line
     )
 
 

@@ -20,7 +20,16 @@ from nbedit.engine.models import Change, FileChange, FilePlan, Hunk, LocatedHunk
 from nbedit.engine.text import UTF8, Codec, decode, encode, fingerprint, split_lines
 from nbedit.errors import FileExists, FileMissing, NoMatch, OverlappingHunks
 
-__all__ = ["FileSource", "PlanOptions", "TextEdit", "edit_text", "exclude_hunks", "plan_change", "splice", "text_diff"]
+__all__ = [
+    "FileSource",
+    "PlanOptions",
+    "TextEdit",
+    "edit_text",
+    "exclude_hunks",
+    "plan_change",
+    "splice",
+    "text_diff",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,10 +88,19 @@ def edit_text(
     search_from = region[0] if region else 0
     region_end = region[1] if region else len(text)
     carried_offset = 0
+    cursor: tuple[int, int] | None = (0, 0) if region is None else None  # (offset, line) of a line start
     for number, hunk in enumerate(hunks):
         near = hunk.start_line + carried_offset if hunk.start_line is not None else None
         low = search_from if hunk.search_from_previous else (region[0] if region else 0)
-        matches = locate(index, hunk, options=options.match, region=(low, region_end), near_line=near, path=path)
+        matches = locate(
+            index,
+            hunk,
+            options=options.match,
+            region=(low, region_end),
+            near_line=near,
+            path=path,
+            cursor=cursor,
+        )
         if not matches:
             skipped += 1
             notes.append(f"hunk {number + 1} is already applied (its new text is there, its old text is not)")
@@ -91,6 +109,11 @@ def edit_text(
             located.append(LocatedHunk(hunk, match))
         last = matches[-1]
         search_from = max(search_from, last.end)
+        ends_line = last.end == len(text) or text[last.end - 1 : last.end] == "\n"
+        if cursor is not None and ends_line and last.end >= cursor[0] and last.line_count:
+            cursor = (last.end, last.line - 1 + last.line_count)  # hunks of a diff come in file order
+        elif cursor is not None and last.end < cursor[0]:
+            cursor = (0, 0)
         if last.offset is not None:
             carried_offset = last.offset
     _check_overlaps(located, path)

@@ -55,6 +55,8 @@ Line = tuple[int, str]  # (1-based line number in the change text, line without 
 
 def marker_line(text: str) -> int | None:
     """0-based index of the ``*** Begin Patch`` line, or None."""
+    if BEGIN not in text:
+        return None  # one C-level scan instead of a Python loop over every line
     for index, line in enumerate(text.split("\n")):
         if line.strip() == BEGIN:
             return index

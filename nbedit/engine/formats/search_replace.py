@@ -55,7 +55,7 @@ _PATH_WORD = re.compile(r"(?:[\w.\-]+/)*[\w\-][\w.\-]*[\w\-]\.[A-Za-z][A-Za-z0-9
 
 def marker_line(text: str) -> int | None:
     """0-based index of the first ``<<<<<<< SEARCH`` line, or None."""
-    if "SEARCH" not in text:
+    if "SEARCH" not in text or "<<<<<" not in text:
         return None
     for index, line in enumerate(text.split("\n")):
         if _HEAD.fullmatch(line.strip()):

@@ -67,6 +67,8 @@ _GIT_ESCAPES = {
 
 def marker_line(text: str) -> int | None:
     """0-based index of the first line that only a unified diff would have, or None."""
+    if "\n+++ " not in text and "@@ -" not in text and _GIT_HEADER_PREFIX not in text:
+        return None  # one C-level scan rules most texts out
     lines = text.split("\n")
     for index, line in enumerate(lines):
         if line.startswith(_GIT_HEADER_PREFIX):
@@ -288,6 +290,18 @@ class _Parser:
         new_count = 1 if match.group(4) is None else int(match.group(4))
         self.index += 1
 
+        quick = self._plain_hunk_body(old_count, new_count)
+        if quick is not None:
+            old, new = quick
+            self._reject_overflow(header_number, old_count, new_count)
+            return Hunk(
+                old=old,
+                new=new,
+                whole_lines=True,
+                start_line=old_start if old else old_start + 1,
+                source_line=header_number,
+            )
+
         old_lines: list[str] = []
         new_lines: list[str] = []
         old_closed = new_closed = False  # a '\ No newline' line ended that side
@@ -341,6 +355,41 @@ class _Parser:
             start_line=start_line,
             source_line=header_number,
         )
+
+    def _plain_hunk_body(self, old_count: int, new_count: int) -> tuple[str, str] | None:
+        """The common hunk, read with as little Python per line as possible.
+
+        Only ' ', '-', '+' and empty lines, counts that add up exactly, and no
+        '\\ No newline' marker after it; anything else returns None (nothing
+        consumed) and the careful reader takes over, with its precise errors.
+        """
+        lines = self.lines
+        start = position = self.index
+        old_left, new_left = old_count, new_count
+        total = len(lines)
+        while (old_left > 0 or new_left > 0) and position < total:
+            marker = lines[position][:1]
+            if marker == " " or not marker or lines[position] == "\r":
+                old_left -= 1
+                new_left -= 1
+            elif marker == "-":
+                old_left -= 1
+            elif marker == "+":
+                new_left -= 1
+            else:
+                return None
+            position += 1
+        if old_left or new_left or (position < total and lines[position].startswith("\\")):
+            return None
+        body = lines[start:position]
+        old = "".join(
+            [line[1:] + "\n" if line[:1] in " -" else line + "\n" for line in body if line[:1] != "+"]
+        )
+        new = "".join(
+            [line[1:] + "\n" if line[:1] in " +" else line + "\n" for line in body if line[:1] != "-"]
+        )
+        self.index = position
+        return old, new
 
     def _no_newline(
         self, last_kind: str, old_lines: list[str], new_lines: list[str], old_closed: bool, new_closed: bool
