@@ -89,3 +89,19 @@ def test_plan_diff_round_trips(tmp_path_factory, a: str, b: str) -> None:
 def test_unified_helper_marks_missing_newline() -> None:
     assert "\\ No newline at end of file" in unified("a", "b", "x")
     assert Path  # keep import used for type checkers
+
+
+@given(a=texts(), b=texts())
+def test_text_diff_matches_difflib_and_round_trips(tmp_path_factory, a: str, b: str) -> None:
+    """The trimmed whole-text diff (restores, adds, deletes) is a correct unified diff."""
+    from nbedit.engine.plan import text_diff
+
+    diff = text_diff(a, b, "f.txt")
+    if a == b:
+        assert diff == ""
+        return
+    root = tmp_path_factory.mktemp("prop")
+    (root / "f.txt").write_bytes(a.encode())
+    workspace = nbedit.Workspace(root, history=False, exact=True)
+    workspace.apply(workspace.plan_patch(diff))
+    assert (root / "f.txt").read_bytes() == b.encode()

@@ -12,9 +12,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nbedit.engine.models import FilePlan, Plan
-from nbedit.engine.text import line_starts, split_lines
+from nbedit.engine.text import split_lines
 
-__all__ = ["CONTEXT", "DiffBlock", "common_ends", "file_blocks", "file_diff", "line_stats", "plan_diff"]
+__all__ = [
+    "CONTEXT",
+    "DiffBlock",
+    "common_ends",
+    "diff_stats",
+    "file_blocks",
+    "file_diff",
+    "line_stats",
+    "plan_diff",
+]
 
 CONTEXT = 3
 
@@ -37,82 +46,115 @@ def _texts(file_plan: FilePlan) -> tuple[str | None, str | None]:
 
 
 def file_blocks(file_plan: FilePlan, context: int = CONTEXT) -> list[DiffBlock]:
-    """Diff blocks of one file from its located hunks (empty if it has none)."""
+    """Diff blocks of one file from its located hunks (empty if it has none).
+
+    Line numbers come from counting newlines between consecutive hunks and
+    context lines from a few ``find``/``rfind`` calls, so the cost follows the
+    size of the change: a one-line edit of a 10 MB file never splits the file.
+    """
     before, _ = _texts(file_plan)
     if before is None or not file_plan.hunks:
         return []
-    starts = line_starts(before)
-    lines = _Lines(before, starts)
-    # per located hunk: the full-line span it touches and what those lines become
-    changes = []
+    walker = _Walker(before)
+    changes: list[_Change] = []
     for hunk_index, located in sorted(enumerate(file_plan.hunks), key=lambda pair: pair[1].match.start):
         match = located.match
-        first = _line_at(starts, match.start)
-        if match.start == len(before) and before and not before.endswith("\n"):
-            first = len(lines) - 1  # appending after a last line that has no newline
+        first_line, first_offset = walker.line_containing(match.start)
         if match.end > match.start:
-            last = _line_at(starts, match.end - 1) + 1
-        elif match.start == starts[first]:
-            last = first  # a pure insertion before line ``first``
+            last_offset = walker.end_of_line(match.end - 1)
+        elif match.start == first_offset:
+            last_offset = first_offset  # a pure insertion before the line
         else:
-            last = first + 1
-        new_text = before[starts[first] : match.start] + match.replacement + before[match.end : starts[last]]
-        changes.append((first, last, split_lines(new_text), hunk_index))
+            last_offset = walker.end_of_line(match.start)
+        new_text = before[first_offset : match.start] + match.replacement + before[match.end : last_offset]
+        last_line = first_line + walker.lines_between(first_offset, last_offset)
+        changes.append(_Change(first_line, first_offset, last_line, last_offset, new_text, hunk_index))
     blocks: list[DiffBlock] = []
-    group: list[tuple[int, int, list[str], int]] = []
+    group: list[_Change] = []
     for change in changes:
-        if group and change[0] - group[-1][1] > 2 * context:
-            blocks.append(_block(lines, group, context, blocks))
+        if group and change.first_line - group[-1].last_line > 2 * context:
+            blocks.append(_block(walker, group, context, blocks))
             group = []
         group.append(change)
     if group:
-        blocks.append(_block(lines, group, context, blocks))
+        blocks.append(_block(walker, group, context, blocks))
     return blocks
 
 
-class _Lines:
-    """Lines of a text by slicing on demand: a big file is never split whole."""
+@dataclass(frozen=True, slots=True)
+class _Change:
+    """The whole lines one located hunk touches, and what they become."""
 
-    def __init__(self, text: str, starts: list[int]) -> None:
-        self.text, self.starts = text, starts
-
-    def __len__(self) -> int:
-        return len(self.starts) - 1
-
-    def __getitem__(self, window: slice) -> list[str]:
-        first, last, _ = window.indices(len(self))
-        starts, text = self.starts, self.text
-        return [text[starts[n] : starts[n + 1]] for n in range(first, last)]
+    first_line: int
+    first_offset: int
+    last_line: int  # exclusive
+    last_offset: int
+    new_text: str
+    hunk_index: int
 
 
-def _line_at(starts: list[int], offset: int) -> int:
-    from bisect import bisect_right
+class _Walker:
+    """Line numbers and offsets of a text, found by counting from the last place asked."""
 
-    return max(0, bisect_right(starts, offset) - 1)
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.offset = 0  # a line start
+        self.line = 0  # its 0-based number
+
+    def line_containing(self, offset: int) -> tuple[int, int]:
+        """(0-based line, offset of its start) for the line holding ``offset``."""
+        start = self.text.rfind("\n", 0, offset) + 1
+        if start < self.offset:
+            self.offset, self.line = 0, 0
+        self.line += self.text.count("\n", self.offset, start)
+        self.offset = start
+        return self.line, start
+
+    def end_of_line(self, offset: int) -> int:
+        newline = self.text.find("\n", offset)
+        return newline + 1 if newline != -1 else len(self.text)
+
+    def lines_between(self, start: int, end: int) -> int:
+        count = self.text.count("\n", start, end)
+        if end == len(self.text) and end > start and not self.text.endswith("\n"):
+            count += 1  # the last line, without a newline
+        return count
+
+    def back(self, offset: int, lines: int) -> tuple[int, int]:
+        """Offset of the line ``lines`` above the line starting at ``offset``, and how many it went."""
+        walked = 0
+        while walked < lines and offset > 0:
+            offset = self.text.rfind("\n", 0, offset - 1) + 1
+            walked += 1
+        return offset, walked
+
+    def forward(self, offset: int, lines: int) -> int:
+        walked = 0
+        while walked < lines and offset < len(self.text):
+            offset = self.end_of_line(offset)
+            walked += 1
+        return offset
 
 
-def _block(
-    lines: _Lines, group: list[tuple[int, int, list[str], int]], context: int, previous: list[DiffBlock]
-) -> DiffBlock:
-    first = max(0, group[0][0] - context)
-    last = min(len(lines), group[-1][1] + context)
-    old = lines[first:last]
-    new: list[str] = list(lines[first : group[0][0]])
-    for number, (_, stop, replacement, _) in enumerate(group):
-        new.extend(replacement)
-        following = group[number + 1][0] if number + 1 < len(group) else last
-        new.extend(lines[stop:following])
-    delta = (
-        (
-            previous[-1].new_start
-            - previous[-1].old_start
-            + len(previous[-1].new_lines)
-            - len(previous[-1].old_lines)
-        )
-        if previous
-        else 0
+def _block(walker: _Walker, group: list[_Change], context: int, previous: list[DiffBlock]) -> DiffBlock:
+    text = walker.text
+    start, walked = walker.back(group[0].first_offset, context)
+    stop = walker.forward(group[-1].last_offset, context)
+    pieces = [text[start : group[0].first_offset]]
+    for number, change in enumerate(group):
+        following = group[number + 1].first_offset if number + 1 < len(group) else stop
+        pieces.append(change.new_text)
+        pieces.append(text[change.last_offset : following])
+    old = split_lines(text[start:stop])
+    new = split_lines("".join(pieces))
+    first = group[0].first_line - walked
+    delta = 0
+    if previous:
+        last = previous[-1]
+        delta = last.new_start - last.old_start + len(last.new_lines) - len(last.old_lines)
+    return DiffBlock(
+        first, first + delta, tuple(old), tuple(new), tuple(change.hunk_index for change in group)
     )
-    return DiffBlock(first, first + delta, tuple(old), tuple(new), tuple(item[3] for item in group))
 
 
 def common_ends(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
@@ -193,8 +235,13 @@ def plan_diff(plan: Plan) -> str:
 
 def line_stats(file_plan: FilePlan) -> tuple[int, int]:
     """(added, removed) lines of one file's change."""
+    return diff_stats(file_diff(file_plan))
+
+
+def diff_stats(diff: str) -> tuple[int, int]:
+    """(added, removed) lines of a unified diff."""
     added = removed = 0
-    for line in file_diff(file_plan).split("\n"):
+    for line in diff.split("\n"):
         if line.startswith("+") and not line.startswith("+++ "):
             added += 1
         elif line.startswith("-") and not line.startswith("--- "):

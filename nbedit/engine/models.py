@@ -199,16 +199,21 @@ class Plan:
     files: tuple[FilePlan, ...]
     dialect: str = "edit"
     root: str = "."
-    _diff_cache: list[str] = field(default_factory=list, compare=False, repr=False)
+    _diff_cache: list[tuple[str, ...]] = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def file_diffs(self) -> tuple[str, ...]:
+        """Unified diff of each file, built once from the located hunks."""
+        if not self._diff_cache:
+            from nbedit.engine.diff import file_diff
+
+            self._diff_cache.append(tuple(file_diff(file_plan) for file_plan in self.files))
+        return self._diff_cache[0]
 
     @property
     def diff(self) -> str:
         """Unified diff of the whole change, built from the located hunks."""
-        if not self._diff_cache:
-            from nbedit.engine.diff import plan_diff
-
-            self._diff_cache.append(plan_diff(self))
-        return self._diff_cache[0]
+        return "".join(self.file_diffs)
 
     @property
     def paths(self) -> tuple[str, ...]:
@@ -224,9 +229,9 @@ class Plan:
 
     def stats(self) -> dict[str, tuple[int, int]]:
         """Lines added and removed per target path."""
-        from nbedit.engine.diff import line_stats
+        from nbedit.engine.diff import diff_stats
 
-        return {f.target_path: line_stats(f) for f in self.files}
+        return {f.target_path: diff_stats(text) for f, text in zip(self.files, self.file_diffs, strict=True)}
 
     def without_hunks(self, excluded: set[tuple[int, int]]) -> Plan:
         """A plan with some hunks left out, keyed by (file index, hunk index)."""
