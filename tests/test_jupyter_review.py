@@ -188,8 +188,15 @@ def test_non_exact_matches_are_flagged(tmp_path: Path) -> None:
     (toggle,) = widget.toggles.values()
     assert "⚠ trailing-whitespace" in toggle.description
     assert "matched ignoring trailing whitespace" in widget._header.value
-    fuzzy = "<<<<<<< SEARCH\ndef compute(valuez):\n=======\ndef compute(items):\n>>>>>>> REPLACE\n"
-    widget = ReviewWidget(workspace, workspace.plan_patch(fuzzy, default_path="f.py"))
+    # the fuzzy tier needs a few real lines: one drifted line among three
+    (tmp_path / "g.py").write_bytes(
+        b"def compute(values):\n    total = sum(values)\n    count = len(values)\n    return total / count\n"
+    )
+    fuzzy = (
+        "<<<<<<< SEARCH\ndef compute(valuez):\n    total = sum(values)\n    count = len(values)\n"
+        "=======\ndef compute(items):\n    total = sum(items)\n    count = len(items)\n>>>>>>> REPLACE\n"
+    )
+    widget = ReviewWidget(workspace, workspace.plan_patch(fuzzy, default_path="g.py", threshold=0.8))
     (toggle,) = widget.toggles.values()
     assert "⚠ fuzzy 0." in toggle.description
     assert "fuzzy match" in widget._header.value
@@ -238,3 +245,47 @@ def test_error_view_bundle() -> None:
     bundle = view._repr_mimebundle_()
     assert "line 3" in bundle["text/plain"]
     assert "nb-error" in bundle["text/html"] and "start with *** Begin Patch" in bundle["text/html"]
+
+
+def _html_children(widget: Any) -> list[str]:
+    import ipywidgets
+
+    values, stack = [], [widget]
+    while stack:  # depth first, in display order
+        item = stack.pop()
+        if isinstance(item, ipywidgets.HTML):
+            values.append(item.value)
+        stack.extend(reversed(getattr(item, "children", ())))
+    return values
+
+
+def test_a_thousand_hunk_change_stays_small_and_styles_once(tmp_path: Path) -> None:
+    lines = [f"value_{number} = compute(item_{number}, scale={number % 7})\n" for number in range(20_000)]
+    patch = ["--- a/big.py\n", "+++ b/big.py\n"]
+    for index in range(10, 20_000, 20):  # 1,000 one-line changes, each with 3 lines of context
+        patch.append(f"@@ -{index - 2},7 +{index - 2},7 @@\n")
+        patch.extend(" " + line for line in lines[index - 3 : index])
+        patch.append("-" + lines[index])
+        patch.append("+" + lines[index].replace("compute(", "measure("))
+        patch.extend(" " + line for line in lines[index + 1 : index + 4])
+    (tmp_path / "big.py").write_text("".join(lines))
+    workspace = Workspace(tmp_path, history=False)
+    widget = ReviewWidget(workspace, workspace.plan_patch("".join(patch)))
+    assert sum(1 for key in widget.toggles if key[1] is not None) == 1000
+    values = _html_children(widget)
+    payload = sum(len(value.encode("utf-8")) for value in values)
+    assert payload < 2_000_000, payload
+    assert sum(value.count("<style>") for value in values) == 1
+    hunks = [value for value in values if '<table class="nb-diff">' in value]
+    assert len(hunks) == 1000
+    # every hunk keeps its line numbers, markers, word highlight and header
+    for number, hunk in enumerate(hunks):
+        changed = 10 + 20 * number + 1
+        assert f'<td class="n">{changed}</td><td class="n"></td><td class="m">-</td>' in hunk
+        assert f'<td class="n"></td><td class="n">{changed}</td><td class="m">+</td>' in hunk
+        assert '<span class="w">measure</span>' in hunk and f"hunk {number + 1}<" in hunk
+    widget.toggles[(0, 999)].value = False
+    assert "999 of 1000 parts selected" in widget._header.value
+    widget.apply()
+    written = (tmp_path / "big.py").read_text()
+    assert written.count("measure(") == 999 and "value_19990 = compute(" in written

@@ -12,8 +12,15 @@ from rich.console import Console
 from nbedit import Workspace
 from nbedit.engine.models import FilePlan, Plan, Tier
 from nbedit.engine.text import split_lines, strip_newline
-from nbedit.render.html import file_to_html, hunk_to_html, plan_header_html, plan_to_html
-from nbedit.render.rows import Block, Gap, block_for_hunk, file_view
+from nbedit.render.html import (
+    STYLE,
+    file_to_html,
+    hunk_to_html,
+    hunks_to_html,
+    plan_header_html,
+    plan_to_html,
+)
+from nbedit.render.rows import Block, Gap, block_for_hunk, blocks_for_hunks, file_view
 from nbedit.render.summary import summarize
 from nbedit.render.terminal import print_plan
 from nbedit.render.text import plan_to_text
@@ -77,6 +84,29 @@ def assert_rows_match_files(file_plan: FilePlan) -> None:
                     assert new_lines[row.new_line - 1] == row.text, (row, new_lines[row.new_line - 1])
     assert old_seen == list(range(1, len(old_lines) + 1))
     assert new_seen == list(range(1, len(new_lines) + 1))
+
+
+def assert_hunk_blocks_match_files(file_plan: FilePlan) -> None:
+    """Each hunk shown alone: every row is the line at its numbers on its side(s), numbers ascend.
+
+    New-side numbers count every other hunk above as applied, so a wrong running
+    delta or context that runs into a neighbouring hunk shows up as a mismatch.
+    """
+    old_lines, new_lines = texts(file_plan)
+    blocks = blocks_for_hunks(file_plan)
+    assert len(blocks) == len(file_plan.hunks)
+    for index, block in enumerate(blocks):
+        assert block == block_for_hunk(file_plan, index)
+        assert block.hunk_indices == (index,)
+        old_numbers = [row.old_line for row in block.rows if row.old_line is not None]
+        new_numbers = [row.new_line for row in block.rows if row.new_line is not None]
+        assert old_numbers == sorted(set(old_numbers)) and new_numbers == sorted(set(new_numbers))
+        for row in block.rows:
+            marked = "␊" in row.text or "(no newline" in row.text
+            if row.old_line is not None and (row.kind == "context" or not marked):
+                assert old_lines[row.old_line - 1] == row.text, (index, row)
+            if row.new_line is not None and (row.kind == "context" or not marked):
+                assert new_lines[row.new_line - 1] == row.text, (index, row)
 
 
 # --- rows ----------------------------------------------------------------------------------------
@@ -242,6 +272,61 @@ def test_hunk_blocks_cover_each_hunk_and_stop_at_neighbours(tmp_path: Path) -> N
     assert "twelve" in html and ">ten<" not in html and "line 10" not in html
     with pytest.raises(IndexError):
         block_for_hunk(file_plan, 2)
+    assert blocks_for_hunks(file_plan) == (first, second)
+    assert_hunk_blocks_match_files(file_plan)
+
+
+def test_hunk_blocks_number_lines_after_the_hunks_above(tmp_path: Path) -> None:
+    before = numbered(60)
+    after = (
+        before.replace("line 5\n", "line 5\nextra a\nextra b\n")
+        .replace("line 20\n", "")
+        .replace("line 40\n", "line forty\nline forty-one bis\n")
+        .replace("line 41\n", "line 41 changed\n")
+    )
+    write(tmp_path, "a.txt", before)
+    plan = Workspace(tmp_path).plan_patch(unified(before, after, "a.txt"))
+    file_plan = plan.files[0]
+    assert len(file_plan.hunks) == 3
+    blocks = blocks_for_hunks(file_plan)
+    assert [row.new_line for row in blocks[1].rows if row.kind == "context"][0] == 17 + 2
+    assert_hunk_blocks_match_files(file_plan)
+
+
+def test_insertions_at_the_same_line_are_each_shown_alone(tmp_path: Path) -> None:
+    """Zero-context hunks inserting at one spot: empty matches, each "above" the other."""
+    write(tmp_path, "a.txt", numbered(12))
+    patch = (
+        "--- a/a.txt\n+++ b/a.txt\n"
+        "@@ -3,0 +4 @@\n+first insert\n"
+        "@@ -6,0 +8 @@\n+second insert\n"
+        "@@ -8 +10 @@\n-line 8\n+line eight\n"
+    )
+    plan = Workspace(tmp_path).plan_patch(patch)
+    file_plan = plan.files[0]
+    assert file_plan.after is not None and "line 3\nfirst insert\nline 4\n" in file_plan.after
+    assert_hunk_blocks_match_files(file_plan)
+    assert blocks_for_hunks(file_plan)[2].rows[0].new_line == 7 + 2
+
+
+def test_widget_pieces_carry_no_style_sheet(tmp_path: Path) -> None:
+    write(tmp_path, "a.txt", numbered(40))
+    plan = Workspace(tmp_path).plan_patch(
+        "a.txt\n<<<<<<< SEARCH\nline 3\n=======\nline three\n>>>>>>> REPLACE\n"
+        "a.txt\n<<<<<<< SEARCH\nline 30\n=======\nline thirty\n>>>>>>> REPLACE\n"
+    )
+    file_plan = plan.files[0]
+    pieces = hunks_to_html(file_plan)
+    assert len(pieces) == 2
+    for index, piece in enumerate(pieces):
+        assert "<style>" not in piece and piece.startswith('<div class="nbedit-view">')
+        assert piece == hunk_to_html(file_plan, index, style=False)
+        assert hunk_to_html(file_plan, index) == piece.replace(
+            '<div class="nbedit-view">', f'<div class="nbedit-view"><style>{STYLE.strip()}</style>', 1
+        )
+    assert '<td class="n">3</td>' in pieces[0] and '<span class="w">three</span>' in pieces[0]
+    for html in (plan_header_html(plan, style=False), file_to_html(file_plan, style=False)):
+        assert "<style>" not in html and "line" in html
 
 
 def test_toggles_carry_file_and_hunk_indices(tmp_path: Path) -> None:
@@ -299,7 +384,9 @@ def test_fuzzy_match_shows_its_score(tmp_path: Path) -> None:
         "grape_total = measure_grape(basket, scale=6)  # the answer\n"
         "hazel_total = measure_hazel(basket, scale=7)\n"
     )
-    replacement = drifted.replace("grape_total = measure_grape(basket, scale=6)  # the answer", "grape_total = 0")
+    replacement = drifted.replace(
+        "grape_total = measure_grape(basket, scale=6)  # the answer", "grape_total = 0"
+    )
     plan = Workspace(tmp_path).plan_patch(
         f"a.py\n<<<<<<< SEARCH\n{drifted}=======\n{replacement}>>>>>>> REPLACE\n", threshold=0.8
     )

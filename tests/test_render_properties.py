@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
-from test_render import assert_rows_match_files
+from test_render import assert_hunk_blocks_match_files, assert_rows_match_files
 
 from nbedit import NbeditError, Workspace
 from nbedit.engine.text import split_lines
@@ -25,9 +25,10 @@ def _text(lines: list[str], final_newline: bool) -> str:
     return text + "\n" if lines and final_newline else text
 
 
-def _unified(before: str, after: str) -> str:
+def _unified(before: str, after: str, context: int = 3) -> str:
     out = []
-    for line in difflib.unified_diff(split_lines(before), split_lines(after), "a/f.txt", "b/f.txt"):
+    lines = difflib.unified_diff(split_lines(before), split_lines(after), "a/f.txt", "b/f.txt", n=context)
+    for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
 
@@ -42,17 +43,18 @@ def _plan(before: str, change: str, **options: object):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(LINES, LINES, st.booleans(), st.booleans())
+@given(LINES, LINES, st.booleans(), st.booleans(), st.sampled_from([0, 1, 3]))
 def test_rows_of_a_diff_cover_both_files(
-    old: list[str], new: list[str], old_newline: bool, new_newline: bool
+    old: list[str], new: list[str], old_newline: bool, new_newline: bool, context: int
 ) -> None:
     before, after = _text(old, old_newline), _text(new, new_newline)
     if before == after or not before:
         reject()
-    plan = _plan(before, _unified(before, after))
+    plan = _plan(before, _unified(before, after, context))
     file_plan = plan.files[0]
     assert file_plan.after == after
     assert_rows_match_files(file_plan)
+    assert_hunk_blocks_match_files(file_plan)
     for index in range(len(file_plan.hunks)):
         block = block_for_hunk(file_plan, index)
         assert any(row.kind != "context" for row in block.rows) or file_plan.already_applied
