@@ -26,7 +26,7 @@ from notebook_corpus import (
 )
 
 from nbedit.engine.notebook import NotebookDocument, render_cell
-from nbedit.engine.notebook.layout import scan_layout
+from nbedit.engine.notebook.scan import scan_notebook
 from nbedit.errors import NotebookError
 
 FORMAT_NAMES = sorted(FORMATS)
@@ -102,7 +102,8 @@ def test_editing_one_cell_changes_only_its_source(
     rows[index] = (*rows[index][:3], source)
     result = document.apply_view(_view(rows))
     assert result == FORMATS[format_name](set_source(notebook, index, source))
-    layout = scan_layout(data)
+    layout = scan_notebook(data).layout
+    assert layout is not None
     prefix, suffix = _changed_region(data, result)
     assert layout.cells[index].start < prefix and len(data) - suffix <= layout.cells[index].end
 
@@ -365,9 +366,12 @@ def test_already_invalid_notebook_can_still_be_edited_elsewhere() -> None:
     document = NotebookDocument.parse(data, "old.ipynb")
     edit = document.edit(document.view.replace("y = 2", "y = 3"))
     assert json.loads(edit.data)["cells"][1]["source"] == ["y = 3"]
-    assert any("already invalid" in note for note in edit.notes)
     edit = document.edit(document.view.replace("x = 1", "x = 0"))
     assert json.loads(edit.data)["cells"][0]["source"] == ["x = 0"]
+    # a structural edit runs the schema validator, which finds the old problem and says so
+    edit = document.edit(document.view + render_cell(None, "markdown", "new"))
+    assert json.loads(edit.data)["cells"][2]["source"] == ["new"]
+    assert any("already invalid" in note and "nbformat schema" in note for note in edit.notes)
 
 
 def test_hand_written_cell_without_execution_count_is_rewritten_whole_when_outputs_are_cleared() -> None:

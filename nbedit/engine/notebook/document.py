@@ -1,10 +1,14 @@
 """A notebook read once, shown as a cell view, and written back minimally.
 
-``NotebookDocument.parse`` runs ``json.loads`` once over the bytes (no
-``nbformat.read``, which converts and copies); the cell view and the spans of every
-cell's source in it are computed from the parsed cells. ``edit`` reads an edited
-view back (``view.parse_view``), maps its cells to the originals, validates the
-result and splices it into the original bytes (``write.splice_cells``).
+``NotebookDocument.parse`` scans the bytes once (``scan.scan_notebook``: JSON
+syntax checked as ``json.loads`` would, cell and member offsets recorded, only the
+small members kept, outputs never held) and builds the cell view from the cells'
+sources. ``edit`` reads an edited view back (``view.parse_view``), maps its cells
+to the originals, validates the result (``validate``) and splices it into the
+original bytes (``write.splice_cells``). A cell's full JSON object is parsed from
+its bytes only when an edit needs it (a retyped cell, a cell rewritten whole, or
+schema validation of a structural edit), so the document holds the file's bytes
+and little else.
 
 Mapping an edited view to the notebook: a marker's ``id=`` names the original cell
 with that id (if a notebook repeats an id, the index tells those cells apart);
@@ -14,12 +18,6 @@ a marker that names an already claimed cell (a copied marker) or ``new`` is a ne
 cell. Originals no marker claims are deleted. New cells get a fresh 8-character id
 when the notebook's nbformat minor is >= 5 (an unused valid ``id=`` on a new marker
 is kept) and no id for 4.4; the nbformat version is never changed.
-
-Validation: the edited notebook is validated with nbformat's default (fast) schema
-validator; when that fails, each changed cell is validated alone with jsonschema to
-name the cell and the problem. Only problems in cells this edit changed refuse the
-edit: a notebook that was already invalid elsewhere can still be edited, and the
-edit's notes say so. Checking the whole 50 MB notebook this way takes milliseconds.
 """
 
 from __future__ import annotations
@@ -33,7 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nbedit.engine.models import CellSelector
-from nbedit.engine.notebook.layout import detect_style, scan_layout
+from nbedit.engine.notebook.layout import Layout, detect_style
+from nbedit.engine.notebook.scan import CellScan, JsonSyntaxError, check_utf8, scan_notebook
+from nbedit.engine.notebook.validate import already_invalid_note, is_source_only, schema_notes, structure_problems
 from nbedit.engine.notebook.view import CELL_TYPES, CellSpan, ViewCell, cell_label, parse_view, render_view
 from nbedit.engine.notebook.write import CellWrite, source_value, splice_cells
 from nbedit.errors import NotebookError
@@ -81,17 +81,24 @@ def _join_source(value: Any) -> str | None:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class NotebookDocument:
-    """A parsed notebook. ``notebook`` is the ``json.loads`` result and is never mutated."""
+    """A scanned notebook: its bytes, where each cell is in them, and the cell view.
+
+    ``top`` holds the top-level members other than ``cells``; ``problems`` what
+    ``validate.structure_problems`` found. Nothing here is mutated after ``parse``.
+    """
 
     path: str
     data: bytes = field(repr=False)
-    notebook: dict[str, Any] = field(repr=False)
+    layout: Layout = field(repr=False)
+    top: dict[str, Any] = field(repr=False)
     cells: tuple[NotebookCell, ...]
+    cell_scans: tuple[CellScan, ...] = field(repr=False)
     view: str = field(repr=False)
     spans: tuple[CellSpan, ...] = field(repr=False)
     marker_starts: tuple[int, ...] = field(repr=False)
     nbformat_minor: int
     body_start: int = 0  # 3 when the file starts with a UTF-8 byte-order mark
+    problems: tuple[str, ...] = ()
 
     @classmethod
     def parse(cls, data: bytes, path: str) -> NotebookDocument:
@@ -103,20 +110,25 @@ class NotebookDocument:
                 path=path,
             )
         try:
-            notebook = json.loads(data[body_start:])
+            check_utf8(data, body_start)
         except UnicodeDecodeError as error:
             raise NotebookError(
-                f"{path}: byte {error.start + body_start} is not valid UTF-8, so this is not a notebook "
+                f"{path}: byte {error.start} is not valid UTF-8, so this is not a notebook "
                 f"nbedit can edit; {_UNCHANGED}",
                 path=path,
             ) from None
-        except json.JSONDecodeError as error:
+        try:
+            scanned = scan_notebook(data, body_start)
+        except JsonSyntaxError as error:
+            line = data.count(b"\n", body_start, error.position) + 1
+            column = error.position - max(data.rfind(b"\n", body_start, error.position) + 1, body_start) + 1
             raise NotebookError(
-                f"{path}: is not valid JSON (line {error.lineno} column {error.colno}: {error.msg}); "
+                f"{path}: is not valid JSON (line {line} column {column}: {error.message}); "
                 f"repair it or open it in Jupyter first; {_UNCHANGED}",
                 path=path,
             ) from None
-        if not isinstance(notebook, dict) or not isinstance(notebook.get("nbformat"), int):
+        notebook = scanned.top
+        if not scanned.is_object or not isinstance(notebook.get("nbformat"), int):
             raise NotebookError(
                 f"{path}: is JSON but not a Jupyter notebook (no top-level 'nbformat'); "
                 f"edit it as a plain text file instead (use a different extension); {_UNCHANGED}",
@@ -132,14 +144,26 @@ class NotebookDocument:
             raise NotebookError(
                 f"{path}: nbformat {version} is not supported; {advice}, then retry; {_UNCHANGED}", path=path
             )
-        raw_cells = notebook.get("cells")
-        if not isinstance(raw_cells, list):
+        if scanned.layout is None:
             raise NotebookError(
                 f"{path}: has no 'cells' list, so it is not a valid notebook; {_UNCHANGED}", path=path
             )
-        cells = tuple(_read_cell(path, index, raw) for index, raw in enumerate(raw_cells))
+        cells = tuple(_read_cell(path, index, scan) for index, scan in enumerate(scanned.cells))
         view, spans, marker_starts = render_view([(cell.cell_type, cell.source, cell.id) for cell in cells])
-        return cls(path, data, notebook, cells, view, spans, marker_starts, minor, body_start)
+        return cls(
+            path,
+            data,
+            scanned.layout,
+            notebook,
+            cells,
+            tuple(scanned.cells),
+            view,
+            spans,
+            marker_starts,
+            minor,
+            body_start,
+            structure_problems(notebook, scanned.cells),
+        )
 
     # -- the view -----------------------------------------------------------------------------
 
@@ -244,14 +268,20 @@ class NotebookDocument:
         if not changes:
             return NotebookEdit(self.data)
         notes = self._validate(writes)
-        layout = scan_layout(self.data, self.body_start)
-        style = detect_style(self.data, layout, self.notebook["cells"])
-        return NotebookEdit(splice_cells(self.data, layout, style, writes), tuple(changes), tuple(notes))
+        style = detect_style(self.data, self.layout)
+        return NotebookEdit(splice_cells(self.data, self.layout, style, writes), tuple(changes), tuple(notes))
+
+    def raw_cell(self, index: int) -> dict[str, Any]:
+        """Cell ``index`` as ``json.loads`` reads it, parsed from its bytes now."""
+        cell = self.layout.cells[index]
+        return json.loads(self.data[cell.start : cell.end])  # type: ignore[no-any-return]
+
+    def _key_order(self, index: int) -> tuple[str, ...]:
+        return tuple(self.layout.cells[index].members)
 
     def _plan_writes(
         self, view_cells: Sequence[ViewCell], clear_outputs: bool, new_cell_id: Callable[[], str]
     ) -> tuple[list[CellWrite], list[str]]:
-        raw_cells: list[dict[str, Any]] = self.notebook["cells"]
         by_id: dict[str, int] = {}
         for cell in self.cells:
             if cell.id is not None:
@@ -270,16 +300,15 @@ class NotebookDocument:
                 continue
             claimed.add(original)
             before = self.cells[original]
-            raw = raw_cells[original]
             cell_type = view_cell.cell_type or before.cell_type
             if cell_type != before.cell_type:
-                writes.append(self._retyped_cell(before, raw, cell_type, view_cell.source))
+                writes.append(self._retyped_cell(before, cell_type, view_cell.source))
                 changes.append(f"{before.label}: type changed to {cell_type}")
             elif view_cell.source != before.source:
-                writes.append(self._edited_cell(before, raw, view_cell.source, clear_outputs))
+                writes.append(self._edited_cell(before, view_cell.source, clear_outputs))
                 changes.append(f"{before.label}: source changed")
             else:
-                writes.append(CellWrite(raw, original))
+                writes.append(CellWrite({}, original))
         for cell in self.cells:
             if cell.index not in claimed:
                 changes.append(f"{cell.label}: deleted")
@@ -333,29 +362,24 @@ class NotebookDocument:
         if cell_type == "code":
             cell["execution_count"] = None
             cell["outputs"] = []
-        key_order = tuple(self.notebook["cells"][template.index]) if template is not None else ()
+        key_order = self._key_order(template.index) if template is not None else ()
         return CellWrite(cell, None, None, key_order)
 
-    def _edited_cell(
-        self, before: NotebookCell, raw: dict[str, Any], source: str, clear_outputs: bool
-    ) -> CellWrite:
-        cell = dict(raw)
-        cell["source"] = source_value(source, before.source_as_list)
-        replace = ["source"]
+    def _edited_cell(self, before: NotebookCell, source: str, clear_outputs: bool) -> CellWrite:
+        scan = self.cell_scans[before.index]
+        cell: dict[str, Any] = {"source": source_value(source, before.source_as_list)}
         if clear_outputs and before.cell_type == "code":
-            if raw.get("outputs") != []:
+            if scan.values.get("outputs") != []:
                 cell["outputs"] = []
-                replace.append("outputs")
-            if raw.get("execution_count", 0) is not None:
+            if scan.values.get("execution_count", 0) is not None:
                 cell["execution_count"] = None
-                replace.append("execution_count")
-        if any(key not in raw for key in replace):
-            return CellWrite(cell, before.index, None, tuple(raw))
-        return CellWrite(cell, before.index, tuple(replace))
+        if any(key not in scan.kinds for key in cell):
+            raw = self.raw_cell(before.index)
+            return CellWrite({**raw, **cell}, before.index, None, tuple(raw))
+        return CellWrite(cell, before.index, tuple(cell))
 
-    def _retyped_cell(
-        self, before: NotebookCell, raw: dict[str, Any], cell_type: str, source: str
-    ) -> CellWrite:
+    def _retyped_cell(self, before: NotebookCell, cell_type: str, source: str) -> CellWrite:
+        raw = self.raw_cell(before.index)
         if cell_type == "code" and raw.get("attachments"):
             raise NotebookError(
                 f"{self.path}: {before.label} has attachments, which a code cell cannot hold; "
@@ -370,64 +394,22 @@ class NotebookDocument:
         cell["cell_type"] = cell_type
         cell["source"] = source_value(source, before.source_as_list)
         template = self._template(cell_type)
-        key_order = tuple(self.notebook["cells"][template.index]) if template is not None else ()
+        key_order = self._key_order(template.index) if template is not None else ()
         return CellWrite(cell, before.index, None, key_order + tuple(raw))
 
     def _validate(self, writes: Sequence[CellWrite]) -> list[str]:
-        from nbformat.validator import get_validator
-
-        fast = get_validator(4, self.nbformat_minor)  # type: ignore[no-untyped-call]
-        if fast is None:
-            return [f"nbformat 4.{self.nbformat_minor} has no schema here; the result was not validated"]
-        edited = dict(self.notebook)
-        edited["cells"] = [write.cell for write in writes]
-        if not list(fast.iter_errors(edited)):
-            return []
-        detailed = get_validator(4, self.nbformat_minor, name="jsonschema")  # type: ignore[no-untyped-call]
-        raw_cells = self.notebook["cells"]
-        for position, write in enumerate(writes):
-            if write.original is not None and write.replace == ():
-                continue
-            problem = _cell_problem(detailed, self.notebook, write.cell)
-            if problem is None:
-                continue
-            if write.original is not None and _cell_problem(
-                detailed, self.notebook, raw_cells[write.original]
-            ):
-                continue  # the cell was already invalid; this edit does not make it worse
-            label = (
-                cell_label(position, write.cell["cell_type"], write.cell.get("id"))
-                if write.original is None
-                else self.cells[write.original].label
-            )
-            raise NotebookError(
-                f"{self.path}: the edit would make the notebook invalid: {label}: {problem}; "
-                f"fix the cell view and retry; {_UNCHANGED}",
-                path=self.path,
-            )
-        return [
-            "the notebook was already invalid before this edit (nbformat schema); the edit left that as it was"
-        ]
+        """Notes about validity; ``NotebookError`` if the edit breaks the schema (see ``validate``)."""
+        if is_source_only(writes):
+            return [already_invalid_note(self.problems)] if self.problems else []
+        original_cells = [self.raw_cell(index) for index in range(len(self.cells))]
+        labels = [cell.label for cell in self.cells]
+        return schema_notes(self.path, self.top, original_cells, labels, writes, self.nbformat_minor)
 
 
-def _cell_problem(validator: Any, notebook: dict[str, Any], cell: dict[str, Any]) -> str | None:
-    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
-
-    alone = dict(notebook)
-    alone["cells"] = [cell]
-    errors = [
-        error for error in validator.iter_errors(alone) if list(error.absolute_path)[:2] == ["cells", 0]
-    ]
-    if not errors:
-        return None
-    best = best_match(errors)
-    where = "/".join(str(part) for part in list(best.absolute_path)[2:])
-    return f"{best.message}" + (f" (at {where})" if where else "")
-
-
-def _read_cell(path: str, index: int, raw: Any) -> NotebookCell:
-    if not isinstance(raw, dict):
+def _read_cell(path: str, index: int, scan: CellScan) -> NotebookCell:
+    if scan.layout is None:
         raise NotebookError(f"{path}: cell {index} is not a JSON object; {_UNCHANGED}", path=path)
+    raw = scan.values
     cell_type = raw.get("cell_type")
     if cell_type not in CELL_TYPES:
         raise NotebookError(

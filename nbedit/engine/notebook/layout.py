@@ -3,38 +3,30 @@
 Rewriting a notebook with ``json.dumps`` would reformat every file that was not
 written by Jupyter itself (other indentation, key order, ``source`` as one string)
 and touch megabytes of outputs to change one line. Instead the writer splices new
-values into the original bytes, which needs two things this module provides:
+values into the original bytes, which needs two things:
 
-* ``scan_layout``: a small JSON scanner that records byte offsets of the top-level
-  members, of every cell object in ``cells`` and of each cell's members. It only
-  ever looks at structural bytes; strings are skipped with ``bytes.find`` for the
-  closing quote, so a 50 MB notebook of base64 images scans in tens of
-  milliseconds. It trusts its input: call it only on bytes ``json.loads`` accepted.
+* a ``Layout``: byte offsets of the top-level members, of every cell object in
+  ``cells`` and of each cell's members. ``scan.scan_notebook`` records it while it
+  checks the JSON, in the same pass.
 * ``detect_style``: the file's indentation unit, separators, newline, key order and
   ``\\u`` escaping, read from the file itself, so spliced values look like their
   neighbours. For a file in nbformat's canonical form (indent 1, sorted keys,
   ``": "``, raw UTF-8) the detected style *is* the canonical one.
 
 Offsets are byte offsets: the structural characters of JSON are ASCII, so UTF-8
-text can be scanned without decoding it.
+text can be located without decoding it.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Layout", "Member", "ObjectLayout", "Style", "detect_style", "format_json", "scan_layout"]
+__all__ = ["Layout", "Member", "ObjectLayout", "Style", "detect_style", "format_json"]
 
-_STRUCTURAL = re.compile(rb'[{}\[\],:"]')
-_NESTING = re.compile(rb'[{}\[\]"]')  # inside skipped values only nesting and strings matter
-_ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)")
-_WHITESPACE = b" \t\r\n"
-_QUOTE, _BACKSLASH = 0x22, 0x5C
-_OPEN_OBJECT, _CLOSE_OBJECT, _OPEN_ARRAY, _CLOSE_ARRAY = 0x7B, 0x7D, 0x5B, 0x5D
-_COMMA, _COLON = 0x2C, 0x3A
+_HEX_DIGITS = frozenset(b"0123456789abcdefABCDEF")
+_BACKSLASH = 0x5C
 
 
 @dataclass(slots=True)
@@ -61,115 +53,6 @@ class Layout:
     cells: list[ObjectLayout]
 
 
-def _string_end(data: bytes, position: int) -> int:
-    """Offset just after the string whose opening quote is at ``position - 1``."""
-    quote = data.find(b'"', position)
-    while True:
-        backslash = quote - 1
-        while data[backslash] == _BACKSLASH:
-            backslash -= 1
-        if (quote - 1 - backslash) % 2 == 0:
-            return quote + 1
-        quote = data.find(b'"', quote + 1)
-
-
-def _skip_whitespace(data: bytes, position: int) -> int:
-    while data[position] in _WHITESPACE:
-        position += 1
-    return position
-
-
-def _trim_whitespace(data: bytes, position: int) -> int:
-    while data[position - 1] in _WHITESPACE:
-        position -= 1
-    return position
-
-
-def scan_layout(data: bytes, start: int = 0) -> Layout:
-    """Offsets of the parts of a notebook the writer may replace (see module docstring)."""
-    top: ObjectLayout | None = None
-    cells: list[ObjectLayout] = []
-    cells_start = cells_end = -1
-    # Recording frames: the top-level object (depth 1), the cells array (2), a cell (3).
-    stack: list[ObjectLayout | None] = []
-    member: list[Member | None] = [None]  # pending member of the innermost recording object
-    expecting_key = False
-    skip_depth = 0
-    structural = _STRUCTURAL.search
-    nesting = _NESTING.search
-    position = start
-    while True:
-        found = (nesting if skip_depth else structural)(data, position)
-        if found is None:
-            break
-        at = found.start()
-        char = data[at]
-        position = at + 1
-        if char == _QUOTE:
-            end = _string_end(data, position)
-            if skip_depth == 0 and expecting_key and stack and stack[-1] is not None:
-                key_bytes = data[at + 1 : end - 1]
-                key = json.loads(data[at:end]) if b"\\" in key_bytes else key_bytes.decode("utf-8")
-                member[-1] = Member(key, at, end)
-                expecting_key = False
-            position = end
-            continue
-        if skip_depth:
-            if char in (_OPEN_OBJECT, _OPEN_ARRAY):
-                skip_depth += 1
-            elif char in (_CLOSE_OBJECT, _CLOSE_ARRAY):
-                skip_depth -= 1
-            continue
-        depth = len(stack)
-        if char == _COLON:
-            pending = member[-1]
-            if pending is not None:
-                pending.value_start = _skip_whitespace(data, position)
-        elif char == _COMMA:
-            pending = member[-1]
-            if pending is not None and depth != 2:
-                frame = stack[-1]
-                assert frame is not None
-                pending.value_end = _trim_whitespace(data, at)
-                frame.members[pending.key] = pending
-                member[-1] = None
-                expecting_key = True
-        elif char in (_OPEN_OBJECT, _OPEN_ARRAY):
-            pending = member[-1]
-            if depth == 0:
-                top = ObjectLayout(at)
-                stack.append(top)
-                member.append(None)
-                expecting_key = True
-            elif depth == 1 and pending is not None and pending.key == "cells" and char == _OPEN_ARRAY:
-                cells_start = at
-                stack.append(None)
-                member.append(None)
-            elif depth == 2 and char == _OPEN_OBJECT:
-                cell = ObjectLayout(at)
-                cells.append(cell)
-                stack.append(cell)
-                member.append(None)
-                expecting_key = True
-            else:
-                skip_depth = 1
-        else:  # a closing bracket of a recording frame
-            frame = stack.pop()
-            pending = member.pop()
-            if frame is not None:
-                if pending is not None:
-                    pending.value_end = _trim_whitespace(data, at)
-                    frame.members[pending.key] = pending
-                frame.end = at + 1
-            elif depth == 2:
-                cells_end = at + 1
-            expecting_key = False
-            if not stack:
-                break
-    assert top is not None and cells_start >= 0
-    return Layout(top, cells_start, cells_end, cells)
-
-
 @dataclass(frozen=True, slots=True)
 class Style:
     """How the file writes JSON; ``indent`` None means everything on one line."""
@@ -185,7 +68,7 @@ class Style:
 CANONICAL_STYLE = Style(" ", "\n", ",", ": ", False, True)
 
 
-def detect_style(data: bytes, layout: Layout, cells: list[dict[str, Any]]) -> Style:
+def detect_style(data: bytes, layout: Layout) -> Style:
     members = sorted(layout.top.members.values(), key=lambda each: each.key_start)
     first = members[0]
     opening = data[layout.top.start + 1 : first.key_start].decode("ascii")
@@ -212,11 +95,22 @@ def detect_style(data: bytes, layout: Layout, cells: list[dict[str, Any]]) -> St
 
 def _uses_ascii_escapes(data: bytes) -> bool:
     """True when the file escapes non-ASCII text as ``\\uXXXX`` (``ensure_ascii``)."""
-    if not data.isascii() or b"\\u" not in data:
+    if not data.isascii():
         return False
-    # Escapes are matched pairwise from the left, so an escaped backslash followed by
-    # "u00e9" is not mistaken for an escape of "\u00e9".
-    return any(match[1] is not None and int(match[1], 16) >= 0x80 for match in _ESCAPE.finditer(data))
+    # Only the (usually few) "\\u" occurrences are looked at; one counts as an escape
+    # when an even number of backslashes precedes it, so an escaped backslash followed
+    # by "u00e9" is not mistaken for an escape of "\\u00e9".
+    position = data.find(b"\\u")
+    while position != -1:
+        digits = data[position + 2 : position + 6]
+        if len(digits) == 4 and all(digit in _HEX_DIGITS for digit in digits) and int(digits, 16) >= 0x80:
+            backslashes = 0
+            while position - 1 - backslashes >= 0 and data[position - 1 - backslashes] == _BACKSLASH:
+                backslashes += 1
+            if backslashes % 2 == 0:
+                return True
+        position = data.find(b"\\u", position + 2)
+    return False
 
 
 def _keys_sorted(members: list[Member], cells: list[ObjectLayout]) -> bool:

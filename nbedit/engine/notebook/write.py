@@ -38,7 +38,8 @@ class CellWrite:
     ``original``: index of the cell in the file whose bytes are reused, if any.
     ``replace``: member names whose values are rewritten from ``cell``; None means
     the whole object is written from ``cell``. ``key_order`` orders a whole object
-    when the file does not sort keys.
+    when the file does not sort keys. With ``replace`` set, ``cell`` needs to hold
+    only the replaced members (an untouched cell has ``replace == ()`` and ``{}``).
     """
 
     cell: dict[str, Any]
