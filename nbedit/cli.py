@@ -11,6 +11,13 @@ prompt and a preview without a terminal or ``--yes``), 2 usage error. ``nbedit d
 
 Imports stay lazy so ``nbedit apply --yes`` starts fast: the workspace, rich and
 the renderers load only inside the subcommand that needs them.
+
+The preview has two forms. On a terminal it is rich's coloured, numbered rows.
+Anywhere else (a pipe, a log, CI) it is plain text written in one call: the
+header's facts (counts, hunks not found verbatim, offsets) and the plan's
+unified diff, with no ANSI codes. Piped output is read by tools and scrolled
+back through by people, and the rows cost seconds for a 1,000-hunk change
+(rich printed them line by line) where the diff is already in the plan.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -84,39 +91,59 @@ def _workspace(args: argparse.Namespace) -> Workspace:
     )
 
 
-def _interactive() -> bool:
+def _is_terminal(stream: Any) -> bool:
     try:
-        return sys.stdin.isatty() and sys.stdout.isatty()
+        return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
 
 
-def _confirm(console: Console) -> bool:
-    console.print("Apply? [y/N] ", end="", markup=False)
+def _interactive() -> bool:
+    return _is_terminal(sys.stdin) and _is_terminal(sys.stdout)
+
+
+def _say(message: str) -> None:
+    sys.stdout.write(message + "\n")
+    sys.stdout.flush()
+
+
+def _confirm() -> bool:
+    sys.stdout.write("Apply? [y/N] ")
     sys.stdout.flush()
     try:
         answer = sys.stdin.readline()
     except (KeyboardInterrupt, EOFError):
-        console.print()
+        _say("")
         return False
     return answer.strip().lower() in {"y", "yes"}
 
 
-def _review_and_apply(workspace: Workspace, plan: Plan, args: argparse.Namespace, stdin_used: bool) -> int:
-    """Show the plan, then write it only if the person (or --yes) agreed."""
+def _preview(plan: Plan) -> Callable[[str], None]:
+    """Print the plan (rows on a terminal, plain diff elsewhere); return how to print what follows."""
+    if not _is_terminal(sys.stdout):
+        from nbedit.render.text import plan_to_plain_diff
+
+        sys.stdout.write(plan_to_plain_diff(plan) + "\n")
+        return _say
     from nbedit.render.terminal import print_plan
 
     console = _console()
     print_plan(plan, console)
     console.print()
+    return lambda message: console.print(message, markup=False)
+
+
+def _review_and_apply(workspace: Workspace, plan: Plan, args: argparse.Namespace, stdin_used: bool) -> int:
+    """Show the plan, then write it only if the person (or --yes) agreed."""
+    say = _preview(plan)
     if plan.already_applied:
-        console.print("already applied: the files already contain this change; nothing to do")
+        say("already applied: the files already contain this change; nothing to do")
         return OK
     if not any(file_plan.changed for file_plan in plan.files):
-        console.print("nothing to change")
+        say("nothing to change")
         return OK
     if args.dry_run:
-        console.print("dry run: nothing written")
+        say("dry run: nothing written")
         return OK
     if not args.yes:
         if stdin_used or not _interactive():
@@ -124,13 +151,13 @@ def _review_and_apply(workspace: Workspace, plan: Plan, args: argparse.Namespace
                 "preview only, nothing written: no terminal to ask for confirmation; re-run with --yes to apply"
             )
             return FAILED
-        if not _confirm(console):
-            console.print("not applied; nothing written")
+        if not _confirm():
+            say("not applied; nothing written")
             return FAILED
     result = workspace.apply(plan)
     written = ", ".join(result.written) or "nothing"
     recorded = f" (history entry {result.entry_id}; undo with: nbedit undo)" if result.entry_id else ""
-    console.print(f"applied: wrote {written}{recorded}", markup=False)
+    say(f"applied: wrote {written}{recorded}")
     return OK
 
 

@@ -63,15 +63,42 @@ def test_apply_yes_writes_and_shows_the_diff(project: Path) -> None:
     result = run("apply", "change.diff", "--yes", cwd=project)
     assert result.returncode == 0, result.stderr
     assert (project / "app.py").read_bytes() == b"import os\nDEBUG = True\nprint(DEBUG)\n"
-    assert "- DEBUG = False" in result.stdout and "+ DEBUG = True" in result.stdout
-    assert "applied: wrote app.py" in result.stdout
+    # not a terminal: the header line, the plain unified diff, then what was written
+    assert result.stdout.startswith("unified diff: 1 file, +1 -1\n\n" + PATCH + "\napplied: wrote app.py")
+
+
+def test_piped_preview_is_plain_text_without_colour_codes(project: Path) -> None:
+    environment = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
+    environment.update(PYTHONPATH=str(REPO), TERM="xterm-256color")
+    completed = subprocess.run(
+        [sys.executable, "-m", "nbedit.cli", "apply", "change.diff", "--dry-run"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "\x1b[" not in completed.stdout
+    assert "-DEBUG = False\n+DEBUG = True\n" in completed.stdout
+
+
+def test_piped_preview_names_offsets_and_tiers(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_bytes(b"".join(b"line %d\n" % number for number in range(1, 31)))
+    # the hunk claims line 3 but its context is at line 23
+    patch = "--- a/f.txt\n+++ b/f.txt\n@@ -2,3 +2,3 @@\n line 22\n-line 23\n+line twenty-three\n line 24\n"
+    result = run("apply", "-", "--yes", cwd=tmp_path, stdin=patch)
+    assert result.returncode == 0, result.stderr
+    assert "ℹ f.txt: hunk 1 (line 22): applied 20 lines below where the diff said" in result.stdout
+    assert "-line 23\n+line twenty-three\n" in result.stdout
+    assert b"line twenty-three\n" in (tmp_path / "f.txt").read_bytes()
 
 
 def test_apply_without_a_terminal_only_previews(project: Path) -> None:
     before = snapshot(project)
     result = run("apply", "change.diff", cwd=project)
     assert result.returncode == 1
-    assert "+ DEBUG = True" in result.stdout
+    assert "+DEBUG = True" in result.stdout
     assert "re-run with --yes" in result.stderr
     assert snapshot(project) == before
 
@@ -314,6 +341,8 @@ def test_terminal_prompt_yes_applies(project: Path) -> None:
     code, output = _run_on_terminal(["apply", "change.diff"], project, b"y\n")
     assert code == 0, output
     assert "Apply? [y/N]" in output
+    # a terminal gets the numbered rows (old and new line numbers, then the marker)
+    assert re.search(r"2 +- DEBUG = False", output) and re.search(r"2 \+ DEBUG = True", output)
     assert b"DEBUG = True" in (project / "app.py").read_bytes()
 
 
@@ -336,6 +365,7 @@ def test_apply_does_not_import_the_jupyter_stack(project: Path) -> None:
         "code = main(['apply', 'change.diff', '--yes'])\n"
         "heavy = sorted(name for name in ('IPython', 'ipywidgets', 'nbformat', 'ipykernel') if name in sys.modules)\n"
         "print('HEAVY', heavy, code)\n"
+        "print('PIPED', sorted(name for name in ('rich', 'nbedit.render.rows') if name in sys.modules))\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe],
@@ -346,6 +376,8 @@ def test_apply_does_not_import_the_jupyter_stack(project: Path) -> None:
         timeout=120,
     )
     assert "HEAVY [] 0" in result.stdout, result.stdout + result.stderr
+    # stdout is a pipe here: the plain preview needs neither rich nor the row builder
+    assert "PIPED []" in result.stdout, result.stdout + result.stderr
 
 
 def test_help_does_not_import_rich(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ from typing import Literal
 from nbedit.engine.diff import common_ends
 from nbedit.engine.models import FilePlan, LocatedHunk, Tier
 from nbedit.engine.text import line_starts, split_lines, strip_newline
+from nbedit.render.labels import offset_note, tier_label
 
 __all__ = [
     "Block",
@@ -133,22 +134,6 @@ class FileView:
     @property
     def blocks(self) -> tuple[Block, ...]:
         return tuple(section for section in self.sections if isinstance(section, Block))
-
-
-def tier_label(tier: Tier, score: float = 1.0) -> str:
-    """Short badge text: ``fuzzy 0.93`` for fuzzy matches, the tier name otherwise."""
-    if tier is Tier.FUZZY:
-        return f"fuzzy {score:.2f}"
-    return str(tier.value)
-
-
-def offset_note(offset: int | None) -> str | None:
-    """Where a unified-diff hunk landed relative to the line it claimed."""
-    if not offset:
-        return None
-    lines = "line" if abs(offset) == 1 else "lines"
-    direction = "below" if offset > 0 else "above"
-    return f"applied {abs(offset)} {lines} {direction} where the diff said"
 
 
 # --- building -------------------------------------------------------------------------------------

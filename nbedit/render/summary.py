@@ -4,18 +4,41 @@ A reviewer must see at a glance which files change, by how much, and which hunks
 were *not* found verbatim: every non-exact tier is listed with the reason in
 plain words (``Tier.explanation``), fuzzy matches with their score, and unified
 diff hunks that landed away from the line they claimed with the distance. The
-renderers only decide how to draw these facts.
+renderers only decide how to draw these facts: ``header_lines`` even gives
+the header's words as (text, role) pieces, so the coloured terminal header and
+the plain one a pipe gets cannot drift apart.
+
+Added/removed counts normally come from the rendered rows (``file_view``);
+``summarize(plan, from_diff=True)`` counts them in the plan's unified diff
+instead, for output that shows that diff and must not pay for building rows.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 from nbedit.engine.models import FilePlan, Plan, Tier
-from nbedit.render.rows import FileView, file_view, offset_note, tier_label
+from nbedit.render.labels import offset_note, tier_label
 
-__all__ = ["FileSummary", "HunkFlag", "PlanSummary", "cached_view", "summarize"]
+if TYPE_CHECKING:
+    from nbedit.render.rows import FileView
+
+__all__ = [
+    "FileSummary",
+    "HunkFlag",
+    "PlanSummary",
+    "Role",
+    "cached_view",
+    "header_lines",
+    "summarize",
+    "summarize_file",
+]
+
+# What a piece of the header is, for renderers to style: the headline, a path, the
+# added/removed counts, secondary detail, an informational flag, a warning flag.
+Role = Literal["headline", "path", "added", "removed", "detail", "note", "warning"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +63,13 @@ class HunkFlag:
         if self.offset:
             details.append(self.offset)
         return f"hunk {self.index + 1} ({self.where}): " + "; ".join(details)
+
+    def describe_with_label(self) -> str:
+        """``describe`` with the tier's name (``[fuzzy 0.93]``) for lines that stand without a badge."""
+        if self.exact:
+            return self.describe()
+        details = "; ".join([self.explanation, *([self.offset] if self.offset else [])])
+        return f"hunk {self.index + 1} ({self.where}) [{self.label}]: {details}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +166,8 @@ def _dialect_name(dialect: str) -> str:
 @functools.lru_cache(maxsize=64)
 def cached_view(file_plan: FilePlan) -> FileView:
     """``file_view`` once per plan, although header and body both need it."""
+    from nbedit.render.rows import file_view  # the row builder loads only when rows are drawn
+
     return file_view(file_plan)
 
 
@@ -161,14 +193,17 @@ def _flags(file_plan: FilePlan) -> tuple[HunkFlag, ...]:
     return tuple(flags)
 
 
-def summarize_file(file_plan: FilePlan) -> FileSummary:
-    view = cached_view(file_plan)
+def summarize_file(file_plan: FilePlan, counts: tuple[int, int] | None = None) -> FileSummary:
+    """The file's facts; ``counts`` (added, removed) instead of counting the rendered rows."""
+    if counts is None:
+        view = cached_view(file_plan)
+        counts = (view.added, view.removed)
     return FileSummary(
         path=file_plan.path,
         new_path=file_plan.new_path,
         operation=file_plan.operation,
-        added=view.added,
-        removed=view.removed,
+        added=counts[0],
+        removed=counts[1],
         hunk_count=len(file_plan.hunks),
         flags=_flags(file_plan),
         already_applied=file_plan.already_applied,
@@ -178,5 +213,37 @@ def summarize_file(file_plan: FilePlan) -> FileSummary:
     )
 
 
-def summarize(plan: Plan) -> PlanSummary:
-    return PlanSummary(dialect=plan.dialect, files=tuple(summarize_file(file) for file in plan.files))
+def summarize(plan: Plan, *, from_diff: bool = False) -> PlanSummary:
+    """The plan's facts; ``from_diff`` counts lines in ``plan.diff`` rather than in rendered rows."""
+    if from_diff:
+        stats = plan.stats()
+        files = tuple(summarize_file(file, stats[file.target_path]) for file in plan.files)
+    else:
+        files = tuple(summarize_file(file) for file in plan.files)
+    return PlanSummary(dialect=plan.dialect, files=files)
+
+
+Piece = tuple[str, Role]
+
+
+def header_lines(summary: PlanSummary) -> list[list[Piece]]:
+    """The header as lines of (text, role): headline, each file when there are several, flagged hunks."""
+    lines: list[list[Piece]] = [[(summary.headline, "headline")]]
+    if len(summary.files) > 1:
+        for file in summary.files:
+            hunks = "1 hunk" if file.hunk_count == 1 else f"{file.hunk_count} hunks"
+            detail = f"{file.status}, {hunks} ({file.tiers_note})" if file.hunk_count else file.status
+            lines.append(
+                [
+                    (f"  {file.title}", "path"),
+                    (f"  +{file.added}", "added"),
+                    (f" -{file.removed}", "removed"),
+                    (f"  {detail}", "detail"),
+                ]
+            )
+    for file in summary.files:
+        for flag in file.flags:
+            mark = "ℹ" if flag.exact else "⚠"
+            text = f"  {mark} {file.path}: {flag.describe_with_label()}"
+            lines.append([(text, "note" if flag.exact else "warning")])
+    return lines

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from nbedit.engine.models import Tier
 from nbedit.render.rows import Block, Gap, Row, offset_note, tier_label
-from nbedit.render.summary import FileSummary, PlanSummary, cached_view, summarize
+from nbedit.render.summary import FileSummary, PlanSummary, cached_view, header_lines, summarize
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -109,23 +109,22 @@ def _file_lines(file_plan: FilePlan, summary: FileSummary) -> list[Text]:
     return lines
 
 
+_ROLE_STYLE = {
+    "headline": "bold",
+    "path": "bold",
+    "added": "green",
+    "removed": "red",
+    "detail": "dim",
+    "note": "yellow",
+    "warning": _FLAG,
+}
+
+
 def _header_lines(summary: PlanSummary) -> list[Text]:
-    lines = [Text(summary.headline, style="bold")]
-    if len(summary.files) > 1:
-        for file in summary.files:
-            hunks = "1 hunk" if file.hunk_count == 1 else f"{file.hunk_count} hunks"
-            detail = f"{file.status}, {hunks} ({file.tiers_note})" if file.hunk_count else file.status
-            line = Text(f"  {file.title}", style="bold")
-            line.append(f"  +{file.added}", style="green")
-            line.append(f" -{file.removed}", style="red")
-            line.append(f"  {detail}", style="dim")
-            lines.append(line)
-    for file in summary.files:
-        for flag in file.flags:
-            style = "yellow" if flag.exact else _FLAG
-            mark = "ℹ" if flag.exact else "⚠"
-            lines.append(Text(f"  {mark} {file.path}: {flag.describe()}", style=style))
-    return lines
+    return [
+        Text.assemble(*((text, _ROLE_STYLE[role]) for text, role in pieces))
+        for pieces in header_lines(summary)
+    ]
 
 
 def plan_text(plan: Plan) -> list[Text]:
@@ -140,8 +139,10 @@ def plan_text(plan: Plan) -> list[Text]:
 
 def print_plan(plan: Plan, console: Console) -> None:
     """Print the plan's header and coloured diff on ``console``."""
-    for line in plan_text(plan):
-        console.print(line, overflow="ignore", crop=False, soft_wrap=True, highlight=False)
+    # One print: rich's per-call cost (terminal checks, a buffer flush) times 10,000 lines was seconds.
+    console.print(
+        Text("\n").join(plan_text(plan)), overflow="ignore", crop=False, soft_wrap=True, highlight=False
+    )
 
 
 def unified_diff_text(diff: str, indent: str = "") -> Text:

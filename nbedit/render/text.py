@@ -1,8 +1,13 @@
-"""A plan as plain text: the terminal rendering without colour.
+"""A plan as plain text, for places that take only text.
 
-For places that take only text (logs, an LLM tool result, a test failure
-message). It is the rich rendering's plain form, so it says exactly what the
-coloured preview says.
+Two forms. ``plan_to_text`` is the terminal rendering without colour (numbered
+rows), for logs, an LLM tool result or a test failure message: it says exactly
+what the coloured preview says. ``plan_to_plain_diff`` is what ``nbedit apply``
+writes when stdout is not a terminal: the header's facts (counts, every hunk
+not found verbatim or found away from where the diff said) and then the plan's
+unified diff, which the plan already holds. It builds no rows and loads no rich,
+so piping a 1,000-hunk change costs milliseconds instead of seconds, and it is
+still a diff a person or a tool can read.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from nbedit.engine.models import Plan
 
-__all__ = ["plan_to_text"]
+__all__ = ["plan_to_plain_diff", "plan_to_text"]
 
 
 def plan_to_text(plan: Plan) -> str:
@@ -20,3 +25,15 @@ def plan_to_text(plan: Plan) -> str:
     from nbedit.render.terminal import plan_text
 
     return "\n".join(line.plain.rstrip() for line in plan_text(plan)) + "\n"
+
+
+def plan_to_plain_diff(plan: Plan) -> str:
+    """Header lines, file notes, a blank line, then the unified diff (ends with a newline)."""
+    from nbedit.render.summary import header_lines, summarize
+
+    summary = summarize(plan, from_diff=True)
+    lines = ["".join(text for text, _ in pieces) for pieces in header_lines(summary)]
+    lines.extend(f"  note: {file.path}: {note}" for file in summary.files for note in file.notes)
+    header = "\n".join(lines) + "\n"
+    diff = plan.diff
+    return header + "\n" + diff if diff else header
