@@ -110,7 +110,7 @@ class NotebookDocument:
                 path=path,
             )
         try:
-            check_utf8(data, body_start)
+            is_ascii = check_utf8(data, body_start)
         except UnicodeDecodeError as error:
             raise NotebookError(
                 f"{path}: byte {error.start} is not valid UTF-8, so this is not a notebook "
@@ -118,7 +118,7 @@ class NotebookDocument:
                 path=path,
             ) from None
         try:
-            scanned = scan_notebook(data, body_start)
+            scanned = scan_notebook(data, body_start, is_ascii=is_ascii)
         except JsonSyntaxError as error:
             line = data.count(b"\n", body_start, error.position) + 1
             column = error.position - max(data.rfind(b"\n", body_start, error.position) + 1, body_start) + 1
@@ -268,7 +268,7 @@ class NotebookDocument:
         if not changes:
             return NotebookEdit(self.data)
         notes = self._validate(writes)
-        style = detect_style(self.data, self.layout)
+        style = detect_style(self.data, self.layout, escapes_matter=not all(map(_is_ascii, writes)))
         return NotebookEdit(splice_cells(self.data, self.layout, style, writes), tuple(changes), tuple(notes))
 
     def raw_cell(self, index: int) -> dict[str, Any]:
@@ -404,6 +404,14 @@ class NotebookDocument:
         original_cells = [self.raw_cell(index) for index in range(len(self.cells))]
         labels = [cell.label for cell in self.cells]
         return schema_notes(self.path, self.top, original_cells, labels, writes, self.nbformat_minor)
+
+
+def _is_ascii(write: CellWrite) -> bool:
+    """Whether everything ``write`` puts into the file is ASCII (so ``\\u`` escaping cannot matter)."""
+    if write.replace is not None and set(write.replace) <= {"source", "outputs", "execution_count"}:
+        source = write.cell.get("source", "")
+        return "".join(source).isascii() if isinstance(source, list) else str(source).isascii()
+    return json.dumps(write.cell, ensure_ascii=False).isascii()
 
 
 def _read_cell(path: str, index: int, scan: CellScan) -> NotebookCell:

@@ -68,7 +68,9 @@ class Style:
 CANONICAL_STYLE = Style(" ", "\n", ",", ": ", False, True)
 
 
-def detect_style(data: bytes, layout: Layout) -> Style:
+def detect_style(data: bytes, layout: Layout, *, escapes_matter: bool = True) -> Style:
+    """The file's style; ``escapes_matter=False`` (every value to write is ASCII) skips the
+    search for ``\\u`` escapes, which reads the whole file and cannot change such values."""
     members = sorted(layout.top.members.values(), key=lambda each: each.key_start)
     first = members[0]
     opening = data[layout.top.start + 1 : first.key_start].decode("ascii")
@@ -88,7 +90,7 @@ def detect_style(data: bytes, layout: Layout) -> Style:
         newline=newline,
         item_separator=item_separator,
         key_separator=key_separator,
-        ensure_ascii=_uses_ascii_escapes(data),
+        ensure_ascii=escapes_matter and _uses_ascii_escapes(data),
         sort_keys=_keys_sorted(members, layout.cells[:20]),
     )
 

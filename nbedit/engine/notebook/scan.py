@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import json.scanner
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,12 @@ __all__ = ["CellScan", "JsonSyntaxError", "NotebookScan", "check_utf8", "scan_no
 KEPT_CELL_KEYS = frozenset({"cell_type", "id", "source", "metadata", "execution_count"})
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+# The common case in one match each: a plain key with its colon, and what follows a value.
+_PLAIN_KEY = re.compile(r'[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*')
+_AFTER_MEMBER = re.compile(r"[ \t\n\r]*([,}])")
+_AFTER_ELEMENT = re.compile(r"[ \t\n\r]*([,\]])")
+_EMPTY_OBJECT = re.compile(r"[ \t\n\r]*}")
+_EMPTY_ARRAY = re.compile(r"[ \t\n\r]*]")
 _CHUNK = 1 << 20
 _scan_value = json.scanner.make_scanner(json.JSONDecoder())
 _scan_string = json.decoder.scanstring  # type: ignore[attr-defined]
@@ -72,15 +79,17 @@ class NotebookScan:
     is_object: bool  # the document is a JSON object
 
 
-def check_utf8(data: bytes, start: int) -> None:
+def check_utf8(data: bytes, start: int) -> bool:
     """``UnicodeDecodeError`` (``start`` = absolute byte offset) unless ``data[start:]`` is UTF-8.
+
+    Returns whether the data is plain ASCII (``scan_notebook`` can use that).
 
     A chunk never ends just before a continuation byte (valid UTF-8 has at most three
     in a row), so each chunk decodes on its own and no decoded copy of the whole file
     exists at any time.
     """
     if data.isascii():
-        return
+        return True
     view = memoryview(data)
     position = start
     while position < len(data):
@@ -95,13 +104,29 @@ def check_utf8(data: bytes, start: int) -> None:
                 "utf-8", data, position + error.start, position + error.end, error.reason
             ) from None
         position = end
+    return False
+
+
+def scan_notebook(data: bytes, start: int = 0, *, is_ascii: bool | None = None) -> NotebookScan:
+    """Scan ``data[start:]`` (see module docstring); ``JsonSyntaxError`` if it is not JSON."""
+    scanner = _Scanner(data, data.isascii() if is_ascii is None else is_ascii)
+    try:
+        return scanner.document(start)
+    except StopIteration as stop:  # how the C scanner says "no value starts here"
+        raise JsonSyntaxError("Expecting value", stop.value) from None
+    except json.JSONDecodeError as error:
+        raise JsonSyntaxError(error.msg, error.pos) from None
+    except RecursionError:
+        raise JsonSyntaxError("Nested too deeply", start) from None
 
 
 class _Scanner:
-    def __init__(self, data: bytes) -> None:
+    """The walk over the three levels the editor needs; values below them go to ``json``."""
+
+    def __init__(self, data: bytes, is_ascii: bool) -> None:
         self.data = data
         self.text = data.decode("latin-1")
-        self.ascii = data.isascii()
+        self.ascii = is_ascii
 
     def skip(self, position: int) -> int:
         return _WHITESPACE.match(self.text, position).end()  # type: ignore[union-attr]
@@ -109,138 +134,118 @@ class _Scanner:
     def char(self, position: int) -> str:
         return self.text[position : position + 1]
 
-    def value(self, position: int) -> tuple[Any, int]:
-        try:
-            return _scan_value(self.text, position)  # type: ignore[no-any-return]
-        except StopIteration as stop:
-            raise JsonSyntaxError("Expecting value", stop.value) from None
-        except json.JSONDecodeError as error:
-            raise JsonSyntaxError(error.msg, error.pos) from None
-        except RecursionError:
-            raise JsonSyntaxError("Nested too deeply", position) from None
-
     def kept(self, value: Any, start: int, end: int) -> Any:
         """``value`` decoded properly when its bytes are not ASCII."""
         if self.ascii or self.data[start:end].isascii():
             return value
         return json.loads(self.data[start:end].decode("utf-8"))
 
-    def key(self, position: int) -> tuple[str, int]:
-        if self.char(position) != '"':
-            raise JsonSyntaxError("Expecting property name enclosed in double quotes", position)
-        try:
-            key, end = _scan_string(self.text, position + 1, True)
-        except json.JSONDecodeError as error:
-            raise JsonSyntaxError(error.msg, error.pos) from None
-        return self.kept(key, position, end), end
+    def document(self, start: int) -> NotebookScan:
+        position = self.skip(start)
+        if self.char(position) != "{":
+            _, end = _scan_value(self.text, position)
+            self.expect_end(end)
+            return NotebookScan({}, None, [], is_object=False)
+        top_layout = ObjectLayout(position)
+        top: dict[str, Any] = {}
+        cells: list[CellScan] = []
+        cells_bounds: tuple[int, int] | None = None
+        for member in self.members(top_layout):
+            if member.key == "cells" and self.char(member.value_start) == "[":
+                if cells_bounds is not None:
+                    raise JsonSyntaxError("a second top-level 'cells' array", member.key_start)
+                top.pop("cells", None)
+                member.value_end = self.cells(member.value_start, cells)
+                cells_bounds = (member.value_start, member.value_end)
+            else:
+                value, member.value_end = _scan_value(self.text, member.value_start)
+                top[member.key] = self.kept(value, member.value_start, member.value_end)
+                if member.key == "cells":  # the last "cells" wins, as in json.loads
+                    cells.clear()
+                    cells_bounds = None
+        self.expect_end(top_layout.end)
+        if cells_bounds is None:
+            return NotebookScan(top, None, cells, is_object=True)
+        objects = [cell.layout for cell in cells if cell.layout is not None]
+        return NotebookScan(top, Layout(top_layout, *cells_bounds, objects), cells, is_object=True)
 
-    def members(self, start: int, on_member: Any) -> int:
-        """Walk the object whose ``{`` is at ``start``; ``on_member(member)`` parses each value.
+    def members(self, layout: ObjectLayout) -> Iterator[Member]:
+        """Each member of the object whose ``{`` is at ``layout.start``, recorded in ``layout``.
 
-        Returns the offset just after the closing ``}``.
+        The consumer parses the value and sets ``value_end`` before asking for the
+        next member; ``layout.end`` is set when the object closes. As in
+        ``json.loads``, a repeated key keeps its first place and its last value.
         """
-        position = self.skip(start + 1)
-        if self.char(position) == "}":
-            return position + 1
+        text = self.text
+        empty = _EMPTY_OBJECT.match(text, layout.start + 1)
+        if empty is not None:
+            layout.end = empty.end()
+            return
+        position = layout.start + 1
         while True:
-            key_start = position
-            key, key_end = self.key(position)
-            position = self.skip(key_end)
-            if self.char(position) != ":":
-                raise JsonSyntaxError("Expecting ':' delimiter", position)
-            member = Member(key, key_start, key_end, self.skip(position + 1))
-            member.value_end = on_member(member)
-            position = self.skip(member.value_end)
-            separator = self.char(position)
-            if separator == "}":
-                return position + 1
-            if separator != ",":
-                raise JsonSyntaxError("Expecting ',' delimiter", position)
-            position = self.skip(position + 1)
+            member = self.key(position)
+            layout.members[member.key] = member
+            yield member
+            after = _AFTER_MEMBER.match(text, member.value_end)
+            if after is None:
+                raise JsonSyntaxError("Expecting ',' delimiter", self.skip(member.value_end))
+            if after[1] == "}":
+                layout.end = after.end()
+                return
+            position = after.end()
 
+    def key(self, position: int) -> Member:
+        """The key starting after whitespace at ``position``, up to where its value starts."""
+        found = _PLAIN_KEY.match(self.text, position)
+        if found is not None:
+            key_start, key_end = found.start(1) - 1, found.end(1) + 1
+            key = found[1] if self.ascii else self.kept(found[1], key_start, key_end)
+            return Member(key, key_start, key_end, found.end())
+        # escapes, or not JSON: the json module decodes the key or names the error
+        key_start = self.skip(position)
+        if self.char(key_start) != '"':
+            raise JsonSyntaxError("Expecting property name enclosed in double quotes", key_start)
+        key, key_end = _scan_string(self.text, key_start + 1, True)
+        colon = self.skip(key_end)
+        if self.char(colon) != ":":
+            raise JsonSyntaxError("Expecting ':' delimiter", colon)
+        return Member(self.kept(key, key_start, key_end), key_start, key_end, self.skip(colon + 1))
 
-def scan_notebook(data: bytes, start: int = 0) -> NotebookScan:
-    """Scan ``data[start:]`` (see module docstring); ``JsonSyntaxError`` if it is not JSON."""
-    scanner = _Scanner(data)
-    position = scanner.skip(start)
-    if scanner.char(position) != "{":
-        _, end = scanner.value(position)
-        _expect_end(scanner, end)
-        return NotebookScan({}, None, [], is_object=False)
-    top_layout = ObjectLayout(position)
-    top: dict[str, Any] = {}
-    cells: list[CellScan] = []
-    cells_bounds: list[tuple[int, int]] = []
+    def cells(self, start: int, cells: list[CellScan]) -> int:
+        text = self.text
+        empty = _EMPTY_ARRAY.match(text, start + 1)
+        if empty is not None:
+            return empty.end()
+        position = start + 1
+        while True:
+            position = self.skip(position)
+            if self.char(position) == "{":
+                cell = self.cell(position)
+                position = cell.layout.end  # type: ignore[union-attr]
+            else:
+                cell = CellScan(None)
+                _, position = _scan_value(text, position)
+            cells.append(cell)
+            after = _AFTER_ELEMENT.match(text, position)
+            if after is None:
+                raise JsonSyntaxError("Expecting ',' delimiter", self.skip(position))
+            if after[1] == "]":
+                return after.end()
+            position = after.end()
 
-    def top_member(member: Member) -> int:
-        if member.key == "cells" and scanner.char(member.value_start) == "[":
-            if cells_bounds:
-                raise _DuplicateCells(member.key_start)
-            top.pop("cells", None)
-            end = _scan_cells(scanner, member.value_start, cells)
-            cells_bounds.append((member.value_start, end))
-        else:
-            value, end = scanner.value(member.value_start)
-            top[member.key] = scanner.kept(value, member.value_start, end)
-            if member.key == "cells":
-                cells.clear()
-                cells_bounds.clear()
-        top_layout.members[member.key] = member  # as in json.loads: first place, last value
-        return end
+    def cell(self, start: int) -> CellScan:
+        layout = ObjectLayout(start)
+        cell = CellScan(layout)
+        values, kinds, text = cell.values, cell.kinds, self.text
+        for member in self.members(layout):
+            key = member.key
+            value, member.value_end = _scan_value(text, member.value_start)
+            if key in KEPT_CELL_KEYS or (key == "outputs" and value == []):
+                values[key] = self.kept(value, member.value_start, member.value_end)
+            kinds[key] = type(value)
+        return cell
 
-    top_layout.end = scanner.members(position, top_member)
-    _expect_end(scanner, top_layout.end)
-    layout = None
-    if cells_bounds:
-        cells_start, cells_end = cells_bounds[0]
-        layout = Layout(top_layout, cells_start, cells_end, [cell.layout for cell in cells])  # type: ignore[misc]
-    return NotebookScan(top, layout, cells, is_object=True)
-
-
-class _DuplicateCells(JsonSyntaxError):
-    def __init__(self, position: int) -> None:
-        super().__init__("a second top-level 'cells' array", position)
-
-
-def _expect_end(scanner: _Scanner, end: int) -> None:
-    end = scanner.skip(end)
-    if end != len(scanner.text):
-        raise JsonSyntaxError("Extra data", end)
-
-
-def _scan_cells(scanner: _Scanner, start: int, cells: list[CellScan]) -> int:
-    position = scanner.skip(start + 1)
-    if scanner.char(position) == "]":
-        return position + 1
-    while True:
-        if scanner.char(position) == "{":
-            cell = CellScan(ObjectLayout(position))
-            assert cell.layout is not None
-            cell.layout.end = scanner.members(position, _cell_member(scanner, cell))
-            position = cell.layout.end
-        else:
-            cell = CellScan(None)
-            _, position = scanner.value(position)
-        cells.append(cell)
-        position = scanner.skip(position)
-        separator = scanner.char(position)
-        if separator == "]":
-            return position + 1
-        if separator != ",":
-            raise JsonSyntaxError("Expecting ',' delimiter", position)
-        position = scanner.skip(position + 1)
-
-
-def _cell_member(scanner: _Scanner, cell: CellScan) -> Any:
-    layout = cell.layout
-    assert layout is not None
-
-    def on_member(member: Member) -> int:
-        value, end = scanner.value(member.value_start)
-        if member.key in KEPT_CELL_KEYS or (member.key == "outputs" and value == []):
-            cell.values[member.key] = scanner.kept(value, member.value_start, end)
-        cell.kinds[member.key] = type(value)
-        layout.members[member.key] = member
-        return end
-
-    return on_member
+    def expect_end(self, end: int) -> None:
+        end = self.skip(end)
+        if end != len(self.text):
+            raise JsonSyntaxError("Extra data", end)
