@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import io
 import re
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from nbedit.render.html import (
 )
 from nbedit.render.rows import Block, Gap, block_for_hunk, blocks_for_hunks, file_view
 from nbedit.render.summary import summarize
-from nbedit.render.terminal import print_plan
+from nbedit.render.terminal import plan_text, print_plan, unified_diff_text
 from nbedit.render.text import plan_to_text
 
 
@@ -444,6 +445,32 @@ def test_html_escapes_file_content(tmp_path: Path) -> None:
     plain = re.sub(r"<span[^>]*>|</span>", "", html)
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in plain
     assert "&lt;p&gt;old &amp; busted&lt;/p&gt;" in plain
+
+
+def test_terminal_output_cannot_carry_escape_sequences_from_the_file(tmp_path: Path) -> None:
+    write(tmp_path, "a.txt", "title = '\x1b]0;owned\x07'\ncolour = '\x1b[31m'\n")
+    plan = Workspace(tmp_path).plan_edit("a.txt", "colour = ", "color = ")
+    console = Console(file=io.StringIO(), force_terminal=True, width=200, color_system="standard")
+    print_plan(plan, console)
+    printed = console.file.getvalue()
+    # drawn, not sent: a reviewer sees the escape sequence and it does nothing
+    assert "\x1b]0;" not in printed and "\x1b[31m'" not in printed and "\x07" not in printed
+    assert "title = '␛]0;owned␇'" in printed and " = '␛[31m'" in printed
+    assert "colour = '␛[31m'" in plan_to_text(plan) and "\x1b" not in plan_to_text(plan)
+    diff = unified_diff_text(plan.diff).plain
+    assert "\x1b" not in diff and "+color = '␛[31m'" in diff
+
+
+def test_terminal_plan_ends_each_line_and_matches_the_plain_text(tmp_path: Path) -> None:
+    write(tmp_path, "a.txt", numbered(40))
+    plan = Workspace(tmp_path).plan_patch(
+        "a.txt\n<<<<<<< SEARCH\nline 3\n=======\nline three\n>>>>>>> REPLACE\n"
+        "a.txt\n<<<<<<< SEARCH\nline 30\n=======\nline thirty\n>>>>>>> REPLACE\n"
+    )
+    printed = terminal_text(plan)
+    assert printed.endswith("\n") and not printed.endswith("\n\n")
+    assert [line.rstrip() for line in printed.split("\n")] == plan_to_text(plan).split("\n")
+    assert [line.plain.rstrip() for line in plan_text(plan)] == plan_to_text(plan).split("\n")[:-1]
 
 
 def test_big_change_renders_small(tmp_path: Path) -> None:

@@ -22,9 +22,9 @@ __all__ = ["plan_to_plain_diff", "plan_to_text"]
 
 def plan_to_text(plan: Plan) -> str:
     """Header, then each file's numbered rows with ``-``/``+`` markers."""
-    from nbedit.render.terminal import plan_text
+    from nbedit.render.terminal import plan_plain_lines
 
-    return "\n".join(line.plain.rstrip() for line in plan_text(plan)) + "\n"
+    return "\n".join(line.rstrip() for line in plan_plain_lines(plan)) + "\n"
 
 
 def plan_to_plain_diff(plan: Plan) -> str:
