@@ -11,7 +11,10 @@ from nbedit.engine.notebook import NotebookDocument
 
 
 @pytest.mark.slow
-def test_editing_one_cell_of_a_50_megabyte_notebook_stays_within_three_times_its_size() -> None:
+def test_editing_one_cell_of_a_50_megabyte_notebook_needs_one_more_copy_of_it_at_most() -> None:
+    # The input bytes are allocated before tracing starts; scanning holds one Latin-1
+    # copy (freed before the edit), the edit builds the result. Outputs are never parsed
+    # all at once, so the peak stays near one file size (it was 3x with json.loads).
     notebook = big_image_notebook(50)
     data = canonical(notebook)
     assert len(data) > 45_000_000
@@ -22,7 +25,7 @@ def test_editing_one_cell_of_a_50_megabyte_notebook_stays_within_three_times_its
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert peak < 3 * len(data)
+    assert peak < 1.5 * len(data)
     del document
     expected = set_source(notebook, 1, "x1 = 1\nprint(x1 + 1)\n# done")
     assert result == canonical(expected)

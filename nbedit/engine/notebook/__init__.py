@@ -1,10 +1,12 @@
 """Notebooks as edit targets: ``.ipynb`` <-> an editable cell view, and back, byte-stable.
 
 The engine edits text, so a notebook is edited through its *cell view* (``view``):
-one marker line per cell followed by the cell's source. Matching, uniqueness and
-diffs all happen on that view; the edited view is read back, mapped onto the
-original cells (``document``) and spliced into the original JSON bytes so that
-untouched cells, outputs, metadata and the file's own formatting stay byte for
+one marker line per cell followed by the cell's source. The bytes are scanned once
+(``scan``: JSON checked, cells located, outputs never kept). Matching, uniqueness
+and diffs all happen on the view; the edited view is read back, mapped onto the
+original cells (``document``), checked (``validate``: proved for source edits,
+nbformat's schema for structural ones) and spliced into the original JSON bytes so
+that untouched cells, outputs, metadata and the file's own formatting stay byte for
 byte (``write``, ``layout``). ``plan_notebook`` is the planner's hook for
 ``.ipynb`` targets (``planning``).
 

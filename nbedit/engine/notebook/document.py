@@ -32,8 +32,13 @@ from typing import Any
 
 from nbedit.engine.models import CellSelector
 from nbedit.engine.notebook.layout import Layout, detect_style
-from nbedit.engine.notebook.scan import CellScan, JsonSyntaxError, check_utf8, scan_notebook
-from nbedit.engine.notebook.validate import already_invalid_note, is_source_only, schema_notes, structure_problems
+from nbedit.engine.notebook.scan import CellScan, DuplicateCells, JsonSyntaxError, check_utf8, scan_notebook
+from nbedit.engine.notebook.validate import (
+    already_invalid_note,
+    is_source_only,
+    schema_notes,
+    structure_problems,
+)
 from nbedit.engine.notebook.view import CELL_TYPES, CellSpan, ViewCell, cell_label, parse_view, render_view
 from nbedit.engine.notebook.write import CellWrite, source_value, splice_cells
 from nbedit.errors import NotebookError
@@ -119,6 +124,12 @@ class NotebookDocument:
             ) from None
         try:
             scanned = scan_notebook(data, body_start, is_ascii=is_ascii)
+        except DuplicateCells:
+            raise NotebookError(
+                f"{path}: has two top-level 'cells' arrays (Jupyter would silently use the last); "
+                f"delete the one you do not want; {_UNCHANGED}",
+                path=path,
+            ) from None
         except JsonSyntaxError as error:
             line = data.count(b"\n", body_start, error.position) + 1
             column = error.position - max(data.rfind(b"\n", body_start, error.position) + 1, body_start) + 1

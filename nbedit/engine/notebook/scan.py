@@ -37,7 +37,7 @@ from typing import Any
 
 from nbedit.engine.notebook.layout import Layout, Member, ObjectLayout
 
-__all__ = ["CellScan", "JsonSyntaxError", "NotebookScan", "check_utf8", "scan_notebook"]
+__all__ = ["CellScan", "DuplicateCells", "JsonSyntaxError", "NotebookScan", "check_utf8", "scan_notebook"]
 
 KEPT_CELL_KEYS = frozenset({"cell_type", "id", "source", "metadata", "execution_count"})
 
@@ -49,7 +49,7 @@ _AFTER_ELEMENT = re.compile(r"[ \t\n\r]*([,\]])")
 _EMPTY_OBJECT = re.compile(r"[ \t\n\r]*}")
 _EMPTY_ARRAY = re.compile(r"[ \t\n\r]*]")
 _CHUNK = 1 << 20
-_scan_value = json.scanner.make_scanner(json.JSONDecoder())
+_scan_value = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 _scan_string = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
@@ -60,6 +60,10 @@ class JsonSyntaxError(ValueError):
         super().__init__(message)
         self.message = message
         self.position = position
+
+
+class DuplicateCells(JsonSyntaxError):
+    """Valid JSON with two top-level ``cells`` arrays: which one is the notebook is a guess."""
 
 
 @dataclass(slots=True)
@@ -153,7 +157,7 @@ class _Scanner:
         for member in self.members(top_layout):
             if member.key == "cells" and self.char(member.value_start) == "[":
                 if cells_bounds is not None:
-                    raise JsonSyntaxError("a second top-level 'cells' array", member.key_start)
+                    raise DuplicateCells("a second top-level 'cells' array", member.key_start)
                 top.pop("cells", None)
                 member.value_end = self.cells(member.value_start, cells)
                 cells_bounds = (member.value_start, member.value_end)

@@ -52,7 +52,9 @@ _UNCHANGED = "the file was not changed"
 def is_source_only(writes: Sequence[CellWrite]) -> bool:
     """Every cell of the result is an original cell with at most its source (and outputs) rewritten."""
     return all(
-        write.original is not None and write.replace is not None and _SOURCE_ONLY_MEMBERS.issuperset(write.replace)
+        write.original is not None
+        and write.replace is not None
+        and _SOURCE_ONLY_MEMBERS.issuperset(write.replace)
         for write in writes
     )
 
@@ -118,7 +120,9 @@ def schema_notes(
             f"fix the cell view and retry; {_UNCHANGED}",
             path=path,
         )
-    return ["the notebook was already invalid before this edit (nbformat schema); the edit left that as it was"]
+    return [
+        "the notebook was already invalid before this edit (nbformat schema); the edit left that as it was"
+    ]
 
 
 def _whole_cell(write: CellWrite, original_cells: Sequence[dict[str, Any]]) -> dict[str, Any]:
