@@ -22,6 +22,7 @@ quadratic time.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -365,6 +366,32 @@ def _prepare(file_plan: FilePlan) -> _Prepared | None:
     return _Prepared(before, starts, spans, deltas)
 
 
+def _span_rows(
+    old_lines: tuple[str, ...], new_lines: tuple[str, ...], old_shift: int, new_shift: int
+) -> list[Row]:
+    """``_change_rows`` numbered from ``old_shift + 1`` / ``new_shift + 1``, its alignment remembered.
+
+    The review widget draws each hunk alone *and* the whole file for its header,
+    and redraws the header whenever a hunk is ticked or unticked; a hunk that
+    touches no other is the same span every time, only its new-side numbers
+    move. Line alignment and word highlights are the cost, so those are cached
+    by the lines alone and renumbered here.
+    """
+    return [
+        Row(row.kind, _plus(row.old_line, old_shift), _plus(row.new_line, new_shift), row.segments)
+        for row in _aligned_rows(old_lines, new_lines)
+    ]
+
+
+def _plus(line: int | None, shift: int) -> int | None:
+    return None if line is None else line + shift
+
+
+@functools.lru_cache(maxsize=4096)
+def _aligned_rows(old_lines: tuple[str, ...], new_lines: tuple[str, ...]) -> tuple[Row, ...]:
+    return tuple(_change_rows(list(old_lines), list(new_lines), 1, 1))
+
+
 def _span_block(prepared: _Prepared, position: int, shown_first: int, shown_last: int) -> Block:
     """Rows for one span: its changes, and the unchanged lines of [shown_first, shown_last)."""
     span = prepared.spans[position]
@@ -373,9 +400,7 @@ def _span_block(prepared: _Prepared, position: int, shown_first: int, shown_last
     rows: list[Row] = []
     for line in range(shown_first, span.first):
         rows.append(_context(text[starts[line] : starts[line + 1]], line + 1, line + 1 + delta))
-    for row in _change_rows(
-        list(span.old_lines), list(span.new_lines), span.first + 1, span.first + 1 + delta
-    ):
+    for row in _span_rows(span.old_lines, span.new_lines, span.first, span.first + delta):
         if row.kind != "context" or shown_first < (row.old_line or 0) <= shown_last:
             rows.append(row)
     after_delta = delta + len(span.new_lines) - len(span.old_lines)
