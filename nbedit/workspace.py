@@ -105,6 +105,24 @@ class _RootSource:
             )
         return full.read_bytes()
 
+    def holds(self, path: str, expected: bytes, chunk: int = 1 << 20) -> bool:
+        """True if the file's bytes are exactly ``expected``; never holds a second whole copy."""
+        view = memoryview(expected)
+        try:
+            with open(self.absolute(path), "rb") as handle:
+                if os.fstat(handle.fileno()).st_size != len(expected):
+                    return False
+                position = 0
+                while True:
+                    block = handle.read(chunk)
+                    if not block:
+                        return position == len(expected)
+                    if view[position : position + len(block)] != block:
+                        return False
+                    position += len(block)
+        except OSError:
+            return False
+
     def mode(self, path: str) -> int | None:
         try:
             return stat.S_IMODE(self.absolute(path).stat().st_mode)
@@ -320,9 +338,9 @@ class Workspace:
     def _check_fresh(self, files: Sequence[FilePlan]) -> None:
         """Raise StaleFile if any file is not what the plan was computed from."""
         for file_plan in files:
+            if file_plan.before_bytes is not None and self._source.holds(file_plan.path, file_plan.before_bytes):
+                continue  # the very bytes the plan was computed from, compared in chunks
             current = self._source.read(file_plan.path)
-            if current is not None and current == file_plan.before_bytes:
-                continue  # the very bytes the plan was computed from (a memcmp, not a hash)
             actual = fingerprint(current) if current is not None else None
             if actual == file_plan.fingerprint:
                 continue
