@@ -544,3 +544,11 @@ def test_a_big_added_file_is_shown_in_part_and_counted_in_full(tmp_path: Path) -
     assert len(html.encode("utf-8")) < 200_000
     assert f"⋯ {block.truncated} more lines not shown" in html
     assert "+50000 -0" in terminal_text(plan)
+
+
+def test_removed_lines_that_look_like_headers_are_counted(tmp_path: Path) -> None:
+    write(tmp_path, "q.sql", "select 1;\n-- old comment\n++ odd\nselect 2;\n")
+    plan = Workspace(tmp_path).plan_patch(
+        "q.sql\n<<<<<<< SEARCH\n-- old comment\n++ odd\n=======\n-- new comment\n>>>>>>> REPLACE\n"
+    )
+    assert plan.stats() == {"q.sql": (1, 2)}

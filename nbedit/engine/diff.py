@@ -8,6 +8,7 @@ without located hunks (adds, deletes, restores) fall back to difflib.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -239,11 +240,31 @@ def line_stats(file_plan: FilePlan) -> tuple[int, int]:
 
 
 def diff_stats(diff: str) -> tuple[int, int]:
-    """(added, removed) lines of a unified diff."""
+    """(added, removed) lines of a unified diff.
+
+    Counted inside hunks by their headers' line counts, so a removed line that
+    itself starts with ``-- `` (an SQL comment) is not mistaken for a file header.
+    """
     added = removed = 0
+    old_left = new_left = 0
     for line in diff.split("\n"):
-        if line.startswith("+") and not line.startswith("+++ "):
-            added += 1
-        elif line.startswith("-") and not line.startswith("--- "):
-            removed += 1
+        if old_left or new_left:
+            marker = line[:1]
+            if marker == "-":
+                removed += 1
+                old_left -= 1
+            elif marker == "+":
+                added += 1
+                new_left -= 1
+            elif marker == " ":
+                old_left -= 1
+                new_left -= 1
+            continue
+        header = _HUNK_COUNTS.match(line)
+        if header:
+            old_left = 1 if header.group(1) is None else int(header.group(1))
+            new_left = 1 if header.group(2) is None else int(header.group(2))
     return added, removed
+
+
+_HUNK_COUNTS = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
