@@ -289,7 +289,7 @@ def _last_recorded(store: HistoryStore, path: str) -> tuple[str, bytes | None] |
     """The newest applied entry touching ``path`` and what it left there."""
     for entry in store.entries(path=path):
         if entry.status == "applied":
-            return entry.id, _states(store.file_versions(entry.id), "after").get(path)
+            return entry.id, _states(store.file_versions(entry.id, sides=("after",)), "after").get(path)
     return None
 
 
@@ -305,7 +305,7 @@ def plan_restore(
         raise HistoryError(f"which must be 'before' or 'after', not {which!r}")
     store = _store(workspace)
     entry = store.entry(entry_id)
-    goals = _states(store.file_versions(entry.id), which)
+    goals = _states(store.file_versions(entry.id, sides=(which,)), which)
     expected: dict[str, bytes | None] = {}
     reasons = []
     for path in goals:

@@ -105,3 +105,31 @@ def test_text_diff_matches_difflib_and_round_trips(tmp_path_factory, a: str, b: 
     workspace = nbedit.Workspace(root, history=False, exact=True)
     workspace.apply(workspace.plan_patch(diff))
     assert (root / "f.txt").read_bytes() == b.encode()
+
+
+@given(
+    a=st.lists(st.sampled_from(["x\n", "y\n", "z\n", "w\n", "u\n", "v\n", "t\n"]), max_size=60),
+    b=st.lists(st.sampled_from(["x\n", "y\n", "z\n", "w\n", "u\n", "v\n", "t\n"]), max_size=60),
+)
+def test_anchored_opcodes_rebuild_the_new_side(a: list[str], b: list[str]) -> None:
+    from nbedit.engine.diff import AnchoredMatcher
+
+    rebuilt: list[str] = []
+    covered_old = covered_new = 0
+    for tag, a0, a1, b0, b1 in AnchoredMatcher(a, b).get_opcodes():
+        assert (a0, b0) == (covered_old, covered_new), "opcodes are contiguous"
+        if tag == "equal":
+            assert a[a0:a1] == b[b0:b1]
+        rebuilt.extend(b[b0:b1])
+        covered_old, covered_new = a1, b1
+    assert (covered_old, covered_new) == (len(a), len(b)) and rebuilt == b
+
+
+@given(st.text(alphabet="ab\n\r\x0b\x0c\x1c\x85\u2028 ", max_size=40))
+def test_split_lines_splits_on_newline_only(text: str) -> None:
+    from nbedit.engine.text import split_lines
+
+    lines = split_lines(text)
+    assert "".join(lines) == text
+    assert all(line.endswith("\n") for line in lines[:-1])
+    assert all("\n" not in line[:-1] for line in lines)

@@ -478,9 +478,9 @@ def _hit_at(index: FileIndex, hunk: Hunk, tier: Tier, text: str, position: int, 
     if hunk.whole_lines and not (end == len(text) or (end > position and text[end - 1] == "\n")):
         return None
     if tier is Tier.EXACT:
-        first = index.line_of(position)
-        last = index.line_of(max(position, end - 1))
-        return _Hit(position, end, first, last - first + 1)
+        # line numbers by counting newlines (C speed), not from a table of every line start
+        first = text.count("\n", 0, position)
+        return _Hit(position, end, first, text.count("\n", position, max(position, end - 1)) + 1)
     normalised_starts = index.normalised_starts(tier)
     first = bisect_right(normalised_starts, position) - 1
     ends_with_newline = end > position and text[end - 1] == "\n"
@@ -837,11 +837,22 @@ def _build(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier, score: float, ne
 
 
 def _span_newline(index: FileIndex, hit: _Hit) -> str:
-    endings = {newline_of(line) for line in index.line_range(hit.first_line, hit.line_count)}
-    endings.discard("")
-    if len(endings) == 1:
-        return endings.pop()
-    return _neighbour_newline(index, hit.first_line)
+    """The line ending the replacement takes: the span's own, if it has one style."""
+    text = index.text
+    start = text.rfind("\n", 0, hit.start) + 1
+    stop = text.find("\n", max(hit.start, hit.end - 1))
+    stop = len(text) if stop == -1 else stop + 1
+    newlines, crlf = text.count("\n", start, stop), text.count("\r\n", start, stop)
+    if newlines and crlf == newlines:
+        return "\r\n"
+    if newlines and not crlf:
+        return "\n"
+    first_end = text.find("\n", start, stop)
+    if first_end != -1:
+        return "\r\n" if text[first_end - 1 : first_end] == "\r" else "\n"
+    if start:  # a last line without an ending: take the previous line's
+        return "\r\n" if text[start - 2 : start] == "\r\n" else "\n"
+    return dominant_newline(text)
 
 
 def _neighbour_newline(index: FileIndex, line: int) -> str:

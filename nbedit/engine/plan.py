@@ -10,7 +10,6 @@ written.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -391,7 +390,9 @@ def text_diff(before: str | None, after: str | None, path: str, new_path: str | 
         "--- " + ("/dev/null" if before is None else f"a/{path}") + "\n",
         "+++ " + ("/dev/null" if after is None else f"b/{new_path or path}") + "\n",
     ]
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    from nbedit.engine.diff import AnchoredMatcher
+
+    matcher = AnchoredMatcher(old_lines, new_lines)
     for group in matcher.get_grouped_opcodes(3):
         first, last = group[0], group[-1]
         out.append(

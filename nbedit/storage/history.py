@@ -344,8 +344,15 @@ class HistoryStore:
 
         return self._database.read(load)
 
-    def file_versions(self, entry_id: str) -> list[FileVersion]:
-        """Full before/after bytes of every file of an entry, checked against their SHA-256."""
+    def file_versions(
+        self, entry_id: str, *, sides: tuple[str, ...] = ("before", "after")
+    ) -> list[FileVersion]:
+        """Full before/after bytes of every file of an entry, checked against their SHA-256.
+
+        ``sides`` limits which contents are rebuilt (the other is None, with its
+        fingerprint unset): a restore needs one side, and rebuilding a 10 MB
+        version costs a decompression and a hash.
+        """
 
         def load(connection: sqlite3.Connection) -> list[FileVersion]:
             result = []
@@ -354,10 +361,14 @@ class HistoryStore:
                 (self._resolve(connection, entry_id),),
             ).fetchall():
                 before, before_fingerprint = (
-                    verified_bytes(connection, before_id) if before_id is not None else (None, None)
+                    verified_bytes(connection, before_id)
+                    if before_id is not None and "before" in sides
+                    else (None, None)
                 )
                 after, after_fingerprint = (
-                    verified_bytes(connection, after_id) if after_id is not None else (None, None)
+                    verified_bytes(connection, after_id)
+                    if after_id is not None and "after" in sides
+                    else (None, None)
                 )
                 result.append(
                     FileVersion(path, new_path, before, after, before_fingerprint, after_fingerprint)
