@@ -111,12 +111,12 @@ def test_text_diff_matches_difflib_and_round_trips(tmp_path_factory, a: str, b: 
     a=st.lists(st.sampled_from(["x\n", "y\n", "z\n", "w\n", "u\n", "v\n", "t\n"]), max_size=60),
     b=st.lists(st.sampled_from(["x\n", "y\n", "z\n", "w\n", "u\n", "v\n", "t\n"]), max_size=60),
 )
-def test_anchored_opcodes_rebuild_the_new_side(a: list[str], b: list[str]) -> None:
-    from nbedit.engine.diff import AnchoredMatcher
+def test_resync_opcodes_rebuild_the_new_side(a: list[str], b: list[str]) -> None:
+    from nbedit.engine.diff import ResyncMatcher
 
     rebuilt: list[str] = []
     covered_old = covered_new = 0
-    for tag, a0, a1, b0, b1 in AnchoredMatcher(a, b).get_opcodes():
+    for tag, a0, a1, b0, b1 in ResyncMatcher(a, b).get_opcodes():
         assert (a0, b0) == (covered_old, covered_new), "opcodes are contiguous"
         if tag == "equal":
             assert a[a0:a1] == b[b0:b1]

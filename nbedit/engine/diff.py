@@ -12,6 +12,7 @@ import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from nbedit.engine.models import FilePlan, Plan
 from nbedit.engine.text import split_lines
@@ -270,7 +271,10 @@ def diff_stats(diff: str) -> tuple[int, int]:
 _HUNK_COUNTS = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
 
-class AnchoredMatcher(difflib.SequenceMatcher):  # type: ignore[type-arg]
+_Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
+
+
+class ResyncMatcher(difflib.SequenceMatcher):  # type: ignore[type-arg]
     """A ``SequenceMatcher`` for long sequences that mostly agree.
 
     Equal runs are skipped with galloping slice comparisons (C speed); at a
@@ -290,9 +294,9 @@ class AnchoredMatcher(difflib.SequenceMatcher):  # type: ignore[type-arg]
         self.isjunk, self.autojunk = None, False
         self.a, self.b = old, new
         self.matching_blocks = self.opcodes = None
-        self._resynced: list[tuple[str, int, int, int, int]] | None = None
+        self._resynced: list[_Opcode] | None = None
 
-    def get_opcodes(self) -> list[tuple[str, int, int, int, int]]:
+    def get_opcodes(self) -> list[_Opcode]:
         if self._resynced is None:
             self._resynced = _resync_opcodes(list(self.a), list(self.b))
         return self._resynced
@@ -350,8 +354,8 @@ def _confirmed(old: list[str], new: list[str], i: int, j: int) -> bool:
     return old[i : i + run] == new[j : j + run] and (run == RESYNC_RUN or at_both_ends)
 
 
-def _resync_opcodes(old: list[str], new: list[str]) -> list[tuple[str, int, int, int, int]]:
-    opcodes: list[tuple[str, int, int, int, int]] = []
+def _resync_opcodes(old: list[str], new: list[str]) -> list[_Opcode]:
+    opcodes: list[_Opcode] = []
 
     def differ(i0: int, i1: int, j0: int, j1: int) -> None:
         if i0 == i1 and j0 == j1:
