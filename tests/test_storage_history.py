@@ -487,3 +487,21 @@ def test_store_opened_before_fork_works_in_the_child(store: HistoryStore) -> Non
     assert queue.get(timeout=30) == ["child.py", "parent.py"]
     child.join(30)
     assert [entry.files[0].path for entry in store.entries()] == ["child.py", "parent.py"]
+
+
+def test_the_in_memory_delta_base_is_dropped_when_another_writer_moved_the_path_on(tmp_path: Path) -> None:
+    """Process A remembers the version it wrote; B writes a newer one; A's next record must
+    delta against B's version (or a full copy), never against its stale memory."""
+    first, second = HistoryStore(tmp_path / "home"), HistoryStore(tmp_path / "home")
+    lines = numbered_lines(2_000)
+    v1 = b"".join(lines)
+    v2 = v1.replace(lines[10], b"changed by A\n")
+    v3 = v2.replace(lines[500], b"changed by B\n")
+    v4 = v3.replace(lines[900], b"changed outside nbedit\n")
+    v5 = v4.replace(lines[1500], b"changed by A again\n")
+    record(first, "big.txt", v1, v2)
+    record(second, "big.txt", v2, v3)
+    entry = record(first, "big.txt", v4, v5)  # A never saw v3 or v4
+    for reader in (first, HistoryStore(tmp_path / "home")):
+        (version,) = reader.file_versions(entry)
+        assert version.before == v4 and version.after == v5

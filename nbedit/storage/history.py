@@ -81,6 +81,9 @@ class HistoryStore:
         self.database = self.home / DATABASE_NAME
         self.notice: str | None = None  # set by open_or_recreate when it moved a damaged database aside
         self._database = Database(self.database, busy_timeout=busy_timeout)
+        # the last version recorded per path by this process: a delta base for the next
+        # record of that path without rebuilding it from the database (id, bytes)
+        self._recent: dict[str, tuple[int, str, bytes]] = {}
 
     @classmethod
     def open_or_recreate(cls, home: Path | str, *, busy_timeout: float = 30.0) -> HistoryStore:
@@ -143,8 +146,7 @@ class HistoryStore:
 
         return format_id(self._database.write(record))
 
-    @staticmethod
-    def _store_file(connection: sqlite3.Connection, file: FileRecord) -> tuple[int | None, int | None]:
+    def _store_file(self, connection: sqlite3.Connection, file: FileRecord) -> tuple[int | None, int | None]:
         before_id: int | None = None
         after_id: int | None = None
         if file.before is not None:
@@ -152,12 +154,42 @@ class HistoryStore:
             known = connection.execute(
                 "SELECT 1 FROM versions WHERE fingerprint = ?", (fingerprint,)
             ).fetchone()
-            base = None if known else previous_version(connection, file.path, len(file.before))
+            base = None if known else self._previous(connection, file.path, len(file.before))
             before_id = store_version(connection, file.before, fingerprint, base)
         if file.after is not None:
             base = (before_id, file.before) if before_id is not None and file.before is not None else None
             after_id = store_version(connection, file.after, file.after_fingerprint, base)
+            if file.after_fingerprint is not None:
+                self._remember(file.new_path or file.path, after_id, file.after_fingerprint, file.after)
         return before_id, after_id
+
+    def _previous(self, connection: sqlite3.Connection, path: str, size: int) -> tuple[int, bytes] | None:
+        """The path's last recorded version, from memory when this process recorded it.
+
+        Trusted only if the database still names that very version (same id and
+        fingerprint) as the path's latest: a rolled-back or pruned one is not used.
+        """
+        recent = self._recent.get(path)
+        if recent is not None:
+            latest = connection.execute(
+                "SELECT f.after_version, v.fingerprint FROM files AS f JOIN versions AS v ON v.id = f.after_version"
+                " WHERE f.new_path = ? OR (f.path = ? AND f.new_path IS NULL) ORDER BY f.entry DESC LIMIT 1",
+                (path, path),
+            ).fetchone()
+            version, fingerprint, data = recent
+            if (
+                latest is not None
+                and tuple(latest) == (version, fingerprint)
+                and size // 2 <= len(data) <= size * 2
+            ):
+                return version, data
+        return previous_version(connection, path, size)
+
+    def _remember(self, path: str, version: int, fingerprint: str, data: bytes) -> None:
+        self._recent.pop(path, None)
+        self._recent[path] = (version, fingerprint, data)
+        while len(self._recent) > 8 or sum(len(item[2]) for item in self._recent.values()) > 64 << 20:
+            self._recent.pop(next(iter(self._recent)))
 
     def commit(self, entry_id: str) -> None:
         """Mark an entry applied: its files were written."""
