@@ -505,3 +505,21 @@ def test_the_in_memory_delta_base_is_dropped_when_another_writer_moved_the_path_
     for reader in (first, HistoryStore(tmp_path / "home")):
         (version,) = reader.file_versions(entry)
         assert version.before == v4 and version.after == v5
+
+
+def test_a_reused_version_id_never_serves_stale_bytes_as_a_delta_base(tmp_path: Path) -> None:
+    """An aborted entry's version id can be reused by SQLite for other bytes; the
+    in-memory base must then be refused by its fingerprint, or history is corrupted."""
+    first, second = HistoryStore(tmp_path / "home"), HistoryStore(tmp_path / "home")
+    lines = numbered_lines(2_000)
+    base = b"".join(lines)
+    mine = base.replace(lines[10], b"A's version\n")
+    theirs = base.replace(lines[20], b"B's version\n")
+    outside = mine.replace(lines[30], b"outside\n")  # e.g. the aborted bytes put back by hand
+    final = outside.replace(lines[40], b"final\n")
+    pending = record(first, "big.txt", base, mine, commit=False)
+    first.abort(pending)  # A still remembers `mine`, under an id that is free again
+    record(second, "big.txt", base, theirs)
+    entry = record(first, "big.txt", outside, final)
+    (version,) = HistoryStore(tmp_path / "home").file_versions(entry)
+    assert version.before == outside and version.after == final
