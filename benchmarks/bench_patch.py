@@ -167,6 +167,13 @@ def run(scratch: Path, repeat: int = 5) -> list[Row]:
     )
 
     # -- whole processes ---------------------------------------------------------------------------
+    # An installed package has its bytecode compiled (pip does it at install time); an editable
+    # checkout under PYTHONDONTWRITEBYTECODE would recompile every module on every run instead.
+    import compileall
+
+    import nbedit
+
+    compileall.compile_dir(str(Path(nbedit.__file__).parent), quiet=1)
     nbedit_command = [
         sys.executable,
         "-m",
