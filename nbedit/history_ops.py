@@ -308,7 +308,7 @@ def plan_restore(
     goals = _states(store.file_versions(entry.id, sides=(which,)), which)
     expected: dict[str, bytes | None] = {}
     reasons = []
-    for path in goals:
+    for path in goals if not force else ():  # forced: what is there now does not matter
         last = _last_recorded(store, path)
         if last is not None:
             expected[path] = last[1]

@@ -107,7 +107,6 @@ class _RootSource:
 
     def holds(self, path: str, expected: bytes, chunk: int = 1 << 20) -> bool:
         """True if the file's bytes are exactly ``expected``; never holds a second whole copy."""
-        view = memoryview(expected)
         try:
             with open(self.absolute(path), "rb") as handle:
                 if os.fstat(handle.fileno()).st_size != len(expected):
@@ -117,7 +116,8 @@ class _RootSource:
                     block = handle.read(chunk)
                     if not block:
                         return position == len(expected)
-                    if view[position : position + len(block)] != block:
+                    # bytes slices compare with memcmp (a memoryview compares item by item)
+                    if expected[position : position + len(block)] != block:
                         return False
                     position += len(block)
         except OSError:
