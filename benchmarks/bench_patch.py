@@ -13,11 +13,10 @@ from __future__ import annotations
 import difflib
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks.corpus import code_lines, edit_spread, write_text
+from benchmarks.corpus import code_lines, edit_spread, git_diff, write_text
 from benchmarks.timing import Row, best_of, median_of_processes
 
 __all__ = ["run"]
@@ -27,27 +26,11 @@ HUNKS = 918
 NAME = "big.py"
 
 
-def _git(folder: Path, *arguments: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", *arguments],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-
-
 def make_inputs(scratch: Path) -> tuple[str, str, str]:
     """(before, after, patch) with the patch produced by git itself."""
     edited = edit_spread(code_lines(LINES, seed=1), HUNKS, seed=2)
     repository = scratch / "repository"
-    repository.mkdir()
-    write_text(str(repository / NAME), edited.before)
-    _git(repository, "init", "-q")
-    _git(repository, "add", NAME)
-    _git(repository, "commit", "-q", "-m", "before")
-    write_text(str(repository / NAME), edited.after)
-    patch = _git(repository, "diff", "--no-color")
+    patch = git_diff(repository, NAME, edited.before, edited.after)
     if patch.count("\n@@ ") != HUNKS:
         raise RuntimeError(f"expected {HUNKS} hunks in the git diff, got {patch.count(chr(10) + '@@ ')}")
     return edited.before, edited.after, patch

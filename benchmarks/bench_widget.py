@@ -15,8 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.bench_patch import _git
-from benchmarks.corpus import code_lines, edit_spread, write_text
+from benchmarks.corpus import code_lines, edit_spread, git_diff, write_text
 from benchmarks.timing import Row
 
 __all__ = ["run"]
@@ -55,13 +54,7 @@ def run(scratch: Path, repeat: int = 3) -> list[Row]:
 
     edited = edit_spread(code_lines(LINES, seed=9), HUNKS, seed=10)
     repository = scratch / "repository"
-    repository.mkdir()
-    write_text(str(repository / NAME), edited.before)
-    _git(repository, "init", "-q")
-    _git(repository, "add", NAME)
-    _git(repository, "commit", "-q", "-m", "before")
-    write_text(str(repository / NAME), edited.after)
-    patch = _git(repository, "diff", "--no-color")
+    patch = git_diff(repository, NAME, edited.before, edited.after)
     write_text(str(repository / NAME), edited.before)
     write_text(str(scratch / "after.py"), edited.after)
 

@@ -10,7 +10,9 @@ often lines repeat. Pure functions only; callers write files where they like.
 from __future__ import annotations
 
 import random
+import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 
 __all__ = ["EditedText", "code_lines", "edit_spread", "join_lines", "write_text"]
 
@@ -212,3 +214,29 @@ def write_text(path: str, text: str) -> None:
     """Write text with LF newlines exactly (no platform translation)."""
     with open(path, "w", encoding="utf-8", newline="") as handle:
         handle.write(text)
+
+
+def git(folder: Path, *arguments: str) -> str:
+    """Run git in ``folder`` with a throwaway identity; its stdout."""
+    return subprocess.run(
+        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", *arguments],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+def git_diff(repository: Path, name: str, before: str, after: str) -> str:
+    """The patch git itself writes for ``before`` -> ``after`` of file ``name``.
+
+    Makes a repository in ``repository`` (which must not exist), commits ``before``
+    and leaves ``after`` in the work tree.
+    """
+    repository.mkdir()
+    write_text(str(repository / name), before)
+    git(repository, "init", "-q")
+    git(repository, "add", name)
+    git(repository, "commit", "-q", "-m", "before")
+    write_text(str(repository / name), after)
+    return git(repository, "diff", "--no-color")
