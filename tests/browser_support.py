@@ -278,7 +278,7 @@ def browser(chromium_path: str, lab: LabServer) -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any, lab: LabServer, request: pytest.FixtureRequest) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
+    context = browser.new_context(viewport={"width": 1280, "height": 1200}, device_scale_factor=1)
     local = lab.url
 
     def only_local(route: Any) -> None:
@@ -356,16 +356,19 @@ def run_all_cells(page: Any) -> None:
 
 def set_theme(page: Any, theme: str) -> None:
     """Switch JupyterLab's theme ('JupyterLab Light' or 'JupyterLab Dark') and wait until it is applied."""
-    page.evaluate(
-        "theme => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", theme
-    )
+    page.evaluate("theme => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", theme)
     light = "true" if "Light" in theme else "false"
     page.wait_for_function(
-        f"() => document.body.dataset.jpThemeLight === '{light}' && document.body.dataset.jpThemeName === {json.dumps(theme)}",
+        f"() => document.body.dataset.jpThemeLight === '{light}'"
+        f" && document.body.dataset.jpThemeName === {json.dumps(theme)}",
         timeout=30_000,
     )
     page.wait_for_timeout(500)  # let the theme's stylesheet settle before screenshots
 
 
 def cell_outputs_text(page: Any) -> str:
-    return str(page.evaluate("() => [...document.querySelectorAll('.jp-OutputArea')].map(e => e.innerText).join('\\n')"))
+    return str(
+        page.evaluate(
+            "() => [...document.querySelectorAll('.jp-OutputArea')].map(e => e.innerText).join('\\n')"
+        )
+    )

@@ -13,19 +13,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import (  # noqa: F401  (fixtures are used by name)
+
+pytest.register_assert_rewrite("browser_support")  # it is also loaded as a plugin below
+
+from browser_support import (  # noqa: E402
     ARTIFACTS,
     LabServer,
-    browser,
     cell_outputs_text,
-    chromium_path,
-    lab,
     open_notebook,
-    page,
     run_all_cells,
     set_theme,
     write_notebook,
 )
+
+pytest_plugins = ["browser_support"]  # the lab, browser and page fixtures
 
 pytestmark = [pytest.mark.browser, pytest.mark.kernel, pytest.mark.slow]
 
@@ -37,20 +38,20 @@ BEFORE = (
     "def farewell(name):\n"
     '    return "bye " + name  # café\n'
 )
-FIRST_BLOCK = (
-    "<<<<<<< SEARCH\n"
-    '    return "hello " + name\n'
-    "=======\n"
-    '    return f"hello, {name}!"\n'
-    ">>>>>>> REPLACE\n"
-)
-SECOND_BLOCK = (
-    "<<<<<<< SEARCH\n"
-    '    return "bye " + name  # café\n'
-    "=======\n"
-    '    return f"goodbye, {name}."  # café\n'
-    ">>>>>>> REPLACE\n"
-)
+FIRST_BLOCK = """\
+<<<<<<< SEARCH
+    return "hello " + name
+=======
+    return f"hello, {name}!"
+>>>>>>> REPLACE
+"""
+SECOND_BLOCK = """\
+<<<<<<< SEARCH
+    return "bye " + name  # café
+=======
+    return f"goodbye, {name}."  # café
+>>>>>>> REPLACE
+"""
 BOTH_APPLIED = BEFORE.replace('"hello " + name', 'f"hello, {name}!"').replace(
     '"bye " + name', 'f"goodbye, {name}."'
 )
@@ -95,10 +96,12 @@ def status_text(widget: Any, expected: str) -> str:
     return str(status.inner_text())
 
 
-def screenshot(widget: Any, name: str) -> Path:
+def screenshot(page: Any, name: str) -> Path:
+    """The output holding the widget: its padding frames the shot (the widget's own box is flush)."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / name
-    widget.screenshot(path=str(path), animations="disabled")
+    output = page.locator(".jp-OutputArea-output").filter(has=page.locator(".nbedit-review"))
+    output.screenshot(path=str(path), animations="disabled")
     return path
 
 
@@ -130,10 +133,10 @@ def test_apply_click_writes_the_file_and_records_history(lab: LabServer, page: A
     # screenshots for the README, pending state, both themes (the theme setting persists: restore it)
     widget.scroll_into_view_if_needed()
     # (copied by hand to docs/images/ after a look; a test run never writes into the repository)
-    screenshot(widget, "review-light.png")
+    screenshot(page, "review-light.png")
     try:
         set_theme(page, "JupyterLab Dark")
-        screenshot(widget, "review-dark.png")
+        screenshot(page, "review-dark.png")
     finally:
         set_theme(page, "JupyterLab Light")
 
