@@ -30,11 +30,10 @@ from nbedit.errors import (
     PatchSyntaxError,
     StaleFile,
 )
+from nbedit.storage.records import default_home  # re-exported: where history lives
 from nbedit.warnings import NbeditWarning
 
 __all__ = ["ApplyResult", "Workspace", "default_home"]
-
-from nbedit.storage.records import default_home  # noqa: E402  (re-exported: where history lives)
 
 DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024
 
@@ -338,7 +337,9 @@ class Workspace:
     def _check_fresh(self, files: Sequence[FilePlan]) -> None:
         """Raise StaleFile if any file is not what the plan was computed from."""
         for file_plan in files:
-            if file_plan.before_bytes is not None and self._source.holds(file_plan.path, file_plan.before_bytes):
+            if file_plan.before_bytes is not None and self._source.holds(
+                file_plan.path, file_plan.before_bytes
+            ):
                 continue  # the very bytes the plan was computed from, compared in chunks
             current = self._source.read(file_plan.path)
             actual = fingerprint(current) if current is not None else None

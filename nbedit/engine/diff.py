@@ -24,7 +24,6 @@ __all__ = [
     "diff_stats",
     "file_blocks",
     "file_diff",
-    "line_stats",
     "plan_diff",
 ]
 
@@ -233,11 +232,6 @@ def _rename_only(file_plan: FilePlan, old_name: str, new_name: str) -> str:
 
 def plan_diff(plan: Plan) -> str:
     return "".join(file_diff(file_plan) for file_plan in plan.files)
-
-
-def line_stats(file_plan: FilePlan) -> tuple[int, int]:
-    """(added, removed) lines of one file's change."""
-    return diff_stats(file_diff(file_plan))
 
 
 def diff_stats(diff: str) -> tuple[int, int]:

@@ -141,7 +141,6 @@ class FileIndex:
 
     text: str
     _starts: list[int] | None = None
-    _lines: list[str] | None = None
     _normalised: dict[Tier, str] = field(default_factory=dict)
     _normalised_starts: dict[str, list[int]] = field(default_factory=dict)
     _fuzzy_lines: list[str] | None = None
@@ -153,12 +152,6 @@ class FileIndex:
         if self._starts is None:
             self._starts = line_starts(self.text)
         return self._starts
-
-    @property
-    def lines(self) -> list[str]:
-        if self._lines is None:
-            self._lines = split_lines(self.text)
-        return self._lines
 
     def line(self, number: int) -> str:
         """One line with its ending, without splitting the whole text."""
@@ -383,10 +376,6 @@ def new_text_present(index: FileIndex, hunk: Hunk, region: tuple[int, int] | Non
 
 
 # --------------------------------------------------------------------------- search
-
-
-def _old_line_count(old: str) -> int:
-    return old.count("\n") + (0 if old.endswith("\n") else 1)
 
 
 def _find(

@@ -368,5 +368,3 @@ class NbeditMagics(Magics):
             changes["threshold"] = _threshold(args.threshold)
         self.defaults = replace(self.defaults, **changes)
         return _TextView(self.defaults.describe())
-
-

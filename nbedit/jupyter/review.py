@@ -135,7 +135,6 @@ class ReviewWidget(widgets.VBox):
         self.result: Any = None  # the ApplyResult once applied
         self.error: BaseException | None = None
         self._replan = replan
-        self._dry_run = dry_run
         self._title = title
         self._apply_options = apply_options
         self._state: State = "preview" if dry_run else "pending"

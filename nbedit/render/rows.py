@@ -333,10 +333,6 @@ def _context(line: str, old_line: int, new_line: int) -> Row:
     return Row("context", old_line, new_line, (Segment(strip_newline(line)),))
 
 
-def _line_count(text: str) -> int:
-    return len(split_lines(text))
-
-
 @dataclass(frozen=True, slots=True)
 class _Prepared:
     text: str

@@ -65,9 +65,6 @@ class Style:
     sort_keys: bool
 
 
-CANONICAL_STYLE = Style(" ", "\n", ",", ": ", False, True)
-
-
 def detect_style(data: bytes, layout: Layout, *, escapes_matter: bool = True) -> Style:
     """The file's style; ``escapes_matter=False`` (every value to write is ASCII) skips the
     search for ``\\u`` escapes, which reads the whole file and cannot change such values."""
