@@ -72,8 +72,6 @@ def plan_notebook(
                 candidates=named.candidates,
             )
         raise named from None
-    if region is not None:
-        _check_skipped_hunks_in_region(document, change, text_edit.hunks, region, path)
     located = tuple(_label(document, item, path) for item in text_edit.hunks)
     after_view = splice(document.view, located)
     notes = list(text_edit.notes)
@@ -99,32 +97,6 @@ def plan_notebook(
         display_after=after_view,
         notes=tuple(notes),
     )
-
-
-def _check_skipped_hunks_in_region(
-    document: NotebookDocument,
-    change: FileChange,
-    located: Sequence[LocatedHunk],
-    region: tuple[int, int],
-    path: str,
-) -> None:
-    """A hunk skipped as "already applied" must have its new text in the selected cell.
-
-    The planner looks for the new text in the whole view; with a cell selector,
-    finding it in another cell means the old text is simply not in this cell.
-    """
-    placed = {id(item.hunk) for item in located}
-    body = document.view[region[0] : region[1]]
-    assert change.cell is not None
-    label = document.cells[document.cell_index(change.cell)].label
-    for number, hunk in enumerate(change.hunks, start=1):
-        if id(hunk) in placed or hunk.new in body:
-            continue
-        raise NoMatch(
-            f"{path}: hunk {number}: the old text is not in {label} (its new text appears elsewhere "
-            "in the notebook, not in this cell); check the cell, or drop the cell selector",
-            path=path,
-        )
 
 
 def replan_notebook(file_plan: FilePlan, kept: Sequence[LocatedHunk]) -> FilePlan:
