@@ -9,6 +9,8 @@ structured facts a caller (a person, a widget, an LLM tool loop) needs to retry:
     ├── MatchError              a hunk could not be placed safely
     │   ├── NoMatch             nothing close enough (.candidates)
     │   ├── AmbiguousMatch      several equally good places (.locations)
+    │   ├── UnsafeChange        the place is clear, the change cannot be written there exactly (.reason)
+    │   ├── PartlyApplied       some hunks are already applied and others are not (.applied)
     │   └── OverlappingHunks    two hunks claim the same lines
     ├── PathError               the target path is not acceptable
     │   ├── OutsideWorkspace    escapes the workspace root
@@ -50,8 +52,10 @@ __all__ = [
     "OutsideWorkspace",
     "OverlappingHunks",
     "PatchSyntaxError",
+    "PartlyApplied",
     "PathError",
     "StaleFile",
+    "UnsafeChange",
     "UnsupportedFile",
     "WriteError",
 ]
@@ -101,12 +105,14 @@ class Candidate:
     score: float  # 0..1
     diff: str  # small unified diff: expected (---) against what is in the file (+++)
     cell: str | None = None  # notebook cell label when the target is a notebook
+    reason: str | None = None  # why this place was not taken
 
     def describe(self) -> str:
         where = f"lines {self.start_line}-{self.end_line}"
         if self.cell:
             where += f" ({self.cell})"
-        return f"{where}, similarity {self.score:.2f}"
+        text = f"{where}, similarity {self.score:.2f}"
+        return f"{text}: {self.reason}" if self.reason else text
 
 
 class MatchError(NbeditError):
@@ -119,7 +125,7 @@ class NoMatch(MatchError):
     ) -> None:
         self.candidates = tuple(candidates)
         if self.candidates:
-            parts = [message, "closest candidates:"]
+            parts = [message, "closest candidates ('-' lines: the old text you sent, '+' lines: the file):"]
             for candidate in self.candidates:
                 parts.append(f"  {candidate.describe()}")
                 parts.extend("    " + line for line in candidate.diff.splitlines())
@@ -150,6 +156,40 @@ class AmbiguousMatch(MatchError):
             "add surrounding lines to make the old text unique, or use replace_all to change every one"
         )
         super().__init__(message, path=path)
+
+
+class UnsafeChange(MatchError):
+    """The place was found (leniently), but the exact change cannot be carried onto it.
+
+    ``reason`` says what stands in the way (a line the change rewrites is not in
+    the file, or the indentation cannot be adapted unambiguously); ``line`` is
+    the 1-based file line concerned, when there is one.
+    """
+
+    def __init__(
+        self, message: str, *, path: str | None = None, reason: str = "", line: int | None = None
+    ) -> None:
+        super().__init__(
+            message + "\ncopy the old text from the file exactly (indentation included) and retry", path=path
+        )
+        self.reason = reason
+        self.line = line
+
+
+class PartlyApplied(MatchError):
+    """Some hunks look applied already (new text there, old text gone) while others still apply.
+
+    A change is "already applied" only as a whole; a mix means the file drifted
+    or another edit got there first, and nbedit will not half-apply it.
+    ``applied`` holds the 1-based numbers of the hunks that look applied.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None, applied: Sequence[int] = ()) -> None:
+        super().__init__(
+            message + "\nre-read the file and send only the changes it still needs (nothing was written)",
+            path=path,
+        )
+        self.applied = tuple(applied)
 
 
 class OverlappingHunks(MatchError):

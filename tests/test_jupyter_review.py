@@ -188,13 +188,14 @@ def test_non_exact_matches_are_flagged(tmp_path: Path) -> None:
     (toggle,) = widget.toggles.values()
     assert "⚠ trailing-whitespace" in toggle.description
     assert "matched ignoring trailing whitespace" in widget._header.value
-    # the fuzzy tier needs a few real lines: one drifted line among three
+    # the fuzzy tier needs a few real lines: one drifted context line among three
     (tmp_path / "g.py").write_bytes(
         b"def compute(values):\n    total = sum(values)\n    count = len(values)\n    return total / count\n"
     )
     fuzzy = (
         "<<<<<<< SEARCH\ndef compute(valuez):\n    total = sum(values)\n    count = len(values)\n"
-        "=======\ndef compute(items):\n    total = sum(items)\n    count = len(items)\n>>>>>>> REPLACE\n"
+        "=======\ndef compute(valuez):\n    total = sum(values)\n    count = max(1, len(values))\n"
+        ">>>>>>> REPLACE\n"
     )
     widget = ReviewWidget(workspace, workspace.plan_patch(fuzzy, default_path="g.py", threshold=0.8))
     (toggle,) = widget.toggles.values()

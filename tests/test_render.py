@@ -385,9 +385,7 @@ def test_fuzzy_match_shows_its_score(tmp_path: Path) -> None:
         "grape_total = measure_grape(basket, scale=6)  # the answer\n"
         "hazel_total = measure_hazel(basket, scale=7)\n"
     )
-    replacement = drifted.replace(
-        "grape_total = measure_grape(basket, scale=6)  # the answer", "grape_total = 0"
-    )
+    replacement = drifted.replace("hazel_total = measure_hazel(basket, scale=7)", "hazel_total = 0")
     plan = Workspace(tmp_path).plan_patch(
         f"a.py\n<<<<<<< SEARCH\n{drifted}=======\n{replacement}>>>>>>> REPLACE\n", threshold=0.8
     )

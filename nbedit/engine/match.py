@@ -39,7 +39,8 @@ from operator import methodcaller
 
 from nbedit.engine.models import Hunk, Match, Tier
 from nbedit.engine.text import dominant_newline, line_starts, newline_of, split_lines, strip_newline
-from nbedit.errors import AmbiguousMatch, Candidate, NoMatch
+from nbedit.engine.transport import UNICODE_TABLE, Refusal, normalised_line, split_change_lines, transport
+from nbedit.errors import AmbiguousMatch, Candidate, NoMatch, UnsafeChange
 
 __all__ = ["DEFAULT_THRESHOLD", "FileIndex", "MatchOptions", "locate", "new_text_present"]
 
@@ -50,38 +51,9 @@ LOCATOR_CONTEXT_FLOOR = 0.5  # with a locator, drifted context may score this lo
 COMMON_LINE_LIMIT = 40  # lines seen more often than this do not vote for windows
 MAX_LOCATIONS = 50
 INDENT_PENALTY = 0.2  # a line whose relative indentation differs loses this much similarity
+FUZZY_MAX_LINE = 1_000  # longer lines are compared for equality only (similarity is quadratic in length)
 
-_UNICODE_TABLE = str.maketrans(
-    {
-        "\u2018": "'",
-        "\u2019": "'",
-        "\u201a": "'",
-        "\u201b": "'",
-        "\u2032": "'",
-        "\u201c": '"',
-        "\u201d": '"',
-        "\u201e": '"',
-        "\u201f": '"',
-        "\u2033": '"',
-        "\u00ab": '"',
-        "\u00bb": '"',
-        "\u2010": "-",
-        "\u2011": "-",
-        "\u2012": "-",
-        "\u2013": "-",
-        "\u2014": "-",
-        "\u2015": "-",
-        "\u2212": "-",
-        "\u00a0": " ",
-        "\u2007": " ",
-        "\u202f": " ",
-        "\u2009": " ",
-        "\u200a": " ",
-        "\u3000": " ",
-        "\u2002": " ",
-        "\u2003": " ",
-    }
-)
+_UNICODE_TABLE = UNICODE_TABLE
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,12 +281,27 @@ def locate(
     if not options.exact and _enough_for_fuzzy(hunk):
         winner = _fuzzy_winner(candidates, hunk, options.threshold, near_line, index, path)
         if winner is not None:
-            hit, score = winner
-            return [_build(index, hunk, hit, Tier.FUZZY, score, near_line)]
+            hit, score, replacement = winner
+            offset = None
+            if near_line is not None and hunk.start_line is not None:
+                offset = hit.first_line + 1 - hunk.start_line
+            return [
+                Match(
+                    hit.start, hit.end, replacement, Tier.FUZZY, round(score, 4), hit.first_line + 1,
+                    hit.line_count, offset,
+                )
+            ]
+    floor = LOCATOR_CONTEXT_FLOOR if (near_line is not None and _changes_lines(hunk)) else options.threshold
     raise NoMatch(
         _no_match_message(hunk, path, options),
         path=path,
-        candidates=[_candidate(index, hunk, hit, score) for hit, score, _ in candidates[:3]],
+        candidates=[
+            _candidate(
+                index, hunk, item[0], item[1],
+                None if options.exact else _rejection_reason(index, hunk, item, floor, options.threshold),
+            )
+            for item in candidates[:3]
+        ],
     )
 
 
@@ -491,6 +478,9 @@ def _hit_at(index: FileIndex, hunk: Hunk, tier: Tier, text: str, position: int, 
     # substring hunk: map columns in the first and last line
     column = position - normalised_starts[first]
     start = starts[first] + _original_column(index.line(first), column, tier)
+    if tier is Tier.INDENTATION and column == 0 and hunk.old[:1] in (" ", "\t"):
+        # the old text starts with (other) indentation: it starts at the line start, not after it
+        start = starts[first]
     if ends_with_newline:
         stop = starts[last + 1]
     else:
@@ -641,20 +631,23 @@ def _query_lines(hunk: Hunk) -> list[str]:
     return lines
 
 
-def _removed_positions(hunk: Hunk) -> list[int]:
-    """Indices of old lines that the hunk deletes or changes (the rest is context)."""
-    old_lines = _query_lines(hunk)
-    new_lines = hunk.new.split("\n")
-    if hunk.new.endswith("\n"):
-        new_lines.pop()
-    matcher = difflib.SequenceMatcher(
-        None, [_fuzzy_line(x) for x in old_lines], [_fuzzy_line(x) for x in new_lines], autojunk=False
-    )
-    removed: list[int] = []
-    for tag, first, last, _, _ in matcher.get_opcodes():
-        if tag != "equal":
-            removed.extend(range(first, last))
-    return removed
+def _changes_lines(hunk: Hunk) -> bool:
+    """True when the hunk removes or rewrites at least one old line (exact comparison)."""
+    old_lines, _ = split_change_lines(hunk.old)
+    new_lines, _ = split_change_lines(hunk.new)
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    return any(tag in ("replace", "delete") for tag, *_ in matcher.get_opcodes())
+
+
+def _similarity(first: str, second: str) -> float:
+    """Line similarity in [0, 1]; long lines count only when equal (keeps the tier linear)."""
+    from rapidfuzz import fuzz
+
+    if first == second:
+        return 1.0
+    if len(first) > FUZZY_MAX_LINE or len(second) > FUZZY_MAX_LINE:
+        return 0.0
+    return fuzz.ratio(first, second) / 100.0
 
 
 def _fuzzy_candidates(
@@ -683,7 +676,9 @@ def _fuzzy_candidates(
     starts = set(sorted(votes, key=votes.__getitem__, reverse=True)[:40])
     if not votes or max(votes.values()) < 2:
         # every line drifted: let the most distinctive lines find their look-alikes
-        distinctive = sorted((n for n, line in enumerate(query) if line), key=lambda n: -len(query[n]))[:3]
+        distinctive = sorted(
+            (n for n, line in enumerate(query) if line and len(line) <= FUZZY_MAX_LINE), key=lambda n: -len(query[n])
+        )[:3]
         region_lines = file_lines[first_line : last_start + size]
         for offset in distinctive:
             for _, _, number in process.extract(
@@ -699,20 +694,30 @@ def _fuzzy_candidates(
     scored = []
     for start in starts:
         window = file_lines[start : start + size]
-        line_scores = [
-            1.0 if a == b else fuzz.ratio(a, b) / 100.0 for a, b in zip(query, window, strict=True)
-        ]
+        line_scores = [_similarity(a, b) for a, b in zip(query, window, strict=True)]
         window_indents = _relative_indents(index.line_range(start, size))
         for number, (wanted, seen) in enumerate(zip(query_indents, window_indents, strict=True)):
             if wanted is not None and seen is not None and wanted != seen:
                 # structure differs (in Python, meaning does): never a perfect line
                 line_scores[number] = max(0.0, line_scores[number] - INDENT_PENALTY)
         score = sum(line_scores) / size
-        end_line = start + size
-        hit = _Hit(index.starts[start], index.starts[end_line], start, size)
+        hit = _fit_hit(index, hunk, start, size)
         scored.append((hit, score, line_scores))
     scored.sort(key=lambda item: (-item[1], item[0].first_line))
     return scored
+
+
+def _fit_hit(index: FileIndex, hunk: Hunk, start: int, size: int) -> _Hit:
+    """A fuzzy window of whole lines, ending where the old text ends.
+
+    An old text without a final newline (an agent's ``old_string`` ending
+    mid-file) ends before the last line's ending, so the line after it is never
+    joined to the replacement.
+    """
+    end = index.starts[start + size]
+    if not hunk.old.endswith("\n"):
+        end = index.starts[start + size - 1] + len(strip_newline(index.line(start + size - 1)))
+    return _Hit(index.starts[start], end, start, size)
 
 
 def _relative_indents(lines: Sequence[str]) -> list[int | None]:
@@ -725,25 +730,38 @@ def _relative_indents(lines: Sequence[str]) -> list[int | None]:
     return [None if width is None else width - base for width in widths]
 
 
+_Scored = tuple[_Hit, float, list[float]]
+
+
 def _fuzzy_winner(
-    candidates: list[tuple[_Hit, float, list[float]]],
+    candidates: list[_Scored],
     hunk: Hunk,
     threshold: float,
     near_line: int | None,
     index: FileIndex,
     path: str | None,
-) -> tuple[_Hit, float] | None:
-    """Apply the fuzzy rules; the winning window and its score, or None."""
+) -> tuple[_Hit, float, str] | None:
+    """Apply the fuzzy rules; the winning window, its score and its replacement, or None.
+
+    A window is acceptable when its context is similar enough (``threshold``;
+    with a locator and lines to change, ``LOCATOR_CONTEXT_FLOOR``) *and* the
+    exact change can be carried onto it: every line the change removes or
+    rewrites is really there (see ``transport``). The winner must beat every
+    other acceptable place by ``FUZZY_MARGIN``, or a locator must decide.
+    """
     if not candidates:
         return None
-    removed = _removed_positions(hunk)
-    floor = LOCATOR_CONTEXT_FLOOR if (near_line is not None and removed) else threshold
+    floor = LOCATOR_CONTEXT_FLOOR if (near_line is not None and _changes_lines(hunk)) else threshold
+    replacements: dict[int, str | Refusal] = {}
 
-    def acceptable(item: tuple[_Hit, float, list[float]]) -> bool:
-        _, score, line_scores = item
-        if score < floor:
-            return False
-        return all(line_scores[n] >= threshold for n in removed)
+    def carried(item: _Scored) -> str | Refusal:
+        key = item[0].first_line
+        if key not in replacements:
+            replacements[key] = _replacement(index, hunk, item[0], Tier.FUZZY)
+        return replacements[key]
+
+    def acceptable(item: _Scored) -> bool:
+        return item[1] >= floor and not isinstance(carried(item), Refusal)
 
     passing = [item for item in candidates if acceptable(item)]
     if not passing:
@@ -751,11 +769,8 @@ def _fuzzy_winner(
     best = passing[0]
     rivals = [
         item
-        for item in candidates[1:]
-        if item is not best
-        and not _overlaps(item[0], best[0])
-        and item[1] > best[1] - FUZZY_MARGIN
-        and acceptable(item)
+        for item in passing[1:]
+        if not _overlaps(item[0], best[0]) and item[1] > best[1] - FUZZY_MARGIN
     ]
     if rivals:
         if near_line is not None:
@@ -764,36 +779,57 @@ def _fuzzy_winner(
             if abs(contenders[0][0].first_line + 1 - near_line) < abs(
                 contenders[1][0].first_line + 1 - near_line
             ):
-                return contenders[0][0], contenders[0][1]
+                chosen = contenders[0]
+                return chosen[0], chosen[1], _as_text(carried(chosen))
         locations = [(item[0].first_line + 1, 1) for item in [best, *rivals]]
         raise AmbiguousMatch(
             f"{path or 'file'}: no exact match, and {len(locations)} places are about equally similar "
-            f"(best {best[1]:.2f}); nbedit will not guess",
+            f"(best {best[1]:.2f}, next {rivals[0][1]:.2f}: a clear winner must lead by {FUZZY_MARGIN:.2f}); "
+            "nbedit will not guess",
             path=path,
             locations=locations,
             tier=Tier.FUZZY.value,
         )
-    return best[0], best[1]
+    return best[0], best[1], _as_text(carried(best))
+
+
+def _as_text(value: str | Refusal) -> str:
+    assert isinstance(value, str)
+    return value
 
 
 def _overlaps(a: _Hit, b: _Hit) -> bool:
     return a.first_line < b.first_line + b.line_count and b.first_line < a.first_line + a.line_count
 
 
-def _candidate(index: FileIndex, hunk: Hunk, hit: _Hit, score: float) -> Candidate:
+def _rejection_reason(
+    index: FileIndex, hunk: Hunk, item: _Scored, floor: float, threshold: float
+) -> str:
+    """Why a near miss was not taken, in words (the real reason, not just a score)."""
+    refusal = _replacement(index, hunk, item[0], Tier.FUZZY)
+    if isinstance(refusal, Refusal):
+        return refusal.reason
+    if item[1] < floor:
+        return f"the surrounding lines differ too much (needs {floor:.2f})"
+    if not _enough_for_fuzzy(hunk):
+        return f"a fuzzy match needs at least {FUZZY_MIN_LINES} non-blank old lines to vouch for it"
+    return "another place is about as similar"
+
+
+def _candidate(index: FileIndex, hunk: Hunk, hit: _Hit, score: float, reason: str | None = None) -> Candidate:
     expected = _query_lines(hunk)
     actual = [strip_newline(line) for line in index.line_range(hit.first_line, hit.line_count)]
     diff = "\n".join(
         list(difflib.unified_diff(expected, actual, "expected", "in file", n=1, lineterm=""))[2:][:30]
     )
-    return Candidate(hit.first_line + 1, hit.first_line + hit.line_count, round(score, 3), diff)
+    return Candidate(hit.first_line + 1, hit.first_line + hit.line_count, round(score, 3), diff, reason=reason)
 
 
 def _no_match_message(hunk: Hunk, path: str | None, options: MatchOptions) -> str:
     first = next((line for line in _query_lines(hunk) if line.strip()), "")
     shown = first if len(first) < 70 else first[:67] + "..."
-    where = f" (change text line {hunk.source_line})" if hunk.source_line else ""
-    mode = " with --exact" if options.exact else f" (fuzzy threshold {options.threshold:.2f})"
+    where = f" (the hunk at line {hunk.source_line} of the change text)" if hunk.source_line else ""
+    mode = " (exact matching only)" if options.exact else ""
     return f"{path or 'file'}: could not find the old text{where} starting {shown!r}{mode}"
 
 
@@ -801,6 +837,19 @@ def _no_match_message(hunk: Hunk, path: str | None, options: MatchOptions) -> st
 
 
 def _build(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier, score: float, near_line: int | None) -> Match:
+    replacement = _replacement(index, hunk, hit, tier)
+    if isinstance(replacement, Refusal):
+        raise _refusal_error(index, hunk, hit, tier, replacement)
+    offset = None
+    if near_line is not None and hunk.start_line is not None:
+        offset = hit.first_line + 1 - hunk.start_line
+    return Match(
+        hit.start, hit.end, replacement, tier, round(score, 4), hit.first_line + 1, hit.line_count, offset
+    )
+
+
+def _replacement(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier) -> str | Refusal:
+    """What goes in place of the hit: the exact change, carried by ``transport``."""
     text = index.text
     matched = text[hit.start : hit.end]
     newline = _span_newline(index, hit)
@@ -810,18 +859,29 @@ def _build(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier, score: float, ne
             # a patch written with LF lines, matched exactly within one CRLF line
             replacement = _adapt_newlines(replacement, newline)
     else:
-        replacement = _replacement_keeping_file_lines(index, hunk, hit, tier, newline)
+        first_partial = hit.start != index.starts[hit.first_line]
+        carried = transport(
+            hunk.old, hunk.new, split_lines(matched), newline=newline, first_partial=first_partial
+        )
+        if isinstance(carried, Refusal):
+            return carried
+        replacement = carried
     if hunk.whole_lines and not matched.endswith("\n") and hit.end == len(text) and hunk.old.endswith("\n"):
         # matched a last line without "\n" through the relaxed rule: keep it absent
         if replacement.endswith("\r\n"):
             replacement = replacement[:-2]
         elif replacement.endswith("\n"):
             replacement = replacement[:-1]
-    offset = None
-    if near_line is not None and hunk.start_line is not None:
-        offset = hit.first_line + 1 - hunk.start_line
-    return Match(
-        hit.start, hit.end, replacement, tier, round(score, 4), hit.first_line + 1, hit.line_count, offset
+    return replacement
+
+
+def _refusal_error(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier, refusal: Refusal) -> UnsafeChange:
+    line = hit.first_line + 1 + (refusal.line or 0)
+    return UnsafeChange(
+        f"found the place for the change at line {hit.first_line + 1} ({tier.explanation}), but cannot "
+        f"write the change there exactly: {refusal.reason} (file line {line})",
+        reason=refusal.reason,
+        line=line,
     )
 
 
@@ -857,117 +917,3 @@ def _adapt_newlines(text: str, newline: str) -> str:
     if newline == "\n":
         return text
     return text.replace("\r\n", "\n").replace("\n", newline)
-
-
-def _replacement_keeping_file_lines(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier, newline: str) -> str:
-    """New text for a non-exact match: kept lines come from the file, new ones are adapted.
-
-    Old and new lines are aligned (difflib); a line the hunk keeps is copied from
-    the file with its own bytes and ending, so drift in context never leaks into
-    the result. Added or changed lines get the indentation offset, the file's
-    quote style and the span's newline.
-    """
-    old_lines = _query_lines(hunk)
-    new_lines = hunk.new.split("\n")
-    new_has_final_newline = hunk.new.endswith("\n")
-    if new_has_final_newline:
-        new_lines.pop()
-    file_segments = split_lines(index.text[hit.start : hit.end])
-    starts_mid_line = hit.start != index.starts[hit.first_line]
-    added = removed = ""
-    if tier in (Tier.INDENTATION, Tier.FUZZY):
-        offset = _indent_offset(index, hunk, hit.first_line, hit.line_count, not starts_mid_line)
-        if offset is not None:
-            added, removed = offset
-    quote_style = (
-        _quote_style(old_lines, file_segments) if tier in (Tier.UNICODE, Tier.INDENTATION, Tier.FUZZY) else {}
-    )
-
-    def adapt(line: str, first: bool) -> str:
-        line = line[:-1] if line.endswith("\r") else line
-        if line.strip() and not (first and starts_mid_line):
-            if removed:
-                line = line[len(removed) :] if line.startswith(removed) else line.lstrip(" \t")
-            line = added + line
-        return _apply_quotes(line, quote_style) if quote_style else line
-
-    aligned = len(file_segments) == len(old_lines)
-    pieces: list[str] = []  # each piece carries its own line ending (or none)
-    matcher = difflib.SequenceMatcher(
-        None, [_fuzzy_line(x) for x in old_lines], [_fuzzy_line(x) for x in new_lines], autojunk=False
-    )
-    for tag, old_first, old_last, new_first, new_last in matcher.get_opcodes():
-        if tag == "equal" and aligned:
-            pieces.extend(file_segments[old_first:old_last])
-        else:
-            for n, line in enumerate(new_lines[new_first:new_last]):
-                ending = newline
-                adapted = adapt(line, new_first + n == 0)
-                if aligned and old_first + n < old_last:
-                    # a changed line keeps the ending of the file line it replaces, and the
-                    # file's own characters wherever the edit left them alone
-                    file_line = file_segments[old_first + n]
-                    ending = newline_of(file_line) or newline
-                    adapted = _carry_over(
-                        adapt(old_lines[old_first + n], new_first + n == 0), strip_newline(file_line), adapted
-                    )
-                pieces.append(adapted + ending)
-    if pieces and not new_has_final_newline:
-        pieces[-1] = strip_newline(pieces[-1])
-    elif pieces and not newline_of(pieces[-1]):
-        pieces[-1] += newline
-    return "".join(pieces)
-
-
-def _carry_over(old_line: str, file_line: str, new_line: str) -> str:
-    """``new_line`` with the file's characters where the edit kept old ones.
-
-    The old line matched the file line only after normalisation (curly quotes,
-    dashes, non-breaking spaces); a character the edit did not touch is copied
-    from the file, so those bytes survive in the changed line too.
-    """
-    if old_line == file_line:
-        return new_line
-    to_file: dict[int, int] = {}
-    aligner = difflib.SequenceMatcher(
-        None, old_line.translate(_UNICODE_TABLE), file_line.translate(_UNICODE_TABLE), autojunk=False
-    )
-    for first_old, first_file, size in aligner.get_matching_blocks():
-        for step in range(size):
-            to_file[first_old + step] = first_file + step
-    characters = list(new_line)
-    for first_old, first_new, size in difflib.SequenceMatcher(
-        None, old_line, new_line, autojunk=False
-    ).get_matching_blocks():
-        for step in range(size):
-            position = to_file.get(first_old + step)
-            if position is not None:
-                characters[first_new + step] = file_line[position]
-    return "".join(characters)
-
-
-_CURLY = {"'": ("\u2018", "\u2019"), '"': ("\u201c", "\u201d")}
-
-
-def _quote_style(old_lines: list[str], file_lines: list[str]) -> dict[str, tuple[str, str]]:
-    """Which straight quotes the file writes as curly ones, learned from the match."""
-    style: dict[str, tuple[str, str]] = {}
-    for old_line, file_line in zip(old_lines, file_lines, strict=False):
-        for old_char, file_char in zip(old_line.strip(), file_line.strip(), strict=False):
-            if (
-                old_char in _CURLY
-                and file_char != old_char
-                and file_char.translate(_UNICODE_TABLE) == old_char
-            ):
-                style[old_char] = _CURLY[old_char]
-    return style
-
-
-def _apply_quotes(line: str, style: dict[str, tuple[str, str]]) -> str:
-    characters = list(line)
-    for number, character in enumerate(characters):
-        if character in style:
-            opening, closing = style[character]
-            before = characters[number - 1] if number else " "
-            characters[number] = opening if (before.isspace() or before in "([{<") else closing
-    return "".join(characters)

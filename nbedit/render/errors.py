@@ -45,7 +45,7 @@ def error_facts(error: NbeditError) -> ErrorFacts:
     message = error.message
     if isinstance(error, NoMatch):
         if error.candidates:
-            message, _ = _before(message, "\nclosest candidates:")
+            message, _ = _before(message, "\nclosest candidates")
             return ErrorFacts(
                 kind,
                 error.path,

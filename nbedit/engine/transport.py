@@ -1,0 +1,295 @@
+"""Transport: carry the exact change old -> new onto a located place.
+
+The matcher decides *where* a hunk goes (``match.py``: exact, normalised and
+fuzzy tiers). This module decides *what* is written there, and it is strict:
+leniency may find the place despite drift, but the change written is exactly
+what old -> new says.
+
+1. Old and new are aligned line by line with **exact** comparison (every
+   character: indentation, punctuation, trailing whitespace). A line old and
+   new share identically is context: it is copied from the file, with its own
+   bytes, so drift in context never leaks into the result.
+2. Every other line takes the new text, adapted only by the located
+   indentation offset (the uniform prefix the file adds to, or lacks from, the
+   old text) and the file's line endings. Within a rewritten line, characters
+   the edit left alone keep the file's spelling where the file differs from the
+   old text only by Unicode punctuation (a curly quote stays curly); every
+   character the edit changes is the new text's.
+3. Every line the change removes or rewrites must be in the file, equal to the
+   old line up to the lenient tiers' normalisations (line endings, trailing
+   whitespace, Unicode punctuation, the uniform indentation offset). One
+   exception is the line a model mis-copied in the old text whose new text is
+   exactly the file's line: it was not meant to change, and the result holds
+   the file's line either way. Anything else is refused: "similar enough" is not
+   "there".
+4. When the offset cannot be applied (the file's indentation relates to the
+   old text's in different ways on different lines, or a new line is shallower
+   than the prefix to remove), the change is refused rather than guessed.
+
+The region is given as the file's lines, aligned one to one with the old
+text's lines: every tier locates a span of exactly that many lines. The first
+line may start mid-line (an old/new pair that starts inside a line); such a
+line takes no indentation offset.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from nbedit.engine.text import newline_of, strip_newline
+
+__all__ = [
+    "UNICODE_TABLE",
+    "Offset",
+    "Refusal",
+    "indentation_offset",
+    "normalised_line",
+    "split_change_lines",
+    "transport",
+]
+
+UNICODE_TABLE = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2015": "-",
+        "\u2212": "-",
+        "\u00a0": " ",
+        "\u2007": " ",
+        "\u202f": " ",
+        "\u2009": " ",
+        "\u200a": " ",
+        "\u3000": " ",
+        "\u2002": " ",
+        "\u2003": " ",
+    }
+)
+_BLANKS = " \t\r\f\v"
+
+
+@dataclass(frozen=True, slots=True)
+class Offset:
+    """How the file's indentation relates to the old text's: ``file = added + old[len(removed):]``."""
+
+    added: str = ""
+    removed: str = ""
+
+    def apply(self, line: str) -> str | None:
+        """``line`` moved by the offset; None when it is shallower than the prefix to remove."""
+        if not line.strip(_BLANKS):
+            return line if not self.removed else line[len(self.removed) :] if line.startswith(self.removed) else line
+        if self.removed:
+            if not line.startswith(self.removed):
+                return None
+            line = line[len(self.removed) :]
+        return self.added + line
+
+    def __str__(self) -> str:
+        if self.added:
+            return f"{_describe_indent(self.added)} deeper"
+        if self.removed:
+            return f"{_describe_indent(self.removed)} shallower"
+        return "the same indentation"
+
+
+def _describe_indent(prefix: str) -> str:
+    tabs, spaces = prefix.count("\t"), prefix.count(" ")
+    parts = [f"{spaces} space{'s' if spaces != 1 else ''}"] if spaces else []
+    if tabs:
+        parts.append(f"{tabs} tab{'s' if tabs != 1 else ''}")
+    return " and ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a change cannot be carried onto a place; ``line`` is 0-based in the region."""
+
+    reason: str
+    line: int | None = None
+    kind: str = "missing"  # "missing": a changed line is not in the file; "indentation": the offset cannot apply
+
+
+def split_change_lines(text: str) -> tuple[list[str], bool]:
+    """Lines of an old or new text without endings (a ``"\\r"`` before ``"\\n"`` dropped), and the final-newline flag."""
+    lines = text.split("\n")
+    final = text.endswith("\n")
+    if final:
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines], final
+
+
+def normalised_line(line: str) -> str:
+    """A line as the most lenient exact-ish tier compares it: no indentation, trailing blanks or curly punctuation."""
+    return line.strip(_BLANKS).translate(UNICODE_TABLE)
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _pair_offset(old_line: str, file_line: str) -> Offset | None:
+    old_indent, file_indent = _indent(old_line), _indent(file_line)
+    if file_indent.endswith(old_indent):
+        return Offset(added=file_indent[: len(file_indent) - len(old_indent)])
+    if old_indent.endswith(file_indent):
+        return Offset(removed=old_indent[: len(old_indent) - len(file_indent)])
+    return None
+
+
+def indentation_offset(
+    old_lines: Sequence[str], file_lines: Sequence[str], *, skip_first: bool = False
+) -> Offset | Refusal:
+    """The uniform offset between old lines and the file lines they were located at.
+
+    Decided by the lines that are the same but for indentation (the strong
+    pairs); when there are none (all context drifted), by every non-blank pair.
+    Pairs that disagree make the offset unclear: a Refusal.
+    """
+    strong: list[tuple[int, Offset | None]] = []
+    weak: list[tuple[int, Offset | None]] = []
+    for number, (old_line, file_line) in enumerate(zip(old_lines, file_lines, strict=False)):
+        if (skip_first and number == 0) or not old_line.strip(_BLANKS) or not file_line.strip(_BLANKS):
+            continue
+        pair = (number, _pair_offset(old_line, file_line))
+        (strong if normalised_line(old_line) == normalised_line(file_line) else weak).append(pair)
+    pairs = strong or weak
+    if not pairs:
+        return Offset()
+    first_number, first = pairs[0]
+    for number, offset in pairs:
+        if offset is None or offset != first:
+            shown = number if offset is None else first_number if first is None else number
+            return Refusal(
+                "the file's indentation differs from the old text's by different amounts on different "
+                "lines, so nbedit cannot tell how to indent the new lines",
+                line=shown,
+                kind="indentation",
+            )
+    return first if first is not None else Offset()
+
+
+def transport(
+    old: str,
+    new: str,
+    file_lines: Sequence[str],
+    *,
+    newline: str,
+    first_partial: bool = False,
+    offset: Offset | None = None,
+) -> str | Refusal:
+    """The text to write in place of ``file_lines`` so the file holds the change old -> new.
+
+    ``file_lines`` are the located lines with their endings, one per line of
+    ``old`` (the last may lack an ending: end of file, or an old text that ends
+    mid-line). ``newline`` is the ending for lines that have no file line to
+    take one from. ``first_partial``: the region starts mid-line, so its first
+    line takes no indentation offset. ``offset`` overrides the offset found
+    from the lines (the indentation tier already knows it).
+    """
+    old_lines, _ = split_change_lines(old)
+    new_lines, new_final = split_change_lines(new)
+    if len(file_lines) != len(old_lines):
+        raise ValueError("transport needs one file line per old line")
+    file_bodies = [strip_newline(line) for line in file_lines]
+    found = offset if offset is not None else indentation_offset(old_lines, file_bodies, skip_first=first_partial)
+    if isinstance(found, Refusal):
+        return found
+
+    def moved(line: str, first: bool) -> str | None:
+        return line if first and first_partial else found.apply(line)
+
+    pieces: list[str] = []
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, old_first, old_last, new_first, new_last in matcher.get_opcodes():
+        if tag == "equal":
+            pieces.extend(file_lines[old_first:old_last])
+            continue
+        block: list[str] = []
+        for number in range(new_first, new_last):
+            line = moved(new_lines[number], number == 0)
+            if line is None:
+                return Refusal(
+                    f"new line {number + 1} ({new_lines[number].strip()[:60]!r}) is less indented than the "
+                    f"{_describe_indent(found.removed)} the file lacks compared with the old text",
+                    kind="indentation",
+                )
+            block.append(line)
+        for number in range(old_first, old_last):
+            old_moved = moved(old_lines[number], number == 0)
+            file_body = file_bodies[number]
+            if old_moved is not None and _same_but_spelling(old_moved, file_body):
+                continue
+            if file_body in block:
+                continue  # mis-copied in the old text; the new text keeps the file's line
+            return Refusal(
+                f"the old text's line {number + 1} ({old_lines[number].strip()[:60]!r}) is not in the file: "
+                f"the file has {file_body.strip()[:60]!r} there",
+                line=number,
+            )
+        for step, line in enumerate(block):
+            ending = newline
+            old_number = old_first + step
+            if tag == "replace" and old_number < old_last:
+                ending = newline_of(file_lines[old_number]) or newline
+                old_moved = moved(old_lines[old_number], old_number == 0)
+                if old_moved is not None:
+                    line = _keep_spelling(old_moved, file_bodies[old_number], line)
+            pieces.append(line + ending)
+    if pieces:
+        # the result ends with a line ending exactly when the new text does
+        has_ending = bool(newline_of(pieces[-1]))
+        if new_final and not has_ending:
+            pieces[-1] += newline
+        elif not new_final and has_ending:
+            pieces[-1] = strip_newline(pieces[-1])
+    return "".join(pieces)
+
+
+def _same_but_spelling(old_line: str, file_line: str) -> bool:
+    """Equal up to trailing blanks and Unicode punctuation (indentation already moved)."""
+    if old_line == file_line:
+        return True
+    return old_line.rstrip(_BLANKS).translate(UNICODE_TABLE) == file_line.rstrip(_BLANKS).translate(UNICODE_TABLE)
+
+
+def _keep_spelling(old_line: str, file_line: str, new_line: str) -> str:
+    """``new_line`` with the file's punctuation where the edit kept the old text's characters.
+
+    Only the shared head and tail of old and new count as kept (linear time, so
+    long minified lines stay cheap), and only characters the file spells
+    differently by Unicode punctuation (curly quotes, dashes, non-breaking
+    spaces) are taken from it; every character the edit changed is new's.
+    """
+    old_body, file_body = old_line.rstrip(_BLANKS), file_line.rstrip(_BLANKS)
+    if old_body == file_body or len(old_body) != len(file_body):
+        return new_line
+    new_body = new_line.rstrip(_BLANKS)
+    trailing = new_line[len(new_body) :]
+    head = 0
+    limit = min(len(old_body), len(new_body))
+    while head < limit and old_body[head] == new_body[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old_body[-1 - tail] == new_body[-1 - tail]:
+        tail += 1
+    if head == len(old_body) == len(new_body):
+        return file_body + trailing
+    middle = new_body[head : len(new_body) - tail]
+    return file_body[:head] + middle + file_body[len(file_body) - tail :] + trailing
