@@ -142,6 +142,8 @@ def test_whole_line_hunk_must_start_at_line_start():
 
 def test_insertion_at_end_and_before_line():
     _, after = place("a\nb", lines_hunk("", "c\n", at_end=True))
+    assert after == "a\nb\nc"  # the file had no final newline, and still has none
+    _, after = place("a\nb\n", lines_hunk("", "c\n", at_end=True))
     assert after == "a\nb\nc\n"
     _, after = place("a\nb\n", lines_hunk("", "x\n", start_line=2), near_line=2)
     assert after == "a\nx\nb\n"

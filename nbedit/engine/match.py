@@ -33,14 +33,14 @@ import re
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from operator import methodcaller
 
 from nbedit.engine.models import Hunk, Match, Tier
 from nbedit.engine.text import dominant_newline, line_starts, newline_of, split_lines, strip_newline
 from nbedit.engine.transport import UNICODE_TABLE, Refusal, normalised_line, split_change_lines, transport
-from nbedit.errors import AmbiguousMatch, Candidate, NoMatch, UnsafeChange
+from nbedit.errors import AmbiguousMatch, Candidate, MatchError, NoMatch, UnsafeChange
 
 __all__ = ["DEFAULT_THRESHOLD", "FileIndex", "MatchOptions", "locate", "new_text_present"]
 
@@ -247,7 +247,7 @@ def locate(
     low, high = region if region is not None else (0, len(text))
 
     if hunk.anchors:
-        low, near_line = _after_anchors(index, hunk, low, high, near_line, path)
+        return _locate_after_anchor(index, hunk, options, low, high, path)
 
     if not hunk.old:
         return [_insertion(index, hunk, low, high, near_line)]
@@ -552,6 +552,9 @@ def _insertion(index: FileIndex, hunk: Hunk, low: int, high: int, near_line: int
         if position > 0 and not text[:position].endswith("\n"):
             prefix = dominant_newline(text)
         replacement = prefix + _adapt_newlines(hunk.new, dominant_newline(text))
+        if prefix and hunk.at_end and position == len(text):
+            # appended to a file without a final newline: it still has none afterwards
+            replacement = strip_newline(replacement)
         line = index.line_of(max(0, position - 1)) + (2 if position else 1)
     else:
         line_number = min(max(near_line, 1), index.line_count + 1)
@@ -564,35 +567,74 @@ def _insertion(index: FileIndex, hunk: Hunk, low: int, high: int, near_line: int
     return Match(position, position, replacement, Tier.EXACT, 1.0, line, 0, None)
 
 
-def _after_anchors(
-    index: FileIndex, hunk: Hunk, low: int, high: int, near_line: int | None, path: str | None
-) -> tuple[int, int | None]:
-    """Move the search start past each ``@@`` anchor line, in order (apply_patch)."""
-    for anchor in hunk.anchors:
-        probe = Hunk(old=anchor + "\n", new=anchor + "\n", whole_lines=True)
-        found: _Hit | None = None
-        for tier in (Tier.EXACT, *_NORMALISED_TIERS):
-            hits = _find(index, probe, tier, low, high)
-            if hits:
-                found = hits[0]
-                break
-        if found is None:
-            # the anchor may be a fragment of the line (Codex compares whole lines, LLMs abbreviate)
-            for number in range(index.line_of(low), index.line_count):
-                if index.starts[number] >= high:
-                    break
-                if anchor.strip() and anchor.strip() in index.line(number):
-                    found = _Hit(index.starts[number], index.starts[number + 1], number, 1)
-                    break
-        if found is None:
-            raise NoMatch(
-                f"{path or 'file'}: the @@ anchor line {anchor!r} was not found"
-                + (" after the previous chunk" if low else ""),
+def _locate_after_anchor(
+    index: FileIndex, hunk: Hunk, options: MatchOptions, low: int, high: int, path: str | None
+) -> list[Match]:
+    """Locate a hunk after its ``@@`` anchor lines (apply_patch), outermost first.
+
+    The anchor scopes the search: the hunk is taken nearest after it. An anchor
+    line that occurs more than once is never resolved by position: each
+    occurrence scopes the search up to the next one, and the hunk must fit after
+    exactly one of them; fitting after several is an ``AmbiguousMatch``.
+    """
+    anchor, inner = hunk.anchors[0], replace(hunk, anchors=hunk.anchors[1:])
+    occurrences = _anchor_hits(index, anchor, low, high)
+    if not occurrences:
+        raise NoMatch(
+            f"{path or 'file'}: the @@ anchor line {anchor!r} was not found"
+            + (" after the previous chunk" if low else ""),
+            path=path,
+        )
+    if len(occurrences) == 1:
+        only = occurrences[0]
+        return locate(index, inner, options=options, region=(only.end, high), near_line=only.first_line + 2, path=path)
+    fits: list[tuple[_Hit, list[Match]]] = []
+    failures: list[MatchError] = []
+    for number, occurrence in enumerate(occurrences):
+        stop = occurrences[number + 1].start if number + 1 < len(occurrences) else high
+        try:
+            matches = locate(
+                index, inner, options=options, region=(occurrence.end, stop), near_line=occurrence.first_line + 2,
                 path=path,
             )
-        low = found.end
-        near_line = found.first_line + 2
-    return low, near_line
+        except MatchError as error:
+            failures.append(error)
+            continue
+        fits.append((occurrence, matches))
+    if len(fits) == 1:
+        return fits[0][1]
+    if not fits:
+        raise failures[0]
+    raise AmbiguousMatch(
+        f"{path or 'file'}: the @@ anchor line {anchor!r} occurs {len(occurrences)} times and the change fits "
+        f"after {len(fits)} of them; nbedit will not guess which one you mean",
+        path=path,
+        locations=[(occurrence.first_line + 1, 1) for occurrence, _ in fits],
+        tier="anchor",
+    )
+
+
+def _anchor_hits(index: FileIndex, anchor: str, low: int, high: int) -> list[_Hit]:
+    """Every line in [low, high) that is the anchor line, at the strictest tier that finds one.
+
+    Failing that, lines that contain it (Codex compares whole lines; models abbreviate).
+    """
+    probe = Hunk(old=anchor + "\n", new=anchor + "\n", whole_lines=True)
+    for tier in (Tier.EXACT, *_NORMALISED_TIERS):
+        hits = _find(index, probe, tier, low, high)
+        if hits:
+            return hits
+    fragment = anchor.strip()
+    if not fragment:
+        return []
+    found = []
+    position = index.text.find(fragment, low, high)
+    while position != -1:
+        number = index.line_of(position)
+        if not found or found[-1].first_line != number:
+            found.append(_Hit(index.starts[number], index.starts[number + 1], number, 1))
+        position = index.text.find(fragment, index.starts[number + 1], high)
+    return found
 
 
 def _choose(

@@ -82,6 +82,9 @@ class Hunk:
     replace_all: bool = False
     search_from_previous: bool = False
     source_line: int | None = None  # where the hunk starts in the change text
+    # other (old, new) readings of the same block: a SEARCH/REPLACE block with more than
+    # one '=======' line; the reading whose old text is in the file is the one meant
+    alternatives: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +93,9 @@ class FileChange:
 
     ``content`` is the whole new text for an ``add``. ``new_path`` renames (moves)
     the file, with or without hunks. ``new_mode`` is a git file mode (0o755) when
-    the change sets one.
+    the change sets one. ``sequential`` hunks are located one after another,
+    each against the text the previous ones left (SEARCH/REPLACE replies, as
+    Aider applies them); other hunks are all located against the original.
     """
 
     path: str
@@ -101,6 +106,7 @@ class FileChange:
     new_mode: int | None = None
     cell: CellSelector | None = None
     source_line: int | None = None
+    sequential: bool = False  # each hunk applies to the result of the previous ones (SEARCH/REPLACE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,9 +15,18 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from nbedit.engine.match import DEFAULT_THRESHOLD, FileIndex, MatchOptions, locate
-from nbedit.engine.models import Change, FileChange, FilePlan, Hunk, LocatedHunk, Plan
+from nbedit.engine.models import Change, FileChange, FilePlan, Hunk, LocatedHunk, Match, Plan
 from nbedit.engine.text import UTF8, Codec, decode, encode, fingerprint, split_lines
-from nbedit.errors import FileExists, FileMissing, NoMatch, OverlappingHunks
+from nbedit.errors import (
+    AmbiguousMatch,
+    FileExists,
+    FileMissing,
+    MatchError,
+    NbeditError,
+    NoMatch,
+    OverlappingHunks,
+    PartlyApplied,
+)
 
 __all__ = [
     "FileSource",
@@ -73,17 +82,26 @@ def edit_text(
     *,
     path: str,
     region: tuple[int, int] | None = None,
+    sequential: bool = False,
 ) -> TextEdit:
     """Locate every hunk against ``text`` and splice the replacements in.
 
-    Hunks are located against the original text (never against each other's
-    output). apply_patch chunks search after the previous chunk; unified-diff
-    hunks carry the offset of the previous hunk forward as GNU patch does.
+    Hunks of a diff or an apply_patch block are located against the original
+    text (never against each other's output): apply_patch chunks search after
+    the previous chunk, and unified-diff hunks carry the offset of the previous
+    hunk forward as GNU patch does. ``sequential`` hunks (SEARCH/REPLACE
+    blocks) apply in order, each to the text the previous ones left.
+
+    "Already applied" is a verdict on the whole change: every hunk's new text
+    is there and no old text is left. A mix of applied and unapplied hunks is
+    refused (``PartlyApplied``), never half-applied.
     """
+    if sequential and len(hunks) > 1:
+        return _edit_in_order(text, hunks, options, path=path, region=region)
     index = FileIndex(text)
     located: list[LocatedHunk] = []
     notes: list[str] = []
-    skipped = 0
+    skipped: list[int] = []
     search_from = region[0] if region else 0
     region_end = region[1] if region else len(text)
     carried_offset = 0
@@ -91,17 +109,11 @@ def edit_text(
     for number, hunk in enumerate(hunks):
         near = hunk.start_line + carried_offset if hunk.start_line is not None else None
         low = search_from if hunk.search_from_previous else (region[0] if region else 0)
-        matches = locate(
-            index,
-            hunk,
-            options=options.match,
-            region=(low, region_end),
-            near_line=near,
-            path=path,
-            cursor=cursor,
+        hunk, matches = _locate_reading(
+            index, hunk, options, region=(low, region_end), near_line=near, path=path, cursor=cursor
         )
         if not matches:
-            skipped += 1
+            skipped.append(number + 1)
             notes.append(f"hunk {number + 1} is already applied (its new text is there, its old text is not)")
             continue
         for match in matches:
@@ -115,9 +127,111 @@ def edit_text(
             cursor = (0, 0)
         if last.offset is not None:
             carried_offset = last.offset
+    if skipped and located:
+        _refuse_partly_applied(path, skipped, len(hunks))
     _check_overlaps(located, path)
-    already = skipped > 0 and not located
-    return TextEdit(splice(text, located), tuple(located), already, tuple(notes))
+    return TextEdit(splice(text, located), tuple(located), bool(skipped), tuple(notes))
+
+
+def _refuse_partly_applied(path: str, applied: Sequence[int], total: int) -> None:
+    listed = ", ".join(str(number) for number in applied)
+    raise PartlyApplied(
+        f"{path}: hunk{'s' if len(applied) > 1 else ''} {listed} of {total} look{'' if len(applied) > 1 else 's'} "
+        "already applied (new text there, old text gone) but the others are not: the file has drifted or "
+        "part of this change was made already",
+        path=path,
+        applied=applied,
+    )
+
+
+def _locate_reading(
+    index: FileIndex,
+    hunk: Hunk,
+    options: PlanOptions,
+    *,
+    region: tuple[int, int],
+    near_line: int | None,
+    path: str,
+    cursor: tuple[int, int] | None = None,
+) -> tuple[Hunk, list[Match]]:
+    """Locate a hunk; with several readings (a block with two dividers), the one that fits.
+
+    Exactly one reading may fit the file; several fitting is an ``AmbiguousMatch``.
+    """
+    if not hunk.alternatives:
+        return hunk, locate(
+            index, hunk, options=options.match, region=region, near_line=near_line, path=path, cursor=cursor
+        )
+    readings = [replace(hunk, alternatives=())]
+    readings += [replace(hunk, old=old, new=new, alternatives=(), at_end=not old) for old, new in hunk.alternatives]
+    fits: list[tuple[Hunk, list[Match]]] = []
+    failures: list[NbeditError] = []
+    for reading in readings:
+        try:
+            matches = locate(index, reading, options=options.match, region=region, near_line=near_line, path=path)
+        except MatchError as error:
+            failures.append(error)
+            continue
+        fits.append((reading, matches))
+    if len(fits) == 1:
+        return fits[0]
+    if not fits:
+        raise failures[0]
+    starts = {tuple(match.start for match in matches) for _, matches in fits}
+    if len(starts) == 1:
+        # all at the same place: the reading with the longest old text is the one whose
+        # extra divider lines are really in the file there, so it is what the block says
+        return max(fits, key=lambda fit: len(fit[0].old))
+    where = f" (the block at line {hunk.source_line} of the change text)" if hunk.source_line else ""
+    raise AmbiguousMatch(
+        f"{path}: a block{where} has {len(readings)} '=======' lines, and {len(fits)} ways of reading it "
+        "fit the file; nbedit will not guess which line divides the old text from the new",
+        path=path,
+        locations=[(matches[0].line if matches else 0, 1) for _, matches in fits],
+        tier="divider",
+    )
+
+
+def _edit_in_order(
+    text: str, hunks: Sequence[Hunk], options: PlanOptions, *, path: str, region: tuple[int, int] | None
+) -> TextEdit:
+    """Apply hunks one after another, each located in the text the previous ones left.
+
+    When locating every hunk in the original text gives the very same result
+    (the usual case: blocks touch separate places), those located hunks are
+    kept, so a review can still leave single hunks out. When a block builds on
+    text an earlier block wrote, the file is shown as one change.
+    """
+    current = text
+    low, high = region if region is not None else (0, len(text))
+    tiers: list[str] = []
+    skipped: list[int] = []
+    changed = 0
+    for number, hunk in enumerate(hunks):
+        step = edit_text(current, [hunk], options, path=path, region=(low, high))
+        if step.already_applied:
+            skipped.append(number + 1)
+            continue
+        changed += 1
+        tiers.extend(item.tier.value for item in step.hunks)
+        high += len(step.after) - len(current)
+        current = step.after
+    if skipped and changed:
+        _refuse_partly_applied(path, skipped, len(hunks))
+    if not changed:
+        notes = tuple(f"hunk {number} is already applied (its new text is there, its old text is not)" for number in skipped)
+        return TextEdit(text, (), True, notes)
+    try:
+        together = edit_text(text, hunks, options, path=path, region=region)
+    except NbeditError:
+        together = None
+    if together is not None and together.after == current:
+        return together
+    note = (
+        "its blocks build on each other, so they were applied in order and are shown as one change "
+        f"(match tiers: {', '.join(tiers)})"
+    )
+    return TextEdit(current, (), False, (note,))
 
 
 def splice(text: str, located: Sequence[LocatedHunk]) -> str:
@@ -231,7 +345,7 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions) -> 
             path=path,
         )
     text, codec = decode(data, path)
-    edit = edit_text(text, change.hunks, options, path=path)
+    edit = edit_text(text, change.hunks, options, path=path, sequential=change.sequential)
     return _file_plan(change, source, data, text, codec, edit)
 
 

@@ -13,9 +13,10 @@
 
 The marker rules are Aider's (``aider/coders/editblock_coder.py``): 5 to 9
 marker characters, the line compared after stripping surrounding whitespace,
-``<<<<<<< SEARCH>`` accepted. The SEARCH part ends at the first divider; the
-REPLACE part ends only at ``>>>>>>> REPLACE`` (so a replacement may contain
-``=======``, e.g. a reStructuredText underline).
+``<<<<<<< SEARCH>`` accepted. A block with more than one ``=======`` line (a
+reStructuredText underline in the old or new text) reads several ways; each
+reading is kept as an alternative and the planner takes the one whose old text
+is in the file, refusing when more than one is (never "the first divider").
 
 The file path is the last non-blank line before the block, looking past the
 opening code fence; ``` ```python`` is a language tag, not a path. Decorations
@@ -28,8 +29,9 @@ Aider, a second ``<<<<<<< SEARCH`` inside an open block is an error: it
 almost always means a ``>>>>>>> REPLACE`` line was lost, and guessing where
 the block ends could edit the wrong lines.
 
-Blocks of one file are grouped into one ``FileChange`` (in order); files keep
-the order of their first block. An empty SEARCH means "append, or create the
+Blocks of one file are grouped into one ``FileChange`` (in order, marked
+``sequential``: each block applies to the text the previous blocks left, as
+Aider applies them); files keep the order of their first block. An empty SEARCH means "append, or create the
 file" (``old=""``, ``at_end=True``).
 """
 
@@ -112,15 +114,19 @@ def parse(text: str, *, default_path: str | None = None) -> Change:
                 "or give a default path",
             )
         current_path = path
-        search, index = _section(lines, index + 1, _DIVIDER, head_number, "=======")
-        replace, index = _section(lines, index + 1, _UPDATED, head_number, ">>>>>>> REPLACE")
+        body, dividers, index = _block_body(lines, index + 1, head_number)
         index += 1
+        readings = [
+            ("".join(body[:divider]), "".join(body[divider + 1 :])) for divider in dividers
+        ]
+        search, replace = readings[0]
         hunk = Hunk(
             old=search,
             new=replace,
             whole_lines=True,
             at_end=not search,
             source_line=head_number,
+            alternatives=tuple(readings[1:]),
         )
         if path not in hunks_by_path:
             order.append(path)
@@ -135,7 +141,11 @@ def parse(text: str, *, default_path: str | None = None) -> Change:
         )
     files = tuple(
         FileChange(
-            path=path, operation="update", hunks=tuple(hunks_by_path[path]), source_line=first_line[path]
+            path=path,
+            operation="update",
+            hunks=tuple(hunks_by_path[path]),
+            source_line=first_line[path],
+            sequential=True,
         )
         for path in order
     )
@@ -167,35 +177,42 @@ def _refuse_other_dialects(lines: list[str], index: int) -> None:
         )
 
 
-def _section(
-    lines: list[str], start: int, closing: re.Pattern[str], head_number: int, closing_text: str
-) -> tuple[str, int]:
-    """Lines from ``start`` up to the closing marker; returns (text, index of the marker)."""
+def _block_body(lines: list[str], start: int, head_number: int) -> tuple[list[str], list[int], int]:
+    """The block's lines up to ``>>>>>>> REPLACE``, the positions of its divider lines, and the index of the end marker.
+
+    A block normally has one ``=======`` line. More than one (a reStructuredText
+    underline in the old or new text) gives several readings; the planner keeps
+    the one whose old text is in the file and refuses when several are.
+    """
     index = start
-    collected: list[str] = []
+    body: list[str] = []
+    dividers: list[int] = []
     while index < len(lines):
         stripped = lines[index].strip()
-        if closing.fullmatch(stripped):
-            return "".join(collected), index
+        if _UPDATED.fullmatch(stripped):
+            if not dividers:
+                raise _error(
+                    f"'>>>>>>> REPLACE' before '=======' in the block opened at line {head_number}",
+                    index + 1,
+                    hint="separate the old lines from the new lines with a '=======' line",
+                )
+            return body, dividers, index
         if _HEAD.fullmatch(stripped):
+            closing = ">>>>>>> REPLACE" if dividers else "======="
             raise _error(
-                f"'<<<<<<< SEARCH' inside the block opened at line {head_number}, "
-                f"which has no '{closing_text}' yet",
+                f"'<<<<<<< SEARCH' inside the block opened at line {head_number}, which has no '{closing}' yet",
                 index + 1,
-                hint=f"close each block with '{closing_text}' before starting the next one",
+                hint=f"close each block with '{closing}' before starting the next one",
             )
-        if closing is _DIVIDER and _UPDATED.fullmatch(stripped):
-            raise _error(
-                f"'>>>>>>> REPLACE' before '=======' in the block opened at line {head_number}",
-                index + 1,
-                hint="separate the old lines from the new lines with a '=======' line",
-            )
-        collected.append(lines[index] + "\n")
+        if _DIVIDER.fullmatch(stripped):
+            dividers.append(len(body))
+        body.append(lines[index] + "\n")
         index += 1
+    closing = ">>>>>>> REPLACE" if dividers else "======="
     raise _error(
-        f"the block opened at line {head_number} has no '{closing_text}' line (the text ends first)",
+        f"the block opened at line {head_number} has no '{closing}' line (the text ends first)",
         head_number,
-        hint=f"the block may be cut off; end it with '{closing_text}'",
+        hint=f"the block may be cut off; end it with '{closing}'",
     )
 
 

@@ -1,0 +1,4 @@
+alpha = 1
+beta = 2
+gamma = 3
+delta = 4
