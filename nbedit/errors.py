@@ -194,7 +194,9 @@ class PartlyApplied(MatchError):
 
 class OverlappingHunks(MatchError):
     def __init__(self, message: str, *, path: str | None = None, lines: tuple[int, int] = (0, 0)) -> None:
-        super().__init__(message + "\nmerge the overlapping changes into one hunk and retry", path=path)
+        if "retry" not in message and "use a longer" not in message:
+            message += "\nmerge the overlapping changes into one hunk and retry"
+        super().__init__(message, path=path)
         self.lines = lines
 
 

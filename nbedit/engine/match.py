@@ -40,7 +40,7 @@ from operator import methodcaller
 from nbedit.engine.models import Hunk, Match, Tier
 from nbedit.engine.text import dominant_newline, line_starts, newline_of, split_lines, strip_newline
 from nbedit.engine.transport import UNICODE_TABLE, Refusal, normalised_line, split_change_lines, transport
-from nbedit.errors import AmbiguousMatch, Candidate, MatchError, NoMatch, UnsafeChange
+from nbedit.errors import AmbiguousMatch, Candidate, MatchError, NoMatch, OverlappingHunks, UnsafeChange
 
 __all__ = ["DEFAULT_THRESHOLD", "FileIndex", "MatchOptions", "locate", "new_text_present"]
 
@@ -641,6 +641,19 @@ def _choose(
     index: FileIndex, hunk: Hunk, hits: list[_Hit], tier: Tier, near_line: int | None, path: str | None
 ) -> list[_Hit]:
     if hunk.replace_all:
+        for previous, current in zip(hits, hits[1:], strict=False):
+            if current.start < previous.end:
+                where = [
+                    f"line {hit.first_line + 1} column {hit.start - index.starts[hit.first_line] + 1}"
+                    for hit in (previous, current)
+                ]
+                raise OverlappingHunks(
+                    f"{path or 'file'}: the old text occurs at overlapping places ({where[0]} and {where[1]}), "
+                    "so replacing every occurrence is not well defined; use a longer old text that "
+                    "occurs at separate places",
+                    path=path,
+                    lines=(previous.first_line + 1, current.first_line + 1),
+                )
         return hits
     if len(hits) == 1:
         return hits
@@ -859,12 +872,16 @@ def _rejection_reason(
 
 
 def _candidate(index: FileIndex, hunk: Hunk, hit: _Hit, score: float, reason: str | None = None) -> Candidate:
-    expected = _query_lines(hunk)
-    actual = [strip_newline(line) for line in index.line_range(hit.first_line, hit.line_count)]
+    expected = [_shortened(line) for line in _query_lines(hunk)]
+    actual = [_shortened(strip_newline(line)) for line in index.line_range(hit.first_line, hit.line_count)]
     diff = "\n".join(
         list(difflib.unified_diff(expected, actual, "expected", "in file", n=1, lineterm=""))[2:][:30]
     )
     return Candidate(hit.first_line + 1, hit.first_line + hit.line_count, round(score, 3), diff, reason=reason)
+
+
+def _shortened(line: str, limit: int = 200) -> str:
+    return line if len(line) <= limit else line[: limit - 1] + "\u2026"
 
 
 def _no_match_message(hunk: Hunk, path: str | None, options: MatchOptions) -> str:

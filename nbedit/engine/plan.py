@@ -276,7 +276,20 @@ def plan_change(change: Change, source: FileSource, options: PlanOptions, *, roo
         positions[path] = len(plans)
         plans.append(_plan_file(file_change, source, options))
     _check_targets(plans, source, options)
+    _check_whole_change_applied(plans)
     return Plan(tuple(plans), dialect=change.dialect, root=root)
+
+
+def _check_whole_change_applied(plans: Sequence[FilePlan]) -> None:
+    """A change is already applied as a whole or not at all: a mix is refused."""
+    applied = [file_plan.path for file_plan in plans if file_plan.already_applied]
+    pending = [file_plan.path for file_plan in plans if file_plan.changed and not file_plan.already_applied]
+    if applied and pending:
+        raise PartlyApplied(
+            f"the change is already applied to {', '.join(applied)} but not to {', '.join(pending)}: "
+            "the files have drifted or part of this change was made already",
+            path=applied[0],
+        )
 
 
 def _check_targets(plans: Sequence[FilePlan], source: FileSource, options: PlanOptions) -> None:
