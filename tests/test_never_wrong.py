@@ -11,6 +11,7 @@ must agree byte for byte.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -112,9 +113,24 @@ def _cli(folder: Path, case: Case) -> None:
     (folder.parent / "new.txt").write_bytes(case.new.encode())
     environment = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     subprocess.run(
-        [sys.executable, "-m", "nbedit.cli", "edit", "m.py", "--old-file", str(folder.parent / "old.txt"),
-         "--new-file", str(folder.parent / "new.txt"), "--yes", "--no-history"],
-        cwd=folder, capture_output=True, env=environment, timeout=120, check=False,
+        [
+            sys.executable,
+            "-m",
+            "nbedit.cli",
+            "edit",
+            "m.py",
+            "--old-file",
+            str(folder.parent / "old.txt"),
+            "--new-file",
+            str(folder.parent / "new.txt"),
+            "--yes",
+            "--no-history",
+        ],
+        cwd=folder,
+        capture_output=True,
+        env=environment,
+        timeout=120,
+        check=False,
     )
 
 
@@ -142,18 +158,17 @@ def test_api_cli_and_magic_agree(case: Case, tmp_path: Path, shell: Any) -> None
         folder.mkdir()
         (folder / "m.py").write_bytes(case.before.encode())
         if surface == "api":
-            try:
+            with contextlib.suppress(NbeditError):
                 _api(folder, case)
-            except NbeditError:
-                pass
         elif surface == "cli":
             _cli(folder, case)
         else:
             os.chdir(folder)
-            try:
-                run(shell, f"%%edit m.py --yes --root {folder}\n<<<<<<< SEARCH\n{case.old}=======\n{case.new}>>>>>>> REPLACE\n")
-            except NbeditError:
-                pass
+            with contextlib.suppress(NbeditError):
+                run(
+                    shell,
+                    f"%%edit m.py --yes --root {folder}\n<<<<<<< SEARCH\n{case.old}=======\n{case.new}>>>>>>> REPLACE\n",
+                )
         results[surface] = (folder / "m.py").read_bytes()
     expected = (case.after if case.after is not None else case.before).encode()
     assert results == {"api": expected, "cli": expected, "magic": expected}
@@ -180,7 +195,9 @@ def test_an_old_text_starting_inside_the_indentation_is_indented_once(tmp_path: 
     before = "class A:\n    def g(self):\n        # Non-encodable path\n        x = 1\n        y = 2\n"
     (tmp_path / "g.py").write_text(before)
     workspace = Workspace(tmp_path, history=False)
-    plan = workspace.plan_edit("g.py", "    # Non-encodable path\n    x = 1\n", "    # Non_rn-encodable path\n    x = 1\n")
+    plan = workspace.plan_edit(
+        "g.py", "    # Non-encodable path\n    x = 1\n", "    # Non_rn-encodable path\n    x = 1\n"
+    )
     assert plan.files[0].hunks[0].tier is Tier.INDENTATION
     workspace.apply(plan)
     assert (tmp_path / "g.py").read_text() == before.replace("# Non-encodable", "# Non_rn-encodable")
@@ -308,5 +325,7 @@ def test_fuzzy_on_very_long_lines_refuses_with_a_short_message(tmp_path: Path) -
     (tmp_path / "m.js").write_text("\n".join(lines) + "\n")
     old = "\n".join([lines[1][:-3] + "zzz", lines[2][:-5] + "q", lines[3]]) + "\n"
     with pytest.raises(NoMatch) as caught:  # was 272 s of fuzzy scoring; timed in benchmarks/
-        Workspace(tmp_path, history=False).plan_patch(f"m.js\n<<<<<<< SEARCH\n{old}=======\nx\n>>>>>>> REPLACE\n")
+        Workspace(tmp_path, history=False).plan_patch(
+            f"m.js\n<<<<<<< SEARCH\n{old}=======\nx\n>>>>>>> REPLACE\n"
+        )
     assert len(str(caught.value)) < 5_000  # long lines are shortened in the candidates shown

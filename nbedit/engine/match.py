@@ -39,7 +39,7 @@ from operator import methodcaller
 
 from nbedit.engine.models import Hunk, Match, Tier
 from nbedit.engine.text import dominant_newline, line_starts, newline_of, split_lines, strip_newline
-from nbedit.engine.transport import UNICODE_TABLE, Refusal, normalised_line, split_change_lines, transport
+from nbedit.engine.transport import UNICODE_TABLE, Refusal, split_change_lines, transport
 from nbedit.errors import AmbiguousMatch, Candidate, MatchError, NoMatch, OverlappingHunks, UnsafeChange
 
 __all__ = ["DEFAULT_THRESHOLD", "FileIndex", "MatchOptions", "locate", "new_text_present"]
@@ -287,8 +287,14 @@ def locate(
                 offset = hit.first_line + 1 - hunk.start_line
             return [
                 Match(
-                    hit.start, hit.end, replacement, Tier.FUZZY, round(score, 4), hit.first_line + 1,
-                    hit.line_count, offset,
+                    hit.start,
+                    hit.end,
+                    replacement,
+                    Tier.FUZZY,
+                    round(score, 4),
+                    hit.first_line + 1,
+                    hit.line_count,
+                    offset,
                 )
             ]
     floor = LOCATOR_CONTEXT_FLOOR if (near_line is not None and _changes_lines(hunk)) else options.threshold
@@ -297,7 +303,10 @@ def locate(
         path=path,
         candidates=[
             _candidate(
-                index, hunk, item[0], item[1],
+                index,
+                hunk,
+                item[0],
+                item[1],
                 None if options.exact else _rejection_reason(index, hunk, item, floor, options.threshold),
             )
             for item in candidates[:3]
@@ -587,14 +596,20 @@ def _locate_after_anchor(
         )
     if len(occurrences) == 1:
         only = occurrences[0]
-        return locate(index, inner, options=options, region=(only.end, high), near_line=only.first_line + 2, path=path)
+        return locate(
+            index, inner, options=options, region=(only.end, high), near_line=only.first_line + 2, path=path
+        )
     fits: list[tuple[_Hit, list[Match]]] = []
     failures: list[MatchError] = []
     for number, occurrence in enumerate(occurrences):
         stop = occurrences[number + 1].start if number + 1 < len(occurrences) else high
         try:
             matches = locate(
-                index, inner, options=options, region=(occurrence.end, stop), near_line=occurrence.first_line + 2,
+                index,
+                inner,
+                options=options,
+                region=(occurrence.end, stop),
+                near_line=occurrence.first_line + 2,
                 path=path,
             )
         except MatchError as error:
@@ -627,7 +642,7 @@ def _anchor_hits(index: FileIndex, anchor: str, low: int, high: int) -> list[_Hi
     fragment = anchor.strip()
     if not fragment:
         return []
-    found = []
+    found: list[_Hit] = []
     position = index.text.find(fragment, low, high)
     while position != -1:
         number = index.line_of(position)
@@ -732,7 +747,8 @@ def _fuzzy_candidates(
     if not votes or max(votes.values()) < 2:
         # every line drifted: let the most distinctive lines find their look-alikes
         distinctive = sorted(
-            (n for n, line in enumerate(query) if line and len(line) <= FUZZY_MAX_LINE), key=lambda n: -len(query[n])
+            (n for n, line in enumerate(query) if line and len(line) <= FUZZY_MAX_LINE),
+            key=lambda n: -len(query[n]),
         )[:3]
         region_lines = file_lines[first_line : last_start + size]
         for offset in distinctive:
@@ -823,9 +839,7 @@ def _fuzzy_winner(
         return None
     best = passing[0]
     rivals = [
-        item
-        for item in passing[1:]
-        if not _overlaps(item[0], best[0]) and item[1] > best[1] - FUZZY_MARGIN
+        item for item in passing[1:] if not _overlaps(item[0], best[0]) and item[1] > best[1] - FUZZY_MARGIN
     ]
     if rivals:
         if near_line is not None:
@@ -857,9 +871,7 @@ def _overlaps(a: _Hit, b: _Hit) -> bool:
     return a.first_line < b.first_line + b.line_count and b.first_line < a.first_line + a.line_count
 
 
-def _rejection_reason(
-    index: FileIndex, hunk: Hunk, item: _Scored, floor: float, threshold: float
-) -> str:
+def _rejection_reason(index: FileIndex, hunk: Hunk, item: _Scored, floor: float, threshold: float) -> str:
     """Why a near miss was not taken, in words (the real reason, not just a score)."""
     refusal = _replacement(index, hunk, item[0], Tier.FUZZY)
     if isinstance(refusal, Refusal):
@@ -877,7 +889,9 @@ def _candidate(index: FileIndex, hunk: Hunk, hit: _Hit, score: float, reason: st
     diff = "\n".join(
         list(difflib.unified_diff(expected, actual, "expected", "in file", n=1, lineterm=""))[2:][:30]
     )
-    return Candidate(hit.first_line + 1, hit.first_line + hit.line_count, round(score, 3), diff, reason=reason)
+    return Candidate(
+        hit.first_line + 1, hit.first_line + hit.line_count, round(score, 3), diff, reason=reason
+    )
 
 
 def _shortened(line: str, limit: int = 200) -> str:

@@ -163,12 +163,16 @@ def _locate_reading(
             index, hunk, options=options.match, region=region, near_line=near_line, path=path, cursor=cursor
         )
     readings = [replace(hunk, alternatives=())]
-    readings += [replace(hunk, old=old, new=new, alternatives=(), at_end=not old) for old, new in hunk.alternatives]
+    readings += [
+        replace(hunk, old=old, new=new, alternatives=(), at_end=not old) for old, new in hunk.alternatives
+    ]
     fits: list[tuple[Hunk, list[Match]]] = []
     failures: list[NbeditError] = []
     for reading in readings:
         try:
-            matches = locate(index, reading, options=options.match, region=region, near_line=near_line, path=path)
+            matches = locate(
+                index, reading, options=options.match, region=region, near_line=near_line, path=path
+            )
         except MatchError as error:
             failures.append(error)
             continue
@@ -219,7 +223,10 @@ def _edit_in_order(
     if skipped and changed:
         _refuse_partly_applied(path, skipped, len(hunks))
     if not changed:
-        notes = tuple(f"hunk {number} is already applied (its new text is there, its old text is not)" for number in skipped)
+        notes = tuple(
+            f"hunk {number} is already applied (its new text is there, its old text is not)"
+            for number in skipped
+        )
         return TextEdit(text, (), True, notes)
     try:
         together = edit_text(text, hunks, options, path=path, region=region)

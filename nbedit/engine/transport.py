@@ -94,7 +94,13 @@ class Offset:
     def apply(self, line: str) -> str | None:
         """``line`` moved by the offset; None when it is shallower than the prefix to remove."""
         if not line.strip(_BLANKS):
-            return line if not self.removed else line[len(self.removed) :] if line.startswith(self.removed) else line
+            return (
+                line
+                if not self.removed
+                else line[len(self.removed) :]
+                if line.startswith(self.removed)
+                else line
+            )
         if self.removed:
             if not line.startswith(self.removed):
                 return None
@@ -123,7 +129,9 @@ class Refusal:
 
     reason: str
     line: int | None = None
-    kind: str = "missing"  # "missing": a changed line is not in the file; "indentation": the offset cannot apply
+    kind: str = (
+        "missing"  # "missing": a changed line is not in the file; "indentation": the offset cannot apply
+    )
 
 
 def split_change_lines(text: str) -> tuple[list[str], bool]:
@@ -208,7 +216,9 @@ def transport(
     if len(file_lines) != len(old_lines):
         raise ValueError("transport needs one file line per old line")
     file_bodies = [strip_newline(line) for line in file_lines]
-    found = offset if offset is not None else indentation_offset(old_lines, file_bodies, skip_first=first_partial)
+    found = (
+        offset if offset is not None else indentation_offset(old_lines, file_bodies, skip_first=first_partial)
+    )
     if isinstance(found, Refusal):
         return found
 
@@ -252,6 +262,9 @@ def transport(
                 if old_moved is not None:
                     line = _keep_spelling(old_moved, file_bodies[old_number], line)
             pieces.append(line + ending)
+    for number in range(len(pieces) - 1):
+        if not newline_of(pieces[number]):
+            pieces[number] += newline  # a file line that ended the region, with new lines after it
     if pieces:
         # the result ends with a line ending exactly when the new text does
         has_ending = bool(newline_of(pieces[-1]))
@@ -266,7 +279,9 @@ def _same_but_spelling(old_line: str, file_line: str) -> bool:
     """Equal up to trailing blanks and Unicode punctuation (indentation already moved)."""
     if old_line == file_line:
         return True
-    return old_line.rstrip(_BLANKS).translate(UNICODE_TABLE) == file_line.rstrip(_BLANKS).translate(UNICODE_TABLE)
+    return old_line.rstrip(_BLANKS).translate(UNICODE_TABLE) == file_line.rstrip(_BLANKS).translate(
+        UNICODE_TABLE
+    )
 
 
 def _keep_spelling(old_line: str, file_line: str, new_line: str) -> str:

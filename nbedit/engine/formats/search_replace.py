@@ -116,9 +116,7 @@ def parse(text: str, *, default_path: str | None = None) -> Change:
         current_path = path
         body, dividers, index = _block_body(lines, index + 1, head_number)
         index += 1
-        readings = [
-            ("".join(body[:divider]), "".join(body[divider + 1 :])) for divider in dividers
-        ]
+        readings = [("".join(body[:divider]), "".join(body[divider + 1 :])) for divider in dividers]
         search, replace = readings[0]
         hunk = Hunk(
             old=search,
