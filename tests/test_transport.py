@@ -11,12 +11,10 @@ For any old -> new and any located region:
 
 from __future__ import annotations
 
-import difflib
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbedit.engine.transport import Offset, Refusal, indentation_offset, transport
+from nbedit.engine.transport import Offset, Refusal, align, indentation_offset, transport
 
 WORDS = ["x = 1", "return x", "if ok:", "pass", "name = 'it'", 'print("hi")', "a - b", ""]
 INDENTS = ["", "    ", "        ", "\t"]
@@ -64,9 +62,9 @@ def test_a_region_equal_to_old_gives_exactly_new(
 
 
 def _shared_lines(old: list[str], new: list[str]) -> set[int]:
-    """Indices of old lines that old and new share exactly (context)."""
+    """Indices of old lines that old and new share exactly (context), as the transport aligns them."""
     shared: set[int] = set()
-    for tag, first, last, _, _ in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+    for tag, first, last, _, _ in align(old, new):
         if tag == "equal":
             shared.update(range(first, last))
     return shared
@@ -158,3 +156,9 @@ def test_old_and_new_written_deeper_than_the_file_are_moved_back(
     deeper_new = [prefix + item if item else item for item in new]
     result = transport(text(deeper_old), text(deeper_new), [item + "\n" for item in old], newline="\n")
     assert result == text(new)
+
+
+def test_alignment_pairs_a_repeated_line_with_its_own_neighbour() -> None:
+    old = ["    ]", "", "    def f(self):"]
+    new = ["    ]", "", "    x = [", "    ]", "", "    def f(self):"]
+    assert align(old, new)[0] == ("equal", 0, 2, 0, 2)

@@ -39,18 +39,28 @@ from operator import methodcaller
 
 from nbedit.engine.models import Hunk, Match, Tier
 from nbedit.engine.text import dominant_newline, line_starts, newline_of, split_lines, strip_newline
-from nbedit.engine.transport import UNICODE_TABLE, Refusal, split_change_lines, transport
+from nbedit.engine.transport import (
+    UNICODE_TABLE,
+    Offset,
+    Refusal,
+    indentation_offset,
+    split_change_lines,
+    transport,
+    uniform_offset,
+)
 from nbedit.errors import AmbiguousMatch, Candidate, MatchError, NoMatch, OverlappingHunks, UnsafeChange
 
 __all__ = ["DEFAULT_THRESHOLD", "FileIndex", "MatchOptions", "locate", "new_text_present"]
 
 DEFAULT_THRESHOLD = 0.9
-FUZZY_MIN_LINES = 3  # fewer non-blank lines than this are never matched fuzzily
+FUZZY_MIN_LINES = 2  # fewer non-blank lines than this are never matched fuzzily
+FUZZY_SHORT_LINES = 3  # a shorter old text needs one of its lines in the file exactly (up to spelling)
 FUZZY_MARGIN = 0.05  # the best fuzzy window must beat any other place by this much
 LOCATOR_CONTEXT_FLOOR = 0.5  # with a locator, drifted context may score this low
 COMMON_LINE_LIMIT = 40  # lines seen more often than this do not vote for windows
 MAX_LOCATIONS = 50
 INDENT_PENALTY = 0.2  # a line whose relative indentation differs loses this much similarity
+LEFT_BEHIND = 0.8  # a line this similar to one the change removes means the old text is still there
 FUZZY_MAX_LINE = 1_000  # longer lines are compared for equality only (similarity is quadratic in length)
 
 _UNICODE_TABLE = UNICODE_TABLE
@@ -234,8 +244,9 @@ def locate(
     """Locate ``hunk`` in the indexed text; a list of one match unless replace_all.
 
     An empty list means the hunk is already applied: its old text is not there
-    (at any tier but fuzzy) and its new text is, once, in the region. That is
-    decided before the fuzzy tier, which would otherwise find the new text itself.
+    at any tier, and its exact new text is, once, with no old line left beside
+    it (``new_text_present``); or the fuzzy tier's place already holds exactly
+    what the change would write there.
     ``region`` limits the search to ``[start, end)`` character offsets (a notebook
     cell, or "after the previous apply_patch chunk"). ``near_line`` is a 1-based
     locator: the nearest hit wins. ``cursor`` is a known ``(offset, line)`` pair
@@ -275,13 +286,13 @@ def locate(
         chosen = _choose(index, hunk, hits, tier, near_line, path)
         return [_build(index, hunk, hit, tier, 1.0, near_line) for hit in chosen]
 
-    if new_text_present(index, hunk, (low, high)):
-        return []
     candidates = _fuzzy_candidates(index, hunk, low, high, near_line)
     if not options.exact and _enough_for_fuzzy(hunk):
         winner = _fuzzy_winner(candidates, hunk, options.threshold, near_line, index, path)
         if winner is not None:
             hit, score, replacement = winner
+            if replacement == text[hit.start : hit.end]:
+                return []  # the file already holds the change there (it was applied before)
             offset = None
             if near_line is not None and hunk.start_line is not None:
                 offset = hit.first_line + 1 - hunk.start_line
@@ -297,6 +308,8 @@ def locate(
                     offset,
                 )
             ]
+    if new_text_present(index, hunk, (low, high)):
+        return []
     floor = LOCATOR_CONTEXT_FLOOR if (near_line is not None and _changes_lines(hunk)) else options.threshold
     raise NoMatch(
         _no_match_message(hunk, path, options),
@@ -347,28 +360,76 @@ def _exact_at_expected_line(
 def _enough_for_fuzzy(hunk: Hunk) -> bool:
     """A fuzzy match needs context to vouch for it: at least FUZZY_MIN_LINES non-blank lines.
 
-    One or two lines that are merely similar (``alpha = 1`` against ``alpha = 100``)
-    are a different line, not drift; they get a NoMatch with the near miss shown.
+    A single line that is merely similar (``alpha = 1`` against ``alpha = 100``)
+    is a different line, not drift; it gets a NoMatch with the near miss shown.
+    A short old text (fewer than FUZZY_SHORT_LINES non-blank lines) must also
+    have a line in the file exactly, up to spelling (see ``_fuzzy_winner``).
     """
-    return sum(1 for line in _query_lines(hunk) if line.strip()) >= FUZZY_MIN_LINES
+    return _non_blank(hunk) >= FUZZY_MIN_LINES
+
+
+def _non_blank(hunk: Hunk) -> int:
+    return sum(1 for line in _query_lines(hunk) if line.strip())
 
 
 def new_text_present(index: FileIndex, hunk: Hunk, region: tuple[int, int] | None = None) -> bool:
-    """True when the hunk looks applied already: its new text is in the region, once.
+    """True when the hunk is applied already: its exact new text is in the region, once, and no old text is left.
 
-    Only asked after the old text was not found, so "old gone, new present" holds.
+    "Exact" allows only what a write would have adapted: the file's line endings
+    and a uniform indentation offset. "No old text left": no non-blank line the
+    change removes or rewrites is still next to where the new text stands.
+    Asked only after every tier (fuzzy included) failed to find the old text.
     """
     if not hunk.new.strip() or hunk.new == hunk.old:
         return False
     low, high = region if region is not None else (0, len(index.text))
     probe = Hunk(old=hunk.new, new=hunk.new, whole_lines=hunk.whole_lines)
-    for tier in (Tier.EXACT, *_NORMALISED_TIERS):
+    found: _Hit | None = None
+    for tier in (Tier.EXACT, Tier.LINE_ENDINGS, Tier.INDENTATION):
         hits = _find(index, probe, tier, low, high)
-        if len(hits) == 1:
-            return True
-        if hits:
+        if tier is Tier.INDENTATION:
+            hits = [hit for hit in hits if _holds_moved(index, hunk.new, hit)]
+        if len(hits) > 1:
             return False
-    return False
+        if hits:
+            found = hits[0]
+            break
+    if found is None:
+        return False
+    removed = _removed_lines(hunk)
+    if not removed:
+        return True
+    reach = len(_query_lines(hunk))
+    lines = index.fuzzy_lines
+    first = found.first_line
+    if index.text.startswith(("\n", "\r\n"), found.start):
+        first += 1  # the new text starts with the previous line's ending: that line is outside it
+    last = found.first_line + found.line_count
+    around = lines[max(0, first - reach) : first] + lines[last : last + reach]
+    return not any(_similarity(line, gone) >= LEFT_BEHIND for line in around for gone in removed)
+
+
+def _holds_moved(index: FileIndex, text: str, hit: _Hit) -> bool:
+    """The hit's lines are ``text``'s lines moved by one uniform indentation offset, character for character."""
+    lines, _ = split_change_lines(text)
+    bodies = [strip_newline(line) for line in index.line_range(hit.first_line, hit.line_count)]
+    if len(bodies) != len(lines) or hit.start != index.starts[hit.first_line]:
+        return False
+    offset = indentation_offset(lines, bodies)
+    return isinstance(offset, Offset) and all(
+        offset.apply(line) == body for line, body in zip(lines, bodies, strict=True)
+    )
+
+
+def _removed_lines(hunk: Hunk) -> set[str]:
+    """Non-blank old lines the change removes or rewrites, as the fuzzy tier sees lines."""
+    old_lines, _ = split_change_lines(hunk.old)
+    new_lines, _ = split_change_lines(hunk.new)
+    removed: set[str] = set()
+    for tag, first, last, _, _ in difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes():
+        if tag != "equal":
+            removed.update(_fuzzy_line(line) for line in old_lines[first:last] if line.strip())
+    return removed
 
 
 # --------------------------------------------------------------------------- search
@@ -508,43 +569,10 @@ def _original_column(line: str, column: int, tier: Tier) -> int:
 
 
 def _uniform_indent(index: FileIndex, hunk: Hunk, first: int, count: int, from_line_start: bool) -> bool:
-    return _indent_offset(index, hunk, first, count, from_line_start) is not None
-
-
-def _indent_offset(
-    index: FileIndex, hunk: Hunk, first: int, count: int, from_line_start: bool = True
-) -> tuple[str, str] | None:
-    """(added, removed) indentation prefix shared by every non-blank line, or None."""
-    old_lines = hunk.old.split("\n")
-    if hunk.old.endswith("\n"):
-        old_lines.pop()
-    file_lines = index.line_range(first, count)
-    added = removed = None
-    for number, (old_line, file_line) in enumerate(zip(old_lines, file_lines, strict=False)):
-        if number == 0 and not from_line_start:
-            continue
-        old_body = old_line.rstrip("\r")
-        file_body = strip_newline(file_line)
-        if not old_body.strip() or not file_body.strip():
-            continue
-        old_indent = old_body[: len(old_body) - len(old_body.lstrip(" \t"))]
-        file_indent = file_body[: len(file_body) - len(file_body.lstrip(" \t"))]
-        if file_indent.endswith(old_indent) or file_indent.startswith(old_indent):
-            if file_indent.startswith(old_indent) and len(file_indent) >= len(old_indent):
-                this = (file_indent[len(old_indent) :], "")
-            else:
-                return None
-        elif old_indent.startswith(file_indent):
-            this = ("", old_indent[len(file_indent) :])
-        else:
-            return None
-        if added is None:
-            added, removed = this
-        elif (added, removed) != this:
-            return None
-    if added is None or removed is None:
-        return ("", "")
-    return (added, removed)
+    """Every non-blank old line sits at the same indentation offset from its file line."""
+    old_lines, _ = split_change_lines(hunk.old)
+    file_lines = [strip_newline(line) for line in index.line_range(first, count)]
+    return uniform_offset(old_lines, file_lines, skip_first=not from_line_start) is not None
 
 
 def _ends_file(index: FileIndex, hit: _Hit) -> bool:
@@ -831,8 +859,12 @@ def _fuzzy_winner(
             replacements[key] = _replacement(index, hunk, item[0], Tier.FUZZY)
         return replacements[key]
 
+    short = _non_blank(hunk) < FUZZY_SHORT_LINES
+
     def acceptable(item: _Scored) -> bool:
-        return item[1] >= floor and not isinstance(carried(item), Refusal)
+        if item[1] < floor or (short and 1.0 not in item[2]):
+            return False
+        return not isinstance(carried(item), Refusal)
 
     passing = [item for item in candidates if acceptable(item)]
     if not passing:
@@ -880,6 +912,8 @@ def _rejection_reason(index: FileIndex, hunk: Hunk, item: _Scored, floor: float,
         return f"the surrounding lines differ too much (needs {floor:.2f})"
     if not _enough_for_fuzzy(hunk):
         return f"a fuzzy match needs at least {FUZZY_MIN_LINES} non-blank old lines to vouch for it"
+    if _non_blank(hunk) < FUZZY_SHORT_LINES and 1.0 not in item[2]:
+        return "with so few lines, one of them must be in the file exactly"
     return "another place is about as similar"
 
 

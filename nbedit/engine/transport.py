@@ -42,12 +42,14 @@ from nbedit.engine.text import newline_of, strip_newline
 
 __all__ = [
     "UNICODE_TABLE",
+    "align",
     "Offset",
     "Refusal",
     "indentation_offset",
     "normalised_line",
     "split_change_lines",
     "transport",
+    "uniform_offset",
 ]
 
 UNICODE_TABLE = str.maketrans(
@@ -193,6 +195,21 @@ def indentation_offset(
     return first if first is not None else Offset()
 
 
+def uniform_offset(
+    old_lines: Sequence[str], file_lines: Sequence[str], *, skip_first: bool = False
+) -> Offset | None:
+    """The offset every non-blank pair agrees on (the indentation tier's rule), or None."""
+    found: Offset | None = None
+    for number, (old_line, file_line) in enumerate(zip(old_lines, file_lines, strict=False)):
+        if (skip_first and number == 0) or not old_line.strip(_BLANKS) or not file_line.strip(_BLANKS):
+            continue
+        offset = _pair_offset(old_line, file_line)
+        if offset is None or (found is not None and offset != found):
+            return None
+        found = offset
+    return found or Offset()
+
+
 def transport(
     old: str,
     new: str,
@@ -226,8 +243,7 @@ def transport(
         return line if first and first_partial else found.apply(line)
 
     pieces: list[str] = []
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    for tag, old_first, old_last, new_first, new_last in matcher.get_opcodes():
+    for tag, old_first, old_last, new_first, new_last in align(old_lines, new_lines):
         if tag == "equal":
             pieces.extend(file_lines[old_first:old_last])
             continue
@@ -273,6 +289,32 @@ def transport(
         elif not new_final and has_ending:
             pieces[-1] = strip_newline(pieces[-1])
     return "".join(pieces)
+
+
+def align(old_lines: list[str], new_lines: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """Exact line alignment of old and new, as diff tools draw it.
+
+    The shared head and tail are taken first (as GNU diff and git do), so a
+    repeated line such as ``]`` is paired with its own neighbour rather than
+    with a later copy; difflib aligns only the differing middle.
+    """
+    head = 0
+    limit = min(len(old_lines), len(new_lines))
+    while head < limit and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
+        tail += 1
+    old_end, new_end = len(old_lines) - tail, len(new_lines) - tail
+    opcodes: list[tuple[str, int, int, int, int]] = []
+    if head:
+        opcodes.append(("equal", 0, head, 0, head))
+    middle = difflib.SequenceMatcher(None, old_lines[head:old_end], new_lines[head:new_end], autojunk=False)
+    for tag, old_first, old_last, new_first, new_last in middle.get_opcodes():
+        opcodes.append((tag, old_first + head, old_last + head, new_first + head, new_last + head))
+    if tail:
+        opcodes.append(("equal", old_end, len(old_lines), new_end, len(new_lines)))
+    return opcodes
 
 
 def _same_but_spelling(old_line: str, file_line: str) -> bool:
