@@ -56,7 +56,9 @@ DEFAULT_THRESHOLD = 0.9
 FUZZY_MIN_LINES = 2  # fewer non-blank lines than this are never matched fuzzily
 FUZZY_SHORT_LINES = 3  # a shorter old text needs one of its lines in the file exactly (up to spelling)
 FUZZY_MARGIN = 0.05  # the best fuzzy window must beat any other place by this much
-LOCATOR_CONTEXT_FLOOR = 0.5  # with a locator, drifted context may score this low
+LOCATOR_CONTEXT_FLOOR = (
+    0.7  # with a locator, drifted context may score this low (benchmarks/locator_floor.py)
+)
 COMMON_LINE_LIMIT = 40  # lines seen more often than this do not vote for windows
 MAX_LOCATIONS = 50
 INDENT_PENALTY = 0.2  # a line whose relative indentation differs loses this much similarity
@@ -426,7 +428,9 @@ def _removed_lines(hunk: Hunk) -> set[str]:
     old_lines, _ = split_change_lines(hunk.old)
     new_lines, _ = split_change_lines(hunk.new)
     removed: set[str] = set()
-    for tag, first, last, _, _ in difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes():
+    for tag, first, last, _, _ in difflib.SequenceMatcher(
+        None, old_lines, new_lines, autojunk=False
+    ).get_opcodes():
         if tag != "equal":
             removed.update(_fuzzy_line(line) for line in old_lines[first:last] if line.strip())
     return removed
