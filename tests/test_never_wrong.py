@@ -329,3 +329,51 @@ def test_fuzzy_on_very_long_lines_refuses_with_a_short_message(tmp_path: Path) -
             f"m.js\n<<<<<<< SEARCH\n{old}=======\nx\n>>>>>>> REPLACE\n"
         )
     assert len(str(caught.value)) < 5_000  # long lines are shortened in the candidates shown
+
+
+def test_a_one_line_change_sent_again_is_already_applied(tmp_path: Path) -> None:
+    (tmp_path / "c.py").write_text("x = 1\ny = 20\nz = 3\n")
+    plan = Workspace(tmp_path, history=False).plan_patch(
+        "c.py\n<<<<<<< SEARCH\ny = 2\n=======\ny = 20\n>>>>>>> REPLACE\n"
+    )
+    assert plan.already_applied and not plan.files[0].changed
+
+
+def test_a_deletion_that_has_not_happened_is_not_already_applied(tmp_path: Path) -> None:
+    before = "intro\n\n    invoke(touch, ['-foo.txt', 'bar.txt'])\n\nend\n"
+    (tmp_path / "a.rst").write_text(before)
+    patch = (
+        "*** Begin Patch\n*** Update File: a.rst\n@@\n \n-    invoke(touch, ['-foo.txts', 'bar.txt'])\n"
+        "+    invoke(touch, ['-foo.txt', 'bar.txt'])\n-\n*** End Patch\n"
+    )
+    with pytest.raises(NoMatch):
+        Workspace(tmp_path, history=False).plan_patch(patch)
+    assert (tmp_path / "a.rst").read_text() == before
+
+
+def test_new_text_found_elsewhere_while_the_old_text_is_still_there_is_not_already_applied(
+    tmp_path: Path,
+) -> None:
+    before = (
+        "def first():\n    try:\n        import msvcrt\n    except ImportError:\n        pass\n    else:\n"
+        "        use(msvcrt)\n\n\ndef second(stream, default):\n    try:\n"
+        "        return isinstance(stream.read(0), bytes)\n    except Exception:\n        return default\n"
+    )
+    (tmp_path / "c.py").write_text(before)
+    old = "    try:\n        import msvcrt\n    except ImportErrors:\n        pass\n"
+    new = "    try:\n        return isinstance(stream.read(0), bytes)\n    except Exception:\n        return default\n"
+    with pytest.raises(MatchError):
+        Workspace(tmp_path, history=False).plan_edit("c.py", old, new)
+    assert (tmp_path / "c.py").read_text() == before
+
+
+def test_a_blank_line_is_never_taken_for_a_mis_copied_line(tmp_path: Path) -> None:
+    before = "def name(filename):\n    filename = os.path.basename(filename)\n    return filename_to_ui(filename)\n\n\nX = 1\n"
+    (tmp_path / "u.py").write_text(before)
+    patch = (
+        "--- a/u.py\n+++ b/u.py\n@@ -3,3 +3,4 @@\n     filename = os.path.basename(filename)\n"
+        "-    return filename_to_ui(fliename)\n+\n+    return os.fsdecode(filename)\n \n"
+    )
+    with pytest.raises(MatchError):
+        Workspace(tmp_path, history=False).plan_patch(patch)
+    assert (tmp_path / "u.py").read_text() == before

@@ -310,7 +310,8 @@ def locate(
                     offset,
                 )
             ]
-    if new_text_present(index, hunk, (low, high)):
+    elsewhere = [item[0] for item in candidates if item[1] >= options.threshold]
+    if new_text_present(index, hunk, (low, high), near_misses=elsewhere):
         return []
     floor = LOCATOR_CONTEXT_FLOOR if (near_line is not None and _changes_lines(hunk)) else options.threshold
     raise NoMatch(
@@ -374,13 +375,18 @@ def _non_blank(hunk: Hunk) -> int:
     return sum(1 for line in _query_lines(hunk) if line.strip())
 
 
-def new_text_present(index: FileIndex, hunk: Hunk, region: tuple[int, int] | None = None) -> bool:
+def new_text_present(
+    index: FileIndex, hunk: Hunk, region: tuple[int, int] | None = None, *, near_misses: Sequence[_Hit] = ()
+) -> bool:
     """True when the hunk is applied already: its exact new text is in the region, once, and no old text is left.
 
     "Exact" allows only what a write would have adapted: the file's line endings
-    and a uniform indentation offset. "No old text left": no non-blank line the
-    change removes or rewrites is still next to where the new text stands.
-    Asked only after every tier (fuzzy included) failed to find the old text.
+    and a uniform indentation offset. "No old text left": no line just outside
+    where the new text stands is (nearly) a line the change removes or
+    rewrites; the old text's lines beyond the new text's length are not still
+    there in line (a deletion that has not happened); and no near miss of the
+    old text (``near_misses``: windows the fuzzy tier found similar but could
+    not use) lies elsewhere. Asked only after every tier failed to find the old text.
     """
     if not hunk.new.strip() or hunk.new == hunk.old:
         return False
@@ -398,17 +404,37 @@ def new_text_present(index: FileIndex, hunk: Hunk, region: tuple[int, int] | Non
             break
     if found is None:
         return False
-    removed = _removed_lines(hunk)
-    if not removed:
-        return True
-    reach = len(_query_lines(hunk))
+    if any(not _overlaps(miss, found) for miss in near_misses):
+        return False  # the old text is still there, drifted, somewhere else
     lines = index.fuzzy_lines
     first = found.first_line
-    if index.text.startswith(("\n", "\r\n"), found.start):
+    if found.start != index.starts[first] and index.text.startswith(("\n", "\r\n"), found.start):
         first += 1  # the new text starts with the previous line's ending: that line is outside it
     last = found.first_line + found.line_count
+    if _old_lines_still_in_line(hunk, lines, first, last):
+        return False
+    removed = _removed_lines(hunk)
+    reach = len(_query_lines(hunk))
     around = lines[max(0, first - reach) : first] + lines[last : last + reach]
     return not any(_similarity(line, gone) >= LEFT_BEHIND for line in around for gone in removed)
+
+
+def _old_lines_still_in_line(hunk: Hunk, lines: Sequence[str], first: int, last: int) -> bool:
+    """Old has lines new lacks; are they still right after (or before) the new text, in order?"""
+    old_lines = [_fuzzy_line(line) for line in split_change_lines(hunk.old)[0]]
+    extra = len(old_lines) - (last - first)
+    if extra <= 0:
+        return False
+    after = lines[last : last + extra]
+    before = lines[max(0, first - extra) : first]
+    tail, head = old_lines[len(old_lines) - extra :], old_lines[:extra]
+    return (len(after) == extra and all(_loosely_equal(a, b) for a, b in zip(tail, after, strict=True))) or (
+        len(before) == extra and all(_loosely_equal(a, b) for a, b in zip(head, before, strict=True))
+    )
+
+
+def _loosely_equal(first: str, second: str) -> bool:
+    return first == second or (bool(first) and bool(second) and _similarity(first, second) >= LEFT_BEHIND)
 
 
 def _holds_moved(index: FileIndex, text: str, hit: _Hit) -> bool:
@@ -559,6 +585,13 @@ def _hit_at(index: FileIndex, hunk: Hunk, tier: Tier, text: str, position: int, 
         stop = starts[last + 1]
     else:
         stop = starts[last] + _original_column(index.line(last), end - normalised_starts[last], tier)
+        line_end = normalised_starts[last + 1] if last + 1 < len(normalised_starts) else len(text)
+        if line_end > normalised_starts[last] and text[line_end - 1] == "\n":
+            line_end -= 1
+        if tier is not Tier.LINE_ENDINGS and end == line_end:
+            # the old text ends where the line's text ends: its trailing blanks (which this tier
+            # ignores) belong to it, as they do for a whole-line hunk
+            stop = starts[last] + len(strip_newline(index.line(last)))
     if tier is Tier.INDENTATION and not _uniform_indent(index, hunk, first, line_count, column == 0):
         return None
     return _Hit(start, stop, first, line_count)
@@ -971,9 +1004,12 @@ def _replacement(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier) -> str | R
             replacement = _adapt_newlines(replacement, newline)
     else:
         first_partial = hit.start != index.starts[hit.first_line]
-        carried = transport(
-            hunk.old, hunk.new, split_lines(matched), newline=newline, first_partial=first_partial
-        )
+        region = split_lines(matched)
+        if len(region) < hit.line_count and (not matched or matched.endswith("\n")):
+            region.append("")  # the region ends on an empty last line
+        if len(region) != len(split_change_lines(hunk.old)[0]):
+            return Refusal("the located lines do not line up with the old text's lines")
+        carried = transport(hunk.old, hunk.new, region, newline=newline, first_partial=first_partial)
         if isinstance(carried, Refusal):
             return carried
         replacement = carried

@@ -84,6 +84,7 @@ UNICODE_TABLE = str.maketrans(
     }
 )
 _BLANKS = " \t\r\f\v"
+MISCOPY_SIMILARITY = 0.8  # a mis-copied old line is at least this similar to the file's line
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +263,7 @@ def transport(
             file_body = file_bodies[number]
             if old_moved is not None and _same_but_spelling(old_moved, file_body):
                 continue
-            if file_body in block:
+            if _miscopied(old_lines[number], file_body, block):
                 continue  # mis-copied in the old text; the new text keeps the file's line
             return Refusal(
                 f"the old text's line {number + 1} ({old_lines[number].strip()[:60]!r}) is not in the file: "
@@ -315,6 +316,19 @@ def align(old_lines: list[str], new_lines: list[str]) -> list[tuple[str, int, in
     if tail:
         opcodes.append(("equal", old_end, len(old_lines), new_end, len(new_lines)))
     return opcodes
+
+
+def _miscopied(old_line: str, file_line: str, block: list[str]) -> bool:
+    """The old line is a near copy of the file's line, and the new text keeps the file's line as it is.
+
+    A blank file line, or one that is not nearly the old line, is never taken as
+    mis-copied: that would be a different line, not a slip of the pen.
+    """
+    if not file_line.strip(_BLANKS) or file_line not in block or max(len(old_line), len(file_line)) > 1_000:
+        return False
+    from rapidfuzz import fuzz
+
+    return fuzz.ratio(normalised_line(old_line), normalised_line(file_line)) >= MISCOPY_SIMILARITY * 100
 
 
 def _same_but_spelling(old_line: str, file_line: str) -> bool:
