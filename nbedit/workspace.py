@@ -235,6 +235,7 @@ class Workspace:
         ``cell`` limits every hunk to one notebook cell; ``replace_all`` lets each
         hunk change every place its old text occurs (instead of requiring one).
         """
+        _check_text(text, "the change text")
         change = formats.parse(text, dialect=dialect, default_path=default_path)
         if cell is not None or replace_all:
             selector = _selector(cell) if cell is not None else None
@@ -259,6 +260,8 @@ class Workspace:
         clear_outputs: bool | None = None,
     ) -> Plan:
         """Plan replacing ``old`` with ``new`` in one file (a plain old/new pair)."""
+        _check_text(old, "the old text")
+        _check_text(new, "the new text")
         if old == new:
             raise PatchSyntaxError(
                 "old and new text are identical, so there is nothing to change",
@@ -537,6 +540,21 @@ class Workspace:
 
         chosen = which if after is None else ("after" if after else "before")
         return history_ops.restore(self, entry_id, which=chosen, force=force)  # type: ignore[arg-type]
+
+
+def _check_text(text: str, what: str) -> None:
+    """Text with lone surrogates (bytes that were not UTF-8, e.g. from a Latin-1 terminal) cannot be written."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        bad = text[error.start : error.end].encode("utf-8", "surrogateescape")
+        raise PatchSyntaxError(
+            f"{what} contains bytes that are not UTF-8 ({bad!r} at character {error.start + 1}), "
+            "probably typed in a terminal that does not use UTF-8",
+            dialect="edit",
+            hint="pass the text as UTF-8 (set LANG to a UTF-8 locale, or read it from a UTF-8 file "
+            "with --old-file/--new-file)",
+        ) from None
 
 
 def _encodable(text: str) -> bool:

@@ -99,8 +99,16 @@ class HistoryStore:
 
         The returned store's ``notice`` then says what happened; show it to the user.
         """
+        database = Path(home).expanduser() / DATABASE_NAME
+        emptied = database.is_file() and database.stat().st_size == 0 and read_sequence_floor(database) > 0
         try:
-            return cls(home, busy_timeout=busy_timeout)
+            store = cls(home, busy_timeout=busy_timeout)
+            if emptied:
+                store.notice = (
+                    f"the nbedit history database {database} was empty (0 bytes), so its entries are lost; "
+                    "a new history was started (entry ids continue after the old ones)"
+                )
+            return store
         except DamagedHistory as damage:
             moved = move_aside(damage.database)
             store = cls(home, busy_timeout=busy_timeout)
