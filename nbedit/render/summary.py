@@ -258,6 +258,8 @@ def header_lines(summary: PlanSummary) -> list[list[Piece]]:
                     (f"  {detail}", "detail"),
                 ]
             )
+    if len(summary.files) == 1 and summary.files[0].mode_change and not summary.files[0].already_applied:
+        lines.append([(f"  {summary.files[0].title}: {summary.files[0].mode_change}", "detail")])
     for file in summary.files:
         for flag in file.flags:
             mark = "ℹ" if flag.exact else "⚠"
