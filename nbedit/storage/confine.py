@@ -117,8 +117,14 @@ def open_directory(location: Location, *, create: bool, created: list[tuple[int,
                 f"{location.shown}: a parent of this path is a file, not a folder; choose another path",
                 path=location.shown,
             ) from None
-        if isinstance(error, FileNotFoundError):
+        if isinstance(error, FileNotFoundError) and not create:
             raise
+        if isinstance(error, (FileNotFoundError, FileExistsError)):
+            raise WriteError(
+                f"{location.shown}: a folder on its path changed while nbedit was reaching it "
+                "(moved, removed or replaced by a link); nothing was written, retry",
+                path=location.shown,
+            ) from None
         raise WriteError(
             f"{location.shown}: cannot open its folder ({error.strerror or error}); nothing was written",
             path=location.shown,
