@@ -55,12 +55,19 @@ def locate(path: Path, root: Path, *, follow: bool) -> Location:
     shown = str(path)
     if "\0" in shown:
         raise OutsideWorkspace(f"{shown!r}: a path cannot contain a NUL character", path=shown)
-    real_root = Path(os.path.realpath(root))
-    absolute = Path(os.path.abspath(path))
-    if follow and absolute.is_symlink():
-        resolved = Path(os.path.realpath(absolute))
-    else:
-        resolved = Path(os.path.realpath(absolute.parent)) / absolute.name
+    try:
+        real_root = Path(os.path.realpath(root))
+        absolute = Path(os.path.abspath(path))
+        if follow and absolute.is_symlink():
+            resolved = Path(os.path.realpath(absolute))
+        else:
+            resolved = Path(os.path.realpath(absolute.parent)) / absolute.name
+    except OSError as error:  # a link on the path vanished while it was being resolved
+        raise WriteError(
+            f"{shown}: its path changed while nbedit was resolving it ({error.strerror or error}); "
+            "nothing was written, retry",
+            path=shown,
+        ) from None
     try:
         relative = resolved.relative_to(real_root)
     except ValueError:

@@ -28,7 +28,9 @@ from pathlib import Path
 
 import pytest
 
-REPOSITORY = Path(__file__).resolve().parents[2]
+import nbedit
+
+REPOSITORY = Path(nbedit.__file__).resolve().parents[1]  # the nbedit under test, for the user's subprocess
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,14 @@ except nbedit.NbeditError as error:
 """
 
 
+def user_home(user, shared: Path) -> Path:  # type: ignore[no-untyped-def]
+    """A home the user may write, so a refusal can only come from the file's permissions."""
+    home = shared / "user-home"
+    home.mkdir(exist_ok=True)
+    os.chown(home, user.uid, user.gid)
+    return home
+
+
 def mode_of(path: Path) -> int:
     return stat.S_IMODE(path.lstat().st_mode)
 
@@ -39,11 +47,11 @@ def test_a_read_only_file_is_refused_unless_forced(other_user, shared: Path) -> 
     target.write_bytes(b"old\n")
     os.chown(target, other_user.uid, other_user.gid)
     target.chmod(0o444)
-    refused = other_user.run(EDIT.format(path="locked.txt", force=False), cwd=shared)
+    refused = other_user.run(EDIT.format(path="locked.txt", force=False), cwd=shared, home=user_home(other_user, shared))
     assert refused["ok"] is False and refused["error"] == "WriteError"
     assert "could not write this file in place" in refused["message"] and "--force" in refused["message"]
     assert target.read_bytes() == b"old\n" and mode_of(target) == 0o444
-    forced = other_user.run(EDIT.format(path="locked.txt", force=True), cwd=shared)
+    forced = other_user.run(EDIT.format(path="locked.txt", force=True), cwd=shared, home=user_home(other_user, shared))
     assert forced["ok"] is True
     assert target.read_bytes() == b"new\n" and mode_of(target) == 0o444
 
@@ -53,7 +61,7 @@ def test_another_users_file_in_a_writable_folder_is_refused(other_user, shared: 
     target = shared / "roots.txt"
     target.write_bytes(b"old\n")
     target.chmod(0o644)
-    refused = other_user.run(EDIT.format(path="roots.txt", force=False), cwd=shared)
+    refused = other_user.run(EDIT.format(path="roots.txt", force=False), cwd=shared, home=user_home(other_user, shared))
     assert refused["ok"] is False and refused["error"] == "WriteError"
     info = target.stat()
     assert target.read_bytes() == b"old\n" and (info.st_uid, info.st_gid) == (0, 0)
@@ -63,12 +71,12 @@ def test_a_setgid_file_keeps_its_group_and_bits(other_user, shared: Path) -> Non
     os.chown(shared, other_user.uid, other_user.gid)
     target = shared / "team.txt"
     target.write_bytes(b"old\n")
-    os.chown(target, other_user.uid, other_user.group_id)
+    os.chown(target, 0, other_user.group_id)  # root's file, shared with the user's group (group-writable)
     target.chmod(0o2775)
-    assert other_user.run(EDIT.format(path="team.txt", force=False), cwd=shared)["ok"] is True
+    assert other_user.run(EDIT.format(path="team.txt", force=False), cwd=shared, home=user_home(other_user, shared))["ok"] is True
     info = target.stat()
     assert target.read_bytes() == b"new\n"
-    assert (info.st_uid, info.st_gid) == (other_user.uid, other_user.group_id)
+    assert info.st_gid == other_user.group_id  # the owner becomes the writer (as editors do); the group stays
     assert mode_of(target) == 0o2775
 
 
