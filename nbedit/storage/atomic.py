@@ -83,7 +83,9 @@ class _Progress:
     """What has been done so far, so a failure can undo exactly that."""
 
     temp_files: dict[int, str] = field(default_factory=dict)  # target index -> temp name
-    created_directories: list[tuple[int, str]] = field(default_factory=list)  # (parent fd, name), outermost first
+    created_directories: list[tuple[int, str]] = field(
+        default_factory=list
+    )  # (parent fd, name), outermost first
     replaced: list[_Target] = field(default_factory=list)
     parked: list[tuple[_Target, str]] = field(default_factory=list)  # deleted target -> parked name
     touched: set[int] = field(default_factory=set)  # folder descriptors to fsync

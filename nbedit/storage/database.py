@@ -155,10 +155,8 @@ def move_aside(database: Path) -> Path:
     The highest id it may have handed out is remembered first, so the new database
     never reuses an id of the old one.
     """
-    try:
+    with contextlib.suppress(OSError):
         raise_sequence_floor(database, last_sequence(database) if database.stat().st_size else int(time.time()))
-    except OSError:
-        pass
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = database.with_name(f"{database.name}.corrupt-{stamp}-{os.getpid()}")
     try:

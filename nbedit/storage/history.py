@@ -20,6 +20,7 @@ entry's fingerprints and keeps or drops it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -166,10 +167,8 @@ class HistoryStore:
             # Ids are handed out in blocks remembered outside the database, so a new database
             # (after damage, or a file truncated to 0 bytes) never hands out an id again.
             self._floor = max(read_sequence_floor(self.database), seq + _ID_BLOCK)
-            try:
+            with contextlib.suppress(OSError):
                 raise_sequence_floor(self.database, self._floor)
-            except OSError:
-                pass
         return format_id(seq)
 
     def _store_file(self, connection: sqlite3.Connection, file: FileRecord) -> tuple[int | None, int | None]:

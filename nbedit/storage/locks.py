@@ -81,7 +81,9 @@ def lock_paths(paths: Iterable[Path], *, root: Path | None = None, timeout: floa
     opened: dict[tuple[int, int], tuple[int, str]] = {}
     try:
         for path in paths:
-            for descriptor in _folders(Path(path), root if root is not None else _nearest_existing(path), created):
+            for descriptor in _folders(
+                Path(path), root if root is not None else _nearest_existing(path), created
+            ):
                 info = os.fstat(descriptor)
                 key = (info.st_dev, info.st_ino)
                 if key in opened:

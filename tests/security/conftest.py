@@ -13,10 +13,10 @@ checkout and the test environment's site-packages on its path.
 
 from __future__ import annotations
 
+import grp
 import json
 import os
 import pwd
-import grp
 import shutil
 import subprocess
 import sys
@@ -95,7 +95,12 @@ def other_user(tmp_path_factory: pytest.TempPathFactory) -> Iterator[User]:
             "LANG": "C.UTF-8",
         }
         version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-        candidates = [sys.executable, os.path.realpath(sys.executable), shutil.which(version), shutil.which("python3")]
+        candidates = [
+            sys.executable,
+            os.path.realpath(sys.executable),
+            shutil.which(version),
+            shutil.which("python3"),
+        ]
         python = next(
             (c for c in candidates if c and _runs_as(record.pw_uid, record.pw_gid, c, environment)), None
         )

@@ -67,7 +67,9 @@ def test_a_parent_folder_replaced_by_a_link(places: tuple[Path, Path], operation
     assert snapshot(outside) == before
 
 
-def test_the_file_replaced_by_a_link_to_an_outside_file_with_the_same_bytes(places: tuple[Path, Path]) -> None:
+def test_the_file_replaced_by_a_link_to_an_outside_file_with_the_same_bytes(
+    places: tuple[Path, Path],
+) -> None:
     root, outside = places
     ws = workspace(root)
     plan = ws.plan_edit("conf.txt", "setting = 1", "setting = 2")
@@ -156,7 +158,9 @@ def test_a_shared_session_undoes_only_its_own_root(tmp_path: Path) -> None:
     assert (first / "conf.txt").read_bytes() == b"value = 1\n"
 
 
-def test_undo_of_an_entry_after_its_folder_moved_inside_the_root_stays_inside(places: tuple[Path, Path]) -> None:
+def test_undo_of_an_entry_after_its_folder_moved_inside_the_root_stays_inside(
+    places: tuple[Path, Path],
+) -> None:
     root, outside = places
     ws = workspace(root, history=True)
     ws.apply(ws.plan_edit("sub/conf.txt", "setting = 1", "setting = 2"))

@@ -41,7 +41,9 @@ def test_two_homes_never_both_apply(tmp_path: Path) -> None:
         (root / "counter.txt").write_bytes(b"count = 0\n")
         barrier, results = context.Barrier(2), context.Queue()
         writers = [
-            context.Process(target=_writer, args=(str(root), str(tmp_path / f"home-{who}"), who, barrier, results))
+            context.Process(
+                target=_writer, args=(str(root), str(tmp_path / f"home-{who}"), who, barrier, results)
+            )
             for who in ("a", "b")
         ]
         for writer in writers:
@@ -104,7 +106,9 @@ def test_damage_found_after_open_points_to_doctor_which_repairs_it(tmp_path: Pat
     with pytest.raises(HistoryError, match="nbedit doctor --repair"):
         ws.apply(ws.plan_edit("notes.txt", "two", "three"))
     assert (tmp_path / "notes.txt").read_bytes() == b"two\n"
-    checked = subprocess.run([sys.executable, "-m", "nbedit", "doctor"], capture_output=True, text=True, timeout=120)
+    checked = subprocess.run(
+        [sys.executable, "-m", "nbedit", "doctor"], capture_output=True, text=True, timeout=120
+    )
     assert checked.returncode == 1 and "damaged" in checked.stdout and "--repair" in checked.stdout
     repaired = subprocess.run(
         [sys.executable, "-m", "nbedit", "doctor", "--repair", "--root", str(tmp_path)],
@@ -134,12 +138,16 @@ def test_an_emptied_database_never_reuses_entry_ids(tmp_path: Path, nbedit_home:
 
 
 def test_doctor_on_a_healthy_and_on_an_absent_history(tmp_path: Path) -> None:
-    absent = subprocess.run([sys.executable, "-m", "nbedit", "doctor"], capture_output=True, text=True, timeout=120)
+    absent = subprocess.run(
+        [sys.executable, "-m", "nbedit", "doctor"], capture_output=True, text=True, timeout=120
+    )
     assert absent.returncode == 0 and "no history database yet" in absent.stdout
     (tmp_path / "notes.txt").write_bytes(b"one\n")
     ws = nbedit.Workspace(tmp_path)
     ws.apply(ws.plan_edit("notes.txt", "one", "two"))
-    healthy = subprocess.run([sys.executable, "-m", "nbedit", "doctor"], capture_output=True, text=True, timeout=120)
+    healthy = subprocess.run(
+        [sys.executable, "-m", "nbedit", "doctor"], capture_output=True, text=True, timeout=120
+    )
     assert healthy.returncode == 0 and "database ok: 1 entries" in healthy.stdout
 
 
@@ -173,7 +181,7 @@ def test_the_lock_is_found_from_the_file_not_from_the_home(tmp_path: Path) -> No
         import sys, time
         from pathlib import Path
         from nbedit.storage.locks import lock_paths
-        with lock_paths([Path({str(tmp_path / 'notes.txt')!r})], root=Path({str(tmp_path)!r})):
+        with lock_paths([Path({str(tmp_path / "notes.txt")!r})], root=Path({str(tmp_path)!r})):
             print("locked", flush=True)
             time.sleep(3)
         """
@@ -186,8 +194,10 @@ def test_the_lock_is_found_from_the_file_not_from_the_home(tmp_path: Path) -> No
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         from nbedit.storage.locks import lock_paths
 
-        with pytest.raises(nbedit.WriteError, match="another process is writing"):
-            with lock_paths([tmp_path / "notes.txt"], root=tmp_path, timeout=0.3):
-                pass
+        with (
+            pytest.raises(nbedit.WriteError, match="another process is writing"),
+            lock_paths([tmp_path / "notes.txt"], root=tmp_path, timeout=0.3),
+        ):
+            pass
     finally:
         holder.wait(30)

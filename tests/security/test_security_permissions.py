@@ -47,11 +47,15 @@ def test_a_read_only_file_is_refused_unless_forced(other_user, shared: Path) -> 
     target.write_bytes(b"old\n")
     os.chown(target, other_user.uid, other_user.gid)
     target.chmod(0o444)
-    refused = other_user.run(EDIT.format(path="locked.txt", force=False), cwd=shared, home=user_home(other_user, shared))
+    refused = other_user.run(
+        EDIT.format(path="locked.txt", force=False), cwd=shared, home=user_home(other_user, shared)
+    )
     assert refused["ok"] is False and refused["error"] == "WriteError"
     assert "could not write this file in place" in refused["message"] and "--force" in refused["message"]
     assert target.read_bytes() == b"old\n" and mode_of(target) == 0o444
-    forced = other_user.run(EDIT.format(path="locked.txt", force=True), cwd=shared, home=user_home(other_user, shared))
+    forced = other_user.run(
+        EDIT.format(path="locked.txt", force=True), cwd=shared, home=user_home(other_user, shared)
+    )
     assert forced["ok"] is True
     assert target.read_bytes() == b"new\n" and mode_of(target) == 0o444
 
@@ -61,7 +65,9 @@ def test_another_users_file_in_a_writable_folder_is_refused(other_user, shared: 
     target = shared / "roots.txt"
     target.write_bytes(b"old\n")
     target.chmod(0o644)
-    refused = other_user.run(EDIT.format(path="roots.txt", force=False), cwd=shared, home=user_home(other_user, shared))
+    refused = other_user.run(
+        EDIT.format(path="roots.txt", force=False), cwd=shared, home=user_home(other_user, shared)
+    )
     assert refused["ok"] is False and refused["error"] == "WriteError"
     info = target.stat()
     assert target.read_bytes() == b"old\n" and (info.st_uid, info.st_gid) == (0, 0)
@@ -73,7 +79,12 @@ def test_a_setgid_file_keeps_its_group_and_bits(other_user, shared: Path) -> Non
     target.write_bytes(b"old\n")
     os.chown(target, 0, other_user.group_id)  # root's file, shared with the user's group (group-writable)
     target.chmod(0o2775)
-    assert other_user.run(EDIT.format(path="team.txt", force=False), cwd=shared, home=user_home(other_user, shared))["ok"] is True
+    assert (
+        other_user.run(
+            EDIT.format(path="team.txt", force=False), cwd=shared, home=user_home(other_user, shared)
+        )["ok"]
+        is True
+    )
     info = target.stat()
     assert target.read_bytes() == b"new\n"
     assert info.st_gid == other_user.group_id  # the owner becomes the writer (as editors do); the group stays
