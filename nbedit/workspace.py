@@ -1,10 +1,12 @@
 """The session: one root folder, its files, and the write path into them.
 
 ``Workspace`` is the one object front ends talk to. It confines every path to
-the root (``..``, absolute paths and symlinks that leave it are refused), reads
-files for the pure planner, and applies plans through ``storage``: per-file locks
-held across the stale check and the replace, a history entry made durable
-before any file is replaced, then an all-or-nothing atomic write.
+the root (``..``, absolute paths and symlinks that leave it are refused, when
+planned and again at write time), reads files for the pure planner, and applies
+plans through ``storage``: locks on the files' folders held across the stale check
+and the replace, a history entry made durable before any file is replaced, then
+an all-or-nothing atomic write in which each file is reached from the root without
+following a link swapped in during the review (``storage.confine``).
 """
 
 from __future__ import annotations
@@ -157,8 +159,8 @@ class Workspace:
     """Plan, review and apply changes to the files under ``root``.
 
     Options given here are defaults; every ``plan_*`` call may override them.
-    ``history=False`` turns the snapshot history off; ``home`` is where history
-    and lock files live (default ``$NBEDIT_HOME`` or ``~/.nbedit``).
+    ``history=False`` turns the snapshot history off; ``home`` is where the history
+    lives (default ``$NBEDIT_HOME`` or ``~/.nbedit``; locks need no home, see ``storage.locks``).
     """
 
     def __init__(
