@@ -348,6 +348,8 @@ class Workspace:
         current = self._source.mode(file_plan.path) if file_plan.before_bytes is not None else None
         if file_plan.operation == "delete":
             return current, None
+        if file_plan.before_bytes is not None and file_plan.before_mode is None:
+            return current, current  # a planner that did not say what mode it saw: keep the file's
         sets_mode = file_plan.mode is not None and file_plan.mode != file_plan.before_mode
         return current, file_plan.mode if sets_mode else current
 

@@ -214,3 +214,21 @@ def test_a_change_that_sets_a_mode_wins_over_the_mode_at_write_time(tmp_path: Pa
     target.chmod(0o600)
     ws.apply(plan)
     assert mode_of(target) == 0o755
+
+
+def test_a_chmod_during_review_of_a_notebook_edit_is_kept(tmp_path: Path) -> None:
+    import json
+
+    notebook = {
+        "cells": [{"cell_type": "code", "execution_count": None, "id": "c1", "metadata": {}, "outputs": [],
+                   "source": ["x = 1"]}],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }  # fmt: skip
+    target = tmp_path / "book.ipynb"
+    target.write_text(json.dumps(notebook, indent=1) + "\n")
+    target.chmod(0o644)
+    ws = nbedit.Workspace(tmp_path, history=False)
+    plan = ws.plan_edit("book.ipynb", "x = 1", "x = 2")
+    target.chmod(0o600)
+    ws.apply(plan)
+    assert "x = 2" in target.read_text() and mode_of(target) == 0o600
