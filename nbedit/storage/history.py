@@ -286,23 +286,23 @@ class HistoryStore:
         for entry in self.pending():
             if root is not None and entry.root != root:
                 continue
-            written: list[bool] = []
+            written: list[str] = []  # per file: "done", "none", or "copied" (a move cut short)
             files = self.file_fingerprints(entry.id)
             for path, new_path, before, after in files:
                 moved = new_path not in (None, path)
                 if current_fingerprint(path) != before:
-                    written.append(True)
+                    written.append("done")
                 elif moved and after is not None and current_fingerprint(new_path) == after:  # type: ignore[arg-type]
-                    written.append(True)  # the moved copy was written, the old one not yet deleted
+                    written.append("copied")  # the moved copy was written, the old one not yet deleted
                 else:
-                    written.append(False)
-            kept = any(written)
+                    written.append("none")
+            kept = any(state != "none" for state in written)
             if leftovers is not None:
                 pid, token = self._writer(entry.id)
                 if token:
                     names = [name for path, new_path, _, _ in files for name in (path, new_path) if name]
                     leftovers(names, pid, token)
-            if kept and not all(written):
+            if kept and any(state != "done" for state in written):
                 self._mark_partial(entry.id, written)
             self.resolve(entry.id, applied=kept)
             settled.append((entry, kept))
@@ -317,16 +317,23 @@ class HistoryStore:
 
         return self._database.read(load)
 
-    def _mark_partial(self, entry_id: str, written: Sequence[bool]) -> None:
-        """Record the files a crashed writer did not reach as unchanged by the entry."""
+    def _mark_partial(self, entry_id: str, written: Sequence[str]) -> None:
+        """Record what a crashed writer really did: files it did not reach are unchanged by the
+        entry; a move that wrote the new copy but kept the old file is an add of the new copy."""
 
         def mark(connection: sqlite3.Connection) -> None:
             seq = self._resolve(connection, entry_id)
-            for position, done in enumerate(written):
-                if not done:
+            for position, state in enumerate(written):
+                if state == "none":
                     connection.execute(
                         "UPDATE files SET after_version = before_version, after_mode = before_mode,"
                         " new_path = NULL, added = 0, removed = 0 WHERE entry = ? AND position = ?",
+                        (seq, position),
+                    )
+                elif state == "copied":
+                    connection.execute(
+                        "UPDATE files SET path = new_path, new_path = NULL, before_version = NULL,"
+                        " before_mode = NULL WHERE entry = ? AND position = ?",
                         (seq, position),
                     )
             connection.execute("UPDATE entries SET partial = 1 WHERE seq = ?", (seq,))

@@ -93,6 +93,40 @@ def test_a_crash_mid_rename_is_recorded_as_partial_and_undone_cleanly(tmp_path: 
     assert (root / "a.txt").read_bytes() == b"a\n" and (root / "b.txt").read_bytes() == b"b\n"
 
 
+MOVE_CRASH = """
+import os, signal, sys
+sys.path.insert(0, {repository!r})
+import nbedit
+ws = nbedit.Workspace({root!r}, session="crash")
+plan = ws.plan_patch(
+    "*** Begin Patch\\n*** Update File: a.txt\\n*** Move to: b.txt\\n@@\\n-a\\n+A\\n*** End Patch\\n"
+)
+real_replace = os.replace
+def replace(*args, **kwargs):
+    if str(args[1]).endswith(".old"):
+        os.kill(os.getpid(), signal.SIGKILL)  # the new copy is written, the old file not yet removed
+    return real_replace(*args, **kwargs)
+os.replace = replace
+ws.apply(plan)
+"""
+
+
+def test_a_move_cut_short_by_a_crash_is_undone_without_force(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a.txt").write_bytes(b"a\n")
+    script = MOVE_CRASH.format(repository=str(Path(nbedit.__file__).parents[1]), root=str(root))
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=120)
+    assert completed.returncode == -signal.SIGKILL, completed.stderr
+    assert (root / "a.txt").read_bytes() == b"a\n" and (root / "b.txt").read_bytes() == b"A\n"
+    ws = nbedit.Workspace(root, session="crash")
+    [entry] = ws.history()
+    assert entry.partial
+    assert ws.undo().written == ("b.txt",)
+    assert sorted(path.name for path in root.iterdir()) == ["a.txt"]
+    assert (root / "a.txt").read_bytes() == b"a\n"
+
+
 def test_damage_found_after_open_points_to_doctor_which_repairs_it(tmp_path: Path, nbedit_home: Path) -> None:
     (tmp_path / "notes.txt").write_bytes(b"one\n")
     ws = nbedit.Workspace(tmp_path)
