@@ -298,9 +298,7 @@ def _doctor(args: argparse.Namespace) -> int:
         for done in repair(home):
             _say(done)
         if not args.no_history:
-            workspace = _workspace(args)
-            settled = workspace._store()  # opening settles the pending entries of dead writers of this root
-            del settled
+            _workspace(args).history(all=True)  # opening settles the entries dead writers left pending
         _say("history ok" if check(home).healthy else "the history still needs attention (see above)")
         return OK if check(home).healthy else FAILED
     if not checkup.healthy:
