@@ -3,8 +3,8 @@
 Permission checks only mean something for a user the kernel does not wave
 through, so the cases that depend on permissions run nbedit in a subprocess as a
 second user created here with ``useradd`` (and a group it belongs to), switched to
-with ``setpriv``. That needs root; the suite is meant to run as root (as CI does)
-and skips those cases, saying why, only when it is not.
+with ``setpriv``. That needs root; the suite is meant to run as root (as CI does).
+Elsewhere those cases are skipped, saying why, when it is not; on CI they fail instead.
 
 The subprocess needs a Python that user may run: the test interpreter if the user
 can execute it, else the system's ``python3`` of the same version with this
@@ -70,13 +70,20 @@ def _runs_as(uid: int, gid: int, python: str, environment: dict[str, str]) -> bo
     return completed.returncode == 0
 
 
+def _unavailable(message: str) -> None:
+    """Fail on CI (these cases must run there), skip elsewhere saying why."""
+    if os.environ.get("CI", "").strip().lower() in {"1", "true", "yes", "on"}:
+        pytest.fail(f"the second-user security tests cannot run on CI: {message}", pytrace=False)
+    pytest.skip(message)
+
+
 @pytest.fixture(scope="session")
 def other_user(tmp_path_factory: pytest.TempPathFactory) -> Iterator[User]:
     if os.geteuid() != 0:
-        pytest.skip("not running as root: cannot create a second user to test permissions with")
+        _unavailable("not running as root: cannot create a second user to test permissions with")
     for tool in ("useradd", "groupadd", "setpriv"):
         if shutil.which(tool) is None:
-            pytest.skip(f"{tool} is not installed: cannot create or switch to a second user")
+            _unavailable(f"{tool} is not installed: cannot create or switch to a second user")
     suffix = f"{os.getpid()}"
     name, group = f"nbsec{suffix}", f"nbsecg{suffix}"
     subprocess.run(["groupadd", group], check=True, capture_output=True)
