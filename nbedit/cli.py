@@ -154,7 +154,7 @@ def _review_and_apply(workspace: Workspace, plan: Plan, args: argparse.Namespace
         if not _confirm():
             say("not applied; nothing written")
             return FAILED
-    result = workspace.apply(plan)
+    result = workspace.apply(plan, force=getattr(args, "force", False))
     written = ", ".join(result.written) or "nothing"
     recorded = f" (history entry {result.entry_id}; undo with: nbedit undo)" if result.entry_id else ""
     say(f"applied: wrote {written}{recorded}")
@@ -286,6 +286,27 @@ def _restore(args: argparse.Namespace) -> int:
     return OK
 
 
+def _doctor(args: argparse.Namespace) -> int:
+    from nbedit.storage.doctor import check, repair
+    from nbedit.storage.records import default_home
+
+    home = default_home()
+    checkup = check(home)
+    for finding in checkup.findings:
+        _say(finding)
+    if args.repair:
+        for done in repair(home):
+            _say(done)
+        if not args.no_history:
+            _workspace(args).history(all=True)  # opening settles the entries dead writers left pending
+        _say("history ok" if check(home).healthy else "the history still needs attention (see above)")
+        return OK if check(home).healthy else FAILED
+    if not checkup.healthy:
+        _say("run `nbedit doctor --repair` to set the damaged history aside and start a new one")
+        return FAILED
+    return OK
+
+
 def _report(result: Any, verb: str) -> None:
     written = getattr(result, "written", None)
     entry_id = getattr(result, "entry_id", None)
@@ -321,6 +342,9 @@ def _common(write: bool) -> argparse.ArgumentParser:
         )
         parent.add_argument("--overwrite", action="store_true", help="let added files replace existing ones")
         parent.add_argument("--no-history", action="store_true", help="do not record a snapshot for undo")
+        parent.add_argument(
+            "--force", action="store_true", help="also replace files you could not write in place (read-only)"
+        )
     return parent
 
 
@@ -384,6 +408,12 @@ def build_parser() -> argparse.ArgumentParser:
     restore.add_argument("--after", action="store_true", help="restore the state after the entry instead")
     restore.add_argument("--force", action="store_true", help="restore even if the files changed since")
     restore.set_defaults(handler=_restore)
+
+    doctor = commands.add_parser(
+        "doctor", parents=[reading], help="check the history store; --repair sets a damaged one aside"
+    )
+    doctor.add_argument("--repair", action="store_true", help="set a damaged history aside and start anew")
+    doctor.set_defaults(handler=_doctor, no_history=False)
     return parser
 
 

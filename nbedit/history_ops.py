@@ -18,8 +18,14 @@ entries already undone and the undo entries themselves. Undoing an undo entry
 explicitly (``undo(entry_id)``) re-applies what it undid.
 
 Files are handled by location: a moved file's undo writes its old path and
-deletes its new one (permission bits of a re-created file are not recorded and
-come from the umask).
+deletes its new one. A file's permission bits are part of its version: undo and
+restore bring back the recorded mode exactly (0600, 0755, 04750), and a change that
+only changed the mode is undone like one that changed the content.
+
+An entry belongs to the workspace root it was recorded in (its paths are relative
+to that root): undoing or restoring it from another root is refused, and undo only
+walks back this root's entries. The writes go through ``Workspace.apply``, so the
+recorded paths are confined to the root again at the moment of the write.
 """
 
 from __future__ import annotations
@@ -91,7 +97,14 @@ def recover(workspace: Workspace) -> list[tuple[Entry, bool]]:
             return "unreadable"
         return fingerprint(data) if data is not None else None
 
-    return _open(workspace).reconcile(current, root=_root(workspace))
+    from nbedit.storage.atomic import remove_leftovers
+
+    root = workspace._source.real_root
+
+    def leftovers(paths: object, pid: int, token: str) -> None:
+        remove_leftovers(root, list(paths), pid=pid, token=token)  # type: ignore[call-overload]
+
+    return _open(workspace).reconcile(current, root=_root(workspace), leftovers=leftovers)
 
 
 # -- listing and showing ------------------------------------------------------------------
@@ -144,18 +157,33 @@ def show(workspace: Workspace, entry_id: str) -> str:
 
 def _states(versions: list[FileVersion], which: Which) -> dict[str, bytes | None]:
     """Location -> bytes (None: no file) of every file of an entry, before or after it."""
-    states: dict[str, bytes | None] = {}
+    return {path: state[0] for path, state in _versioned_states(versions, which).items()}
+
+
+def _versioned_states(versions: list[FileVersion], which: Which) -> dict[str, tuple[bytes | None, int | None]]:
+    """Location -> (bytes, mode) of every file of an entry, before or after it (mode None: not recorded)."""
+    states: dict[str, tuple[bytes | None, int | None]] = {}
     for version in versions:
         moved = version.new_path is not None and version.new_path != version.path
         if which == "before":
             if moved:
-                states[version.new_path] = None  # type: ignore[index]
-            states[version.path] = version.before
+                states[version.new_path] = (None, None)  # type: ignore[index]
+            states[version.path] = (version.before, version.before_mode)
         else:
             if moved:
-                states[version.path] = None
-            states[version.target_path] = version.after
+                states[version.path] = (None, None)
+            states[version.target_path] = (version.after, version.after_mode)
     return states
+
+
+def _check_root(workspace: Workspace, entry: Entry) -> None:
+    """An entry's paths are relative to the root it was recorded in; refuse using it elsewhere."""
+    if entry.root is not None and entry.root != _root(workspace):
+        raise HistoryError(
+            f"entry {entry.id} was recorded in the workspace root {entry.root}, not in {_root(workspace)}; "
+            f"its paths belong to that root. Run it there (--root {entry.root} / Workspace({entry.root!r})); "
+            "nothing was written"
+        )
 
 
 def _stale(path: str, expected: bytes | None, current: bytes | None, why: str) -> StaleFile:
@@ -181,9 +209,12 @@ def _stale(path: str, expected: bytes | None, current: bytes | None, why: str) -
     )
 
 
-def _file_plan(workspace: Workspace, path: str, current: bytes | None, goal: bytes | None) -> FilePlan:
+def _file_plan(
+    workspace: Workspace, path: str, current: bytes | None, goal: bytes | None, goal_mode: int | None = None
+) -> FilePlan:
     operation = "add" if current is None else "delete" if goal is None else "update"
     notebook = path.endswith(".ipynb")
+    current_mode = workspace._source.mode(path) if current is not None else None
     return FilePlan(
         path=path,
         operation=operation,  # type: ignore[arg-type]
@@ -192,7 +223,8 @@ def _file_plan(workspace: Workspace, path: str, current: bytes | None, goal: byt
         before_bytes=current,
         after_bytes=goal,
         fingerprint=fingerprint(current) if current is not None else None,
-        before_mode=workspace._source.mode(path) if current is not None else None,
+        mode=(goal_mode if goal_mode is not None else current_mode) if goal is not None else None,
+        before_mode=current_mode,
         notebook=notebook,
         display_before=_display(current, path) if notebook else None,
         display_after=_display(goal, path) if notebook else None,
@@ -222,7 +254,7 @@ class HistoryPlan:
 
 def _plan_states(
     workspace: Workspace,
-    goals: dict[str, bytes | None],
+    goals: dict[str, tuple[bytes | None, int | None]],
     expected: dict[str, bytes | None],
     why: str,
     *,
@@ -236,18 +268,25 @@ def _plan_states(
             if currents[path] != wanted:
                 raise _stale(path, wanted, currents[path], why)
     plans = tuple(
-        _file_plan(workspace, path, currents[path], goal)
-        for path, goal in goals.items()
-        if currents[path] != goal
+        _file_plan(workspace, path, currents[path], goal, goal_mode)
+        for path, (goal, goal_mode) in goals.items()
+        if currents[path] != goal or _mode_differs(workspace, path, goal, goal_mode)
     )
     plan = Plan(files=plans, dialect=origin, root=str(workspace.root))
     return HistoryPlan(plan, origin, undoes, force)
 
 
-def _undo_target(store: HistoryStore, session: str) -> Entry:
+def _mode_differs(workspace: Workspace, path: str, goal: bytes | None, goal_mode: int | None) -> bool:
+    if goal is None or goal_mode is None:
+        return False
+    current_mode = workspace._source.mode(path)
+    return current_mode is not None and current_mode != goal_mode
+
+
+def _undo_target(store: HistoryStore, session: str, root: str) -> Entry:
     undone: set[str] = set()
     for entry in store.entries(session=session):
-        if entry.status != "applied":
+        if entry.status != "applied" or (entry.root is not None and entry.root != root):
             continue
         if entry.undoes:
             undone.add(entry.undoes)
@@ -263,7 +302,10 @@ def _undo_target(store: HistoryStore, session: str) -> Entry:
 def plan_undo(workspace: Workspace, entry_id: str | None = None, *, force: bool = False) -> HistoryPlan:
     """Plan reverting the session's latest edit not yet undone (or the entry ``entry_id``)."""
     store = _store(workspace)
-    entry = store.entry(entry_id) if entry_id is not None else _undo_target(store, workspace.session)
+    entry = (
+        store.entry(entry_id) if entry_id is not None else _undo_target(store, workspace.session, _root(workspace))
+    )
+    _check_root(workspace, entry)
     if entry.status != "applied":
         raise HistoryError(
             f"entry {entry.id} was never applied (it is {entry.status}); there is nothing to undo"
@@ -271,7 +313,7 @@ def plan_undo(workspace: Workspace, entry_id: str | None = None, *, force: bool 
     versions = store.file_versions(entry.id)
     return _plan_states(
         workspace,
-        _states(versions, "before"),
+        _versioned_states(versions, "before"),
         _states(versions, "after"),
         f"entry {entry.id} wrote it",
         force=force,
@@ -285,10 +327,10 @@ def undo(workspace: Workspace, entry_id: str | None = None, *, force: bool = Fal
     return plan_undo(workspace, entry_id, force=force).apply(workspace)
 
 
-def _last_recorded(store: HistoryStore, path: str) -> tuple[str, bytes | None] | None:
-    """The newest applied entry touching ``path`` and what it left there."""
+def _last_recorded(store: HistoryStore, path: str, root: str) -> tuple[str, bytes | None] | None:
+    """The newest applied entry of this root touching ``path`` and what it left there."""
     for entry in store.entries(path=path):
-        if entry.status == "applied":
+        if entry.status == "applied" and (entry.root is None or entry.root == root):
             return entry.id, _states(store.file_versions(entry.id, sides=("after",)), "after").get(path)
     return None
 
@@ -305,11 +347,12 @@ def plan_restore(
         raise HistoryError(f"which must be 'before' or 'after', not {which!r}")
     store = _store(workspace)
     entry = store.entry(entry_id)
-    goals = _states(store.file_versions(entry.id, sides=(which,)), which)
+    _check_root(workspace, entry)
+    goals = _versioned_states(store.file_versions(entry.id, sides=(which,)), which)
     expected: dict[str, bytes | None] = {}
     reasons = []
     for path in goals if not force else ():  # forced: what is there now does not matter
-        last = _last_recorded(store, path)
+        last = _last_recorded(store, path, _root(workspace))
         if last is not None:
             expected[path] = last[1]
             reasons.append(last[0])

@@ -1,10 +1,12 @@
 """The session: one root folder, its files, and the write path into them.
 
 ``Workspace`` is the one object front ends talk to. It confines every path to
-the root (``..``, absolute paths and symlinks that leave it are refused), reads
-files for the pure planner, and applies plans through ``storage``: per-file locks
-held across the stale check and the replace, a history entry made durable
-before any file is replaced, then an all-or-nothing atomic write.
+the root (``..``, absolute paths and symlinks that leave it are refused, when
+planned and again at write time), reads files for the pure planner, and applies
+plans through ``storage``: locks on the files' folders held across the stale check
+and the replace, a history entry made durable before any file is replaced, then
+an all-or-nothing atomic write in which each file is reached from the root without
+following a link swapped in during the review (``storage.confine``).
 """
 
 from __future__ import annotations
@@ -61,14 +63,26 @@ class _RootSource:
         self.max_file_size = max_file_size
 
     def normalise(self, path: str) -> str:
+        """The path relative to the real root: folders resolved, a final link kept as the link.
+
+        The file a final link points to must be inside the root too; keeping the link's
+        own name means a delete removes the link and a write goes through it.
+        """
         raw = path.strip()
         if not raw:
             raise OutsideWorkspace("empty path; name a file relative to the workspace root")
+        if "\0" in raw:
+            raise OutsideWorkspace(f"{path!r}: a path cannot contain a NUL character", path=path)
         candidate = Path(raw).expanduser()
         full = candidate if candidate.is_absolute() else self.root / candidate
-        resolved = Path(os.path.realpath(full))
         try:
-            relative = resolved.relative_to(self.real_root)
+            resolved = Path(os.path.realpath(full))
+            kept = Path(os.path.realpath(full.parent)) / full.name if full.name not in ("", ".", "..") else resolved
+        except OSError as error:
+            raise NotAFile(f"{path}: cannot be resolved ({error.strerror or error})", path=path) from None
+        try:
+            resolved.relative_to(self.real_root)
+            relative = kept.relative_to(self.real_root)
         except ValueError:
             raise OutsideWorkspace(
                 f"{path}: resolves to {resolved}, outside the workspace root {self.real_root}; "
@@ -77,6 +91,13 @@ class _RootSource:
             ) from None
         if not relative.parts:
             raise NotAFile(f"{path}: is the workspace root itself, not a file", path=path)
+        for part in relative.parts:
+            if len(os.fsencode(part)) > 255:
+                raise NotAFile(
+                    f"{path}: the name {part[:40]}... is {len(os.fsencode(part))} bytes, over the 255-byte "
+                    "limit of file names; choose a shorter name",
+                    path=path,
+                )
         return relative.as_posix()
 
     def absolute(self, path: str) -> Path:
@@ -90,6 +111,8 @@ class _RootSource:
             return None
         except NotADirectoryError:
             raise NotAFile(f"{path}: a parent of this path is a file, not a folder", path=path) from None
+        except OSError as error:
+            raise NotAFile(f"{path}: cannot be read ({error.strerror or error})", path=path) from None
         if stat.S_ISDIR(info.st_mode):
             raise NotAFile(f"{path}: is a directory; nbedit edits files, name a file inside it", path=path)
         if not stat.S_ISREG(info.st_mode):
@@ -102,7 +125,10 @@ class _RootSource:
                 size=info.st_size,
                 limit=self.max_file_size,
             )
-        return full.read_bytes()
+        try:
+            return full.read_bytes()
+        except OSError as error:
+            raise NotAFile(f"{path}: cannot be read ({error.strerror or error})", path=path) from None
 
     def holds(self, path: str, expected: bytes, chunk: int = 1 << 20) -> bool:
         """True if the file's bytes are exactly ``expected``; never holds a second whole copy."""
@@ -133,8 +159,8 @@ class Workspace:
     """Plan, review and apply changes to the files under ``root``.
 
     Options given here are defaults; every ``plan_*`` call may override them.
-    ``history=False`` turns the snapshot history off; ``home`` is where history
-    and lock files live (default ``$NBEDIT_HOME`` or ``~/.nbedit``).
+    ``history=False`` turns the snapshot history off; ``home`` is where the history
+    lives (default ``$NBEDIT_HOME`` or ``~/.nbedit``; locks need no home, see ``storage.locks``).
     """
 
     def __init__(
@@ -211,6 +237,7 @@ class Workspace:
         ``cell`` limits every hunk to one notebook cell; ``replace_all`` lets each
         hunk change every place its old text occurs (instead of requiring one).
         """
+        _check_text(text, "the change text")
         change = formats.parse(text, dialect=dialect, default_path=default_path)
         if cell is not None or replace_all:
             selector = _selector(cell) if cell is not None else None
@@ -235,6 +262,8 @@ class Workspace:
         clear_outputs: bool | None = None,
     ) -> Plan:
         """Plan replacing ``old`` with ``new`` in one file (a plain old/new pair)."""
+        _check_text(old, "the old text")
+        _check_text(new, "the new text")
         if old == new:
             raise PatchSyntaxError(
                 "old and new text are identical, so there is nothing to change",
@@ -283,7 +312,7 @@ class Workspace:
         undoes: str | None = None,
     ) -> ApplyResult:
         """Write a plan: locked, stale-checked, recorded, atomic, all-or-nothing."""
-        from nbedit.storage.atomic import Write, apply_writes, clean_stale_temp_files
+        from nbedit.storage.atomic import Write, apply_writes, new_token
         from nbedit.storage.locks import lock_paths
 
         files = [file_plan for file_plan in plan.files if file_plan.changed]
@@ -292,17 +321,16 @@ class Workspace:
         self._guard_running_notebook(files, force)
         source = self._source
         targets = sorted({source.absolute(p) for f in files for p in (f.path, f.new_path) if p})
-        with lock_paths(targets, home=self.home):
-            for directory in sorted({target.parent for target in targets}):
-                if directory.is_dir():
-                    clean_stale_temp_files(directory)
+        token = new_token()
+        with lock_paths(targets, root=source.real_root):
             self._check_fresh(files)
+            modes = {file_plan.path: self._mode_now(file_plan) for file_plan in files}
             writes: list[Write] = []
             for file_plan in files:
-                writes.extend(self._writes_for(file_plan, Write))
-            entry_id = self._record(plan, files, origin, execution_count, undoes)
+                writes.extend(self._writes_for(file_plan, Write, modes[file_plan.path]))
+            entry_id = self._record(plan, files, origin, execution_count, undoes, modes, token)
             try:
-                apply_writes(writes)
+                apply_writes(writes, root=source.real_root, token=token, force=force)
             except BaseException:
                 if entry_id is not None:
                     self._store().abort(entry_id)
@@ -313,6 +341,17 @@ class Workspace:
             self._retain()
         written = tuple(dict.fromkeys(p for f in files for p in (f.path, f.new_path) if p))
         return ApplyResult(plan, entry_id, written, already_applied=False)
+
+    def _mode_now(self, file_plan: FilePlan) -> tuple[int | None, int | None]:
+        """(mode the file has now, mode to write): the change's own mode if it sets one,
+        else the file's mode at write time (a chmod made during review is kept)."""
+        current = self._source.mode(file_plan.path) if file_plan.before_bytes is not None else None
+        if file_plan.operation == "delete":
+            return current, None
+        if file_plan.before_bytes is not None and file_plan.before_mode is None:
+            return current, current  # a planner that did not say what mode it saw: keep the file's
+        sets_mode = file_plan.mode is not None and file_plan.mode != file_plan.before_mode
+        return current, file_plan.mode if sets_mode else current
 
     def _guard_running_notebook(self, files: Sequence[FilePlan], force: bool) -> None:
         if not self.running_notebook:
@@ -359,9 +398,11 @@ class Workspace:
                 diff=_short_diff(file_plan, current),
             )
 
-    def _writes_for(self, file_plan: FilePlan, write_type: type) -> list:
+    def _writes_for(
+        self, file_plan: FilePlan, write_type: type, modes: tuple[int | None, int | None]
+    ) -> list:
         source = self._source
-        mode = file_plan.mode
+        mode = modes[1]
         if file_plan.operation == "delete":
             return [write_type(source.absolute(file_plan.path), None, file_plan.before_bytes, None)]
         if file_plan.new_path and file_plan.new_path != file_plan.path:
@@ -404,9 +445,12 @@ class Workspace:
         origin: str | None,
         execution_count: int | None,
         undoes: str | None,
+        modes: dict[str, tuple[int | None, int | None]] | None = None,
+        token: str | None = None,
     ) -> str | None:
         if not self.history_enabled:
             return None
+        modes = modes or {}
         from nbedit.storage.history import EntryDraft, FileRecord
 
         stats = plan.stats()
@@ -426,6 +470,8 @@ class Workspace:
                     else None,
                     added=added,
                     removed=removed,
+                    before_mode=modes.get(file_plan.path, (None, None))[0],
+                    after_mode=modes.get(file_plan.path, (None, None))[1],
                 )
             )
             tiers.extend(item.tier.value for item in file_plan.hunks)
@@ -439,7 +485,17 @@ class Workspace:
             tiers=tuple(dict.fromkeys(tiers)),
             summary=summary,
             undoes=undoes,
+            token=token,
         )
+        for record in records:
+            for name in (record.path, record.new_path):
+                if name is not None and not _encodable(name):
+                    raise NotAFile(
+                        f"{name.encode('utf-8', 'backslashreplace').decode()}: this file name is not valid "
+                        "UTF-8, and the history stores names as UTF-8; rename the file, or run with "
+                        "history=False (--no-history) to edit it without a history (nothing was written)",
+                        path=name,
+                    )
         try:
             return self._store().begin(draft)
         except NbeditError:
@@ -488,6 +544,29 @@ class Workspace:
 
         chosen = which if after is None else ("after" if after else "before")
         return history_ops.restore(self, entry_id, which=chosen, force=force)  # type: ignore[arg-type]
+
+
+def _check_text(text: str, what: str) -> None:
+    """Text with lone surrogates (bytes that were not UTF-8, e.g. from a Latin-1 terminal) cannot be written."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        bad = text[error.start : error.end].encode("utf-8", "surrogateescape")
+        raise PatchSyntaxError(
+            f"{what} contains bytes that are not UTF-8 ({bad!r} at character {error.start + 1}), "
+            "probably typed in a terminal that does not use UTF-8",
+            dialect="edit",
+            hint="pass the text as UTF-8 (set LANG to a UTF-8 locale, or read it from a UTF-8 file "
+            "with --old-file/--new-file)",
+        ) from None
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _selector(cell: str | int) -> CellSelector:

@@ -265,7 +265,9 @@ def test_git_new_and_deleted_empty_files() -> None:
     )
     added, deleted = unified.parse(text).files
     assert (added.path, added.operation, added.content, added.new_mode) == ("empty", "add", "", 0o755)
-    assert (deleted.path, deleted.operation, deleted.hunks) == ("gone", "delete", ())
+    # no hunk: the file must be empty (an empty old text is checked against the file when planned)
+    assert (deleted.path, deleted.operation) == ("gone", "delete")
+    assert [(hunk.old, hunk.new) for hunk in deleted.hunks] == [("", "")]
 
 
 def test_mnemonic_prefixes_in_git_diffs() -> None:

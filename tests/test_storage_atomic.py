@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from nbedit.errors import NotAFile, WriteError
-from nbedit.storage.atomic import Write, apply_writes, clean_stale_temp_files, is_temp_file
+from nbedit.storage.atomic import Write, apply_writes, is_temp_file, remove_leftovers, temp_name
 
 FAULT_POINTS = ("write", "fsync", "replace", "fsync-dir")
 
@@ -221,24 +221,34 @@ def test_deleting_a_link_removes_only_the_link_and_rollback_restores_it(tmp_path
     assert real.read_bytes() == b"one\n"
 
 
-def test_stale_temp_files_of_dead_writers_are_cleaned(tmp_path: Path) -> None:
+def test_only_the_leftovers_a_writer_provably_made_are_removed(tmp_path: Path) -> None:
     pid = dead_pid()
-    stale = tmp_path / f".a.txt.nbedit-{pid}-0badcafe.tmp"
-    parked = tmp_path / f".b.txt.nbedit-{pid}-0badcafe.old"
-    mine = tmp_path / f".c.txt.nbedit-{os.getpid()}-12345678.tmp"
-    unrelated = tmp_path / ".a.txt.swp"
-    for path in (stale, parked, mine, unrelated):
+    stale = tmp_path / temp_name("a.txt", "0badcafe", "tmp", pid)
+    parked = tmp_path / temp_name("a.txt", "0badcafe", "old", pid)
+    lookalike = tmp_path / f".b.txt.nbedit-{pid}-0badcafe.tmp"  # a user file named like ours
+    other_token = tmp_path / temp_name("a.txt", "12345678", "tmp", pid)
+    for path in (stale, parked, lookalike, other_token):
         path.write_bytes(b"partial")
-    assert clean_stale_temp_files(tmp_path) == 2
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([mine.name, unrelated.name])
+    assert sorted(remove_leftovers(tmp_path, ["a.txt"], pid=pid, token="0badcafe")) == sorted(
+        [stale.name, parked.name]
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([lookalike.name, other_token.name])
 
 
-def test_apply_cleans_stale_temp_files_in_touched_directories(tmp_path: Path) -> None:
-    stale = tmp_path / f".a.txt.nbedit-{dead_pid()}-0badcafe.tmp"
-    stale.write_bytes(b"partial")
+def test_a_write_never_deletes_files_that_look_like_temporary_files(tmp_path: Path) -> None:
+    lookalikes = [tmp_path / f".a.txt.nbedit-{dead_pid()}-0badcafe.{suffix}" for suffix in ("tmp", "old")]
+    for path in lookalikes:
+        path.write_bytes(b"user data")
     apply_writes([Write(tmp_path / "a.txt", b"new", None)])
-    assert not stale.exists()
+    assert all(path.read_bytes() == b"user data" for path in lookalikes)
     assert (tmp_path / "a.txt").read_bytes() == b"new"
+
+
+def test_temporary_names_fit_a_long_file_name(tmp_path: Path) -> None:
+    target = tmp_path / ("n" * 250 + ".txt")
+    apply_writes([Write(target, b"data", None)])
+    assert target.read_bytes() == b"data"
+    assert len(temp_name(target.name, "0badcafe").encode()) <= 255
 
 
 def test_large_file_round_trip(tmp_path: Path) -> None:

@@ -432,6 +432,13 @@ def _plan_delete(change: FileChange, data: bytes | None, source: FileSource) -> 
         raise FileMissing(f"{path}: cannot delete a file that does not exist; check the path", path=path)
     text, _ = decode(data, path)
     expected = "".join(hunk.old for hunk in change.hunks)
+    if change.hunks and not expected and text:
+        raise NoMatch(
+            f"{path}: the patch deletes this file as an empty file (no hunk), but the file has content; "
+            "git refuses this too (removal patch leaves file contents). Use a diff whose hunk removes "
+            "every line, or empty the file first",
+            path=path,
+        )
     if change.hunks and _loose(expected) != _loose(text):
         raise NoMatch(
             f"{path}: the file differs from what the patch expects to delete; "

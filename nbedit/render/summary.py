@@ -85,6 +85,7 @@ class FileSummary:
     notebook: bool
     changed: bool
     notes: tuple[str, ...]
+    mode_change: str | None = None  # "mode 100644 -> 100755" when the change sets the permission bits
 
     @property
     def title(self) -> str:
@@ -92,7 +93,14 @@ class FileSummary:
 
     @property
     def status(self) -> str:
-        """One phrase for what happens to the file."""
+        """One phrase for what happens to the file (and to its mode, when that changes)."""
+        phrase = self._content_status
+        if self.mode_change and not self.already_applied:
+            return self.mode_change if phrase == "unchanged" else f"{phrase}, {self.mode_change}"
+        return phrase
+
+    @property
+    def _content_status(self) -> str:
         if self.already_applied:
             return "already applied, nothing to write"
         if self.operation == "add":
@@ -101,7 +109,7 @@ class FileSummary:
             return "deleted"
         if self.new_path and self.new_path != self.path:
             return "renamed"
-        if not self.changed:
+        if not self.changed or (self.mode_change and not self.added and not self.removed):
             return "unchanged"
         return "modified"
 
@@ -210,7 +218,16 @@ def summarize_file(file_plan: FilePlan, counts: tuple[int, int] | None = None) -
         notebook=file_plan.notebook,
         changed=file_plan.changed,
         notes=file_plan.notes,
+        mode_change=_mode_change(file_plan),
     )
+
+
+def _mode_change(file_plan: FilePlan) -> str | None:
+    if file_plan.operation == "delete" or file_plan.mode is None:
+        return None
+    if file_plan.before_mode is None or file_plan.mode == file_plan.before_mode:
+        return None
+    return f"mode {0o100000 | file_plan.before_mode:o} -> {0o100000 | file_plan.mode:o}"
 
 
 def summarize(plan: Plan, *, from_diff: bool = False) -> PlanSummary:
@@ -241,6 +258,8 @@ def header_lines(summary: PlanSummary) -> list[list[Piece]]:
                     (f"  {detail}", "detail"),
                 ]
             )
+    if len(summary.files) == 1 and summary.files[0].mode_change and not summary.files[0].already_applied:
+        lines.append([(f"  {summary.files[0].title}: {summary.files[0].mode_change}", "detail")])
     for file in summary.files:
         for flag in file.flags:
             mark = "ℹ" if flag.exact else "⚠"

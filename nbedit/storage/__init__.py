@@ -1,7 +1,8 @@
 """The only package that touches disk: atomic writes, locks, the snapshot history.
 
 - ``atomic``: all-or-nothing multi-file writes (temp file, fsync, ``os.replace``, rollback).
-- ``locks``: per-file cross-process locks under ``<home>/locks``.
+- ``locks``: cross-process locks on the folder of each written file (no home needed).
+- ``confine``: reaching a file from the root at write time without following a swapped-in link.
 - ``history``: the SQLite snapshot store (``database``, ``versions``, ``delta``, ``records`` behind it).
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 _HOMES = {
     "Write": "atomic",
     "apply_writes": "atomic",
-    "clean_stale_temp_files": "atomic",
+    "remove_leftovers": "atomic",
     "DamagedHistory": "database",
     "HistoryStore": "history",
     "format_id": "history",
@@ -49,8 +50,8 @@ __all__ = [
     "PruneResult",
     "Write",
     "apply_writes",
-    "clean_stale_temp_files",
     "default_home",
     "format_id",
     "lock_paths",
+    "remove_leftovers",
 ]

@@ -30,7 +30,7 @@ from nbedit.errors import HistoryError
 
 __all__ = ["SCHEMA_VERSION", "DamagedHistory", "Database", "move_aside"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _SQLITE_CORRUPT = 11  # result codes; sqlite3 names them only from Python 3.11
 _SQLITE_NOTADB = 26
 _T = TypeVar("_T")
@@ -60,7 +60,9 @@ CREATE TABLE IF NOT EXISTS entries (
     summary TEXT NOT NULL,
     undoes TEXT,
     root TEXT,
-    pid INTEGER NOT NULL
+    pid INTEGER NOT NULL,
+    token TEXT,
+    partial INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS entries_session ON entries(session, seq);
 CREATE TABLE IF NOT EXISTS files (
@@ -72,6 +74,8 @@ CREATE TABLE IF NOT EXISTS files (
     removed INTEGER NOT NULL,
     before_version INTEGER REFERENCES versions(id),
     after_version INTEGER REFERENCES versions(id),
+    before_mode INTEGER,
+    after_mode INTEGER,
     PRIMARY KEY (entry, position)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS files_path ON files(path);
@@ -79,6 +83,15 @@ CREATE INDEX IF NOT EXISTS files_new_path ON files(new_path);
 CREATE INDEX IF NOT EXISTS files_before ON files(before_version);
 CREATE INDEX IF NOT EXISTS files_after ON files(after_version);
 """
+
+# Schema 1 -> 2: file modes are part of a version; the temp-file token and a partial flag for recovery.
+_UPGRADE_FROM_1 = (
+    "ALTER TABLE entries ADD COLUMN token TEXT",
+    "ALTER TABLE entries ADD COLUMN partial INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE files ADD COLUMN before_mode INTEGER",
+    "ALTER TABLE files ADD COLUMN after_mode INTEGER",
+)
+SEQUENCE_FLOOR_NAME = "history.sqlite3.last-id"
 
 
 class DamagedHistory(HistoryError):
@@ -101,8 +114,49 @@ def _is_damage(error: sqlite3.Error) -> bool:
     return type(error) is sqlite3.DatabaseError
 
 
+def read_sequence_floor(database: Path) -> int:
+    try:
+        return int((database.parent / SEQUENCE_FLOOR_NAME).read_text().strip() or 0)
+    except (OSError, ValueError):
+        return 0
+
+
+def raise_sequence_floor(database: Path, seq: int) -> None:
+    """Remember that ids up to ``seq`` were (or may have been) handed out."""
+    floor = database.parent / SEQUENCE_FLOOR_NAME
+    if seq <= read_sequence_floor(database):
+        return
+    temporary = floor.with_name(f".{floor.name}.{os.getpid()}")
+    temporary.write_text(f"{seq}\n")
+    os.replace(temporary, floor)
+
+
+def last_sequence(database: Path) -> int:
+    """The highest entry counter a (possibly damaged) database handed out, as far as it can be read.
+
+    When nothing can be read, the current time in seconds is used: counters grow by
+    one per entry, so a damaged history that was not read is assumed to have handed
+    out fewer ids than seconds have passed since 1970.
+    """
+    try:
+        connection = sqlite3.connect(f"file:{database}?mode=ro&immutable=1", uri=True)
+        try:
+            row = connection.execute("SELECT MAX(seq) FROM sqlite_sequence").fetchone()
+            return int(row[0] or 0)
+        finally:
+            connection.close()
+    except (sqlite3.Error, ValueError, TypeError):
+        return int(time.time())
+
+
 def move_aside(database: Path) -> Path:
-    """Rename a damaged database (and its WAL files) to ``<name>.corrupt-<time>-<pid>``."""
+    """Rename a damaged database (and its WAL files) to ``<name>.corrupt-<time>-<pid>``.
+
+    The highest id it may have handed out is remembered first, so the new database
+    never reuses an id of the old one.
+    """
+    with contextlib.suppress(OSError):
+        raise_sequence_floor(database, last_sequence(database) if database.stat().st_size else int(time.time()))
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = database.with_name(f"{database.name}.corrupt-{stamp}-{os.getpid()}")
     try:
@@ -175,9 +229,15 @@ class Database:
                 )
             if version < SCHEMA_VERSION:
                 connection.execute("BEGIN IMMEDIATE")
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
+                version = connection.execute("PRAGMA user_version").fetchone()[0]  # another writer may have won
+                if version == 1:
+                    for statement in _UPGRADE_FROM_1:
                         connection.execute(statement)
+                elif version == 0:
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            connection.execute(statement)
+                    self._seed_sequence(connection)
                 connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 connection.execute("COMMIT")
         except sqlite3.Error:
@@ -185,6 +245,17 @@ class Database:
                 with contextlib.suppress(sqlite3.Error):
                     connection.execute("ROLLBACK")
             raise
+
+    def _seed_sequence(self, connection: sqlite3.Connection) -> None:
+        """A new database continues the entry counter of the ones before it: ids are never reused.
+
+        The floor is kept next to the database (written whenever a database is set
+        aside or found empty); a fresh home has none and starts at 1.
+        """
+        floor = read_sequence_floor(self.path)
+        if floor > 0:
+            connection.execute("DELETE FROM sqlite_sequence WHERE name = 'entries'")
+            connection.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('entries', ?)", (floor,))
 
     def close(self) -> None:
         with self._lock:
@@ -195,8 +266,9 @@ class Database:
     def translate(self, error: sqlite3.Error) -> HistoryError:
         if _is_damage(error):
             return DamagedHistory(
-                f"the history database {self.path} is damaged: {error}; "
-                "nbedit can move it aside and start a new history (HistoryStore.open_or_recreate)",
+                f"the history database {self.path} is damaged: {error}; run `nbedit doctor --repair` "
+                "(Python: nbedit.storage.HistoryStore.open_or_recreate(home)) to set it aside and start a "
+                "new history, or work without one meanwhile (--no-history / history=False)",
                 database=self.path,
             )
         if _is_busy(error):

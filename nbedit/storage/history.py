@@ -20,6 +20,7 @@ entry's fingerprints and keeps or drops it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -30,7 +31,13 @@ from pathlib import Path
 
 from nbedit.errors import HistoryError
 from nbedit.storage.atomic import process_alive
-from nbedit.storage.database import DamagedHistory, Database, move_aside
+from nbedit.storage.database import (
+    DamagedHistory,
+    Database,
+    move_aside,
+    raise_sequence_floor,
+    read_sequence_floor,
+)
 from nbedit.storage.records import (
     ORIGINS,
     Entry,
@@ -65,6 +72,7 @@ __all__ = [
 ]
 
 DATABASE_NAME = "history.sqlite3"
+_ID_BLOCK = 1024
 _TOTAL_BYTES = "SELECT COALESCE(SUM(LENGTH(data)), 0) FROM versions"
 
 
@@ -84,6 +92,7 @@ class HistoryStore:
         # the last version recorded per path by this process: a delta base for the next
         # record of that path without rebuilding it from the database (id, bytes)
         self._recent: dict[str, tuple[int, str, bytes]] = {}
+        self._floor = read_sequence_floor(self.database)
 
     @classmethod
     def open_or_recreate(cls, home: Path | str, *, busy_timeout: float = 30.0) -> HistoryStore:
@@ -91,8 +100,16 @@ class HistoryStore:
 
         The returned store's ``notice`` then says what happened; show it to the user.
         """
+        database = Path(home).expanduser() / DATABASE_NAME
+        emptied = database.is_file() and database.stat().st_size == 0 and read_sequence_floor(database) > 0
         try:
-            return cls(home, busy_timeout=busy_timeout)
+            store = cls(home, busy_timeout=busy_timeout)
+            if emptied:
+                store.notice = (
+                    f"the nbedit history database {database} was empty (0 bytes), so its entries are lost; "
+                    "a new history was started (entry ids continue after the old ones)"
+                )
+            return store
         except DamagedHistory as damage:
             moved = move_aside(damage.database)
             store = cls(home, busy_timeout=busy_timeout)
@@ -126,25 +143,33 @@ class HistoryStore:
         def record(connection: sqlite3.Connection) -> int:
             versions = [self._store_file(connection, file) for file in draft.files]
             cursor = connection.execute(
-                "INSERT INTO entries (session, time, origin, execution_count, status, tiers, summary, undoes, root, pid)"
-                " VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
+                "INSERT INTO entries (session, time, origin, execution_count, status, tiers, summary, undoes, root, pid,"
+                " token) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)",
                 (draft.session, time.time(), draft.origin, draft.execution_count, json.dumps(list(draft.tiers)),
-                 draft.summary, draft.undoes, draft.root, os.getpid()),
+                 draft.summary, draft.undoes, draft.root, os.getpid(), draft.token),
             )  # fmt: skip
             seq = int(cursor.lastrowid or 0)
             connection.executemany(
-                "INSERT INTO files (entry, position, path, new_path, added, removed, before_version, after_version)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO files (entry, position, path, new_path, added, removed, before_version, after_version,"
+                " before_mode, after_mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (seq, position, file.path, file.new_path, file.added, file.removed, before, after)
+                    (seq, position, file.path, file.new_path, file.added, file.removed, before, after,
+                     file.before_mode, file.after_mode)
                     for position, (file, (before, after)) in enumerate(
                         zip(draft.files, versions, strict=True)
                     )
                 ],
-            )
+            )  # fmt: skip
             return seq
 
-        return format_id(self._database.write(record))
+        seq = self._database.write(record)
+        if seq >= self._floor:
+            # Ids are handed out in blocks remembered outside the database, so a new database
+            # (after damage, or a file truncated to 0 bytes) never hands out an id again.
+            self._floor = max(read_sequence_floor(self.database), seq + _ID_BLOCK)
+            with contextlib.suppress(OSError):
+                raise_sequence_floor(self.database, self._floor)
+        return format_id(seq)
 
     def _store_file(self, connection: sqlite3.Connection, file: FileRecord) -> tuple[int | None, int | None]:
         before_id: int | None = None
@@ -240,33 +265,80 @@ class HistoryStore:
             self.abort(entry_id)
 
     def reconcile(
-        self, current_fingerprint: Callable[[str], str | None], *, root: str | None = None
+        self,
+        current_fingerprint: Callable[[str], str | None],
+        *,
+        root: str | None = None,
+        leftovers: Callable[[Sequence[str], int, str], object] | None = None,
     ) -> list[tuple[Entry, bool]]:
         """Settle the pending entries of writers that died, by looking at the files now.
 
         ``current_fingerprint(path)`` gives the fingerprint of the file at a recorded
         path (None: no such file). An entry whose files all still hold their "before"
-        is dropped; any other is kept as applied, so a change cut short between two
-        renames stays visible and can be restored. ``root``: only entries recorded
-        for that workspace root (their paths are relative to it). Returns (entry, kept) pairs.
+        is dropped. Any other is kept as applied, recording what was actually written:
+        a file that still holds its "before" is recorded as unchanged and the entry is
+        marked partial, so undo reverts exactly the files the crashed writer replaced.
+        ``root``: only entries recorded for that workspace root (their paths are
+        relative to it). ``leftovers(paths, pid, token)`` removes the temporary files
+        that writer made (their names carry its pid and token). Returns (entry, kept) pairs.
         """
         settled: list[tuple[Entry, bool]] = []
         for entry in self.pending():
             if root is not None and entry.root != root:
                 continue
-            untouched = True
-            for path, new_path, before, after in self.file_fingerprints(entry.id):
+            written: list[str] = []  # per file: "done", "none", or "copied" (a move cut short)
+            files = self.file_fingerprints(entry.id)
+            for path, new_path, before, after in files:
+                moved = new_path not in (None, path)
                 if current_fingerprint(path) != before:
-                    untouched = False
-                elif (
-                    new_path not in (None, path)
-                    and after is not None
-                    and current_fingerprint(new_path) == after
-                ):
-                    untouched = False  # the moved copy was written, the old one not yet deleted
-            self.resolve(entry.id, applied=not untouched)
-            settled.append((entry, not untouched))
+                    written.append("done")
+                elif moved and after is not None and current_fingerprint(new_path) == after:  # type: ignore[arg-type]
+                    written.append("copied")  # the moved copy was written, the old one not yet deleted
+                else:
+                    written.append("none")
+            kept = any(state != "none" for state in written)
+            if leftovers is not None:
+                pid, token = self._writer(entry.id)
+                if token:
+                    names = [name for path, new_path, _, _ in files for name in (path, new_path) if name]
+                    leftovers(names, pid, token)
+            if kept and any(state != "done" for state in written):
+                self._mark_partial(entry.id, written)
+            self.resolve(entry.id, applied=kept)
+            settled.append((entry, kept))
         return settled
+
+    def _writer(self, entry_id: str) -> tuple[int, str | None]:
+        def load(connection: sqlite3.Connection) -> tuple[int, str | None]:
+            row = connection.execute(
+                "SELECT pid, token FROM entries WHERE seq = ?", (self._resolve(connection, entry_id),)
+            ).fetchone()
+            return int(row[0]), row[1]
+
+        return self._database.read(load)
+
+    def _mark_partial(self, entry_id: str, written: Sequence[str]) -> None:
+        """Record what a crashed writer really did: files it did not reach are unchanged by the
+        entry; a move that wrote the new copy but kept the old file is an add of the new copy."""
+
+        def mark(connection: sqlite3.Connection) -> None:
+            seq = self._resolve(connection, entry_id)
+            for position, state in enumerate(written):
+                if state == "none":
+                    connection.execute(
+                        "UPDATE files SET after_version = before_version, after_mode = before_mode,"
+                        " new_path = NULL, added = 0, removed = 0 WHERE entry = ? AND position = ?",
+                        (seq, position),
+                    )
+                elif state == "copied":
+                    connection.execute(
+                        "UPDATE files SET path = new_path, new_path = NULL, before_version = NULL,"
+                        " before_mode = NULL WHERE entry = ? AND position = ?",
+                        (seq, position),
+                    )
+            connection.execute("UPDATE entries SET partial = 1 WHERE seq = ?", (seq,))
+
+        self._database.write(mark)
 
     # -- reading -----------------------------------------------------------------------
 
@@ -292,6 +364,8 @@ class HistoryStore:
                 )
             if matches:
                 return int(matches[0])
+        if len(digits) > 15:
+            raise HistoryError(f"no history entry {entry_id[:20]!r}...; ids are e and 8 hex digits (e0000002a)")
         seq = int(digits, 16)
         if connection.execute("SELECT 1 FROM entries WHERE seq = ?", (seq,)).fetchone() is None:
             raise HistoryError(f"no history entry {entry_id!r}; list the history to see the entry ids")
@@ -307,7 +381,8 @@ class HistoryStore:
         arguments = (*parameters, limit) if limit is not None else tuple(parameters)
         filtered = bool(where) or limit is not None
         rows = connection.execute(
-            "SELECT seq, session, time, origin, execution_count, status, tiers, summary, undoes, root FROM entries"
+            "SELECT seq, session, time, origin, execution_count, status, tiers, summary, undoes, root, partial"
+            " FROM entries"
             + (f" WHERE seq IN ({chosen})" if filtered else "")
             + " ORDER BY seq DESC",
             arguments,
@@ -322,12 +397,12 @@ class HistoryStore:
             files.setdefault(seq, []).append(FileSummary(path, new_path, added, removed))
         parsed_tiers: dict[str, tuple[str, ...]] = {}
         result = []
-        for seq, session, when, origin, count, status, tiers, summary, undoes, root in rows:
+        for seq, session, when, origin, count, status, tiers, summary, undoes, root, partial in rows:
             if tiers not in parsed_tiers:
                 parsed_tiers[tiers] = tuple(json.loads(tiers))
             result.append(
                 Entry(format_id(seq), session, when, origin, count, status, tuple(files.get(seq, ())),
-                      parsed_tiers[tiers], summary, undoes, root)
+                      parsed_tiers[tiers], summary, undoes, root, bool(partial))
             )  # fmt: skip
         return result
 
@@ -388,8 +463,9 @@ class HistoryStore:
 
         def load(connection: sqlite3.Connection) -> list[FileVersion]:
             result = []
-            for path, new_path, before_id, after_id in connection.execute(
-                "SELECT path, new_path, before_version, after_version FROM files WHERE entry = ? ORDER BY position",
+            for path, new_path, before_id, after_id, before_mode, after_mode in connection.execute(
+                "SELECT path, new_path, before_version, after_version, before_mode, after_mode FROM files"
+                " WHERE entry = ? ORDER BY position",
                 (self._resolve(connection, entry_id),),
             ).fetchall():
                 before, before_fingerprint = (
@@ -403,7 +479,9 @@ class HistoryStore:
                     else (None, None)
                 )
                 result.append(
-                    FileVersion(path, new_path, before, after, before_fingerprint, after_fingerprint)
+                    FileVersion(
+                        path, new_path, before, after, before_fingerprint, after_fingerprint, before_mode, after_mode
+                    )
                 )
             return result
 

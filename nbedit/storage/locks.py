@@ -1,92 +1,106 @@
-"""Per-file exclusive locks that work across processes.
+"""Per-folder exclusive locks that work across processes, users and homes.
 
-Two kernels (or a kernel and the CLI) editing the same file must not interleave
-their read-check-write sequences. Each target path gets an ``fcntl.flock`` lock on a
-lock file under ``<home>/locks/`` named after the SHA-256 of the resolved path, so
-nothing is ever created in the edited tree and two spellings of one path (relative,
-absolute, through a symbolic link) share one lock. Locks are taken in sorted order,
-so two writers that need overlapping sets of files cannot deadlock.
+Two kernels (or a kernel and the CLI, or two users with different ``NBEDIT_HOME``s)
+editing the same file must not interleave their read-check-write sequences. The
+lock must therefore be found from the file, not from the writer: each write takes
+an ``fcntl.flock`` lock on the folder that holds the file (a folder descriptor,
+reached from the root without following links, see ``confine.py``). Nothing is
+created in the edited tree for it, no home is needed (so ``--no-history`` works with
+no writable home), and every spelling of a path (relative, absolute, through a
+link) meets the same folder. A write through a link locks both the link's folder
+and the target's. Locks are taken in (device, inode) order, so two writers that
+need overlapping sets of folders cannot deadlock.
+
+A file whose folder does not exist yet gets the folder created first (so every
+writer of that file locks the same folder); folders made for a write that is then
+refused are removed again when the lock is released, if still empty.
 
 ``flock`` locks belong to the open file description: the kernel releases them when
-the process dies, so a killed writer never leaves a stale lock. Lock files are never
-deleted (deleting a lock file races with a process that has just opened it); they
-are empty and one per path ever written.
-
-POSIX only (``fcntl``). Locks are not re-entrant: locking a path the same process
-already holds through another ``lock_paths`` waits for the timeout.
+the process dies, so a killed writer never leaves a stale lock. They are not
+re-entrant: locking a folder the same process already holds through another
+``lock_paths`` waits for the timeout. POSIX only (``fcntl``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import os
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from nbedit.errors import WriteError
+from nbedit.storage.confine import locate, open_directory
 
-__all__ = ["lock_file_for", "lock_paths"]
-
-
-def lock_file_for(path: Path, home: Path) -> Path:
-    resolved = os.path.realpath(os.path.abspath(path))
-    digest = hashlib.sha256(os.fsencode(resolved)).hexdigest()
-    return Path(home) / "locks" / f"{digest}.lock"
+__all__ = ["lock_paths"]
 
 
-def _acquire(lock_file: Path, path: Path, deadline: float) -> int:
-    try:
-        descriptor = os.open(lock_file, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
-    except OSError as error:
-        raise WriteError(
-            f"cannot open the lock file for {path} ({lock_file}): {error}; "
-            "set NBEDIT_HOME to a writable directory",
-            path=str(path),
-        ) from None
+def _nearest_existing(path: Path) -> Path:
+    current = Path(os.path.abspath(path)).parent
+    while not current.is_dir() and current != current.parent:
+        current = current.parent
+    return Path(os.path.realpath(current))
+
+
+def _acquire(descriptor: int, shown: str, deadline: float) -> None:
     delay = 0.001
-    try:
-        while True:
-            try:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return descriptor
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise WriteError(
-                        f"another process is writing {path} (lock held for too long); "
-                        "retry when it has finished",
-                        path=str(path),
-                    ) from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.05)
-    except BaseException:
-        os.close(descriptor)
-        raise
+    while True:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise WriteError(
+                    f"another process is writing {shown} (its folder stayed locked for too long); "
+                    "retry when it has finished",
+                    path=shown,
+                ) from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+
+
+def _folders(path: Path, root: Path, created: list[tuple[int, str]]) -> list[int]:
+    descriptors = []
+    locations = [locate(path, root, follow=False)]
+    if Path(path).is_symlink():
+        locations.append(locate(path, root, follow=True))
+    for location in locations:
+        descriptors.append(open_directory(location, create=True, created=created))
+    return descriptors
 
 
 @contextlib.contextmanager
-def lock_paths(paths: Iterable[Path], *, home: Path, timeout: float = 30.0) -> Iterator[None]:
-    """Hold an exclusive lock on every path in ``paths`` for the duration of the ``with`` block."""
-    wanted: dict[Path, Path] = {}
-    for path in paths:
-        wanted.setdefault(lock_file_for(Path(path), home), Path(path))
+def lock_paths(paths: Iterable[Path], *, root: Path | None = None, timeout: float = 30.0) -> Iterator[None]:
+    """Hold an exclusive lock on the folder of every path for the duration of the ``with`` block.
+
+    ``root``: the workspace root the paths must stay inside (``OutsideWorkspace``
+    otherwise); None trusts each path's nearest existing folder.
+    """
+    created: list[tuple[int, str]] = []
+    opened: dict[tuple[int, int], tuple[int, str]] = {}
     try:
-        (Path(home) / "locks").mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise WriteError(
-            f"cannot create the lock directory {Path(home) / 'locks'}: {error}; "
-            "set NBEDIT_HOME to a writable directory",
-        ) from None
-    deadline = time.monotonic() + timeout
-    descriptors: list[int] = []
-    try:
-        for lock_file in sorted(wanted):
-            descriptors.append(_acquire(lock_file, wanted[lock_file], deadline))
+        for path in paths:
+            for descriptor in _folders(
+                Path(path), root if root is not None else _nearest_existing(path), created
+            ):
+                info = os.fstat(descriptor)
+                key = (info.st_dev, info.st_ino)
+                if key in opened:
+                    os.close(descriptor)
+                else:
+                    opened[key] = (descriptor, str(path))
+        deadline = time.monotonic() + timeout
+        for key in sorted(opened):
+            descriptor, shown = opened[key]
+            _acquire(descriptor, shown, deadline)
         yield
     finally:
-        for descriptor in reversed(descriptors):
+        for parent, name in reversed(created):
+            with contextlib.suppress(OSError):
+                os.rmdir(name, dir_fd=parent)  # only succeeds while still empty
+            os.close(parent)
+        for descriptor, _shown in opened.values():
             with contextlib.suppress(OSError):
                 fcntl.flock(descriptor, fcntl.LOCK_UN)
             os.close(descriptor)

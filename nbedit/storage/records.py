@@ -53,6 +53,8 @@ class FileRecord:
     after_fingerprint: str | None = None
     added: int = 0
     removed: int = 0
+    before_mode: int | None = None  # permission bits before / written (None: unknown or no file)
+    after_mode: int | None = None
 
     @property
     def target_path(self) -> str:
@@ -64,7 +66,8 @@ class EntryDraft:
     """An entry about to be written. ``origin`` is one of ``ORIGINS``; ``undoes`` names the entry undone.
 
     ``root``: the absolute workspace root the file paths are relative to; crash
-    recovery needs it to find the files of an interrupted entry.
+    recovery needs it to find the files of an interrupted entry. ``token``: the
+    name tag of the temporary files the writer makes (recovery removes exactly those).
     """
 
     session: str
@@ -75,6 +78,7 @@ class EntryDraft:
     summary: str = ""
     undoes: str | None = None
     root: str | None = None
+    token: str | None = None
 
 
 class FileSummary(NamedTuple):
@@ -103,6 +107,7 @@ class Entry(NamedTuple):
     summary: str
     undoes: str | None
     root: str | None = None
+    partial: bool = False  # a crash cut the write short; only some files were written (see reconcile)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +120,8 @@ class FileVersion:
     after: bytes | None
     before_fingerprint: str | None
     after_fingerprint: str | None
+    before_mode: int | None = None
+    after_mode: int | None = None
 
     @property
     def target_path(self) -> str:

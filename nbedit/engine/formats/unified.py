@@ -641,6 +641,10 @@ def _file_change(section: _Section) -> FileChange:
             Hunk(old=hunk.old, new="", start_line=hunk.start_line, source_line=hunk.source_line)
             for hunk in hunks
         )
+        if not delete_hunks:
+            # git: "deleted file mode" with no hunk removes an empty file; a file with content
+            # needs a hunk that removes it all ("removal patch leaves file contents" otherwise)
+            delete_hunks = (Hunk(old="", new="", source_line=section.line),)
         return FileChange(path=path, operation="delete", hunks=delete_hunks, source_line=section.line)
 
     if section.git and not section.rename_to and source and target and source != target:
