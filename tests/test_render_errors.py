@@ -44,7 +44,9 @@ def test_ambiguous_match_lists_locations(tmp_path: Path) -> None:
     assert isinstance(error, AmbiguousMatch)
     html = error_to_html(error)
     assert "<li>line 1, column 1</li>" in html and "<li>line 3, column 1</li>" in html
-    assert "replace_all" in html
+    # each surface spells the option its own way: magics (HTML) and CLI (panel) --replace-all, Python str()
+    assert "--replace-all" in html and "replace_all" not in html
+    assert "--replace-all" in _panel_text(error) and "replace_all=True" in str(error)
     assert "line 3, column 1" in _panel_text(error)
 
 
