@@ -312,6 +312,27 @@ def test_help(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
     shell.run_cell("%%edit?")
     shown = capsys.readouterr().out
     assert "--replace-all" in shown and "SEARCH" in shown and "--clear-outputs" in shown
+    assert "--encoding" in shown
+
+
+def test_nbedit_help_documents_yes_for_undo_and_restore(
+    shell: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shell.run_cell("%nbedit?")
+    shown = capsys.readouterr().out
+    assert "%nbedit undo [--yes] [--force]" in shown
+    assert "%nbedit restore ID [--after] [--yes] [--force]" in shown
+    assert "--yes" in shown and "applies at once" in shown
+
+
+def test_encoding_option_of_the_magics(shell: Any, tmp_path: Path) -> None:
+    data = "Привет мир\nalpha\n".encode("cp1251")  # cp1251 is never detected: it must be declared
+    (tmp_path / "ru.txt").write_bytes(data)
+    view = run(shell, "%%edit ru.txt\n" + block("alpha\n", "beta\n"))
+    assert isinstance(view, ErrorView) and "--encoding NAME" in view._repr_mimebundle_()["text/plain"]
+    widget = run(shell, "%%edit ru.txt --encoding cp1251 --yes\n" + block("alpha\n", "beta\n"))
+    assert widget.status == "applied"
+    assert (tmp_path / "ru.txt").read_bytes() == data.replace(b"alpha", b"beta")
 
 
 # ---------------------------------------------------------------- the running notebook
