@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nbedit
-from nbedit.engine.text import Codec, decode, encode
+from nbedit.engine.text import decode, encode
 
 LATIN1_CSV = "name;city;price\nJosé;München;12\nAnn;Zürich;7\nFrançois;Genève;9\n".encode("cp1252")
 
@@ -93,7 +93,7 @@ def test_binary_files_stay_refused(tmp_path: Path) -> None:
 
 
 def test_a_wrong_declared_encoding_is_refused_not_mangled(tmp_path: Path) -> None:
-    data = "naïve\n".encode("utf-8")
+    data = "naïve\n".encode()
     (tmp_path / "a.txt").write_bytes(data)
     with pytest.raises(nbedit.OptionError, match="unknown encoding 'klingon'"):
         _workspace(tmp_path, encoding="klingon")
