@@ -740,3 +740,18 @@ def test_declared_encoding_on_the_command_line(tmp_path: Path) -> None:
     assert (tmp_path / "note.txt").read_bytes() == data.replace("€5".encode("cp1252"), "€6".encode("cp1252"))
     bad = run("edit", "note.txt", "--old", "€6", "--new", "€7", "--encoding", "no-such-codec", cwd=tmp_path)
     assert bad.returncode == 1 and "OptionError" in bad.stderr and "no-such-codec" in bad.stderr
+
+
+def test_notebook_ambiguity_suggests_the_cell_option_as_the_cli_spells_it(tmp_path: Path) -> None:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("x = 1")]
+    nbformat.write(notebook, str(tmp_path / "n.ipynb"))
+    before = (tmp_path / "n.ipynb").read_bytes()
+    result = run("edit", "n.ipynb", "--old", "x = 1", "--new", "x = 2", cwd=tmp_path)
+    assert result.returncode == 1 and "AmbiguousMatch" in result.stderr
+    flat = " ".join(result.stderr.split())  # the panel wraps long lines
+    assert "--cell ID|INDEX" in flat and "--replace-all" in flat
+    assert "cell=" not in flat and "replace_all" not in flat
+    assert (tmp_path / "n.ipynb").read_bytes() == before
