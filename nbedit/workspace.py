@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import stat
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,7 +61,7 @@ class ApplyResult:
         entry = f"history entry {self.entry_id}" if self.entry_id else "no history entry"
         return f"<ApplyResult wrote {', '.join(self.written)} ({entry}): {self.plan.summary().replace(chr(10), '; ')}>"
 
-    def __rich_repr__(self):  # type: ignore[no-untyped-def]
+    def __rich_repr__(self) -> Iterator[tuple[str, object]]:
         yield "written", self.written
         yield "entry_id", self.entry_id
         yield "files", tuple(file_plan.summary() for file_plan in self.plan.files)

@@ -16,6 +16,7 @@ original bytes.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -267,7 +268,7 @@ class Plan:
         lines = self.summary().replace("\n", "; ")
         return f"<Plan ({self.dialect}) {count} file{'s' if count != 1 else ''}: {lines}>"
 
-    def __rich_repr__(self):  # type: ignore[no-untyped-def]
+    def __rich_repr__(self) -> Iterator[tuple[str, object]]:
         """rich's pretty printer shows the summary, not the before/after text."""
         yield "dialect", self.dialect
         yield "files", tuple(file_plan.summary() for file_plan in self.files)
