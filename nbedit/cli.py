@@ -401,7 +401,11 @@ def _threshold(value: str) -> float:
     return number
 
 
-def _common(write: bool, *, overwrite: bool = True, matching: bool = True) -> argparse.ArgumentParser:
+def _common(
+    write: bool, *, overwrite: bool = True, matching: bool = True, recording: bool = True
+) -> argparse.ArgumentParser:
+    """Options shared by subcommands; ``matching``/``overwrite``/``recording`` drop the ones that
+    mean nothing for a subcommand (an undo neither matches nor adds files, and needs the history)."""
     parent = argparse.ArgumentParser(add_help=False)
     parent.add_argument("--root", default=".", help="workspace root; paths are confined to it (default: .)")
     if write:
@@ -422,7 +426,7 @@ def _common(write: bool, *, overwrite: bool = True, matching: bool = True) -> ar
         )
     if write and overwrite:
         parent.add_argument("--overwrite", action="store_true", help="let added files replace existing ones")
-    if write:
+    if write and recording:
         parent.add_argument("--no-history", action="store_true", help="do not record a snapshot for undo")
     return parent
 
@@ -439,7 +443,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     writing, reading = _common(write=True), _common(write=False)
     editing = _common(write=True, overwrite=False)
-    reverting = _common(write=True, overwrite=False, matching=False)
+    reverting = _common(write=True, overwrite=False, matching=False, recording=False)
 
     apply = commands.add_parser(
         "apply", parents=[writing], help="preview and apply a patch (any dialect, auto-detected)"
@@ -511,8 +515,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not isinstance(sys.stdout, _ClosedStdoutGuard):
-        sys.stdout = _ClosedStdoutGuard(sys.stdout)  # type: ignore[assignment]
+    stdout = sys.stdout
+    sys.stdout = _ClosedStdoutGuard(stdout)  # type: ignore[assignment]
+    try:
+        return _run(parser, args)
+    finally:
+        sys.stdout.flush()  # through the guard: a reader that left must not fail the exit flush
+        sys.stdout = stdout
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     try:
         return int(args.handler(args))
     except _Usage as problem:
