@@ -173,8 +173,8 @@ def _detect(data: bytes) -> tuple[str, Codec] | None:
     readings. On short files its ranking is close to a coin toss between code
     pages that read the bytes identically or nearly so, so the Western reading
     must also look like Western text: control characters rule it out, and every
-    word with a non-ASCII letter must also have an ASCII one ("München", not
-    "Ïðèâåò", which is Russian in cp1251 read as cp1252).
+    word of two or more non-ASCII letters must also have an ASCII one ("München",
+    not "Ïðèâåò", which is Russian in cp1251 read as cp1252).
     """
     if b"\x00" in data:
         return None
@@ -182,7 +182,8 @@ def _detect(data: bytes) -> tuple[str, Codec] | None:
         from charset_normalizer import from_bytes
     except ImportError:  # declared as a dependency, but a missing detector must only cost detection
         return None
-    results = list(from_bytes(data))
+    sample = data[:_SAMPLE]  # single-byte encodings: any cut is a character boundary
+    results = list(from_bytes(sample))
     if not results:
         return None
     best = min(result.chaos for result in results)
@@ -202,20 +203,26 @@ def _detect(data: bytes) -> tuple[str, Codec] | None:
             text = data.decode(encoding)
         except UnicodeDecodeError:
             continue
-        if _looks_western(text) and text.encode(encoding) == data:
+        if _CONTROL.search(text) is None and _looks_western(text[:_SAMPLE]) and text.encode(encoding) == data:
             return text, Codec(encoding, False, detected=True)
         return None
     return None
 
 
 _CHAOS_MARGIN = 0.2  # how much "messier" than the detector's favourite a Western reading may be
-_WORD = re.compile(r"[^\W\d_]+")
+_SAMPLE = 1 << 20  # the detector and the word check read the first MiB; decoding checks every byte
+# Searched in C: a control character other than tab, newline, form feed and carriage return (in the
+# whole text); runs of two or more non-ASCII characters outside ASCII words (in the sample).
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_NON_ASCII_RUN = re.compile("(?<![A-Za-z])[^\x00-\x7f]{2,}(?![A-Za-z])")  # not inside an ASCII word
 
 
 def _looks_western(text: str) -> bool:
-    if any(character < " " and character not in "\t\n\r\f" for character in text):
-        return False
-    return all(any(character.isascii() for character in word) for word in _WORD.findall(text))
+    for found in _NON_ASCII_RUN.finditer(text):
+        run = found.group()  # "Ïðèâåò" is refused; "Grüße" and "Øresund" never get here
+        if any(first.isalpha() and second.isalpha() for first, second in zip(run, run[1:], strict=False)):
+            return False  # a word of non-ASCII letters only
+    return True
 
 
 def encode(text: str, codec: Codec = UTF8, path: str | None = None) -> bytes:
