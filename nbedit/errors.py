@@ -131,7 +131,7 @@ class NbeditError(Exception):
 class OptionError(NbeditError, ValueError):
     """An option (threshold, encoding, ...) has a value nbedit cannot use; ``option`` names it."""
 
-    def __init__(self, message: str, *, option: str, path: str | None = None) -> None:
+    def __init__(self, message: str, *, option: str = "", path: str | None = None) -> None:
         super().__init__(message, path=path)
         self.option = option
 

@@ -161,3 +161,13 @@ def test_history_errors_show_in_the_widget(tmp_path: Path) -> None:
     (panel,) = table._detail.children
     assert "StaleFile" in panel.value
     assert (tmp_path / "g.py").read_bytes() == b"x = 'mine'\n"
+
+
+def test_restore_magic_names_the_later_entries_it_discards(shell: Any, edited: Path) -> None:
+    newest, oldest = [entry.id for entry in run(shell, "%nbedit history").entries]
+    review = run(shell, f"%nbedit restore {oldest}")
+    assert review.status == "pending"
+    note = f"restoring also discards what later history entries changed in this file: {newest}"
+    assert note in review.plain_text() and note in review.static_html()
+    review.reject()
+    assert edited.read_bytes() == b"a = 3\nb = 1\n"

@@ -138,3 +138,13 @@ def test_detected_text_round_trips_or_is_refused(text: str) -> None:
     except nbedit.BinaryFile:
         return  # refusing is allowed; mangling is not
     assert encode(decoded, codec) == data
+
+
+def test_history_undo_and_show_of_a_detected_cp1252_file_are_byte_exact(tmp_path: Path) -> None:
+    (tmp_path / "data.csv").write_bytes(LATIN1_CSV)
+    workspace = nbedit.Workspace(tmp_path, session="encodings")
+    result = workspace.apply(workspace.plan_edit("data.csv", "Ann;Zürich;7", "Anaïs;Zürich;8"))
+    shown = workspace.show(result.entry_id)
+    assert "-Ann;Zürich;7\n+Anaïs;Zürich;8\n" in shown  # decoded for reading, not mangled
+    workspace.undo()
+    assert (tmp_path / "data.csv").read_bytes() == LATIN1_CSV
