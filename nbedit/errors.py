@@ -105,7 +105,12 @@ def spell(text: str, surface: Surface = "python") -> str:
     if "\ue000" not in text:
         return text
     column = _SURFACES[surface]
-    return _TOKEN.sub(lambda found: _SPELLINGS[found.group(1)][column], text)
+
+    def spelling(found: re.Match[str]) -> str:
+        known = _SPELLINGS.get(found.group(1))  # file text quoted in a message may hold look-alikes
+        return known[column] if known is not None else found.group(0)
+
+    return _TOKEN.sub(spelling, text)
 
 
 class NbeditError(Exception):

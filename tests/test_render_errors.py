@@ -82,3 +82,15 @@ def test_html_panel_escapes_the_message(tmp_path: Path) -> None:
     error = NbeditError("<img src=x onerror=alert(1)> & more", path="<p>.txt")
     html = error_to_html(error)
     assert "<img" not in html and "&lt;img" in html and "&lt;p&gt;.txt" in html
+
+
+def test_option_spelling_per_surface_and_file_text_that_looks_like_a_token() -> None:
+    from nbedit.errors import NbeditError, option, spell
+
+    error = NbeditError(f"pass {option('replace_all')} or {option('cell')}; file says \ue000nope\ue001")
+    assert str(error) == "pass replace_all=True or cell=ID_OR_INDEX; file says \ue000nope\ue001"
+    assert error.spelled("cli") == "pass --replace-all or --cell ID|INDEX; file says \ue000nope\ue001"
+    assert error.spelled("magic").startswith("pass --replace-all or --cell ID|INDEX")
+    assert spell("plain text", "cli") == "plain text"
+    with pytest.raises(KeyError):
+        option("no_such_option")
