@@ -148,3 +148,19 @@ def test_history_undo_and_show_of_a_detected_cp1252_file_are_byte_exact(tmp_path
     assert "-Ann;Zürich;7\n+Anaïs;Zürich;8\n" in shown  # decoded for reading, not mangled
     workspace.undo()
     assert (tmp_path / "data.csv").read_bytes() == LATIN1_CSV
+
+
+@pytest.mark.parametrize(
+    ("encoding", "expected"),
+    [
+        (None, "Grüße €\n".encode()),
+        ("cp1252", "Grüße €\n".encode("cp1252")),
+        ("utf-16", codecs.BOM_UTF16_LE + "Grüße €\n".encode("utf-16-le")),
+    ],
+)
+def test_a_new_file_is_written_in_the_declared_encoding(
+    tmp_path: Path, encoding: str | None, expected: bytes
+) -> None:
+    patch = "*** Begin Patch\n*** Add File: new.txt\n+Grüße €\n*** End Patch\n"
+    nbedit.patch(patch, root=str(tmp_path), history=False, encoding=encoding)
+    assert (tmp_path / "new.txt").read_bytes() == expected

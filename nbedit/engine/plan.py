@@ -302,7 +302,7 @@ def _plan_add(change: FileChange, data: bytes | None, source: FileSource, option
         after_bytes=encode(content, _new_file_codec(options.encoding), path),
         fingerprint=None,
         mode=change.new_mode,
-        encoding=None if options.encoding is None else _new_file_codec(options.encoding).encoding,
+        encoding=_encoding_facts(_new_file_codec(options.encoding))[0],
     )
 
 
