@@ -1,10 +1,16 @@
-"""History entries as a rich table (CLI) and a plain HTML table (notebook, static output).
+"""History entries as a rich table (terminal), tab-separated lines or JSON (pipes and scripts),
+and a plain HTML table (notebook, static output).
 
 Entries come from the snapshot history; this module reads only the attributes
 it shows (``id``, ``time``, ``execution_count``, ``files`` with ``path``,
 ``new_path``, ``added``, ``removed``, ``origin``, ``status``, ``tiers``), so any
 object with those attributes renders, and a missing optional attribute shows as
 blank instead of failing.
+
+The table is for people and fits the terminal; a pipe gets every file name in
+full, because a cut name (``analys…``) is useless to ``grep`` or ``cut``. Every
+table cell is a rich ``Text``: file names are never read as markup, so
+``app/[slug]/page.tsx`` shows as it is.
 """
 
 from __future__ import annotations
