@@ -13,6 +13,10 @@ user changed the file since, and writing would silently discard that work: the
 operation is refused with ``StaleFile`` and a diff of what changed, unless
 ``force=True`` (even then, the replaced bytes are kept in the new entry).
 
+A restore that goes back past later entries discards what they did to the same
+files; the plan says so (each file's notes, and ``HistoryPlan.drops``), so the
+person reviewing it knows before saying yes.
+
 Undo walks back: repeated calls undo the session's entries newest first, skipping
 entries already undone and the undo entries themselves. Undoing an undo entry
 explicitly (``undo(entry_id)``) re-applies what it undid.

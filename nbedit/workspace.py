@@ -157,7 +157,9 @@ class Workspace:
 
     Options given here are defaults; every ``plan_*`` call may override them.
     ``history=False`` turns the snapshot history off; ``home`` is where history
-    and lock files live (default ``$NBEDIT_HOME`` or ``~/.nbedit``).
+    and lock files live (default ``$NBEDIT_HOME`` or ``~/.nbedit``). ``encoding``
+    declares the files' text encoding (default: UTF-8, UTF-16 by its BOM, or a
+    detected Western 8-bit one). A bad option value is an ``OptionError``.
     """
 
     def __init__(
