@@ -5,6 +5,14 @@ the result. Nothing is written unless the person said yes: on a terminal
 ``apply``/``edit`` ask "Apply? [y/N]"; without one they only preview unless
 ``--yes`` is given, and ``--dry-run`` never writes.
 
+``undo`` and ``restore`` are changes like any other: previewed, then asked
+about (``--yes`` to skip, ``--dry-run`` to only look), and a restore says which
+later history entries' changes it discards.
+
+A closed stdout (``nbedit apply x.diff --yes | head -1``) never changes what
+happens: output after the pipe closed is dropped, the write goes ahead, and the
+exit status is the write's.
+
 Exit codes: 0 applied (or nothing to do, or ``--dry-run``), 1 refused or failed
 (the error is printed on stderr, nothing was written; this includes declining the
 prompt and a preview without a terminal or ``--yes``), 2 usage error. ``nbedit diff`` follows diff(1): 0 same, 1 different, 2 trouble.
@@ -84,11 +92,55 @@ def _workspace(args: argparse.Namespace) -> Workspace:
         root,
         exact=getattr(args, "exact", False),
         overwrite=getattr(args, "overwrite", False),
+        clear_outputs=getattr(args, "clear_outputs", False),
         history=not getattr(args, "no_history", False),
         session=session,
         origin="cli",
+        encoding=getattr(args, "encoding", None),
         **({"threshold": args.threshold} if getattr(args, "threshold", None) is not None else {}),
     )
+
+
+class _ClosedStdoutGuard:
+    """``sys.stdout`` that drops output once the reader has gone (EPIPE) instead of raising.
+
+    The first failed write points file descriptor 1 at ``/dev/null`` so the
+    interpreter's own flush at exit cannot fail either; everything else is
+    passed to the real stream (rich asks for ``isatty``, ``encoding``, ...).
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.closed_by_reader = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    def _gone(self) -> None:
+        self.closed_by_reader = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def write(self, text: str) -> int:
+        if self.closed_by_reader:
+            return len(text)
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            self._gone()
+            return len(text)
+
+    def flush(self) -> None:
+        if self.closed_by_reader:
+            return
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._gone()
 
 
 def _is_terminal(stream: Any) -> bool:
@@ -107,8 +159,8 @@ def _say(message: str) -> None:
     sys.stdout.flush()
 
 
-def _confirm() -> bool:
-    sys.stdout.write("Apply? [y/N] ")
+def _confirm(question: str = "Apply?") -> bool:
+    sys.stdout.write(f"{question} [y/N] ")
     sys.stdout.flush()
     try:
         answer = sys.stdin.readline()
@@ -133,8 +185,22 @@ def _preview(plan: Plan) -> Callable[[str], None]:
     return lambda message: console.print(message, markup=False)
 
 
-def _review_and_apply(workspace: Workspace, plan: Plan, args: argparse.Namespace, stdin_used: bool) -> int:
-    """Show the plan, then write it only if the person (or --yes) agreed."""
+def _review_and_apply(
+    workspace: Workspace,
+    plan: Plan,
+    args: argparse.Namespace,
+    stdin_used: bool,
+    *,
+    write: Callable[[], Any] | None = None,
+    verb: str = "applied",
+    question: str = "Apply?",
+    warning: str = "",
+) -> int:
+    """Show the plan, then write it only if the person (or --yes) agreed.
+
+    ``write`` does the writing (default ``workspace.apply(plan)``; an undo passes
+    its own, which records what it undoes); ``warning`` is said before asking.
+    """
     say = _preview(plan)
     if plan.already_applied:
         say("already applied: the files already contain this change; nothing to do")
@@ -142,6 +208,8 @@ def _review_and_apply(workspace: Workspace, plan: Plan, args: argparse.Namespace
     if not any(file_plan.changed for file_plan in plan.files):
         say("nothing to change")
         return OK
+    if warning:
+        say(warning)
     if args.dry_run:
         say("dry run: nothing written")
         return OK
@@ -151,13 +219,13 @@ def _review_and_apply(workspace: Workspace, plan: Plan, args: argparse.Namespace
                 "preview only, nothing written: no terminal to ask for confirmation; re-run with --yes to apply"
             )
             return FAILED
-        if not _confirm():
-            say("not applied; nothing written")
+        if not _confirm(question):
+            say(f"not {verb}; nothing written")
             return FAILED
-    result = workspace.apply(plan, force=getattr(args, "force", False))
+    result = write() if write is not None else workspace.apply(plan, force=getattr(args, "force", False))
     written = ", ".join(result.written) or "nothing"
     recorded = f" (history entry {result.entry_id}; undo with: nbedit undo)" if result.entry_id else ""
-    say(f"applied: wrote {written}{recorded}")
+    say(f"{verb}: wrote {written}{recorded}")
     return OK
 
 
@@ -238,13 +306,20 @@ def _history_call(workspace: Workspace, name: str) -> Any:
 
 
 def _history(args: argparse.Namespace) -> int:
-    from nbedit.render.history import history_table
+    from nbedit.render.history import history_json, history_table, history_tsv
 
     workspace = _workspace(args)
     entries = _history_call(workspace, "history")(all=args.all, path=args.path)
+    if args.json:
+        sys.stdout.write(history_json(entries))
+        return OK
     if not entries:
         scope = "" if args.all else " in this session (use --all to see every session)"
-        _console().print(f"no edits recorded{scope}", markup=False)
+        _say(f"no edits recorded{scope}")
+        return OK
+    if not _is_terminal(sys.stdout):
+        # piped: complete lines (no column cut to a width), tab-separated for cut/awk
+        sys.stdout.write(history_tsv(entries))
         return OK
     _console().print(history_table(entries))
     return OK
@@ -273,17 +348,38 @@ def _print_shown(shown: Any) -> None:
 
 
 def _undo(args: argparse.Namespace) -> int:
+    from nbedit import history_ops
+
     workspace = _workspace(args)
-    result = _history_call(workspace, "undo")(force=args.force)
-    _report(result, "undone")
-    return OK
+    planned = history_ops.plan_undo(workspace, force=args.force)
+    return _review_and_apply(
+        workspace,
+        planned.plan,
+        args,
+        stdin_used=False,
+        write=lambda: planned.apply(workspace),
+        verb="undone",
+        question="Undo?",
+        warning=f"this undoes history entry {planned.undoes}",
+    )
 
 
 def _restore(args: argparse.Namespace) -> int:
+    from nbedit import history_ops
+
     workspace = _workspace(args)
-    result = _history_call(workspace, "restore")(args.id, after=args.after, force=args.force)
-    _report(result, "restored")
-    return OK
+    which = "after" if args.after else "before"
+    planned = history_ops.plan_restore(workspace, args.id, which=which, force=args.force)
+    return _review_and_apply(
+        workspace,
+        planned.plan,
+        args,
+        stdin_used=False,
+        write=lambda: planned.apply(workspace),
+        verb="restored",
+        question="Restore?",
+        warning=planned.describe_drops(),
+    )
 
 
 def _doctor(args: argparse.Namespace) -> int:
@@ -307,12 +403,10 @@ def _doctor(args: argparse.Namespace) -> int:
     return OK
 
 
-def _report(result: Any, verb: str) -> None:
-    written = getattr(result, "written", None)
-    entry_id = getattr(result, "entry_id", None)
-    files = ", ".join(written) if written else "nothing to write"
-    recorded = f" (history entry {entry_id})" if entry_id else ""
-    _console().print(f"{verb}: {files}{recorded}", markup=False)
+def _demo(args: argparse.Namespace) -> int:
+    from nbedit.demo import run
+
+    return int(run())
 
 
 # --- parser ----------------------------------------------------------------------------------------
@@ -328,19 +422,32 @@ def _threshold(value: str) -> float:
     return number
 
 
-def _common(write: bool) -> argparse.ArgumentParser:
+def _common(
+    write: bool, *, overwrite: bool = True, matching: bool = True, recording: bool = True
+) -> argparse.ArgumentParser:
+    """Options shared by subcommands; ``matching``/``overwrite``/``recording`` drop the ones that
+    mean nothing for a subcommand (an undo neither matches nor adds files, and needs the history)."""
     parent = argparse.ArgumentParser(add_help=False)
     parent.add_argument("--root", default=".", help="workspace root; paths are confined to it (default: .)")
     if write:
         parent.add_argument("--dry-run", action="store_true", help="preview only; never write")
         parent.add_argument("-y", "--yes", action="store_true", help="apply without asking")
+    if write and matching:
         parent.add_argument(
             "--exact", action="store_true", help="accept exact matches only (no normalised or fuzzy tiers)"
         )
         parent.add_argument(
             "--threshold", type=_threshold, help="fuzzy match threshold in (0, 1] (default 0.9)"
         )
+        parent.add_argument(
+            "--encoding",
+            metavar="NAME",
+            help="text encoding of the files (e.g. cp1252, latin-1, utf-16); default: UTF-8, "
+            "or UTF-16 by its BOM, or detected when the file is not UTF-8",
+        )
+    if write and overwrite:
         parent.add_argument("--overwrite", action="store_true", help="let added files replace existing ones")
+    if write and recording:
         parent.add_argument("--no-history", action="store_true", help="do not record a snapshot for undo")
         parent.add_argument(
             "--force", action="store_true", help="also replace files you could not write in place (read-only)"
@@ -354,8 +461,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Review and apply edits (diffs, apply_patch, SEARCH/REPLACE, old/new pairs) to files and notebooks.",
         epilog="exit status: 0 applied/ok, 1 refused, failed or not confirmed (nothing written), 2 usage error",
     )
+    from nbedit import __version__
+
+    parser.add_argument("--version", action="version", version=f"nbedit {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     writing, reading = _common(write=True), _common(write=False)
+    editing = _common(write=True, overwrite=False)
+    reverting = _common(write=True, overwrite=False, matching=False, recording=False)
 
     apply = commands.add_parser(
         "apply", parents=[writing], help="preview and apply a patch (any dialect, auto-detected)"
@@ -365,7 +477,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     apply.set_defaults(handler=_apply)
 
-    edit = commands.add_parser("edit", parents=[writing], help="replace old text with new text in one file")
+    edit = commands.add_parser("edit", parents=[editing], help="replace old text with new text in one file")
     edit.add_argument("file", metavar="FILE")
     old = edit.add_mutually_exclusive_group(required=True)
     old.add_argument("--old", help="the text to replace, exactly as it is in the file")
@@ -377,6 +489,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--replace-all", action="store_true", help="replace every occurrence, not just a unique one"
     )
     edit.add_argument("--cell", metavar="ID|INDEX", help="limit the edit to one notebook cell")
+    edit.add_argument(
+        "--clear-outputs", action="store_true", help="clear the outputs of edited notebook code cells"
+    )
     edit.set_defaults(handler=_edit)
 
     diff = commands.add_parser("diff", help="unified diff of two files (exit 0 same, 1 different)")
@@ -391,18 +506,25 @@ def build_parser() -> argparse.ArgumentParser:
     history = commands.add_parser("history", parents=[reading], help="list recorded edits")
     history.add_argument("--all", action="store_true", help="every session, not just this root's CLI edits")
     history.add_argument("--path", help="only edits that touched this file")
+    history.add_argument(
+        "--json",
+        action="store_true",
+        help="print the entries as JSON (for scripts); piped output is tab-separated",
+    )
     history.set_defaults(handler=_history)
 
     show = commands.add_parser("show", parents=[reading], help="show what a history entry changed")
     show.add_argument("id", metavar="ID")
     show.set_defaults(handler=_show)
 
-    undo = commands.add_parser("undo", parents=[reading], help="undo the last edit of this session")
+    undo = commands.add_parser(
+        "undo", parents=[reverting], help="preview, then undo the last edit of this session"
+    )
     undo.add_argument("--force", action="store_true", help="undo even if the files changed since")
     undo.set_defaults(handler=_undo)
 
     restore = commands.add_parser(
-        "restore", parents=[reading], help="put files back as they were before an entry"
+        "restore", parents=[reverting], help="preview, then put files back as they were before an entry"
     )
     restore.add_argument("id", metavar="ID")
     restore.add_argument("--after", action="store_true", help="restore the state after the entry instead")
@@ -414,12 +536,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     doctor.add_argument("--repair", action="store_true", help="set a damaged history aside and start anew")
     doctor.set_defaults(handler=_doctor, no_history=False)
+
+
+    demo = commands.add_parser("demo", help="a guided tour on sample files in a temporary folder")
+    demo.set_defaults(handler=_demo)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    stdout = sys.stdout
+    sys.stdout = _ClosedStdoutGuard(stdout)  # type: ignore[assignment]
+    try:
+        return _run(parser, args)
+    finally:
+        sys.stdout.flush()  # through the guard: a reader that left must not fail the exit flush
+        sys.stdout = stdout
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     try:
         return int(args.handler(args))
     except _Usage as problem:

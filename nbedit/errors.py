@@ -5,6 +5,7 @@ message always says what happened *and what to do next*. Subclasses carry the
 structured facts a caller (a person, a widget, an LLM tool loop) needs to retry::
 
     NbeditError
+    ├── OptionError             an option has a value nbedit cannot use (.option)
     ├── PatchSyntaxError        the change text cannot be parsed (.line, .hint)
     ├── MatchError              a hunk could not be placed safely
     │   ├── NoMatch             nothing close enough (.candidates)
@@ -28,12 +29,21 @@ structured facts a caller (a person, a widget, an LLM tool loop) needs to retry:
 
 Design choice: the engine raises only these; nothing else should escape a public
 call for bad *input* (tests fuzz the parsers to hold us to it).
+
+Hints name options, and an option is spelled differently on each surface
+(``replace_all=True`` in Python, ``--replace-all`` on the command line and in the
+magics). A message names an option with ``option("replace_all")``, a neutral
+token; ``str(error)`` spells it for Python (the API is where an exception is
+read as is) and front ends call ``error.spelled("cli")`` / ``"magic"``. The engine
+therefore never needs to know which surface it serves.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 __all__ = [
     "AmbiguousMatch",
@@ -49,6 +59,7 @@ __all__ = [
     "NotAFile",
     "NotebookError",
     "NothingToUndo",
+    "OptionError",
     "OutsideWorkspace",
     "OverlappingHunks",
     "PatchSyntaxError",
@@ -58,19 +69,80 @@ __all__ = [
     "UnsafeChange",
     "UnsupportedFile",
     "WriteError",
+    "option",
+    "spell",
 ]
+
+Surface = Literal["python", "cli", "magic"]
+
+# neutral option name -> its spelling in Python, on the command line, in the magics
+_SPELLINGS: dict[str, tuple[str, str, str]] = {
+    "replace_all": ("replace_all=True", "--replace-all", "--replace-all"),
+    "cell": ("cell=ID_OR_INDEX", "--cell ID|INDEX", "--cell ID|INDEX"),
+    "force": ("force=True", "--force", "--force"),
+    "overwrite": ("overwrite=True", "--overwrite", "--overwrite"),
+    "no_history": ("history=False", "--no-history", "Workspace(history=False)"),
+    "all_sessions": ("history(all_sessions=True)", "nbedit history --all", "%nbedit history --all"),
+    "exact": ("exact=True", "--exact", "--exact"),
+    "threshold": ("threshold=F", "--threshold F", "--threshold F"),
+    "encoding": ("encoding=NAME", "--encoding NAME", "--encoding NAME"),
+    "max_file_size": (
+        "Workspace(max_file_size=N)",
+        "Workspace(max_file_size=N)",
+        "Workspace(max_file_size=N)",
+    ),
+}
+_SURFACES: dict[str, int] = {"python": 0, "cli": 1, "magic": 2}
+# Private-use characters: no real message or file text carries them.
+_TOKEN = re.compile("\ue000([a-z_]+)\ue001")
+
+
+def option(name: str) -> str:
+    """A neutral reference to an option, spelled per surface when the message is shown."""
+    if name not in _SPELLINGS:
+        raise KeyError(f"no spelling for option {name!r}")
+    return f"\ue000{name}\ue001"
+
+
+def spell(text: str, surface: Surface = "python") -> str:
+    """``text`` with every ``option(...)`` token written as ``surface`` spells it."""
+    if "\ue000" not in text:
+        return text
+    column = _SURFACES[surface]
+
+    def spelling(found: re.Match[str]) -> str:
+        known = _SPELLINGS.get(found.group(1))  # file text quoted in a message may hold look-alikes
+        return known[column] if known is not None else found.group(0)
+
+    return _TOKEN.sub(spelling, text)
 
 
 class NbeditError(Exception):
-    """Root of every error nbedit raises on purpose."""
+    """Root of every error nbedit raises on purpose.
+
+    ``message`` is spelled for Python; ``spelled(surface)`` gives the same message
+    with options as the command line or the magics spell them.
+    """
 
     def __init__(self, message: str, *, path: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
+        self.template = message
+        self.message = spell(message)
+        super().__init__(self.message)
         self.path = path
 
     def __str__(self) -> str:
         return self.message
+
+    def spelled(self, surface: Surface) -> str:
+        return spell(self.template, surface)
+
+
+class OptionError(NbeditError, ValueError):
+    """An option (threshold, encoding, ...) has a value nbedit cannot use; ``option`` names it."""
+
+    def __init__(self, message: str, *, option: str = "", path: str | None = None) -> None:
+        super().__init__(message, path=path)
+        self.option = option
 
 
 class PatchSyntaxError(NbeditError):
@@ -92,7 +164,8 @@ class PatchSyntaxError(NbeditError):
             full += f"\nhint: {hint}"
         super().__init__(full, path=path)
         self.line = line
-        self.hint = hint
+        self.hint_template = hint
+        self.hint = spell(hint) if hint else hint
         self.dialect = dialect
 
 
@@ -151,9 +224,13 @@ class AmbiguousMatch(MatchError):
         self.tier = tier
         where = ", ".join(f"{line}:{column}" for line, column in self.locations[:20])
         more = f" and {len(self.locations) - 20} more" if len(self.locations) > 20 else ""
+        in_cell = (
+            f", limit it to one cell with {option('cell')}" if (path or "").lower().endswith(".ipynb") else ""
+        )
         message = (
             f"{message}\nmatches at (line:col) {where}{more}\n"
-            "add surrounding lines to make the old text unique, or use replace_all to change every one"
+            f"add surrounding lines to make the old text unique{in_cell}, "
+            f"or pass {option('replace_all')} to change every one"
         )
         super().__init__(message, path=path)
 

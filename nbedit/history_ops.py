@@ -13,6 +13,10 @@ user changed the file since, and writing would silently discard that work: the
 operation is refused with ``StaleFile`` and a diff of what changed, unless
 ``force=True`` (even then, the replaced bytes are kept in the new entry).
 
+A restore that goes back past later entries discards what they did to the same
+files; the plan says so (each file's notes, and ``HistoryPlan.drops``), so the
+person reviewing it knows before saying yes.
+
 Undo walks back: repeated calls undo the session's entries newest first, skipping
 entries already undone and the undo entries themselves. Undoing an undo entry
 explicitly (``undo(entry_id)``) re-applies what it undid.
@@ -31,13 +35,13 @@ recorded paths are confined to the root again at the moment of the write.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from nbedit.engine.models import FilePlan, Plan
 from nbedit.engine.plan import text_diff
 from nbedit.engine.text import decode, fingerprint
-from nbedit.errors import HistoryError, NbeditError, NothingToUndo, StaleFile
+from nbedit.errors import HistoryError, NbeditError, NothingToUndo, StaleFile, option
 from nbedit.storage.history import HistoryStore
 from nbedit.storage.records import Entry, FileVersion
 
@@ -54,7 +58,7 @@ _recovered: weakref.WeakKeyDictionary[HistoryStore, set[str]] = weakref.WeakKeyD
 def _store(workspace: Workspace) -> HistoryStore:
     if not workspace.history_enabled:
         raise HistoryError(
-            "the history is turned off for this workspace (history=False / --no-history), so nothing was "
+            f"the history is turned off for this workspace ({option('no_history')}), so nothing was "
             "recorded to list, undo or restore"
         )
     store = _open(workspace)
@@ -196,9 +200,7 @@ def _stale(path: str, expected: bytes | None, current: bytes | None, why: str) -
     diff = ""
     if expected is not None and current is not None:
         diff = text_diff(_display(expected, path), _display(current, path), path)
-    message += (
-        "; pass force=True (--force) to overwrite it anyway (the current bytes are kept in the history)"
-    )
+    message += f"; pass {option('force')} to overwrite it anyway (the current bytes are kept in the history)"
     return StaleFile(
         message,
         path=path,
@@ -243,6 +245,14 @@ class HistoryPlan:
     origin: str
     undoes: str | None
     force: bool
+    drops: tuple[str, ...] = ()  # later entries whose changes to these files a restore discards
+
+    def describe_drops(self) -> str:
+        """One sentence naming the later entries a restore discards ("" when it discards none)."""
+        if not self.drops:
+            return ""
+        names = ", ".join(self.drops)
+        return f"this also discards the changes of later history entries to these files: {names}"
 
     @property
     def apply_options(self) -> dict[str, object]:
@@ -285,14 +295,21 @@ def _mode_differs(workspace: Workspace, path: str, goal: bytes | None, goal_mode
 
 def _undo_target(store: HistoryStore, session: str, root: str) -> Entry:
     undone: set[str] = set()
+    applied = 0
     for entry in store.entries(session=session):
         if entry.status != "applied" or (entry.root is not None and entry.root != root):
             continue
+        applied += 1
         if entry.undoes:
             undone.add(entry.undoes)
             continue
         if entry.id not in undone:
             return entry
+    if not applied:
+        raise NothingToUndo(
+            f"nothing to undo in session {session!r}: this session has no recorded edits yet "
+            f"(edits of other sessions are listed by {option('all_sessions')}; restore one of them by id instead)"
+        )
     raise NothingToUndo(
         f"nothing to undo in session {session!r}: every recorded edit of this session is already undone "
         "(list the history of all sessions and restore an entry by id instead)"
@@ -357,7 +374,32 @@ def plan_restore(
             expected[path] = last[1]
             reasons.append(last[0])
     why = f"nbedit last recorded it (entry {', '.join(dict.fromkeys(reasons))})"
-    return _plan_states(workspace, goals, expected, why, force=force, origin="restore", undoes=None)
+    planned = _plan_states(workspace, goals, expected, why, force=force, origin="restore", undoes=None)
+    # Going back past later entries discards what they did to these files: say so in each file's notes.
+    files = []
+    dropped: dict[str, None] = {}
+    for file_plan in planned.plan.files:
+        later = _later_entries(store, entry.id, file_plan.path)
+        dropped.update(dict.fromkeys(later))
+        if later:
+            note = (
+                f"restoring also discards what later history entries changed in this file: {', '.join(later)}"
+            )
+            file_plan = replace(file_plan, notes=(*file_plan.notes, note))
+        files.append(file_plan)
+    plan = replace(planned.plan, files=tuple(files), _diff_cache=[])
+    return replace(planned, plan=plan, drops=tuple(dropped))
+
+
+def _later_entries(store: HistoryStore, entry_id: str, path: str) -> tuple[str, ...]:
+    """Applied entries newer than ``entry_id`` that touched ``path``, oldest first."""
+    later: list[str] = []
+    for entry in store.entries(path=path):  # newest first
+        if entry.id == entry_id:
+            break
+        if entry.status == "applied":
+            later.append(entry.id)
+    return tuple(reversed(later))
 
 
 def restore(

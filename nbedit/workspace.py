@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import stat
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,15 +22,17 @@ from nbedit.engine import formats
 from nbedit.engine.match import DEFAULT_THRESHOLD
 from nbedit.engine.models import CellSelector, Change, FileChange, FilePlan, Hunk, Plan
 from nbedit.engine.plan import PlanOptions, plan_change, text_diff
-from nbedit.engine.text import decode, fingerprint
+from nbedit.engine.text import canonical_encoding, decode, fingerprint
 from nbedit.errors import (
     FileTooLarge,
     NbeditError,
     NotAFile,
     NotebookError,
+    OptionError,
     OutsideWorkspace,
     PatchSyntaxError,
     StaleFile,
+    option,
 )
 from nbedit.storage.records import default_home  # re-exported: where history lives
 from nbedit.warnings import NbeditWarning
@@ -52,6 +54,27 @@ class ApplyResult:
     @property
     def changed(self) -> bool:
         return bool(self.written)
+
+    def __repr__(self) -> str:
+        if self.already_applied:
+            return "<ApplyResult already applied: nothing written>"
+        if not self.written:
+            return "<ApplyResult nothing written>"
+        entry = f"history entry {self.entry_id}" if self.entry_id else "no history entry"
+        return f"<ApplyResult wrote {', '.join(self.written)} ({entry}): {self.plan.summary().replace(chr(10), '; ')}>"
+
+    def __rich_repr__(self) -> Iterator[tuple[str, object]]:
+        yield "written", self.written
+        yield "entry_id", self.entry_id
+        yield "files", tuple(file_plan.summary() for file_plan in self.plan.files)
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        from nbedit.render.html import plan_to_html, wrap
+
+        note = escape(repr(self)[1:-1], quote=False)
+        return wrap(f'<div class="nb-note"><b>nbedit</b>: {note}</div>') + plan_to_html(self.plan)
 
 
 class _RootSource:
@@ -161,6 +184,8 @@ class Workspace:
     Options given here are defaults; every ``plan_*`` call may override them.
     ``history=False`` turns the snapshot history off; ``home`` is where the history
     lives (default ``$NBEDIT_HOME`` or ``~/.nbedit``; locks need no home, see ``storage.locks``).
+    ``encoding`` declares the files' text encoding (default: UTF-8, UTF-16 by its BOM, or a
+    detected Western 8-bit one). A bad option value is an ``OptionError``.
     """
 
     def __init__(
@@ -179,14 +204,18 @@ class Workspace:
         running_notebook: str | None = None,
         keep_per_file: int | None = 1000,
         keep_bytes: int | None = None,
+        encoding: str | None = None,
     ) -> None:
         self.root = Path(root)
         if not self.root.is_dir():
             raise NotAFile(f"workspace root {self.root} is not a folder; create it or pick another root")
-        if not 0.0 < threshold <= 1.0:
-            raise ValueError("threshold must be in (0, 1]")
+        threshold = _valid_threshold(threshold)
         self.options = PlanOptions(
-            exact=exact, threshold=threshold, overwrite=overwrite, clear_outputs=clear_outputs
+            exact=exact,
+            threshold=threshold,
+            overwrite=overwrite,
+            clear_outputs=clear_outputs,
+            encoding=_valid_encoding(encoding),
         )
         self.home = Path(home) if home is not None else default_home()
         self.session = session or os.environ.get("NBEDIT_SESSION") or f"process-{os.getpid()}"
@@ -210,13 +239,15 @@ class Workspace:
         threshold: float | None,
         overwrite: bool | None,
         clear_outputs: bool | None = None,
+        encoding: str | None = None,
     ) -> PlanOptions:
         base = self.options
         return PlanOptions(
             exact=base.exact if exact is None else exact,
-            threshold=base.threshold if threshold is None else threshold,
+            threshold=base.threshold if threshold is None else _valid_threshold(threshold),
             overwrite=base.overwrite if overwrite is None else overwrite,
             clear_outputs=base.clear_outputs if clear_outputs is None else clear_outputs,
+            encoding=base.encoding if encoding is None else _valid_encoding(encoding),
         )
 
     def plan_patch(
@@ -231,11 +262,13 @@ class Workspace:
         threshold: float | None = None,
         overwrite: bool | None = None,
         clear_outputs: bool | None = None,
+        encoding: str | None = None,
     ) -> Plan:
         """Parse a change in any dialect (auto-detected) and plan it; writes nothing.
 
         ``cell`` limits every hunk to one notebook cell; ``replace_all`` lets each
         hunk change every place its old text occurs (instead of requiring one).
+        ``encoding`` declares the files' text encoding (``"cp1252"``, ``"utf-16"``).
         """
         _check_text(text, "the change text")
         change = formats.parse(text, dialect=dialect, default_path=default_path)
@@ -245,7 +278,7 @@ class Workspace:
                 tuple(_refine(file_change, selector, replace_all) for file_change in change.files),
                 change.dialect,
             )
-        options = self._options(exact, threshold, overwrite, clear_outputs)
+        options = self._options(exact, threshold, overwrite, clear_outputs, encoding)
         return plan_change(change, self._source, options, root=str(self.root))
 
     def plan_edit(
@@ -260,6 +293,7 @@ class Workspace:
         threshold: float | None = None,
         overwrite: bool | None = None,
         clear_outputs: bool | None = None,
+        encoding: str | None = None,
     ) -> Plan:
         """Plan replacing ``old`` with ``new`` in one file (a plain old/new pair)."""
         _check_text(old, "the old text")
@@ -284,7 +318,7 @@ class Workspace:
             (FileChange(path=path, hunks=(hunk,), cell=_selector(cell) if cell is not None else None),),
             "edit",
         )
-        options = self._options(exact, threshold, overwrite, clear_outputs)
+        options = self._options(exact, threshold, overwrite, clear_outputs, encoding)
         return plan_change(change, self._source, options, root=str(self.root))
 
     def view(self, path: str) -> str:
@@ -297,7 +331,7 @@ class Workspace:
             from nbedit.engine.notebook import cell_view
 
             return cell_view(data, normalised)
-        text, _ = decode(data, normalised)
+        text, _ = decode(data, normalised, self.options.encoding)
         return text
 
     # ------------------------------------------------------------------ applying
@@ -363,7 +397,7 @@ class Workspace:
             if not force:
                 raise NotebookError(
                     f"{file_plan.path}: is the notebook this kernel runs in; its open tab would not "
-                    "show the change and saving the tab would overwrite it. Pass force=True (--force) "
+                    f"show the change and saving the tab would overwrite it. Pass {option('force')} "
                     "to write anyway, then reload the notebook from disk",
                     path=file_plan.path,
                 )
@@ -505,7 +539,7 @@ class Workspace:
 
             raise HistoryError(
                 f"the history store at {self.home} could not record this change ({error}); nothing was "
-                "written. Fix or remove that folder, or run with history=False / --no-history"
+                f"written. Fix or remove that folder, or run with {option('no_history')}"
             ) from error
 
     # ------------------------------------------------------------------ history operations (nbedit.history_ops)
@@ -567,6 +601,32 @@ def _encodable(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def _valid_threshold(threshold: object) -> float:
+    """The fuzzy threshold as a float in (0, 1]; anything else is an ``OptionError``."""
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+        raise OptionError(
+            f"threshold must be a number in (0, 1], not {threshold!r}; 0.9 is the default "
+            "(lower accepts looser fuzzy matches, 1 accepts only identical lines)",
+            option="threshold",
+        )
+    if not 0.0 < threshold <= 1.0:  # also false for NaN
+        raise OptionError(
+            f"threshold {threshold!r} is outside (0, 1]; pass a similarity such as 0.9 "
+            "(lower accepts looser fuzzy matches, 1 accepts only identical lines)",
+            option="threshold",
+        )
+    return float(threshold)
+
+
+def _valid_encoding(encoding: object) -> str | None:
+    """A declared encoding by Python's canonical name (None: detect); ``OptionError`` if unknown."""
+    if encoding is None:
+        return None
+    if not isinstance(encoding, str):
+        raise OptionError(f"encoding must be a name such as 'cp1252', not {encoding!r}", option="encoding")
+    return canonical_encoding(encoding)
 
 
 def _selector(cell: str | int) -> CellSelector:

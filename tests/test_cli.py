@@ -300,7 +300,9 @@ def test_view_of_a_missing_file_fails(tmp_path: Path) -> None:
 # --- the confirmation prompt on a real terminal ----------------------------------------------------
 
 
-def _run_on_terminal(arguments: list[str], cwd: Path, answer: bytes) -> tuple[int, str]:
+def _run_on_terminal(
+    arguments: list[str], cwd: Path, answer: bytes, prompt: bytes = b"Apply? [y/N]"
+) -> tuple[int, str]:
     import pty
     import select
 
@@ -329,7 +331,7 @@ def _run_on_terminal(arguments: list[str], cwd: Path, answer: bytes) -> tuple[in
         if not chunk:
             break
         output += chunk
-        if not answered and b"Apply? [y/N]" in output:
+        if not answered and prompt in output:
             os.write(primary, answer)
             answered = True
     os.close(primary)
@@ -461,13 +463,13 @@ def test_history_show_undo_restore_round_trip(tmp_path: Path) -> None:
     first = ids[-1]  # newest first
     shown = run("show", first, cwd=tmp_path)
     assert (shown.returncode, shown.stdout) == (0, "--- a/t.py\n+++ b/t.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n")
-    undone = run("undo", cwd=tmp_path)
-    assert undone.returncode == 0 and "undone: t.py" in undone.stdout
+    undone = run("undo", "--yes", cwd=tmp_path)
+    assert undone.returncode == 0 and "undone: wrote t.py" in undone.stdout
     assert target.read_bytes() == b"a = 2\n"
-    restored = run("restore", first, cwd=tmp_path)
+    restored = run("restore", first, "--yes", cwd=tmp_path)
     assert restored.returncode == 0
     assert target.read_bytes() == b"a = 1\n"
-    assert run("restore", first, "--after", cwd=tmp_path).returncode == 0
+    assert run("restore", first, "--after", "--yes", cwd=tmp_path).returncode == 0
     assert target.read_bytes() == b"a = 2\n"
     assert "undoes" in run("history", cwd=tmp_path).stdout
 
@@ -479,6 +481,9 @@ def test_undo_with_nothing_recorded_fails_readably(tmp_path: Path) -> None:
     )
     result = run("undo", cwd=tmp_path)
     assert result.returncode == 1 and "NothingToUndo" in result.stderr
+    # an empty history is not "every edit is already undone"
+    assert "no recorded edits" in result.stderr and "already undone" not in result.stderr
+    assert "nbedit history --all" in result.stderr and "all_sessions" not in result.stderr
     assert (tmp_path / "t.py").read_bytes() == b"a = 2\n"
     empty = run("history", cwd=tmp_path)
     assert empty.returncode == 0 and "no edits recorded" in empty.stdout
@@ -489,10 +494,11 @@ def test_undo_refuses_when_the_file_changed_since_unless_forced(tmp_path: Path) 
     target.write_bytes(b"a = 1\n")
     assert run("edit", "t.py", "--old", "1", "--new", "2", "--yes", cwd=tmp_path).returncode == 0
     target.write_bytes(b"a = 2\nedited by hand\n")
-    refused = run("undo", cwd=tmp_path)
+    refused = run("undo", "--yes", cwd=tmp_path)
     assert refused.returncode == 1
+    assert "--force" in refused.stderr and "force=True" not in refused.stderr
     assert target.read_bytes() == b"a = 2\nedited by hand\n"
-    forced = run("undo", "--force", cwd=tmp_path)
+    forced = run("undo", "--force", "--yes", cwd=tmp_path)
     assert forced.returncode == 0, forced.stderr
     assert target.read_bytes() == b"a = 1\n"
 
@@ -513,3 +519,239 @@ def test_history_path_filter_and_all_sessions(tmp_path: Path) -> None:
     assert "no edits recorded" in other_session.stdout
     everything = run("history", "--all", cwd=tmp_path, env={"NBEDIT_SESSION": "someone-else"})
     assert "a.txt" in everything.stdout and "b.txt" in everything.stdout
+
+
+# --- undo and restore preview and ask like apply ----------------------------------------------------
+
+
+def _two_edits(tmp_path: Path) -> tuple[Path, str, str]:
+    target = tmp_path / "t.py"
+    target.write_bytes(b"a = 1\nb = 1\n")
+    assert run("edit", "t.py", "--old", "a = 1", "--new", "a = 2", "--yes", cwd=tmp_path).returncode == 0
+    assert run("edit", "t.py", "--old", "b = 1", "--new", "b = 2", "--yes", cwd=tmp_path).returncode == 0
+    newest, oldest = re.findall(r"\be\d{8}\b", run("history", cwd=tmp_path).stdout)
+    return target, oldest, newest
+
+
+def test_undo_without_a_terminal_or_yes_only_previews(tmp_path: Path) -> None:
+    target, _, newest = _two_edits(tmp_path)
+    before = snapshot(tmp_path)
+    preview = run("undo", cwd=tmp_path)
+    assert preview.returncode == 1 and "re-run with --yes" in preview.stderr
+    assert "-b = 2" in preview.stdout and "+b = 1" in preview.stdout and newest in preview.stdout
+    dry = run("undo", "--dry-run", cwd=tmp_path)
+    assert dry.returncode == 0 and "dry run: nothing written" in dry.stdout and "-b = 2" in dry.stdout
+    assert snapshot(tmp_path) == before
+    assert run("undo", "--yes", cwd=tmp_path).returncode == 0
+    assert target.read_bytes() == b"a = 2\nb = 1\n"
+
+
+def test_restore_without_a_terminal_or_yes_only_previews(tmp_path: Path) -> None:
+    _, oldest, _ = _two_edits(tmp_path)
+    before = snapshot(tmp_path)
+    preview = run("restore", oldest, cwd=tmp_path)
+    assert preview.returncode == 1 and "re-run with --yes" in preview.stderr
+    assert run("restore", oldest, "--dry-run", cwd=tmp_path).returncode == 0
+    assert snapshot(tmp_path) == before
+
+
+def test_restore_says_which_later_entries_it_discards(tmp_path: Path) -> None:
+    target, oldest, newest = _two_edits(tmp_path)
+    dry = run("restore", oldest, "--dry-run", cwd=tmp_path)
+    assert dry.returncode == 0, dry.stderr
+    assert f"later history entries to these files: {newest}" in dry.stdout
+    assert f"later history entries changed in this file: {newest}" in dry.stdout  # the file's note
+    # restoring the state after the newest entry discards nothing later
+    quiet = run("restore", newest, "--after", "--dry-run", cwd=tmp_path)
+    assert "later history entries" not in quiet.stdout
+    assert target.read_bytes() == b"a = 2\nb = 2\n"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_undo_asks_on_a_terminal(tmp_path: Path) -> None:
+    target, _, _ = _two_edits(tmp_path)
+    code, output = _run_on_terminal(["undo"], tmp_path, b"n\n", prompt=b"Undo? [y/N]")
+    assert code == 1 and "not undone; nothing written" in output
+    assert target.read_bytes() == b"a = 2\nb = 2\n"
+    code, output = _run_on_terminal(["undo"], tmp_path, b"y\n", prompt=b"Undo? [y/N]")
+    assert code == 0 and "undone: wrote t.py" in output, output
+    assert target.read_bytes() == b"a = 2\nb = 1\n"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_restore_asks_on_a_terminal(tmp_path: Path) -> None:
+    target, oldest, newest = _two_edits(tmp_path)
+    code, output = _run_on_terminal(["restore", oldest], tmp_path, b"y\n", prompt=b"Restore? [y/N]")
+    assert code == 0 and "restored: wrote t.py" in output, output
+    assert newest in output
+    assert target.read_bytes() == b"a = 1\nb = 1\n"
+
+
+# --- a closed stdout never changes the outcome of a write ------------------------------------------
+
+
+def test_closed_stdout_after_a_write_keeps_exit_status_zero(project: Path) -> None:
+    environment = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nbedit.cli", "apply", "change.diff", "--yes"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=environment,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # the reader is gone before nbedit prints anything (like `| head -0`)
+    errors = process.stderr.read().decode("utf-8")
+    assert process.wait(timeout=120) == 0, errors
+    assert "Traceback" not in errors and "BrokenPipe" not in errors
+    assert (project / "app.py").read_bytes() == b"import os\nDEBUG = True\nprint(DEBUG)\n"
+
+
+def test_apply_piped_into_head_exits_with_the_write_status(project: Path) -> None:
+    command = (
+        f"{sys.executable} -m nbedit.cli apply change.diff --yes | head -1; echo status=${{PIPESTATUS[0]}}"
+    )
+    environment = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    completed = subprocess.run(
+        ["bash", "-c", command], cwd=project, capture_output=True, text=True, env=environment, timeout=120
+    )
+    assert "status=0" in completed.stdout and "Traceback" not in completed.stderr, completed
+    assert b"DEBUG = True" in (project / "app.py").read_bytes()
+
+
+# --- piped history is complete; --json for scripts --------------------------------------------------
+
+
+def test_piped_history_is_complete_and_tab_separated(tmp_path: Path) -> None:
+    names = [f"analysis_of_the_quarterly_results_{number}_with_a_long_name.py" for number in range(5)]
+    for name in names:
+        (tmp_path / name).write_bytes(b"x = 1\n")
+    patch = "".join(f"--- a/{name}\n+++ b/{name}\n@@ -1 +1 @@\n-x = 1\n+x = 2\n" for name in names)
+    assert run("apply", "-", "--yes", cwd=tmp_path, stdin=patch).returncode == 0
+    listed = run("history", cwd=tmp_path)
+    assert listed.returncode == 0
+    header, row = listed.stdout.splitlines()
+    assert header.split("\t") == [
+        "id",
+        "time",
+        "cell",
+        "files",
+        "added",
+        "removed",
+        "origin",
+        "status",
+        "flags",
+    ]
+    fields = row.split("\t")
+    assert fields[3] == ", ".join(names)  # every name, none cut
+    assert fields[4:8] == ["5", "5", "cli", "applied"]
+    as_json = run("history", "--json", cwd=tmp_path)
+    import json
+
+    (entry,) = json.loads(as_json.stdout)
+    assert [file["path"] for file in entry["files"]] == names and entry["origin"] == "cli"
+
+
+def test_paths_with_brackets_are_never_rich_markup(tmp_path: Path) -> None:
+    folder = tmp_path / "app" / "[slug]"
+    folder.mkdir(parents=True)
+    (folder / "page.tsx").write_bytes(b"export default 1\n")
+    refused = run("edit", "app/[slug]/page.tsx", "--old", "missing", "--new", "qqq", cwd=tmp_path)
+    assert refused.returncode == 1 and "MarkupError" not in refused.stderr
+    assert "app/[slug]/page.tsx" in refused.stderr
+    (tmp_path / "[").mkdir()  # the path "[/]x.txt" holds rich's closing tag "[/]"
+    (tmp_path / "[" / "]x.txt").write_bytes(b"a\n")
+    assert run("edit", "[/]x.txt", "--old", "a", "--new", "b", "--yes", cwd=tmp_path).returncode == 0
+    odd = run("edit", "[/]x.txt", "--old", "zzz", "--new", "qqq", cwd=tmp_path)
+    assert odd.returncode == 1 and "MarkupError" not in odd.stderr and "[/]x.txt" in odd.stderr
+    assert (
+        run("edit", "app/[slug]/page.tsx", "--old", "1", "--new", "2", "--yes", cwd=tmp_path).returncode == 0
+    )
+    listed = run("history", cwd=tmp_path)
+    assert "[/]x.txt" in listed.stdout and "app/[slug]/page.tsx" in listed.stdout
+
+
+# --- the command's own surface ----------------------------------------------------------------------
+
+
+def test_version_and_demo_subcommand(tmp_path: Path) -> None:
+    import nbedit
+
+    version = run("--version", cwd=tmp_path)
+    assert (version.returncode, version.stdout.strip()) == (0, f"nbedit {nbedit.__version__}")
+    demo = run("demo", cwd=tmp_path)
+    assert demo.returncode == 0, demo.stderr
+    assert "nbedit --help" in demo.stdout and list(tmp_path.iterdir()) == []
+
+
+def test_edit_help_offers_clear_outputs_and_not_overwrite(tmp_path: Path) -> None:
+    helped = run("edit", "--help", cwd=tmp_path)
+    assert "--clear-outputs" in helped.stdout and "--overwrite" not in helped.stdout
+    assert "--encoding" in helped.stdout
+    assert "--overwrite" in run("apply", "--help", cwd=tmp_path).stdout
+    for command in ("undo", "restore"):
+        text = run(command, *(["ID"] if command == "restore" else []), "--help", cwd=tmp_path).stdout
+        assert "--yes" in text and "--dry-run" in text
+
+
+def test_edit_clear_outputs_clears_the_edited_cell(tmp_path: Path) -> None:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("x = 1\nprint(x)")
+    cell.outputs = [nbformat.v4.new_output("stream", text="1\n")]
+    notebook.cells = [cell]
+    nbformat.write(notebook, str(tmp_path / "n.ipynb"))
+    result = run(
+        "edit", "n.ipynb", "--old", "x = 1", "--new", "x = 2", "--clear-outputs", "--yes", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    written = nbformat.read(str(tmp_path / "n.ipynb"), as_version=4)
+    assert written.cells[0].source == "x = 2\nprint(x)" and written.cells[0].outputs == []
+
+
+def test_ambiguity_hint_is_spelled_for_the_command_line(tmp_path: Path) -> None:
+    (tmp_path / "t.py").write_bytes(b"x = 1\nx = 1\n")
+    result = run("edit", "t.py", "--old", "x = 1", "--new", "x = 2", cwd=tmp_path)
+    assert result.returncode == 1 and "AmbiguousMatch" in result.stderr
+    assert "--replace-all" in result.stderr and "replace_all" not in result.stderr
+
+
+# --- legacy encodings -------------------------------------------------------------------------------
+
+
+LATIN1_CSV = "name;city\nJosé;München\nAnn;Zürich\n".encode("cp1252")
+
+
+def test_latin1_csv_is_detected_and_edited_byte_exactly(tmp_path: Path) -> None:
+    (tmp_path / "data.csv").write_bytes(LATIN1_CSV)
+    result = run("edit", "data.csv", "--old", "Ann;Zürich", "--new", "Anaïs;Genève", "--yes", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "data.csv").read_bytes() == "name;city\nJosé;München\nAnaïs;Genève\n".encode("cp1252")
+
+
+def test_declared_encoding_on_the_command_line(tmp_path: Path) -> None:
+    data = "Grüße – “quoted” €5\n".encode("cp1252")
+    (tmp_path / "note.txt").write_bytes(data)
+    result = run(
+        "edit", "note.txt", "--old", "€5", "--new", "€6", "--encoding", "cp1252", "--yes", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "note.txt").read_bytes() == data.replace("€5".encode("cp1252"), "€6".encode("cp1252"))
+    bad = run("edit", "note.txt", "--old", "€6", "--new", "€7", "--encoding", "no-such-codec", cwd=tmp_path)
+    assert bad.returncode == 1 and "OptionError" in bad.stderr and "no-such-codec" in bad.stderr
+
+
+def test_notebook_ambiguity_suggests_the_cell_option_as_the_cli_spells_it(tmp_path: Path) -> None:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("x = 1")]
+    nbformat.write(notebook, str(tmp_path / "n.ipynb"))
+    before = (tmp_path / "n.ipynb").read_bytes()
+    result = run("edit", "n.ipynb", "--old", "x = 1", "--new", "x = 2", cwd=tmp_path)
+    assert result.returncode == 1 and "AmbiguousMatch" in result.stderr
+    flat = " ".join(result.stderr.split())  # the panel wraps long lines
+    assert "--cell ID|INDEX" in flat and "--replace-all" in flat
+    assert "cell=" not in flat and "replace_all" not in flat
+    assert (tmp_path / "n.ipynb").read_bytes() == before

@@ -104,17 +104,24 @@ def test_undo_review_goes_stale_when_the_file_changes(shell: Any, edited: Path) 
 
 
 def test_undo_magic_walks_back_and_then_says_nothing_to_undo(shell: Any, edited: Path) -> None:
-    assert run(shell, "%nbedit undo --yes").status == "applied"
+    first = run(shell, "%nbedit undo --yes")
+    assert first.status == "applied"
+    # an undo says it undid, not that it applied
+    assert first.plain_text().startswith("nbedit: undone: f.py (history entry")
+    assert "undone: f.py" in first.static_html() and "applied to" not in first.plain_text()
     assert run(shell, "%nbedit undo --yes").status == "applied"
     assert edited.read_bytes() == b"a = 1\nb = 1\n"
-    view = run(shell, "%nbedit undo --yes")
+    view = run(shell, "%nbedit undo")
     assert isinstance(view, ErrorView) and isinstance(view.error, NothingToUndo)
+    with pytest.raises(NothingToUndo):  # unattended: the cell fails
+        run(shell, "%nbedit undo --yes")
 
 
 def test_restore_magic_after(shell: Any, edited: Path) -> None:
     table = run(shell, "%nbedit history")
     oldest = table.entries[-1].id
-    run(shell, f"%nbedit restore {oldest} --yes")
+    restored = run(shell, f"%nbedit restore {oldest} --yes")
+    assert restored.plain_text().startswith("nbedit: restored: f.py")
     assert edited.read_bytes() == b"a = 1\nb = 1\n"
     run(shell, f"%nbedit restore {oldest} --after --yes")
     assert edited.read_bytes() == b"a = 2\nb = 1\n"
@@ -154,3 +161,13 @@ def test_history_errors_show_in_the_widget(tmp_path: Path) -> None:
     (panel,) = table._detail.children
     assert "StaleFile" in panel.value
     assert (tmp_path / "g.py").read_bytes() == b"x = 'mine'\n"
+
+
+def test_restore_magic_names_the_later_entries_it_discards(shell: Any, edited: Path) -> None:
+    newest, oldest = [entry.id for entry in run(shell, "%nbedit history").entries]
+    review = run(shell, f"%nbedit restore {oldest}")
+    assert review.status == "pending"
+    note = f"restoring also discards what later history entries changed in this file: {newest}"
+    assert note in review.plain_text() and note in review.static_html()
+    review.reject()
+    assert edited.read_bytes() == b"a = 3\nb = 1\n"

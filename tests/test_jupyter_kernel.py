@@ -52,7 +52,7 @@ def test_notebook_edits_files_headless(tmp_path: Path, nbedit_home: Path) -> Non
         nbformat.v4.new_code_cell("%%edit settings.py\n" + SECOND),
         nbformat.v4.new_code_cell("review = _\nreview.apply()\nprint(review.status, review.entry_id)"),
         nbformat.v4.new_code_cell(
-            "%%edit settings.py --yes\n<<<<<<< SEARCH\nnot there\n=======\nx\n>>>>>>> REPLACE\n"
+            "%%edit settings.py\n<<<<<<< SEARCH\nnot there\n=======\nx\n>>>>>>> REPLACE\n"
         ),
         nbformat.v4.new_code_cell("%nbedit history"),
     ]
@@ -73,7 +73,7 @@ def test_notebook_edits_files_headless(tmp_path: Path, nbedit_home: Path) -> Non
     assert "nbedit-view" in applied["text/html"]
     assert _outputs(cells[3]).startswith("applied e")
     failed = _outputs(cells[4])
-    assert "NoMatch" in failed and "Traceback" not in failed  # an error panel, not a traceback
+    assert "NoMatch" in failed and "Traceback" not in failed  # reviewed: an error panel, not a traceback
     assert "nb-history" in _outputs(cells[5])
 
     from nbedit.storage.history import HistoryStore
@@ -84,3 +84,41 @@ def test_notebook_edits_files_headless(tmp_path: Path, nbedit_home: Path) -> Non
     assert [entry.execution_count for entry in reversed(entries)] == [2, 3]
     assert all(entry.session.startswith("kernel-") and entry.origin == "magic" for entry in entries)
     json.dumps(nbformat.writes(notebook))  # the executed notebook still serialises
+
+
+@pytest.mark.skipif(
+    not _kernel_available(), reason="no python3 kernelspec (python -m ipykernel install --sys-prefix)"
+)
+@pytest.mark.parametrize(
+    "failing",
+    [
+        "%%patch --yes\n--- a/settings.py\n+++ b/settings.py\n@@ -1 +1 @@\n-not there\n+x\n",
+        "%%edit settings.py --yes\n<<<<<<< SEARCH\nnot there\n=======\nx\n>>>>>>> REPLACE\n",
+        "%nbedit undo --yes",
+    ],
+    ids=["patch", "edit", "undo"],
+)
+def test_an_unattended_failure_stops_a_headless_run(tmp_path: Path, failing: str) -> None:
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    (tmp_path / "settings.py").write_bytes(b"limit = 1\n")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell("%load_ext nbedit"),
+        nbformat.v4.new_code_cell(failing),
+        nbformat.v4.new_code_cell("open('later-cell-ran', 'w').close()"),
+    ]
+    client = NotebookClient(
+        notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    with pytest.raises(CellExecutionError) as raised:
+        client.execute()
+    assert not (tmp_path / "later-cell-ran").exists()  # the run stopped at the failed cell
+    assert (tmp_path / "settings.py").read_bytes() == b"limit = 1\n"
+    (error,) = [output for output in notebook.cells[1].outputs if output["output_type"] == "error"]
+    expected = "NothingToUndo" if "undo" in failing else "NoMatch"
+    assert error["ename"] == expected and expected in str(raised.value)
+    # the message alone, as the magics spell it: no Python traceback frames
+    shown = "\n".join(error["traceback"])
+    assert "nothing was written" in shown and "File " not in shown and "site-packages" not in shown

@@ -197,8 +197,10 @@ def test_root_option(shell: Any, tmp_path: Path) -> None:
 def test_exact_refuses_a_near_match(shell: Any, tmp_path: Path) -> None:
     target = tmp_path / "f.py"
     target.write_bytes(b"a = 1   \n")
-    view = run(shell, "%%edit f.py --exact --yes\n" + block("a = 1\n", "a = 2\n"))
+    view = run(shell, "%%edit f.py --exact\n" + block("a = 1\n", "a = 2\n"))
     assert isinstance(view, ErrorView) and isinstance(view.error, NoMatch)
+    with pytest.raises(NoMatch):  # unattended: the cell fails
+        run(shell, "%%edit f.py --exact --yes\n" + block("a = 1\n", "a = 2\n"))
     assert target.read_bytes() == b"a = 1   \n"
     widget = run(shell, "%%edit f.py --yes\n" + block("a = 1\n", "a = 2\n"))
     assert widget.status == "applied"
@@ -217,8 +219,8 @@ def test_cell_option_limits_a_notebook_edit(shell: Any, tmp_path: Path) -> None:
 def test_overwrite_option_of_patch(shell: Any, tmp_path: Path) -> None:
     (tmp_path / "new.txt").write_bytes(b"old\n")
     patch = "*** Begin Patch\n*** Add File: new.txt\n+fresh\n*** End Patch\n"
-    view = run(shell, f"%%patch --yes\n{patch}")
-    assert isinstance(view, ErrorView)
+    view = run(shell, f"%%patch\n{patch}")
+    assert isinstance(view, ErrorView) and "--overwrite" in view._repr_mimebundle_()["text/plain"]
     assert (tmp_path / "new.txt").read_bytes() == b"old\n"
     widget = run(shell, f"%%patch --overwrite --yes\n{patch}")
     assert widget.status == "applied"
@@ -232,7 +234,7 @@ def test_config_sets_kernel_defaults(shell: Any, tmp_path: Path) -> None:
     assert "exact=False" in repr(shown)
     assert "exact=True" in repr(run(shell, "%nbedit config --exact"))
     try:
-        view = run(shell, "%%edit f.py --yes\n" + block("a = 1\n", "a = 2\n"))
+        view = run(shell, "%%edit f.py\n" + block("a = 1\n", "a = 2\n"))
         assert isinstance(view, ErrorView)
         assert target.read_bytes() == b"a = 1   \n"
     finally:
@@ -254,7 +256,7 @@ def test_config_sets_kernel_defaults(shell: Any, tmp_path: Path) -> None:
 def test_no_match_is_an_error_view_not_a_traceback(shell: Any, tmp_path: Path) -> None:
     target = tmp_path / "f.py"
     target.write_bytes(b"alpha = 1\nbeta = 2\n")
-    view = run(shell, "%%edit f.py --yes\n" + block("something_else(42)\n", "x\n"))
+    view = run(shell, "%%edit f.py\n" + block("something_else(42)\n", "x\n"))
     assert isinstance(view, ErrorView)
     bundle = view._repr_mimebundle_()
     assert "NoMatch" in bundle["text/plain"] and "f.py" in bundle["text/plain"]
@@ -265,9 +267,13 @@ def test_no_match_is_an_error_view_not_a_traceback(shell: Any, tmp_path: Path) -
 def test_ambiguous_match_is_an_error_view(shell: Any, tmp_path: Path) -> None:
     target = tmp_path / "f.py"
     target.write_bytes(b"x = 1\nx = 1\n")
-    view = run(shell, "%%edit f.py --yes\n" + block("x = 1\n", "x = 2\n"))
+    view = run(shell, "%%edit f.py\n" + block("x = 1\n", "x = 2\n"))
     assert type(view.error).__name__ == "AmbiguousMatch"
-    assert "line 2" in view._repr_mimebundle_()["text/html"]
+    bundle = view._repr_mimebundle_()
+    assert "line 2" in bundle["text/html"]
+    # the hint is spelled the way the magics spell the option
+    for shown in (bundle["text/plain"], bundle["text/html"]):
+        assert "--replace-all" in shown and "replace_all=True" not in shown
     assert target.read_bytes() == b"x = 1\nx = 1\n"
 
 
@@ -306,6 +312,27 @@ def test_help(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
     shell.run_cell("%%edit?")
     shown = capsys.readouterr().out
     assert "--replace-all" in shown and "SEARCH" in shown and "--clear-outputs" in shown
+    assert "--encoding" in shown
+
+
+def test_nbedit_help_documents_yes_for_undo_and_restore(
+    shell: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shell.run_cell("%nbedit?")
+    shown = capsys.readouterr().out
+    assert "%nbedit undo [--yes] [--force]" in shown
+    assert "%nbedit restore ID [--after] [--yes] [--force]" in shown
+    assert "--yes" in shown and "applies at once" in shown
+
+
+def test_encoding_option_of_the_magics(shell: Any, tmp_path: Path) -> None:
+    data = "Привет мир\nalpha\n".encode("cp1251")  # cp1251 is never detected: it must be declared
+    (tmp_path / "ru.txt").write_bytes(data)
+    view = run(shell, "%%edit ru.txt\n" + block("alpha\n", "beta\n"))
+    assert isinstance(view, ErrorView) and "--encoding NAME" in view._repr_mimebundle_()["text/plain"]
+    widget = run(shell, "%%edit ru.txt --encoding cp1251 --yes\n" + block("alpha\n", "beta\n"))
+    assert widget.status == "applied"
+    assert (tmp_path / "ru.txt").read_bytes() == data.replace(b"alpha", b"beta")
 
 
 # ---------------------------------------------------------------- the running notebook
@@ -318,7 +345,9 @@ def test_running_notebook_is_guarded(shell: Any, tmp_path: Path) -> None:
     nbformat.write(notebook, path)
     before = path.read_bytes()
     shell.user_ns["__session__"] = str(path)
-    widget = run(shell, "%%edit me.ipynb --yes\n" + block("x = 1\n", "x = 2\n"))
+    with pytest.raises(NotebookError):  # unattended: the cell fails
+        run(shell, "%%edit me.ipynb --yes\n" + block("x = 1\n", "x = 2\n"))
+    widget = run(shell, "%%edit me.ipynb\n" + block("x = 1\n", "x = 2\n")).apply()
     assert widget.status == "error"
     assert isinstance(widget.error, NotebookError)
     assert "running" in widget._detail.value or "this kernel" in widget._detail.value
@@ -392,7 +421,7 @@ def test_replace_all(shell: Any, tmp_path: Path) -> None:
 
 def test_without_replace_all_two_places_are_refused(shell: Any, tmp_path: Path) -> None:
     (tmp_path / "f.py").write_bytes(b"x = 1\nx = 1\n")
-    view = run(shell, "%%edit f.py --yes\n" + block("x = 1\n", "x = 5\n"))
+    view = run(shell, "%%edit f.py\n" + block("x = 1\n", "x = 5\n"))
     assert view.status == "error" and isinstance(view.error, nbedit.AmbiguousMatch)
     assert (tmp_path / "f.py").read_bytes() == b"x = 1\nx = 1\n"
 

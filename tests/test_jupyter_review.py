@@ -290,3 +290,17 @@ def test_a_thousand_hunk_change_stays_small_and_styles_once(tmp_path: Path) -> N
     widget.apply()
     written = (tmp_path / "big.py").read_text()
     assert written.count("measure(") == 999 and "value_19990 = compute(" in written
+
+
+def test_plain_text_carries_the_non_exact_warning_the_html_shows(tmp_path: Path) -> None:
+    (tmp_path / "w.py").write_bytes(b"value = 1   \nother = 2\n")
+    workspace = Workspace(tmp_path, history=False)
+    plan = workspace.plan_patch(
+        "<<<<<<< SEARCH\nvalue = 1\n=======\nvalue = 2\n>>>>>>> REPLACE\n", default_path="w.py"
+    )
+    widget = ReviewWidget(workspace, plan)
+    text = widget._repr_mimebundle_()["text/plain"]
+    assert "matched ignoring trailing whitespace" in widget.static_html()
+    assert "1 hunk not matched exactly" in text
+    assert "⚠ w.py: hunk 1 (line 1) [trailing-whitespace]: matched ignoring trailing whitespace" in text
+    assert "-value = 1   \n+value = 2\n" in text

@@ -550,3 +550,21 @@ def test_removed_lines_that_look_like_headers_are_counted(tmp_path: Path) -> Non
         "q.sql\n<<<<<<< SEARCH\n-- old comment\n++ odd\n=======\n-- new comment\n>>>>>>> REPLACE\n"
     )
     assert plan.stats() == {"q.sql": (1, 2)}
+
+
+def test_terminal_preview_shows_bracketed_paths_and_text_as_is(tmp_path: Path) -> None:
+    from nbedit.render.terminal import print_plan
+
+    (tmp_path / "app" / "[slug]").mkdir(parents=True)
+    (tmp_path / "app" / "[slug]" / "page.tsx").write_bytes(b"export default 1\n")
+    (tmp_path / "[").mkdir()
+    (tmp_path / "[" / "]x[bold].txt").write_bytes(b"a\n")
+    plan = Workspace(tmp_path, history=False).plan_patch(
+        "--- a/app/[slug]/page.tsx\n+++ b/app/[slug]/page.tsx\n@@ -1 +1 @@\n-export default 1\n+export default 2\n"
+        "--- a/[/]x[bold].txt\n+++ b/[/]x[bold].txt\n@@ -1 +1 @@\n-a\n+[/]b[red]\n"
+    )
+    console = Console(record=True, width=120, color_system=None)
+    print_plan(plan, console)
+    shown = console.export_text()
+    assert "app/[slug]/page.tsx  +1 -1  modified" in shown
+    assert "[/]x[bold].txt  +1 -1  modified" in shown and "+ [/]b[red]" in shown

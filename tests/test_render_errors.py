@@ -44,7 +44,9 @@ def test_ambiguous_match_lists_locations(tmp_path: Path) -> None:
     assert isinstance(error, AmbiguousMatch)
     html = error_to_html(error)
     assert "<li>line 1, column 1</li>" in html and "<li>line 3, column 1</li>" in html
-    assert "replace_all" in html
+    # each surface spells the option its own way: magics (HTML) and CLI (panel) --replace-all, Python str()
+    assert "--replace-all" in html and "replace_all" not in html
+    assert "--replace-all" in _panel_text(error) and "replace_all=True" in str(error)
     assert "line 3, column 1" in _panel_text(error)
 
 
@@ -80,3 +82,15 @@ def test_html_panel_escapes_the_message(tmp_path: Path) -> None:
     error = NbeditError("<img src=x onerror=alert(1)> & more", path="<p>.txt")
     html = error_to_html(error)
     assert "<img" not in html and "&lt;img" in html and "&lt;p&gt;.txt" in html
+
+
+def test_option_spelling_per_surface_and_file_text_that_looks_like_a_token() -> None:
+    from nbedit.errors import NbeditError, option, spell
+
+    error = NbeditError(f"pass {option('replace_all')} or {option('cell')}; file says \ue000nope\ue001")
+    assert str(error) == "pass replace_all=True or cell=ID_OR_INDEX; file says \ue000nope\ue001"
+    assert error.spelled("cli") == "pass --replace-all or --cell ID|INDEX; file says \ue000nope\ue001"
+    assert error.spelled("magic").startswith("pass --replace-all or --cell ID|INDEX")
+    assert spell("plain text", "cli") == "plain text"
+    with pytest.raises(KeyError):
+        option("no_such_option")

@@ -56,3 +56,25 @@ def test_rich_table_lists_every_entry(tmp_path: Path) -> None:
 
 def test_empty_history_says_so() -> None:
     assert "no edits recorded yet" in history_to_html([])
+
+
+def test_rich_table_and_error_panel_never_read_paths_as_markup(tmp_path: Path) -> None:
+    from nbedit.errors import NoMatch
+    from nbedit.render.errors import error_panel
+
+    (tmp_path / "app" / "[slug]").mkdir(parents=True)
+    (tmp_path / "app" / "[slug]" / "page.tsx").write_bytes(b"export default 1\n")
+    (tmp_path / "[").mkdir()
+    (tmp_path / "[" / "]x[bold].txt").write_bytes(b"a\n")
+    workspace = Workspace(tmp_path, session="markup")
+    workspace.apply(workspace.plan_edit("app/[slug]/page.tsx", "1", "2"))
+    workspace.apply(workspace.plan_edit("[/]x[bold].txt", "a", "b"))
+    console = Console(record=True, width=200, color_system=None)
+    console.print(history_table(workspace.history()))
+    text = console.export_text()
+    assert "app/[slug]/page.tsx" in text and "[/]x[bold].txt" in text
+    try:
+        workspace.plan_edit("[/]x[bold].txt", "zzz", "qqq")
+    except NoMatch as error:
+        console.print(error_panel(error))
+    assert "NoMatch: [/]x[bold].txt" in console.export_text()

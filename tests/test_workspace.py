@@ -55,11 +55,12 @@ def test_symlink_inside_root_edits_the_target_and_keeps_the_link(root: Path) -> 
 
 def test_binary_and_undecodable_files_are_refused(root: Path) -> None:
     (root / "img.bin").write_bytes(b"\x89PNG\x00\x01alpha")
-    (root / "latin.txt").write_bytes("caf\xe9 alpha\n".encode("latin-1"))
+    (root / "cyrillic.txt").write_bytes("Привет мир alpha\n".encode("cp1251"))
     with pytest.raises(nbedit.BinaryFile, match="NUL"):
         ws(root).plan_edit("img.bin", "alpha", "x")
-    with pytest.raises(nbedit.BinaryFile, match="convert the file to UTF-8"):
-        ws(root).plan_edit("latin.txt", "alpha", "x")
+    # not UTF-8 and not recognisably Western: refused, with the way to declare the encoding
+    with pytest.raises(nbedit.BinaryFile, match=r"declare its encoding \(encoding=NAME"):
+        ws(root).plan_edit("cyrillic.txt", "alpha", "x")
 
 
 def test_size_limit(root: Path) -> None:
@@ -203,7 +204,9 @@ def test_nothing_touches_disk_while_planning(root: Path) -> None:
 
 def test_module_level_helpers(root: Path) -> None:
     nbedit.edit("a.txt", "beta", "BETA", root=str(root), history=False)
-    nbedit.patch("a.txt\n<<<<<<< SEARCH\nalpha\n=======\nALPHA\n>>>>>>> REPLACE\n", root=str(root), history=False)
+    nbedit.patch(
+        "a.txt\n<<<<<<< SEARCH\nalpha\n=======\nALPHA\n>>>>>>> REPLACE\n", root=str(root), history=False
+    )
     assert (root / "a.txt").read_bytes() == b"ALPHA\nBETA\n"
 
 
@@ -229,7 +232,13 @@ def test_retention_cap_prunes_old_entries_and_keeps_the_rest_usable(root: Path) 
     for entry in entries:
         assert workspace.show(entry.id)  # every kept entry still has its diff
     workspace.undo()
-    assert (root / "a.txt").read_bytes().endswith(b"28\n27\n26\n25\n24\n23\n22\n21\n20\n19\n18\n17\n16\n15\n14\n13\n12\n11\n10\n9\n8\n7\n6\n5\n4\n3\n2\n1\n0\n")
+    assert (
+        (root / "a.txt")
+        .read_bytes()
+        .endswith(
+            b"28\n27\n26\n25\n24\n23\n22\n21\n20\n19\n18\n17\n16\n15\n14\n13\n12\n11\n10\n9\n8\n7\n6\n5\n4\n3\n2\n1\n0\n"
+        )
+    )
 
 
 def test_plan_patch_replace_all(root: Path) -> None:
@@ -249,3 +258,88 @@ def test_plan_undo_is_a_reviewable_plan(root: Path) -> None:
     assert (root / "a.txt").read_bytes() == b"ALPHA\nbeta\n", "planning an undo writes nothing"
     workspace.apply(plan, origin="undo")
     assert (root / "a.txt").read_bytes() == b"alpha\nbeta\n"
+
+
+# --- options are validated as nbedit errors -----------------------------------------------------
+
+
+@pytest.mark.parametrize("threshold", [-1, 0, 5, 1.5, float("nan"), "0.9", True])
+def test_bad_thresholds_are_option_errors_everywhere(root: Path, threshold: object) -> None:
+    before = (root / "a.txt").read_bytes()
+    with pytest.raises(nbedit.OptionError, match="threshold") as raised:
+        nbedit.Workspace(root, threshold=threshold)  # type: ignore[arg-type]
+    assert isinstance(raised.value, nbedit.NbeditError) and raised.value.option == "threshold"
+    with pytest.raises(nbedit.OptionError, match="threshold"):
+        ws(root).plan_edit("a.txt", "alpha", "ALPHA", threshold=threshold)  # type: ignore[arg-type]
+    with pytest.raises(nbedit.OptionError, match="threshold"):
+        ws(root).plan_patch(
+            "<<<<<<< SEARCH\nalpha\n=======\nALPHA\n>>>>>>> REPLACE\n",
+            default_path="a.txt",
+            threshold=threshold,  # type: ignore[arg-type]
+        )
+    with pytest.raises(nbedit.OptionError, match="threshold"):
+        nbedit.edit("a.txt", "alpha", "ALPHA", root=str(root), threshold=threshold)
+    assert (root / "a.txt").read_bytes() == before
+
+
+def test_a_valid_threshold_is_accepted(root: Path) -> None:
+    assert ws(root, threshold=1).options.threshold == 1.0
+    assert ws(root).plan_edit("a.txt", "alpha", "ALPHA", threshold=0.5).files
+
+
+# --- hints spelled for Python ----------------------------------------------------------------------
+
+
+def test_python_errors_spell_options_as_keywords(root: Path) -> None:
+    (root / "twice.txt").write_bytes(b"x\nx\n")
+    with pytest.raises(nbedit.AmbiguousMatch) as raised:
+        ws(root).plan_edit("twice.txt", "x", "y")
+    assert "replace_all=True" in str(raised.value) and "--replace-all" not in str(raised.value)
+    assert "--replace-all" in raised.value.spelled("cli")
+    (root / "added.txt").write_bytes(b"here\n")
+    with pytest.raises(nbedit.FileExists) as exists:
+        ws(root).plan_patch("*** Begin Patch\n*** Add File: added.txt\n+new\n*** End Patch\n")
+    assert "overwrite=True" in str(exists.value) and "--overwrite" in exists.value.spelled("magic")
+
+
+def test_an_empty_history_says_there_is_nothing_rather_than_all_undone(root: Path) -> None:
+    with pytest.raises(nbedit.NothingToUndo, match="no recorded edits yet") as raised:
+        nbedit.Workspace(root, session="fresh").undo()
+    assert "already undone" not in str(raised.value)
+    assert "history(all_sessions=True)" in str(raised.value)
+    workspace = nbedit.Workspace(root, session="used")
+    workspace.apply(workspace.plan_edit("a.txt", "alpha", "ALPHA"))
+    workspace.undo()
+    with pytest.raises(nbedit.NothingToUndo, match="already undone"):
+        workspace.undo()
+
+
+# --- short reprs ------------------------------------------------------------------------------------
+
+
+def test_plan_and_result_reprs_are_short_summaries(root: Path) -> None:
+    big = "".join(f"line {number}\n" for number in range(5000))
+    (root / "big.txt").write_text(big + "alpha\n", encoding="utf-8")
+    (root / "b.txt").write_bytes(b"value = 1\nother = 2\n")
+    workspace = nbedit.Workspace(root, session="reprs")
+    plan = workspace.plan_patch(
+        "big.txt\n<<<<<<< SEARCH\nalpha\n=======\nomega\n>>>>>>> REPLACE\n"
+        "b.txt\n<<<<<<< SEARCH\nvalue = 1   \n=======\nvalue = 2\n>>>>>>> REPLACE\n"
+    )
+    text = repr(plan)
+    assert text == (
+        "<Plan (search_replace) 2 files: update big.txt +1 -1 (1 hunk: exact); "
+        "update b.txt +1 -1 (1 hunk: trailing-whitespace)>"
+    )
+    assert repr(plan.files[0]) == "<FilePlan update big.txt +1 -1 (1 hunk: exact)>"
+    assert "line 4999" not in repr(plan.files[0])
+    html = plan._repr_html_()
+    assert "big.txt" in html and "omega" in html
+    from rich.pretty import pretty_repr
+
+    assert "line 4999" not in pretty_repr(plan) and "big.txt +1 -1" in pretty_repr(plan)
+    result = workspace.apply(plan)
+    assert repr(result).startswith(f"<ApplyResult wrote big.txt, b.txt (history entry {result.entry_id}): ")
+    assert len(repr(result)) < 300 and "b.txt" in result._repr_html_()
+    again = workspace.plan_edit("b.txt", "value = 1", "value = 2")
+    assert repr(workspace.apply(again)) == "<ApplyResult already applied: nothing written>"

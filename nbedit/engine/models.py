@@ -16,6 +16,7 @@ original bytes.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -181,6 +182,7 @@ class FilePlan:
     display_before: str | None = None  # what previews diff (the cell view for notebooks)
     display_after: str | None = None
     notes: tuple[str, ...] = ()
+    encoding: str | None = None  # the codec the text was decoded with when not plain UTF-8 ("cp1252")
 
     @property
     def target_path(self) -> str:
@@ -196,6 +198,28 @@ class FilePlan:
     @property
     def exact(self) -> bool:
         return all(h.match.exact for h in self.hunks)
+
+    def tiers(self) -> tuple[str, ...]:
+        """How the hunks matched, each tier once ("exact", "fuzzy 0.93", ...)."""
+        names = (
+            f"{h.tier.value} {h.score:.2f}" if h.tier is Tier.FUZZY else h.tier.value for h in self.hunks
+        )
+        return tuple(dict.fromkeys(names))
+
+    def summary(self) -> str:
+        """``update app.py +2 -1 (2 hunks: exact)``: what a repr shows instead of the whole text."""
+        from nbedit.engine.diff import diff_stats, file_diff
+
+        added, removed = diff_stats(file_diff(self))
+        name = (
+            f"{self.path} -> {self.new_path}" if self.new_path and self.new_path != self.path else self.path
+        )
+        count = len(self.hunks)
+        hunks = f" ({count} hunk{'s' if count != 1 else ''}: {', '.join(self.tiers())})" if count else ""
+        return f"{self.operation} {name} +{added} -{removed}{hunks}"
+
+    def __repr__(self) -> str:
+        return f"<FilePlan {self.summary()}>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +262,28 @@ class Plan:
         from nbedit.engine.diff import diff_stats
 
         return {f.target_path: diff_stats(text) for f, text in zip(self.files, self.file_diffs, strict=True)}
+
+    def summary(self) -> str:
+        """One line per file (operation, path, +/- counts, match tiers), not the files' text."""
+        if not self.files:
+            return "no files"
+        return "\n".join(file_plan.summary() for file_plan in self.files)
+
+    def __repr__(self) -> str:
+        count = len(self.files)
+        lines = self.summary().replace("\n", "; ")
+        return f"<Plan ({self.dialect}) {count} file{'s' if count != 1 else ''}: {lines}>"
+
+    def __rich_repr__(self) -> Iterator[tuple[str, object]]:
+        """rich's pretty printer shows the summary, not the before/after text."""
+        yield "dialect", self.dialect
+        yield "files", tuple(file_plan.summary() for file_plan in self.files)
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the static diff the review widget also shows (header, tiers, hunks)."""
+        from nbedit.render.html import plan_to_html
+
+        return plan_to_html(self)
 
     def without_hunks(self, excluded: set[tuple[int, int]]) -> Plan:
         """A plan with some hunks left out, keyed by (file index, hunk index)."""

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from nbedit.engine.match import DEFAULT_THRESHOLD, FileIndex, MatchOptions, locate
 from nbedit.engine.models import Change, FileChange, FilePlan, Hunk, LocatedHunk, Match, Plan
-from nbedit.engine.text import UTF8, Codec, decode, encode, fingerprint, split_lines
+from nbedit.engine.text import UTF8, Codec, canonical_encoding, decode, encode, fingerprint, split_lines
 from nbedit.errors import (
     AmbiguousMatch,
     FileExists,
@@ -26,6 +26,7 @@ from nbedit.errors import (
     NoMatch,
     OverlappingHunks,
     PartlyApplied,
+    option,
 )
 
 __all__ = [
@@ -46,6 +47,7 @@ class PlanOptions:
     threshold: float = DEFAULT_THRESHOLD
     overwrite: bool = False
     clear_outputs: bool = False
+    encoding: str | None = None  # declared text encoding of the files; None: UTF-8, BOM or detected
 
     @property
     def match(self) -> MatchOptions:
@@ -308,7 +310,7 @@ def _check_targets(plans: Sequence[FilePlan], source: FileSource, options: PlanO
         if existing is not None and not options.overwrite:
             raise FileExists(
                 f"{file_plan.new_path}: the move target already exists; "
-                "remove it first or allow overwrite (overwrite=True / --overwrite)",
+                f"remove it first or allow overwrite ({option('overwrite')})",
                 path=file_plan.new_path,
             )
 
@@ -352,7 +354,7 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions) -> 
     if change.operation == "add":
         return _plan_add(change, data, source, options)
     if change.operation == "delete":
-        return _plan_delete(change, data, source)
+        return _plan_delete(change, data, source, options)
     if data is None:
         if change.hunks and all(not hunk.old for hunk in change.hunks):
             content = "".join(hunk.new for hunk in change.hunks)
@@ -364,15 +366,24 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions) -> 
             "(relative to the workspace root) or create it with an add",
             path=path,
         )
-    text, codec = decode(data, path)
+    text, codec = decode(data, path, options.encoding)
     edit = edit_text(text, change.hunks, options, path=path, sequential=change.sequential)
     return _file_plan(change, source, data, text, codec, edit)
+
+
+def _encoding_facts(codec: Codec) -> tuple[str | None, tuple[str, ...]]:
+    """The plan's record of a non-UTF-8 codec, and a note saying how the file was read."""
+    if codec.encoding == "utf-8":
+        return None, ()
+    how = "detected" if codec.detected else "declared" if not codec.bom else "by its byte-order mark"
+    return codec.encoding, (f"read and written as {codec.encoding} ({how})",)
 
 
 def _file_plan(
     change: FileChange, source: FileSource, data: bytes, text: str, codec: Codec, edit: TextEdit
 ) -> FilePlan:
-    after_bytes = data if edit.after == text else encode(edit.after, codec)
+    after_bytes = data if edit.after == text else encode(edit.after, codec, change.path)
+    encoding, encoding_notes = _encoding_facts(codec)
     before_mode = source.mode(change.path)
     mode = change.new_mode if change.new_mode is not None else before_mode
     return FilePlan(
@@ -388,7 +399,8 @@ def _file_plan(
         mode=mode,
         before_mode=before_mode,
         already_applied=edit.already_applied and mode == before_mode,
-        notes=edit.notes,
+        notes=(*encoding_notes, *edit.notes),
+        encoding=encoding,
     )
 
 
@@ -399,20 +411,22 @@ def _plan_add(change: FileChange, data: bytes | None, source: FileSource, option
         if not options.overwrite:
             raise FileExists(
                 f"{path}: already exists, so it cannot be added; allow overwrite "
-                "(overwrite=True / --overwrite) to replace it, or send an update instead",
+                f"({option('overwrite')}) to replace it, or send an update instead",
                 path=path,
             )
-        text, codec = decode(data, path)
+        text, codec = decode(data, path, options.encoding)
+        encoding, encoding_notes = _encoding_facts(codec)
         return FilePlan(
             path=path,
             operation="update",
             before=text,
             after=content,
             before_bytes=data,
-            after_bytes=encode(content, codec),
+            after_bytes=encode(content, codec, path),
             fingerprint=fingerprint(data),
             mode=change.new_mode if change.new_mode is not None else source.mode(path),
-            notes=("replaces an existing file (overwrite allowed)",),
+            notes=(*encoding_notes, "replaces an existing file (overwrite allowed)"),
+            encoding=encoding,
         )
     return FilePlan(
         path=path,
@@ -420,17 +434,30 @@ def _plan_add(change: FileChange, data: bytes | None, source: FileSource, option
         before=None,
         after=content,
         before_bytes=None,
-        after_bytes=encode(content, UTF8),
+        after_bytes=encode(content, _new_file_codec(options.encoding), path),
         fingerprint=None,
         mode=change.new_mode,
+        encoding=_encoding_facts(_new_file_codec(options.encoding))[0],
     )
 
 
-def _plan_delete(change: FileChange, data: bytes | None, source: FileSource) -> FilePlan:
+def _new_file_codec(encoding: str | None) -> Codec:
+    """How a new file is written: UTF-8 unless an encoding was declared (UTF-16 gets its BOM)."""
+    if encoding is None:
+        return UTF8
+    name = canonical_encoding(encoding)
+    if name == "utf-16":
+        return Codec("utf-16-le", True)
+    return Codec(name, False)
+
+
+def _plan_delete(
+    change: FileChange, data: bytes | None, source: FileSource, options: PlanOptions | None = None
+) -> FilePlan:
     path = change.path
     if data is None:
         raise FileMissing(f"{path}: cannot delete a file that does not exist; check the path", path=path)
-    text, _ = decode(data, path)
+    text, _ = decode(data, path, options.encoding if options is not None else None)
     expected = "".join(hunk.old for hunk in change.hunks)
     if change.hunks and not expected and text:
         raise NoMatch(
@@ -482,12 +509,12 @@ def exclude_hunks(plan: Plan, excluded: set[tuple[int, int]]) -> Plan:
         assert file_plan.before is not None and file_plan.before_bytes is not None
         text = file_plan.before
         after = splice(text, kept)
-        _, codec = decode(file_plan.before_bytes, file_plan.path)
+        _, codec = decode(file_plan.before_bytes, file_plan.path, file_plan.encoding)
         files.append(
             replace(
                 file_plan,
                 after=after,
-                after_bytes=file_plan.before_bytes if after == text else encode(after, codec),
+                after_bytes=file_plan.before_bytes if after == text else encode(after, codec, file_plan.path),
                 hunks=kept,
             )
         )

@@ -6,6 +6,14 @@ the encoding and the byte-order mark. ``encode(decode(b)) == b`` for every file
 we accept; anything we cannot promise that for (NUL bytes, undecodable bytes) is
 refused as binary instead of being mangled.
 
+Encodings, in order: a declared one (``encoding=`` / ``--encoding``) wins; then a
+byte-order mark (UTF-8, UTF-16 LE/BE); then UTF-8, which is almost every file
+and is decoded without loading anything else. Only when UTF-8 fails is
+charset-normalizer asked, and its answer is taken only for the Western 8-bit
+encodings (cp1252, Latin-1, Latin-9), where a guess can misname a character but
+the round trip is still checked byte for byte. Anything else must be declared:
+a wrong guess would write the edited span in the wrong encoding.
+
 Lines are split on ``"\\n"`` only. ``str.splitlines`` also splits on form feeds,
 ``\\x1c``-``\\x1e``, ``\\u2028`` and friends, which would corrupt files that
 contain them, so it is never used on file text.
@@ -15,14 +23,16 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import re
 from dataclasses import dataclass
 from itertools import accumulate
 
-from nbedit.errors import BinaryFile
+from nbedit.errors import BinaryFile, OptionError, UnsupportedFile, option
 
 __all__ = [
     "Codec",
     "UTF8",
+    "canonical_encoding",
     "decode",
     "dominant_newline",
     "encode",
@@ -36,12 +46,13 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Codec:
-    encoding: str  # "utf-8", "utf-16-le" or "utf-16-be"
+    encoding: str  # a Python codec name: "utf-8", "utf-16-le", "utf-16-be", "cp1252", "iso8859-1", ...
     bom: bool = False
+    detected: bool = False  # guessed by the detector rather than declared or UTF-8
 
     @property
     def label(self) -> str:
-        return self.encoding + (" with BOM" if self.bom else "")
+        return self.encoding + (" with BOM" if self.bom else "") + (" (detected)" if self.detected else "")
 
 
 UTF8 = Codec("utf-8", False)
@@ -51,10 +62,35 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, Codec("utf-16-le", True)),
     (codecs.BOM_UTF16_BE, Codec("utf-16-be", True)),
 )
+_BOM_BYTES = {"utf-8": codecs.BOM_UTF8, "utf-16-le": codecs.BOM_UTF16_LE, "utf-16-be": codecs.BOM_UTF16_BE}
+
+# What the detector may decide on its own: single-byte, and every byte value maps to a character
+# the user would see as text. Names are Python's canonical codec names.
+_DETECTABLE = ("cp1252", "iso8859-1", "iso8859-15")
 
 
-def decode(data: bytes, path: str | None = None) -> tuple[str, Codec]:
-    """Decode file bytes; raise ``BinaryFile`` for anything that is not text."""
+def canonical_encoding(name: str) -> str:
+    """Python's canonical name for a text encoding (``latin-1`` -> ``iso8859-1``); ``OptionError`` otherwise."""
+    try:
+        info = codecs.lookup(name)
+    except (LookupError, TypeError):
+        raise OptionError(
+            f"unknown encoding {name!r}; name a text encoding such as utf-8, cp1252, latin-1 or utf-16",
+            option="encoding",
+        ) from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise OptionError(f"{name!r} is not a text encoding (it converts bytes to bytes)", option="encoding")
+    return {"utf-8-sig": "utf-8", "latin-1": "iso8859-1"}.get(info.name, info.name)
+
+
+def decode(data: bytes, path: str | None = None, encoding: str | None = None) -> tuple[str, Codec]:
+    """Decode file bytes; raise ``BinaryFile`` for anything that is not text.
+
+    ``encoding`` declares the file's encoding; without it UTF-8 (or UTF-16 by its
+    BOM) is tried, then the Western 8-bit encodings if a detector says so.
+    """
+    if encoding is not None:
+        return _decode_declared(data, path, canonical_encoding(encoding))
     codec = UTF8
     body = data
     for bom, candidate in _BOMS:
@@ -64,16 +100,21 @@ def decode(data: bytes, path: str | None = None) -> tuple[str, Codec]:
     if codec.encoding == "utf-8" and b"\x00" in body:
         raise BinaryFile(
             f"{path or 'file'}: contains NUL bytes, so it is treated as binary and not edited; "
-            "edit it with a tool made for its format",
+            f"if it is UTF-16 text without a byte-order mark, declare it ({option('encoding')}, "
+            "utf-16-le or utf-16-be); otherwise edit it with a tool made for its format",
             path=path,
         )
     try:
         text = body.decode(codec.encoding)
     except UnicodeDecodeError as error:
+        if codec is UTF8:
+            detected = _detect(data)
+            if detected is not None:
+                return detected
         raise BinaryFile(
-            f"{path or 'file'}: byte {error.start} is not valid {codec.encoding}; "
-            "nbedit edits UTF-8 (with or without BOM) and UTF-16 with BOM only; "
-            "convert the file to UTF-8 first",
+            f"{path or 'file'}: byte {error.start} is not valid {codec.encoding}, and no other encoding "
+            f"could be recognised with confidence; if it is text, declare its encoding "
+            f"({option('encoding')}, e.g. cp1252, latin-1, shift_jis) and retry",
             path=path,
         ) from None
     if codec.encoding != "utf-8" and "\x00" in text:
@@ -81,12 +122,122 @@ def decode(data: bytes, path: str | None = None) -> tuple[str, Codec]:
     return text, codec
 
 
-def encode(text: str, codec: Codec = UTF8) -> bytes:
-    data = text.encode(codec.encoding)
+def _decode_declared(data: bytes, path: str | None, encoding: str) -> tuple[str, Codec]:
+    where = path or "file"
+    body = data
+    if encoding == "utf-8":
+        return decode(data, path)
+    if encoding == "utf-16":
+        for bom, candidate in _BOMS[1:]:
+            if data.startswith(bom):
+                encoding, body = candidate.encoding, data[len(bom) :]
+                break
+        else:
+            raise OptionError(
+                f"{where}: {encoding} without a byte-order mark does not say its byte order; "
+                f"declare {encoding}-le or {encoding}-be",
+                option="encoding",
+                path=path,
+            )
+        codec = Codec(encoding, True)
+    else:
+        bom_bytes = _BOM_BYTES.get(encoding)
+        has_bom = bom_bytes is not None and data.startswith(bom_bytes)
+        if has_bom:
+            body = data[len(bom_bytes or b"") :]
+        codec = Codec(encoding, has_bom)
+    try:
+        text = body.decode(encoding)
+    except UnicodeDecodeError as error:
+        raise BinaryFile(
+            f"{where}: byte {error.start + len(data) - len(body)} is not valid {encoding}, the declared "
+            "encoding; check the encoding name (or leave it out to let nbedit detect it)",
+            path=path,
+        ) from None
+    if "\x00" in text:
+        raise BinaryFile(f"{where}: contains NUL characters; not edited as text", path=path)
+    if encode(text, codec) != data:
+        raise BinaryFile(
+            f"{where}: decoding as {encoding} and encoding back does not give the same bytes, so nbedit "
+            "cannot promise to keep every byte; declare the file's exact encoding",
+            path=path,
+        )
+    return text, codec
+
+
+def _detect(data: bytes) -> tuple[str, Codec] | None:
+    """A Western 8-bit reading of non-UTF-8 bytes, when the detector backs it and the round trip holds.
+
+    charset-normalizer decides whether the bytes are text at all (it finds no
+    reading of binary data) and whether a Western code page is among its good
+    readings. On short files its ranking is close to a coin toss between code
+    pages that read the bytes identically or nearly so, so the Western reading
+    must also look like Western text: control characters rule it out, and every
+    word of two or more non-ASCII letters must also have an ASCII one ("München",
+    not "Ïðèâåò", which is Russian in cp1251 read as cp1252).
+    """
+    if b"\x00" in data:
+        return None
+    try:
+        from charset_normalizer import from_bytes
+    except ImportError:  # declared as a dependency, but a missing detector must only cost detection
+        return None
+    sample = data[:_SAMPLE]  # single-byte encodings: any cut is a character boundary
+    results = list(from_bytes(sample))
+    if not results:
+        return None
+    best = min(result.chaos for result in results)
+    western = False
+    for result in results:
+        if result.chaos > best + _CHAOS_MARGIN:
+            continue
+        for name in result.could_be_from_charset:
+            try:
+                western = western or canonical_encoding(name) in _DETECTABLE
+            except OptionError:
+                continue
+    if not western:
+        return None
+    for encoding in ("cp1252", "iso8859-15", "iso8859-1"):
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        if _CONTROL.search(text) is None and _looks_western(text[:_SAMPLE]) and text.encode(encoding) == data:
+            return text, Codec(encoding, False, detected=True)
+        return None
+    return None
+
+
+_CHAOS_MARGIN = 0.2  # how much "messier" than the detector's favourite a Western reading may be
+_SAMPLE = 1 << 20  # the detector and the word check read the first MiB; decoding checks every byte
+# Searched in C: a control character other than tab, newline, form feed and carriage return (in the
+# whole text); runs of two or more non-ASCII characters outside ASCII words (in the sample).
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_NON_ASCII_RUN = re.compile("(?<![A-Za-z])[^\x00-\x7f]{2,}(?![A-Za-z])")  # not inside an ASCII word
+
+
+def _looks_western(text: str) -> bool:
+    for found in _NON_ASCII_RUN.finditer(text):
+        run = found.group()  # "Ïðèâåò" is refused; "Grüße" and "Øresund" never get here
+        if any(first.isalpha() and second.isalpha() for first, second in zip(run, run[1:], strict=False)):
+            return False  # a word of non-ASCII letters only
+    return True
+
+
+def encode(text: str, codec: Codec = UTF8, path: str | None = None) -> bytes:
+    try:
+        data = text.encode(codec.encoding)
+    except UnicodeEncodeError as error:
+        character = error.object[error.start : error.end]
+        raise UnsupportedFile(
+            f"{path or 'file'}: the new text contains {character!r}, which {codec.encoding} (the file's "
+            "encoding) cannot hold; write it differently (an escape or entity) or convert the file to "
+            "UTF-8 first; nothing was written",
+            path=path,
+        ) from None
     if codec.bom:
-        data = {"utf-8": codecs.BOM_UTF8, "utf-16-le": codecs.BOM_UTF16_LE, "utf-16-be": codecs.BOM_UTF16_BE}[
-            codec.encoding
-        ] + data
+        data = _BOM_BYTES[codec.encoding] + data
     return data
 
 

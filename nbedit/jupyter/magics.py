@@ -6,6 +6,10 @@ traceback), make a ``Workspace`` for this kernel, call one workspace method and
 return what to display. Planning failures (no match, ambiguous match, bad
 patch syntax, ...) come back as an ``ErrorView`` panel rather than an
 exception: the message is the useful part, and a traceback would bury it.
+Unattended runs are the exception to that: with ``--yes`` nobody is looking at
+the panel, so a failure to plan or to write is raised (shown as the message
+alone, no traceback) and the cell fails; ``nbconvert --execute`` and papermill
+then stop instead of running later cells on files that were never changed.
 
 The cell bodies arrive byte-exact because ``transformer.raw_cell_magic`` hands
 them over before IPython's prompt stripping runs.
@@ -83,6 +87,19 @@ def _threshold(value: float | None) -> float | None:
     return value
 
 
+def _unattended(error: BaseException) -> BaseException:
+    """``error`` made to show as its message alone when IPython reports it (no traceback).
+
+    IPython prints what ``_render_traceback_`` returns instead of a traceback; the
+    hook is set on this one instance, so an nbedit error raised elsewhere keeps its
+    traceback. Unexpected errors (bugs) keep theirs too.
+    """
+    if isinstance(error, NbeditError):
+        lines = [f"{type(error).__name__}: {error.spelled('magic')}", "nbedit: nothing was written"]
+        error._render_traceback_ = lambda: lines  # type: ignore[attr-defined]
+    return error
+
+
 class _TextView:
     """Plain text shown as text/plain and a <pre> block."""
 
@@ -150,6 +167,8 @@ class NbeditMagics(Magics):
             workspace = self.workspace(root, exact=exact, threshold=threshold)
             proposed = make_plan(workspace)
         except NbeditError as error:
+            if yes:
+                raise _unattended(error) from None
             return ErrorView(error)
         options = {"execution_count": self.tracker.execution_count(), "force": force, **apply_options}
         if isinstance(proposed, Proposal):
@@ -165,6 +184,8 @@ class NbeditMagics(Magics):
         )
         if yes:
             widget.apply()
+            if widget.status in ("error", "stale") and widget.error is not None:
+                raise _unattended(widget.error)
         return widget
 
     # ------------------------------------------------------------------ %%edit
@@ -179,6 +200,7 @@ class NbeditMagics(Magics):
     @argument("--replace-all", action="store_true", help="change every occurrence of each SEARCH text")
     @argument("--cell", help="limit the edit to one notebook cell: its id or 0-based index")
     @argument("--clear-outputs", action="store_true", help="clear the outputs of edited notebook cells")
+    @argument("--encoding", help="the file's text encoding (e.g. cp1252, utf-16); default: detected")
     @argument("--force", action="store_true", help="write even to the notebook this kernel runs")
     @cell_magic
     def edit(self, line: str, cell: str) -> ReviewWidget | ErrorView:
@@ -207,6 +229,7 @@ class NbeditMagics(Magics):
             "cell": args.cell,
             "clear_outputs": args.clear_outputs or None,
             "replace_all": args.replace_all,
+            "encoding": args.encoding,
         }
         return self.review(
             lambda workspace: workspace.plan_patch(cell, **options),
@@ -227,6 +250,7 @@ class NbeditMagics(Magics):
     @argument("--exact", action="store_true", default=None, help="accept exact matches only")
     @argument("--threshold", type=float, help="fuzzy-match similarity threshold in (0, 1]")
     @argument("--overwrite", action="store_true", help="let added or moved files replace existing ones")
+    @argument("--encoding", help="the files' text encoding (e.g. cp1252, utf-16); default: detected")
     @argument("--force", action="store_true", help="write even to the notebook this kernel runs")
     @cell_magic
     def patch(self, line: str, cell: str) -> ReviewWidget | ErrorView:
@@ -235,7 +259,7 @@ class NbeditMagics(Magics):
         threshold = _threshold(args.threshold)
         overwrite = True if args.overwrite else None
         return self.review(
-            lambda workspace: workspace.plan_patch(cell, overwrite=overwrite),
+            lambda workspace: workspace.plan_patch(cell, overwrite=overwrite, encoding=args.encoding),
             root=args.root,
             yes=args.yes,
             dry_run=args.dry_run,
@@ -248,8 +272,20 @@ class NbeditMagics(Magics):
 
     @line_magic
     def nbedit(self, line: str) -> Any:
-        """nbedit commands: history [--all], show ID, undo [--force], restore ID [--after] [--force],
-        view NOTEBOOK, config [--root DIR] [--exact|--no-exact] [--threshold F]."""
+        """nbedit commands::
+
+            %nbedit history [--all] [--root DIR]
+            %nbedit show ID
+            %nbedit undo [--yes] [--force]
+            %nbedit restore ID [--after] [--yes] [--force]
+            %nbedit view NOTEBOOK
+            %nbedit config [--root DIR] [--exact|--no-exact] [--threshold F]
+
+        ``undo`` and ``restore`` show the change for review first (Apply/Reject);
+        ``--yes`` applies at once and, in an unattended run, a failure raises so the
+        cell fails. ``--force`` overrides the check that the files are still as
+        recorded (the replaced bytes are kept in the history).
+        """
         name, _, rest = line.strip().partition(" ")
         commands: dict[str, Callable[[str], Any]] = {
             "history": self._history,

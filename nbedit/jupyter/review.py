@@ -92,7 +92,7 @@ def error_html(error: BaseException) -> str:
 
 def error_text(error: BaseException) -> str:
     if isinstance(error, NbeditError):
-        return f"{type(error).__name__}: {error}"
+        return f"{type(error).__name__}: {error.spelled('magic')}"
     return "".join(traceback.format_exception(type(error), error, error.__traceback__))
 
 
@@ -270,7 +270,10 @@ class ReviewWidget(widgets.VBox):
         return bundle
 
     def plain_text(self) -> str:
-        return f"nbedit: {self._status_text}\n{self.selected_plan().diff}"
+        """Status, the header's facts (counts, every hunk not matched exactly), then the diff."""
+        from nbedit.render.text import plan_to_plain_diff
+
+        return f"nbedit: {self._status_text}\n{plan_to_plain_diff(self.selected_plan())}"
 
     def static_html(self) -> str:
         status = wrap(f'<div class="nb-note"><b>nbedit</b>: {_escape(self._status_text)}</div>', style=False)
@@ -377,7 +380,9 @@ class ReviewWidget(widgets.VBox):
         else:
             files = ", ".join(written)
             recorded = f"history entry {entry}; undo with %nbedit undo" if entry else "history is off"
-            text = f"applied to {files} ({recorded})"
+            # an undo or restore is applied like any change, but the person asked to undo or restore
+            done = {"undo": "undone:", "restore": "restored:"}.get(str(self._apply_options.get("origin")))
+            text = f"{done or 'applied to'} {files} ({recorded})"
         self._show_status("applied", text)
         self._decided()
 

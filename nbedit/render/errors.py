@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING
 
-from nbedit.errors import AmbiguousMatch, NbeditError, NoMatch, PatchSyntaxError, StaleFile
+from nbedit.errors import AmbiguousMatch, NbeditError, NoMatch, PatchSyntaxError, StaleFile, Surface, spell
 from nbedit.render.html import unified_diff_html, wrap
 
 if TYPE_CHECKING:
@@ -39,10 +39,14 @@ def _before(text: str, marker: str) -> tuple[str, str]:
     return head, (found + tail if found else "")
 
 
-def error_facts(error: NbeditError) -> ErrorFacts:
-    """Split an error into its message and the structured parts to draw."""
+def error_facts(error: NbeditError, surface: Surface = "python") -> ErrorFacts:
+    """Split an error into its message and the structured parts to draw.
+
+    ``surface`` spells the options the message names (``--replace-all`` on the
+    command line, ``replace_all=True`` in Python).
+    """
     kind = type(error).__name__
-    message = error.message
+    message = error.spelled(surface)
     if isinstance(error, NoMatch):
         if error.candidates:
             message, _ = _before(message, "\nclosest candidates")
@@ -73,8 +77,8 @@ def error_facts(error: NbeditError) -> ErrorFacts:
             details.append(("line", str(error.line)))
         if error.dialect:
             details.append(("format", error.dialect))
-        if error.hint:
-            details.append(("hint", error.hint))
+        if error.hint_template:
+            details.append(("hint", spell(error.hint_template, surface)))
         return ErrorFacts(kind, error.path, message, details=tuple(details))
     if isinstance(error, StaleFile) and error.diff:
         message, rest = _before(message, "\nwhat changed on disk since the preview:")
@@ -92,9 +96,9 @@ def _escape(text: str) -> str:
     return escape(text, quote=False)
 
 
-def error_to_html(error: NbeditError) -> str:
+def error_to_html(error: NbeditError, surface: Surface = "magic") -> str:
     """A self-contained HTML panel: kind and path as title, message, structured parts."""
-    facts = error_facts(error)
+    facts = error_facts(error, surface)
     title = _escape(facts.kind) + (
         f" · <span class='nb-path'>{_escape(facts.path)}</span>" if facts.path else ""
     )
@@ -122,15 +126,15 @@ def error_to_html(error: NbeditError) -> str:
 # --- rich -----------------------------------------------------------------------------------------
 
 
-def error_panel(error: NbeditError) -> RenderableType:
-    """A rich panel with the same parts as ``error_to_html``."""
+def error_panel(error: NbeditError, surface: Surface = "cli") -> RenderableType:
+    """A rich panel with the same parts as ``error_to_html``; no text is read as rich markup."""
     from rich.console import Group
     from rich.panel import Panel
     from rich.text import Text
 
     from nbedit.render.terminal import unified_diff_text
 
-    facts = error_facts(error)
+    facts = error_facts(error, surface)
     parts: list[RenderableType] = [Text(facts.message)]
     for label, value in facts.details:
         line = Text()
@@ -148,5 +152,6 @@ def error_panel(error: NbeditError) -> RenderableType:
         parts.append(unified_diff_text(diff, indent="    "))
     if facts.advice:
         parts.append(Text(f"→ {facts.advice}", style="yellow"))
-    title = facts.kind + (f": {facts.path}" if facts.path else "")
+    # A Text title: a path such as app/[slug]/page.tsx must never be read as markup.
+    title = Text(facts.kind + (f": {facts.path}" if facts.path else ""))
     return Panel(Group(*parts), title=title, title_align="left", border_style="red", expand=False)

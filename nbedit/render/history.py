@@ -1,10 +1,16 @@
-"""History entries as a rich table (CLI) and a plain HTML table (notebook, static output).
+"""History entries as a rich table (terminal), tab-separated lines or JSON (pipes and scripts),
+and a plain HTML table (notebook, static output).
 
 Entries come from the snapshot history; this module reads only the attributes
 it shows (``id``, ``time``, ``execution_count``, ``files`` with ``path``,
 ``new_path``, ``added``, ``removed``, ``origin``, ``status``, ``tiers``), so any
 object with those attributes renders, and a missing optional attribute shows as
 blank instead of failing.
+
+The table is for people and fits the terminal; a pipe gets every file name in
+full, because a cut name (``analys…``) is useless to ``grep`` or ``cut``. Every
+table cell is a rich ``Text``: file names are never read as markup, so
+``app/[slug]/page.tsx`` shows as it is.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from nbedit.render.html import wrap
 if TYPE_CHECKING:
     from rich.table import Table
 
-__all__ = ["HistoryRow", "history_rows", "history_table", "history_to_html"]
+__all__ = ["HistoryRow", "history_json", "history_rows", "history_table", "history_to_html", "history_tsv"]
 
 _MAX_PATHS = 3
 
@@ -99,8 +105,13 @@ def history_rows(entries: Iterable[Any]) -> list[HistoryRow]:
 
 
 def history_table(entries: Iterable[Any], *, title: str | None = None) -> Table:
-    """A rich ``Table`` with one row per entry."""
+    """A rich ``Table`` with one row per entry.
+
+    Every cell is a ``Text``, never markup: a file named ``app/[slug]/page.tsx``
+    is shown as it is and cannot break the table.
+    """
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=title, show_lines=False, header_style="bold")
     table.add_column("id", no_wrap=True)
@@ -112,22 +123,87 @@ def history_table(entries: Iterable[Any], *, title: str | None = None) -> Table:
     table.add_column("status")
     for row in history_rows(entries):
         status = row.status + (f" (⚠ {row.flags})" if row.flags else "")
+        counts = Text()
+        counts.append(f"+{row.added}", style="green")
+        counts.append(" ")
+        counts.append(f"-{row.removed}", style="red")
         table.add_row(
-            row.id,
-            row.time,
-            row.cell,
-            row.files,
-            f"[green]+{row.added}[/green] [red]-{row.removed}[/red]",
-            escape_markup(row.origin),
-            escape_markup(status),
+            Text(row.id),
+            Text(row.time),
+            Text(row.cell),
+            Text(row.files),
+            counts,
+            Text(row.origin),
+            Text(status),
         )
     return table
 
 
-def escape_markup(text: str) -> str:
-    from rich.markup import escape as rich_escape
+_TSV_COLUMNS = ("id", "time", "cell", "files", "added", "removed", "origin", "status", "flags")
 
-    return rich_escape(text)
+
+def _tsv_field(value: object) -> str:
+    # A tab or newline inside a file name would shift the columns; write them as escapes.
+    return str(value).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def history_tsv(entries: Iterable[Any]) -> str:
+    """Tab-separated lines, a header first: every file of every entry, never cut to a width.
+
+    For pipes and scripts (``nbedit history | cut -f4``). Files are joined with
+    ``", "``; tabs, newlines and backslashes inside values are backslash-escaped.
+    """
+    lines = ["\t".join(_TSV_COLUMNS)]
+    for entry in entries:
+        files = tuple(getattr(entry, "files", ()) or ())
+        row = history_rows([entry])[0]
+        values = (
+            row.id,
+            row.time,
+            row.cell,
+            ", ".join(_file_name(file) for file in files),
+            row.added,
+            row.removed,
+            row.origin,
+            row.status,
+            row.flags,
+        )
+        lines.append("\t".join(_tsv_field(value) for value in values))
+    return "\n".join(lines) + "\n"
+
+
+def history_json(entries: Iterable[Any]) -> str:
+    """A JSON array with one object per entry (every file, its +/- counts, ISO time), for scripts."""
+    import json
+
+    records = []
+    for entry in entries:
+        time = getattr(entry, "time", None)
+        count = getattr(entry, "execution_count", None)
+        records.append(
+            {
+                "id": str(getattr(entry, "id", "")),
+                "time": datetime.datetime.fromtimestamp(time, datetime.timezone.utc).isoformat()
+                if isinstance(time, (int, float))
+                else time,
+                "session": getattr(entry, "session", None),
+                "execution_count": count,
+                "origin": getattr(entry, "origin", None),
+                "status": getattr(entry, "status", None),
+                "undoes": getattr(entry, "undoes", None),
+                "tiers": list(getattr(entry, "tiers", ()) or ()),
+                "files": [
+                    {
+                        "path": str(getattr(file, "path", file)),
+                        "new_path": getattr(file, "new_path", None),
+                        "added": int(getattr(file, "added", 0) or 0),
+                        "removed": int(getattr(file, "removed", 0) or 0),
+                    }
+                    for file in getattr(entry, "files", ()) or ()
+                ],
+            }
+        )
+    return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
 
 
 def history_to_html(entries: Iterable[Any], *, empty: str = "no edits recorded yet") -> str:
