@@ -285,6 +285,11 @@ def locate(
             hits = [hit for hit in hits if _ends_file(index, hit)]
         if not hits:
             continue
+        if tier in (Tier.TRAILING_WHITESPACE, Tier.UNICODE) and not hunk.replace_all and not options.exact:
+            wider = _other_places(index, hunk, hits, low, high, near_line)
+            if wider:
+                chosen_tier, chosen = _choose_across(index, hunk, tier, hits, wider, near_line, path)
+                return [_build(index, hunk, hit, chosen_tier, 1.0, near_line) for hit in chosen]
         chosen = _choose(index, hunk, hits, tier, near_line, path)
         return [_build(index, hunk, hit, tier, 1.0, near_line) for hit in chosen]
 
@@ -715,6 +720,50 @@ def _anchor_hits(index: FileIndex, anchor: str, low: int, high: int) -> list[_Hi
             found.append(_Hit(index.starts[number], index.starts[number + 1], number, 1))
         position = index.text.find(fragment, index.starts[number + 1], high)
     return found
+
+
+def _other_places(
+    index: FileIndex, hunk: Hunk, hits: list[_Hit], low: int, high: int, near_line: int | None
+) -> list[_Hit]:
+    """Places the old text also fits once indentation is ignored, apart from ``hits``.
+
+    A match found only after ignoring trailing blanks or curly punctuation is
+    drift either way; if the same lines stand elsewhere at another indentation,
+    that is an equally good explanation, so the first tier alone cannot decide.
+    """
+    wider = _find(index, hunk, Tier.INDENTATION, low, high, near_line)
+    if hunk.at_end:
+        wider = [hit for hit in wider if _ends_file(index, hit)]
+    return [hit for hit in wider if not any(_overlaps(hit, found) for found in hits)]
+
+
+def _choose_across(
+    index: FileIndex,
+    hunk: Hunk,
+    tier: Tier,
+    hits: list[_Hit],
+    wider: list[_Hit],
+    near_line: int | None,
+    path: str | None,
+) -> tuple[Tier, list[_Hit]]:
+    """A locator picks the nearest of both kinds of place; without one, the choice is ambiguous."""
+    if near_line is not None:
+        ranked = sorted(
+            [(abs(hit.first_line + 1 - near_line), 0, hit) for hit in hits]
+            + [(abs(hit.first_line + 1 - near_line), 1, hit) for hit in wider],
+            key=lambda item: (item[0], item[1]),
+        )
+        if len(ranked) == 1 or ranked[0][0] != ranked[1][0]:
+            return (tier if ranked[0][1] == 0 else Tier.INDENTATION), [ranked[0][2]]
+    places = sorted([*hits, *wider], key=lambda hit: hit.first_line)
+    raise AmbiguousMatch(
+        f"{path or 'file'}: the old text matches line {hits[0].first_line + 1} only after {tier.explanation[8:]}, "
+        f"and {len(wider)} other place{'s' if len(wider) > 1 else ''} at another indentation; "
+        "nbedit will not guess which drift is the real one",
+        path=path,
+        locations=[(hit.first_line + 1, 1) for hit in places],
+        tier=tier.value,
+    )
 
 
 def _choose(
