@@ -54,6 +54,7 @@ __all__ = [
     "run",
     "run_case",
     "sample_runs",
+    "summary_rows",
     "write_variants",
 ]
 
@@ -205,6 +206,31 @@ def rows(results: Iterable[Result]) -> list[Row]:
                 )
             )
     return table
+
+
+def summary_rows(table: Sequence[Row]) -> list[Row]:
+    """The table summed over dialects: one row per category (and expectation)."""
+    summed: dict[tuple[str, str], Row] = {}
+    for row in table:
+        key = (row.category, row.expect)
+        if key not in summed:
+            dialect = "all" if row.expect == _EXPECT[row.category] else row.dialect
+            summed[key] = Row(row.category, dialect, row.expect, 0, 0, 0, 0, row.target)
+        total = summed[key]
+        summed[key] = Row(
+            total.category,
+            total.dialect,
+            total.expect,
+            total.cases + row.cases,
+            total.correct + row.correct,
+            total.refused + row.refused,
+            total.wrong + row.wrong,
+            total.target,
+        )
+    return list(summed.values())
+
+
+_EXPECT = {category.name: category.expect for category in CATEGORIES}
 
 
 def fuzzy_scores(results: Iterable[Result], dialect: str = "unified") -> dict[str, list[float]]:
@@ -378,6 +404,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{summary['stdlib_edits']:,} on stdlib modules) -> {len(cases):,} cases, {len(results):,} runs; "
             f"built in {summary['build_seconds']} s, run in {summary['run_seconds']} s\n"
         )
+        print(format_table(summary_rows(table)))
+        print()
         print(format_table(table))
         print()
         print(format_histogram(fuzzy_scores(results)))

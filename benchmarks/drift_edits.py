@@ -17,8 +17,9 @@ edits the corpus perturbs are cut from real files, in two ways:
    ``STDLIB_MODULES`` (under ``sysconfig.get_paths()["stdlib"]``), edited at seeded
    random places the way people edit code: a token changed, a line deleted, a line
    inserted, a block wrapped in ``with ctx:`` or ``try:`` (the body only re-indented),
-   a block dedented, punctuation changed (quote style, a hyphen in a comment turned
-   into an en dash), an identifier renamed on two adjacent lines.
+   a block dedented, punctuation changed (quote style; in a comment, a hyphen made
+   an en dash or an apostrophe a curly one), an identifier renamed on two adjacent
+   lines.
 
 An edit is kept only if its old text (context + removed lines, whole lines) occurs
 exactly once in its file, so its exact replacement is the one true answer. Context
@@ -428,7 +429,12 @@ def _stdlib_edit(file: BaseFile, position: int, kind: str, rng: random.Random) -
             added = tuple(row[4:] for row in body)
         return _with_context(file, position, end, added, rng, source, kind)
     if kind == "punctuation":
-        changed = _punctuated(line)
+        # the next comment line within 40 lines, else this line: comments are where typography changes
+        for place in range(position, min(position + 40, len(lines))):
+            if "#" in lines[place]:
+                position, line = place, lines[place]
+                break
+        changed = _punctuated(line, rng)
         if changed is None:
             return None
         return _with_context(file, position, position + 1, (changed,), rng, source, kind)
@@ -448,18 +454,34 @@ def _stdlib_edit(file: BaseFile, position: int, kind: str, rng: random.Random) -
     raise ValueError(kind)
 
 
-def _punctuated(line: str) -> str | None:
-    """The line with only its punctuation changed, or None when it has none to change."""
+def _punctuated(line: str, rng: random.Random) -> str | None:
+    """The line with only its punctuation changed, or None when it has none to change.
+
+    Typographic changes in prose (a hyphen in a comment made an en dash, an
+    apostrophe made a curly one) are invisible to the Unicode-punctuation tier, so
+    they test that a change is kept where the matcher looks past it.
+    """
+    changes: list[str] = []
     comment = line.find("#")
-    if comment >= 0 and " - " in line[comment:]:
-        return line[:comment] + line[comment:].replace(" - ", " \u2013 ", 1)
+    if comment >= 0:
+        prose = line[comment:]
+        hyphen = re.search(r"(?<=\w)-(?=\w)| - ", prose)
+        if hyphen:
+            changes.append(
+                line[: comment + hyphen.start()] + prose[hyphen.start() :].replace("-", "\u2013", 1)
+            )
+        apostrophe = re.search(r"(?<=\w)'(?=\w)", prose)
+        if apostrophe:
+            changes.append(
+                line[: comment + apostrophe.start()] + "\u2019" + line[comment + apostrophe.end() :]
+            )
     single = re.search(r"'([^'\"\\]*)'", line)
-    if single:
-        return line[: single.start()] + '"' + single.group(1) + '"' + line[single.end() :]
+    if single and comment < 0:
+        changes.append(line[: single.start()] + '"' + single.group(1) + '"' + line[single.end() :])
     double = re.search(r'"([^\'"\\]*)"', line)
-    if double and '"""' not in line:
-        return line[: double.start()] + "'" + double.group(1) + "'" + line[double.end() :]
-    return None
+    if double and comment < 0 and '"""' not in line:
+        changes.append(line[: double.start()] + "'" + double.group(1) + "'" + line[double.end() :])
+    return rng.choice(changes) if changes else None
 
 
 STDLIB_KINDS = ("token", "delete", "insert", "wrap-with", "wrap-try", "dedent", "punctuation", "rename")
