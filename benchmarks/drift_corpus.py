@@ -47,6 +47,7 @@ __all__ = [
     "Result",
     "Row",
     "full_runs",
+    "kind_rows",
     "fuzzy_scores",
     "main",
     "repro",
@@ -134,7 +135,13 @@ def run_case(workspace: Workspace, case: Case, dialect: str) -> Result:
     file_plan = plan.files[0]
     got = (file_plan.after_bytes or b"").decode("utf-8")
     if expect == "refuse":
-        return Result(case, dialect, "wrong", "applied where it must be refused", tiers, scores, got, lines)
+        unchanged = file_plan.after_bytes == file_plan.before_bytes
+        reason = (
+            "no change (already applied?) where it must be refused"
+            if unchanged
+            else "applied where it must be refused"
+        )
+        return Result(case, dialect, "wrong", reason, tiers, scores, got, lines)
     if got == case.oracle():
         return Result(case, dialect, "correct", "", tiers, scores, None, lines)
     reason = (
@@ -231,6 +238,30 @@ def summary_rows(table: Sequence[Row]) -> list[Row]:
 
 
 _EXPECT = {category.name: category.expect for category in CATEGORIES}
+
+
+def kind_rows(results: Iterable[Result]) -> list[tuple[str, Counter[str]]]:
+    """Outcomes of the drift categories (not exact, ambiguous or absent) by kind of base edit."""
+    counts: dict[str, Counter[str]] = {}
+    for result in results:
+        if result.case.category in ("exact", "ambiguous", "absent"):
+            continue
+        counts.setdefault(result.case.edit.kind, Counter())[result.outcome] += 1
+    return sorted(counts.items(), key=lambda item: (item[0] != "real-diff", item[0]))
+
+
+def format_kinds(kinds: Sequence[tuple[str, Counter[str]]]) -> str:
+    lines = [
+        "| base edit kind (drift categories) | runs | correct | refused | wrong |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for kind, count in kinds:
+        total = sum(count.values())
+        cells = " | ".join(
+            f"{count[o]:,} ({_percent(count[o] / total)})" for o in ("correct", "refused", "wrong")
+        )
+        lines.append(f"| {kind} | {total:,} | {cells} |")
+    return "\n".join(lines)
 
 
 def fuzzy_scores(results: Iterable[Result], dialect: str = "unified") -> dict[str, list[float]]:
@@ -394,6 +425,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for row in table
             ],
             "fuzzy_scores": fuzzy_scores(results),
+            "kinds": {kind: dict(count) for kind, count in kind_rows(results)},
             "wrong_cases": shown,
         }
         json.dump(payload, sys.stdout, indent=1)
@@ -407,6 +439,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(format_table(summary_rows(table)))
         print()
         print(format_table(table))
+        print()
+        print(format_kinds(kind_rows(results)))
         print()
         print(format_histogram(fuzzy_scores(results)))
         print(f"\n{summary['wrong']:,} wrong results")
