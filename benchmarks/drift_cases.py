@@ -309,9 +309,8 @@ def _perturb(edit: BaseEdit, category: str, rng: random.Random) -> tuple[tuple[s
     if category == "ambiguous":
         if rng.random() < 0.5:
             return before, before, removed, added, after, after, added
-        parts = [_shift(part, "indent+4") or () for part in (before, removed, added, after)]
-        b, r, a, f = parts
-        return b, b, r, a, f, f, added
+        shifted = [_shift(part, "indent+4") or () for part in (before, removed, added, after)]
+        return shifted[0], shifted[0], shifted[1], shifted[2], shifted[3], shifted[3], added
     if category == "absent":
         kept = {line.strip() for line in added}
         choices = [
