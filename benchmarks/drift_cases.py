@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from benchmarks.drift_edits import BaseEdit, BaseFile, _tokens
 
@@ -131,6 +131,7 @@ class Case:
     written: tuple[str, ...]  # the added lines as the oracle writes them
     expect: str
     strip_final_newline: bool  # the plain old/new pair is sent without its final "\n"
+    start_mid_line: bool = False  # ... or without the first line's indentation (starts mid-line)
 
     @property
     def old(self) -> str:
@@ -358,9 +359,11 @@ def build_cases(edits: list[BaseEdit], categories: Iterable[str] | None = None) 
             )
             if not _usable(case, name):
                 continue
-            strip = (edit_number + category_number) % 3 == 0 and _strippable(case)
-            if strip:
-                case = _with_strip(case)
+            third = (edit_number + category_number) % 3
+            if third == 0 and _strippable(case):
+                case = replace(case, strip_final_newline=True)
+            elif third == 1 and _mid_line_startable(case):
+                case = replace(case, start_mid_line=True)
             cases.append(case)
     return cases
 
@@ -389,22 +392,23 @@ def _strippable(case: Case) -> bool:
     return text.count(old[:-1]) == text.count(old)
 
 
-def _with_strip(case: Case) -> Case:
-    return Case(
-        case.number,
-        case.category,
-        case.edit,
-        case.variant,
-        case.before_old,
-        case.before_new,
-        case.removed,
-        case.added,
-        case.after_old,
-        case.after_new,
-        case.written,
-        case.expect,
-        True,
-    )
+def _indentation(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _mid_line_startable(case: Case) -> bool:
+    """The pair may start after the first line's indentation: a context line, indented alike on
+    both sides, and no more occurrences of old than with the indentation."""
+    if not case.before_old or not case.before_old[0].strip():
+        return False
+    if case.before_old[0] != case.variant.lines[case.edit.start].rstrip():
+        return False  # shifted indentation: where a mid-line start begins is not written down
+    indentation = _indentation(case.before_old[0])
+    if not indentation or _indentation(case.before_new[0]) != indentation:
+        return False
+    old = case.old
+    text = case.variant.text
+    return text.count(old[len(indentation) :]) == text.count(old)
 
 
 # ---------------------------------------------------------------------------- dialects
@@ -430,6 +434,9 @@ def render(case: Case, dialect: str) -> tuple[str, str] | str:
     path = case.variant.path
     if dialect == "edit":
         old, new = case.old, case.new
+        if case.start_mid_line:
+            indentation = len(_indentation(case.before_old[0]))
+            return old[indentation:], new[indentation:]
         return (old[:-1], new[:-1]) if case.strip_final_newline else (old, new)
     if dialect == "search_replace":
         return f"{path}\n<<<<<<< SEARCH\n{case.old}=======\n{case.new}>>>>>>> REPLACE\n"

@@ -18,7 +18,8 @@ The outcome of one run:
   ``NbeditError``.
 
 Dialects: ``edit`` (``Workspace.plan_edit``; a third of the pairs without their
-final newline, as agents send them), ``search_replace`` (an Aider block through
+final newline, as agents send them, and up to a third starting mid-line, after the
+first line's indentation, where that line is not drifted), ``search_replace`` (an Aider block through
 ``Workspace.plan_patch``), ``apply_patch`` (a Codex ``*** Begin Patch``) and
 ``unified`` (a diff with line numbers: the locator case). For the unified dialect
 the fuzzy tier's score of every fuzzy-located hunk is kept, split by correct and
