@@ -26,7 +26,16 @@ import pytest
 
 import nbedit
 from benchmarks.drift_cases import CATEGORIES, DIALECTS, Case, build_cases, expectation, render
-from benchmarks.drift_corpus import Result, format_table, plan_case, repro, rows, run, sample_runs
+from benchmarks.drift_corpus import (
+    Result,
+    format_table,
+    plan_case,
+    repro,
+    rows,
+    run,
+    sample_runs,
+    summary_rows,
+)
 from benchmarks.drift_edits import BaseEdit, base_edits
 from nbedit.errors import NbeditError
 from nbedit.workspace import Workspace
@@ -134,7 +143,9 @@ def test_drifted_old_text_is_not_in_the_file_and_refusals_are_due(sample: list[t
 def test_no_wrong_result_and_the_rate_is_met(category: str, results: list[Result]) -> None:
     table = [row for row in rows(results) if row.category == category]
     assert len(table) == len(DIALECTS)
-    failing = [row for row in table if not row.passed]
+    # no wrong result in any dialect; the rate is the category's over all dialects (33 runs per
+    # dialect are too few to hold each one to 97%: a single refusal is 3%)
+    failing = [row for row in table if row.wrong] + [row for row in summary_rows(table) if not row.passed]
     wrong = [
         repro(result) for result in results if result.case.category == category and result.outcome == "wrong"
     ]
