@@ -377,3 +377,20 @@ def test_a_blank_line_is_never_taken_for_a_mis_copied_line(tmp_path: Path) -> No
     with pytest.raises(MatchError):
         Workspace(tmp_path, history=False).plan_patch(patch)
     assert (tmp_path / "u.py").read_text() == before
+
+
+def test_an_old_text_starting_at_a_token_matched_fuzzily_keeps_the_new_lines_indentation(tmp_path: Path) -> None:
+    before = (
+        "def read(ch):\n    if ch == 'x':\n        raise EOFError()\n    if ch == 'y':\n        raise EOFError()\n\n\n"
+        "if WIN:\n    import msvcrt\n"
+    )
+    (tmp_path / "t.py").write_text(before)
+    old = "raise EOFError()\n\n\nif WINs:\n"  # starts at a token; the last context line drifted
+    new = "raise EOFError()\n\n    return None\n\n\nif WINs:\n"
+    workspace = Workspace(tmp_path, history=False)
+    plan = workspace.plan_edit("t.py", old, new)
+    assert plan.files[0].hunks[0].tier is Tier.FUZZY
+    workspace.apply(plan)
+    assert (tmp_path / "t.py").read_text() == before.replace(
+        "        raise EOFError()\n\n\nif WIN", "        raise EOFError()\n\n    return None\n\n\nif WIN"
+    )

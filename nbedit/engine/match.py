@@ -875,12 +875,14 @@ def _fuzzy_candidates(
     if near_line is not None:
         centre = near_line - 1
         starts.update(range(max(first_line, centre - 3), min(last_start, centre + 3) + 1))
-    query_indents = _relative_indents(_query_lines(hunk))
+    partial = _starts_mid_line(hunk)
+    skip = 1 if partial else 0  # a first line that starts mid-line says nothing about indentation
+    query_indents = [None] * skip + _relative_indents(_query_lines(hunk)[skip:])
     scored = []
     for start in starts:
         window = file_lines[start : start + size]
         line_scores = [_similarity(a, b) for a, b in zip(query, window, strict=True)]
-        window_indents = _relative_indents(index.line_range(start, size))
+        window_indents = [None] * skip + _relative_indents(index.line_range(start + skip, size - skip))
         for number, (wanted, seen) in enumerate(zip(query_indents, window_indents, strict=True)):
             if wanted is not None and seen is not None and wanted != seen:
                 # structure differs (in Python, meaning does): never a perfect line
@@ -902,7 +904,17 @@ def _fit_hit(index: FileIndex, hunk: Hunk, start: int, size: int) -> _Hit:
     end = index.starts[start + size]
     if not hunk.old.endswith("\n"):
         end = index.starts[start + size - 1] + len(strip_newline(index.line(start + size - 1)))
-    return _Hit(index.starts[start], end, start, size)
+    begin = index.starts[start]
+    if _starts_mid_line(hunk):
+        # an old text that starts at a token (an agent's old_string) starts after the indentation
+        first = index.line(start)
+        begin += len(first) - len(first.lstrip(" \t"))
+    return _Hit(begin, end, start, size)
+
+
+def _starts_mid_line(hunk: Hunk) -> bool:
+    """An old/new pair whose old text starts at a token rather than at a line's indentation."""
+    return not hunk.whole_lines and hunk.old[:1] not in ("", " ", "\t", "\n", "\r")
 
 
 def _relative_indents(lines: Sequence[str]) -> list[int | None]:
