@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from nbedit.engine.models import FileChange, FilePlan, LocatedHunk
 from nbedit.engine.notebook.document import NotebookDocument
+from nbedit.engine.notebook.raw import plan_raw
 from nbedit.engine.plan import splice
 from nbedit.engine.text import fingerprint
 from nbedit.errors import AmbiguousMatch, MatchError, NoMatch
@@ -58,10 +59,23 @@ def plan_notebook(
     from nbedit.engine.plan import edit_text
 
     document = NotebookDocument.parse(data, path)
+    decision = plan_raw(path, data, change, before_view=document.view, mode=mode)
+    if decision.plan is not None and change.cell is None:
+        return decision.plan
     region = document.cell_span(change.cell) if change.cell is not None else None
+    if decision.json_like:
+        options = replace(options, exact=True)  # notebook JSON is never matched leniently into cells
     try:
         text_edit = edit_text(document.view, change.hunks, options, path=path, region=region)
     except (NoMatch, AmbiguousMatch) as error:
+        if decision.json_like and isinstance(error, NoMatch):
+            raise NoMatch(
+                f"{path}: the diff looks like a diff of the notebook's JSON (.ipynb text) but does not "
+                "match the notebook's JSON: the notebook has changed since the diff was made, or the "
+                "diff was made from another version; re-create it with git diff against this version, "
+                "or write the change against the cell view (lines, not JSON); nothing was changed",
+                path=path,
+            ) from None
         named = _with_cells(error, document)
         if region is not None and change.cell is not None and isinstance(named, NoMatch):
             label = document.cells[document.cell_index(change.cell)].label

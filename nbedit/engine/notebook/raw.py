@@ -1,0 +1,506 @@
+"""A diff of a notebook's raw JSON, applied as JSON.
+
+``git diff`` on an ``.ipynb`` prints a diff of the file's JSON text, and that is
+what people commit, review and paste. Such a diff is not a diff of the cell view,
+so it is located in the raw text instead, with strict tiers only: the exact text,
+then ignoring line endings, then ignoring trailing whitespace. A locator (the
+line number of a unified diff) picks the nearest place, as GNU patch does, and a
+tie is ambiguous. Never fuzzy and never re-indented: in JSON the indentation is
+part of the bytes nbformat writes, and "similar enough" JSON is a different
+notebook.
+
+Which text a file's hunks are matched against is decided once per file, by data,
+not by guessing:
+
+* every hunk's old text is found in the raw text (and at least one hunk has old
+  text) -> the raw text;
+* a hunk that *looks like* notebook JSON (``"cell_type": ...``, a source line
+  written as ``"    x = 1\\n",``) but is not in the raw text -> only the exact tier
+  on the cell view, else refused with a message saying the diff does not match
+  the notebook's JSON;
+* otherwise -> the cell view, as before.
+
+The patched text must still be a notebook that nbformat validates (when the
+original was valid), or nothing is written. The plan's bytes are exactly the
+patched raw text; its preview is the cell-view diff of the two notebooks plus a
+note naming what changed outside the cell view (outputs, metadata).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from nbedit.engine.models import FileChange, FilePlan, Hunk, Tier
+from nbedit.engine.text import decode, dominant_newline, encode, fingerprint, newline_of, split_lines, strip_newline
+from nbedit.errors import AmbiguousMatch, NbeditError, NoMatch, NotebookError, OverlappingHunks
+
+__all__ = [
+    "RAW_NOTE",
+    "RawMatch",
+    "looks_like_notebook_json",
+    "plan_raw",
+]
+
+RAW_NOTE = "applied to the notebook's JSON (the diff is a diff of the raw .ipynb text)"
+_UNCHANGED = "the file was not changed"
+_RAW_TIERS = (Tier.EXACT, Tier.LINE_ENDINGS, Tier.TRAILING_WHITESPACE)
+_NOTEBOOK_KEY = re.compile(
+    r'^\s*"(cell_type|source|outputs|metadata|execution_count|nbformat|nbformat_minor|output_type'
+    r'|kernelspec|language_info|attachments)"\s*:'
+)
+_SOURCE_LINE = re.compile(r'^\s+"(?:[^"\\]|\\.)*\\n",?\s*$')
+
+
+@dataclass(frozen=True, slots=True)
+class RawMatch:
+    """Where one hunk landed in the raw text: ``text[start:end]`` becomes ``replacement``."""
+
+    hunk: Hunk
+    start: int
+    end: int
+    replacement: str
+    tier: Tier
+    line: int  # 1-based
+    offset: int | None  # lines away from the hunk's claimed start line
+
+
+def looks_like_notebook_json(hunk: Hunk) -> bool:
+    """Whether a hunk's lines are notebook JSON (members of a cell, quoted source lines).
+
+    A notebook member key (``"cell_type":``, ``"source":`` ...) anywhere decides;
+    otherwise at least half of the non-blank lines must be JSON strings ending in an
+    escaped newline (``"    x = 1\\n",``), which no cell source line looks like by accident.
+    """
+    lines = [line for line in (hunk.old + hunk.new).splitlines() if line.strip()]
+    if not lines:
+        return False
+    if any(_NOTEBOOK_KEY.match(line) for line in lines):
+        return True
+    quoted = sum(1 for line in lines if _SOURCE_LINE.match(line))
+    return quoted * 2 >= len(lines)
+
+
+# -- locating ---------------------------------------------------------------------------------
+
+
+class _RawText:
+    """The raw text split into lines once, with an index per tier for candidate starts."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = split_lines(text)
+        self.starts = [0]
+        for line in self.lines:
+            self.starts.append(self.starts[-1] + len(line))
+        self._keys: dict[Tier, list[str]] = {}
+        self._positions: dict[Tier, dict[str, list[int]]] = {}
+
+    def keys(self, tier: Tier) -> list[str]:
+        if tier not in self._keys:
+            self._keys[tier] = [_key(line, tier) for line in self.lines]
+        return self._keys[tier]
+
+    def positions(self, tier: Tier) -> dict[str, list[int]]:
+        if tier not in self._positions:
+            positions: dict[str, list[int]] = {}
+            for number, key in enumerate(self.keys(tier)):
+                positions.setdefault(key, []).append(number)
+            self._positions[tier] = positions
+        return self._positions[tier]
+
+
+def _key(line: str, tier: Tier) -> str:
+    """A line as a tier compares it (the newline is part of the exact key)."""
+    if tier is Tier.EXACT:
+        return line
+    body = strip_newline(line)
+    ended = "\n" if line.endswith("\n") else ""
+    if tier is Tier.LINE_ENDINGS:
+        return body + ended
+    return body.rstrip(" \t\r\f\v") + ended
+
+
+def _hits(raw: _RawText, old_lines: Sequence[str], tier: Tier, low: int, at_end: bool) -> list[int]:
+    """First lines (0-based, >= ``low``) where ``old_lines`` occur at ``tier``."""
+    keys = [_key(line, tier) for line in old_lines]
+    positions = raw.positions(tier)
+    pivot = min(range(len(keys)), key=lambda number: len(positions.get(keys[number], ())))
+    file_keys = raw.keys(tier)
+    found: list[int] = []
+    for position in positions.get(keys[pivot], ()):
+        first = position - pivot
+        if first < low or first + len(keys) > len(file_keys):
+            continue
+        if file_keys[first : first + len(keys)] != keys:
+            continue
+        if at_end and first + len(keys) != len(file_keys):
+            continue
+        found.append(first)
+    return found
+
+
+class _Outcome:
+    """Per hunk: a match, ``"absent"`` or ``"ambiguous"`` (with the lines it occurs at)."""
+
+    def __init__(self) -> None:
+        self.matches: list[RawMatch] = []
+        self.absent: list[int] = []  # hunk numbers
+        self.ambiguous: list[tuple[int, list[int]]] = []
+
+
+def _anchor_floor(raw: _RawText, hunk: Hunk, low: int) -> int | None:
+    """The line after the hunk's apply_patch anchors (each found once, in order); None: not found."""
+    for anchor in hunk.anchors:
+        wanted = anchor.strip()
+        lines = [
+            number for number in range(low, len(raw.lines)) if raw.lines[number].strip() == wanted
+        ]
+        if len(lines) != 1:
+            return None
+        low = lines[0] + 1
+    return low
+
+
+def _locate(raw: _RawText, hunks: Sequence[Hunk]) -> _Outcome:
+    outcome = _Outcome()
+    carried = 0
+    previous_end = 0
+    for number, hunk in enumerate(hunks):
+        low = previous_end if hunk.search_from_previous else 0
+        if hunk.anchors:
+            floor = _anchor_floor(raw, hunk, low)
+            if floor is None:
+                outcome.absent.append(number)
+                continue
+            low = floor
+        near = hunk.start_line + carried if hunk.start_line is not None else None
+        old_lines = split_lines(hunk.old)
+        if not old_lines:
+            if near is None or not 1 <= near <= len(raw.lines) + 1:
+                outcome.absent.append(number)
+                continue
+            start = raw.starts[near - 1]
+            outcome.matches.append(
+                RawMatch(hunk, start, start, _adapt(hunk.new, raw, near - 1), Tier.EXACT, near, 0)
+            )
+            continue
+        for tier in _RAW_TIERS:
+            hits = _hits(raw, old_lines, tier, low, hunk.at_end)
+            if hits:
+                break
+        if not hits:
+            outcome.absent.append(number)
+            continue
+        if near is not None:
+            best = min(abs(first + 1 - near) for first in hits)
+            nearest = [first for first in hits if abs(first + 1 - near) == best]
+        else:
+            nearest = hits
+        if len(nearest) > 1:
+            outcome.ambiguous.append((number, [first + 1 for first in nearest]))
+            continue
+        first = nearest[0]
+        start, end = raw.starts[first], raw.starts[first + len(old_lines)]
+        offset = first + 1 - near if near is not None else None
+        if offset is not None and hunk.start_line is not None:
+            carried = first + 1 - hunk.start_line
+        replacement = hunk.new if tier is Tier.EXACT else _transport(raw, first, old_lines, hunk.new)
+        outcome.matches.append(RawMatch(hunk, start, end, replacement, tier, first + 1, offset))
+        previous_end = first + len(old_lines)
+    return outcome
+
+
+def _adapt(new: str, raw: _RawText, line: int) -> str:
+    """New lines in the newline style of the raw text (inserted at 0-based ``line``)."""
+    newline = dominant_newline(raw.text)
+    if newline == "\n":
+        return new
+    return "".join(strip_newline(part) + newline if newline_of(part) else part for part in split_lines(new))
+
+
+def _transport(raw: _RawText, first: int, old_lines: Sequence[str], new: str) -> str:
+    """The change old -> new written onto file lines that match old only up to line ends.
+
+    Lines old and new share identically are taken from the file; every other line
+    is the new text's own, in the file's newline style.
+    """
+    new_lines = split_lines(new)
+    file_lines = raw.lines[first : first + len(old_lines)]
+    newline = newline_of(file_lines[0]) or dominant_newline(raw.text)
+    pieces: list[str] = []
+    matcher = difflib.SequenceMatcher(a=list(old_lines), b=new_lines, autojunk=False)
+    for tag, old_start, old_end, new_start, new_end in matcher.get_opcodes():
+        if tag == "equal":
+            pieces.extend(file_lines[old_start:old_end])
+            continue
+        for line in new_lines[new_start:new_end]:
+            pieces.append(strip_newline(line) + newline if newline_of(line) else line)
+    return "".join(pieces)
+
+
+# -- planning ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RawDecision:
+    """What the raw text says about a file's hunks (see the module docstring)."""
+
+    plan: FilePlan | None  # the raw plan, when every hunk is in the raw text
+    json_like: bool  # some hunk looks like notebook JSON
+
+
+def plan_raw(
+    path: str,
+    data: bytes,
+    change: FileChange,
+    *,
+    before_view: str,
+    mode: int | None,
+) -> RawDecision:
+    """Plan ``change`` on the raw text when its hunks are there; raise when they are JSON but wrong.
+
+    Returns ``RawDecision(None, json_like)`` when the hunks are not (all) in the raw
+    text, so the caller falls back to the cell view (exact tier only if ``json_like``).
+    """
+    hunks = change.hunks
+    json_like = any(looks_like_notebook_json(hunk) for hunk in hunks)
+    if not hunks or not all(hunk.whole_lines for hunk in hunks):
+        return RawDecision(None, json_like)
+    if not json_like and not all(_may_occur(hunk, data) for hunk in hunks):
+        return RawDecision(None, json_like)  # cheap: a cell-view diff of a big notebook is not decoded here
+    text, codec = decode(data, path)
+    raw = _RawText(text)
+    outcome = _locate(raw, hunks)
+    evidence = any(match.hunk.old for match in outcome.matches)
+    if outcome.ambiguous and not outcome.absent and (evidence or json_like):
+        number, lines = outcome.ambiguous[0]
+        shown = ", ".join(str(line) for line in lines[:10])
+        raise AmbiguousMatch(
+            f"{path}: hunk {number + 1} of the diff occurs {len(lines)} times in the notebook's JSON "
+            f"(lines {shown}); add context lines or a line number (a unified diff's @@ header) "
+            f"so it names one place; {_UNCHANGED}",
+            path=path,
+            locations=[(line, 1.0) for line in lines],
+            tier=Tier.EXACT.value,
+        )
+    if outcome.absent or outcome.ambiguous or not evidence:
+        if json_like and _already_applied(raw, hunks):
+            return RawDecision(_unchanged_plan(path, data, change, before_view, mode), json_like)
+        return RawDecision(None, json_like)
+    matches = sorted(outcome.matches, key=lambda match: (match.start, match.end))
+    for earlier, later in zip(matches, matches[1:], strict=False):
+        if later.start < earlier.end:
+            raise OverlappingHunks(
+                f"{path}: two hunks of the diff both change the notebook's JSON at lines "
+                f"{earlier.line} and {later.line}; re-create the diff; {_UNCHANGED}",
+                path=path,
+                lines=(later.line, earlier.line),
+            )
+    after_text = _splice(text, matches)
+    after_bytes = encode(after_text, codec)
+    after_view, notes = _check_notebook(path, data, after_bytes)
+    tiers = sorted({match.tier for match in matches if match.tier is not Tier.EXACT}, key=_RAW_TIERS.index)
+    offsets = [match for match in matches if match.offset]
+    notes = [RAW_NOTE, *notes]
+    if tiers:
+        notes.append("raw JSON " + ", ".join(tier.explanation for tier in tiers))
+    if offsets:
+        notes.append(
+            "raw JSON hunks found away from their line numbers: "
+            + ", ".join(f"hunk at line {match.line} (offset {match.offset:+d})" for match in offsets[:5])
+        )
+    plan = FilePlan(
+        path=path,
+        operation="update",
+        before=before_view,
+        after=after_view,
+        before_bytes=data,
+        after_bytes=after_bytes,
+        fingerprint=fingerprint(data),
+        hunks=(),  # located in the raw text: the preview diffs the two cell views instead
+        new_path=change.new_path if change.new_path != path else None,
+        mode=change.new_mode if change.new_mode is not None else mode,
+        before_mode=mode,
+        notebook=True,
+        display_before=before_view,
+        display_after=after_view,
+        notes=tuple(notes),
+    )
+    return RawDecision(plan, json_like)
+
+
+def _may_occur(hunk: Hunk, data: bytes) -> bool:
+    """Whether the longest old line of ``hunk`` (trailing whitespace aside) is in the bytes at all."""
+    lines = [line.rstrip() for line in hunk.old.splitlines()]
+    longest = max(lines, key=len, default="")
+    return longest.encode("utf-8", "surrogatepass") in data
+
+
+def _splice(text: str, matches: Sequence[RawMatch]) -> str:
+    pieces: list[str] = []
+    cursor = 0
+    for match in matches:
+        pieces.append(text[cursor : match.start])
+        pieces.append(match.replacement)
+        cursor = match.end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+def _already_applied(raw: _RawText, hunks: Sequence[Hunk]) -> bool:
+    """Every hunk's new text is in the raw text exactly and none of the old texts is."""
+    for hunk in hunks:
+        new_lines, old_lines = split_lines(hunk.new), split_lines(hunk.old)
+        if not new_lines or new_lines == old_lines:
+            return False
+        if not _hits(raw, new_lines, Tier.EXACT, 0, False):
+            return False
+        if old_lines and _hits(raw, old_lines, Tier.EXACT, 0, False):
+            return False
+    return True
+
+
+def _unchanged_plan(path: str, data: bytes, change: FileChange, view: str, mode: int | None) -> FilePlan:
+    return FilePlan(
+        path=path,
+        operation="update",
+        before=view,
+        after=view,
+        before_bytes=data,
+        after_bytes=data,
+        fingerprint=fingerprint(data),
+        mode=mode,
+        before_mode=mode,
+        already_applied=True,
+        notebook=True,
+        display_before=view,
+        display_after=view,
+        notes=(f"{RAW_NOTE}: every hunk's new text is already there and its old text is not",),
+    )
+
+
+# -- checking the result ----------------------------------------------------------------------
+
+
+def _check_notebook(path: str, before: bytes, after: bytes) -> tuple[str, list[str]]:
+    """The cell view of the patched notebook and notes; ``NotebookError`` if it is no valid notebook."""
+    from nbedit.engine.notebook.document import NotebookDocument
+
+    advice = (
+        "the diff was applied to the notebook's JSON and the result is not a valid notebook "
+        "({problem}); check that the diff was made from this version of the notebook "
+        "(git diff of the .ipynb), or edit the cells through the cell view; " + _UNCHANGED
+    )
+    try:
+        after_notebook = json.loads(after.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise NotebookError(f"{path}: " + advice.format(problem=f"not JSON: {error}"), path=path) from None
+    problem = _schema_problem(after_notebook)
+    notes: list[str] = []
+    if problem is not None:
+        before_problem = _schema_problem(json.loads(before.decode("utf-8-sig")))
+        if before_problem is None:
+            raise NotebookError(f"{path}: " + advice.format(problem=problem), path=path)
+        notes.append(f"the notebook was already invalid before this diff ({before_problem}); it still is")
+    try:
+        document = NotebookDocument.parse(after, path)
+    except NbeditError as error:
+        raise NotebookError(f"{path}: " + advice.format(problem=error.message), path=path) from None
+    before_notebook = json.loads(before.decode("utf-8-sig"))
+    notes.extend(_outside_view_changes(before_notebook, after_notebook))
+    return _display_view(before_notebook, after_notebook, document), notes
+
+
+def _schema_problem(notebook: Any) -> str | None:
+    if not isinstance(notebook, dict):
+        return "the JSON is not an object"
+    major, minor = notebook.get("nbformat"), notebook.get("nbformat_minor", 0)
+    if major != 4 or type(minor) is not int:
+        return f"nbformat {major}.{minor} is not nbformat 4"
+    from nbformat.validator import get_validator
+
+    validator = get_validator(4, minor)  # type: ignore[no-untyped-call]
+    if validator is None:
+        validator = get_validator(4)  # type: ignore[no-untyped-call]
+    errors = list(validator.iter_errors(notebook))
+    if not errors:
+        return None
+    error = errors[0]
+    where = "/".join(str(part) for part in getattr(error, "absolute_path", ()) or ())
+    return f"{error.message}" + (f" at {where}" if where else "")
+
+
+def _cell_key(cell: Any) -> tuple[str, ...]:
+    if not isinstance(cell, dict):
+        return ("?",)
+    if isinstance(cell.get("id"), str):
+        return ("id", cell["id"])
+    source = cell.get("source", "")
+    return ("source", str(cell.get("cell_type")), "".join(source) if isinstance(source, list) else str(source))
+
+
+def _pairing(before_cells: Sequence[Any], after_cells: Sequence[Any]) -> dict[int, int]:
+    """After-cell position -> the before-cell it is (ids first, else equal cells, else edited in place)."""
+    pairs: dict[int, int] = {}
+    matcher = difflib.SequenceMatcher(
+        a=[_cell_key(cell) for cell in before_cells], b=[_cell_key(cell) for cell in after_cells], autojunk=False
+    )
+    for tag, before_start, before_end, after_start, after_end in matcher.get_opcodes():
+        if tag == "equal" or (tag == "replace" and before_end - before_start == after_end - after_start):
+            for step in range(after_end - after_start):
+                before_cell, after_cell = before_cells[before_start + step], after_cells[after_start + step]
+                if tag == "equal" or _same_identity(before_cell, after_cell):
+                    pairs[after_start + step] = before_start + step
+    return pairs
+
+
+def _same_identity(before: Any, after: Any) -> bool:
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return False
+    return before.get("id") == after.get("id")
+
+
+def _display_view(before_notebook: dict[str, Any], after_notebook: dict[str, Any], document: Any) -> str:
+    """The patched notebook's cell view, its markers naming the cells as read before the diff."""
+    from nbedit.engine.notebook.view import render_cell
+
+    before_cells, after_cells = before_notebook.get("cells", []), after_notebook.get("cells", [])
+    pairs = _pairing(
+        before_cells if isinstance(before_cells, list) else [],
+        after_cells if isinstance(after_cells, list) else [],
+    )
+    parts = []
+    for position, cell in enumerate(document.cells):
+        original = pairs.get(position)
+        parts.append(render_cell(original, cell.cell_type, cell.source, cell.id))
+    return "".join(parts)
+
+
+def _outside_view_changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What the diff changed that the cell view does not show (outputs, metadata, counts)."""
+    changes: list[str] = []
+    for key in sorted(set(before) | set(after)):
+        if key != "cells" and before.get(key) != after.get(key):
+            changes.append("notebook metadata" if key == "metadata" else f"notebook '{key}'")
+    before_cells = before.get("cells", []) if isinstance(before.get("cells"), list) else []
+    after_cells = after.get("cells", []) if isinstance(after.get("cells"), list) else []
+    pairs = _pairing(before_cells, after_cells)
+    for position, cell in enumerate(after_cells):
+        original = pairs.get(position)
+        if original is None or not isinstance(cell, dict):
+            continue
+        old = before_cells[original]
+        members = sorted(
+            key for key in set(cell) | set(old) if key not in ("source", "cell_type") and cell.get(key) != old.get(key)
+        )
+        if members:
+            changes.append(f"cell {original}: {', '.join(members)}")
+    if not changes:
+        return []
+    shown = "; ".join(changes[:8]) + (f" and {len(changes) - 8} more" if len(changes) > 8 else "")
+    return [f"changes the cell view does not show: {shown}"]
