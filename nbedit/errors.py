@@ -140,16 +140,20 @@ class AmbiguousMatch(MatchError):
         path: str | None = None,
         locations: Sequence[tuple[int, int]] = (),
         tier: str | None = None,
+        cells: Sequence[str] = (),
+        detail: str | None = None,
     ) -> None:
         self.locations = tuple(locations)  # (line, column), 1-based
         self.tier = tier
-        where = ", ".join(f"{line}:{column}" for line, column in self.locations[:20])
-        more = f" and {len(self.locations) - 20} more" if len(self.locations) > 20 else ""
-        message = (
-            f"{message}\nmatches at (line:col) {where}{more}\n"
-            "add surrounding lines to make the old text unique, or use replace_all to change every one"
-        )
-        super().__init__(message, path=path)
+        self.cells = tuple(cells)  # notebook cells holding the matches ("cell 3 (id ab, code)")
+        if detail is None:  # ``detail``: where the matches are and what to do, when the caller knows better
+            where = ", ".join(f"{line}:{column}" for line, column in self.locations[:20])
+            more = f" and {len(self.locations) - 20} more" if len(self.locations) > 20 else ""
+            detail = (
+                f"matches at (line:col) {where}{more}\n"
+                "add surrounding lines to make the old text unique, or use replace_all to change every one"
+            )
+        super().__init__(f"{message}\n{detail}", path=path)
 
 
 class OverlappingHunks(MatchError):

@@ -28,7 +28,7 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from nbedit.engine.models import FilePlan, Plan
+from nbedit.engine.models import FilePlan, Plan, is_notebook_path
 from nbedit.engine.plan import text_diff
 from nbedit.engine.text import decode, fingerprint
 from nbedit.errors import HistoryError, NbeditError, NothingToUndo, StaleFile
@@ -110,7 +110,7 @@ def _display(data: bytes | None, path: str) -> str | None:
     """Text to diff: the cell view for notebooks, the decoded text otherwise."""
     if data is None:
         return None
-    if path.endswith(".ipynb"):
+    if is_notebook_path(path):
         try:
             from nbedit.engine.notebook import cell_view
 
@@ -183,7 +183,7 @@ def _stale(path: str, expected: bytes | None, current: bytes | None, why: str) -
 
 def _file_plan(workspace: Workspace, path: str, current: bytes | None, goal: bytes | None) -> FilePlan:
     operation = "add" if current is None else "delete" if goal is None else "update"
-    notebook = path.endswith(".ipynb")
+    notebook = is_notebook_path(path)
     return FilePlan(
         path=path,
         operation=operation,  # type: ignore[arg-type]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from nbedit.engine import formats
 from nbedit.engine.match import DEFAULT_THRESHOLD
-from nbedit.engine.models import CellSelector, Change, FileChange, FilePlan, Hunk, Plan
+from nbedit.engine.models import CellSelector, Change, FileChange, FilePlan, Hunk, Plan, is_notebook_path
 from nbedit.engine.plan import PlanOptions, plan_change, text_diff
 from nbedit.engine.text import decode, fingerprint
 from nbedit.errors import (
@@ -264,7 +264,7 @@ class Workspace:
         data = self._source.read(normalised)
         if data is None:
             raise NotAFile(f"{path}: does not exist", path=path)
-        if normalised.endswith(".ipynb"):
+        if is_notebook_path(normalised):
             from nbedit.engine.notebook import cell_view
 
             return cell_view(data, normalised)

@@ -139,7 +139,21 @@ class NotebookDocument:
                 path=path,
             ) from None
         notebook = scanned.top
-        if not scanned.is_object or not isinstance(notebook.get("nbformat"), int):
+        version = notebook.get("nbformat")
+        if scanned.is_object and isinstance(version, (int, float, str)) and not isinstance(version, (int, bool)):
+            major_text, _, minor_text = str(version).partition(".")
+            example = (
+                f"\"nbformat\": {int(major_text)}, \"nbformat_minor\": {int(minor_text or 0)}"
+                if major_text.isdigit() and (minor_text.isdigit() or not minor_text)
+                else "\"nbformat\": 4, \"nbformat_minor\": 4"
+            )
+            raise NotebookError(
+                f"{path}: has \"nbformat\": {json.dumps(version)}, but the notebook format version is a whole "
+                f"number with the minor version in its own member ({example}); "
+                f"fix those two members (or open and save the file in Jupyter) and retry; {_UNCHANGED}",
+                path=path,
+            )
+        if not scanned.is_object or not isinstance(version, int):
             raise NotebookError(
                 f"{path}: is JSON but not a Jupyter notebook (no top-level 'nbformat'); "
                 f"edit it as a plain text file instead (use a different extension); {_UNCHANGED}",

@@ -276,17 +276,20 @@ def plan_raw(
     text, codec = decode(data, path)
     raw = _RawText(text)
     outcome = _locate(raw, hunks)
-    evidence = any(match.hunk.old for match in outcome.matches)
+    # a diff that only inserts is placed by its line numbers alone: raw when its text is notebook JSON
+    evidence = any(match.hunk.old for match in outcome.matches) or json_like
     if outcome.ambiguous and not outcome.absent and (evidence or json_like):
         number, lines = outcome.ambiguous[0]
         shown = ", ".join(str(line) for line in lines[:10])
         raise AmbiguousMatch(
             f"{path}: hunk {number + 1} of the diff occurs {len(lines)} times in the notebook's JSON "
-            f"(lines {shown}); add context lines or a line number (a unified diff's @@ header) "
-            f"so it names one place; {_UNCHANGED}",
+            f"(lines {shown}){' equally near its line number' if hunks[number].start_line else ''}; "
+            "nbedit will not guess which one is meant",
             path=path,
-            locations=[(line, 1.0) for line in lines],
+            locations=[(line, 1) for line in lines],
             tier=Tier.EXACT.value,
+            detail="add context lines (git diff -U3) or a line number (a unified diff's @@ header) so the "
+            f"hunk names one place; {_UNCHANGED}",
         )
     if outcome.absent or outcome.ambiguous or not evidence:
         if json_like and _already_applied(raw, hunks):
