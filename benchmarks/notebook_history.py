@@ -31,7 +31,15 @@ __all__ = ["CONTEXTS", "NOTEBOOKS", "Outcome", "Step", "history", "replay", "sum
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "tests" / "data" / "notebooks"
 CONTEXTS = (3, 1, 0)
-_GIT = ("git", "-c", "user.name=nbedit", "-c", "user.email=nbedit@example.invalid", "-c", "core.autocrlf=false")
+_GIT = (
+    "git",
+    "-c",
+    "user.name=nbedit",
+    "-c",
+    "user.email=nbedit@example.invalid",
+    "-c",
+    "core.autocrlf=false",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,7 +276,9 @@ def summary(results: list[Outcome]) -> str:
     rows = ["context  diffs  applied  wrong  refused  refused-but-changed"]
     for context in CONTEXTS:
         chosen = [outcome for outcome in results if outcome.context == context]
-        counts = {name: sum(1 for o in chosen if o.result == name) for name in ("applied", "wrong", "refused")}
+        counts = {
+            name: sum(1 for o in chosen if o.result == name) for name in ("applied", "wrong", "refused")
+        }
         changed = sum(1 for o in chosen if o.result == "refused-changed")
         rows.append(
             f"-U{context:<6} {len(chosen):>5}  {counts['applied']:>7}  {counts['wrong']:>5}  "

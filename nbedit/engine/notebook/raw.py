@@ -36,8 +36,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from nbedit.engine.models import FileChange, FilePlan, Hunk, Tier
-from nbedit.engine.text import decode, dominant_newline, encode, fingerprint, newline_of, split_lines, strip_newline
-from nbedit.errors import AmbiguousMatch, NbeditError, NoMatch, NotebookError, OverlappingHunks
+from nbedit.engine.text import (
+    decode,
+    dominant_newline,
+    encode,
+    fingerprint,
+    newline_of,
+    split_lines,
+    strip_newline,
+)
+from nbedit.errors import AmbiguousMatch, NbeditError, NotebookError, OverlappingHunks
 
 __all__ = [
     "RAW_NOTE",
@@ -157,9 +165,7 @@ def _anchor_floor(raw: _RawText, hunk: Hunk, low: int) -> int | None:
     """The line after the hunk's apply_patch anchors (each found once, in order); None: not found."""
     for anchor in hunk.anchors:
         wanted = anchor.strip()
-        lines = [
-            number for number in range(low, len(raw.lines)) if raw.lines[number].strip() == wanted
-        ]
+        lines = [number for number in range(low, len(raw.lines)) if raw.lines[number].strip() == wanted]
         if len(lines) != 1:
             return None
         low = lines[0] + 1
@@ -444,14 +450,20 @@ def _cell_key(cell: Any) -> tuple[str, ...]:
     if isinstance(cell.get("id"), str):
         return ("id", cell["id"])
     source = cell.get("source", "")
-    return ("source", str(cell.get("cell_type")), "".join(source) if isinstance(source, list) else str(source))
+    return (
+        "source",
+        str(cell.get("cell_type")),
+        "".join(source) if isinstance(source, list) else str(source),
+    )
 
 
 def _pairing(before_cells: Sequence[Any], after_cells: Sequence[Any]) -> dict[int, int]:
     """After-cell position -> the before-cell it is (ids first, else equal cells, else edited in place)."""
     pairs: dict[int, int] = {}
     matcher = difflib.SequenceMatcher(
-        a=[_cell_key(cell) for cell in before_cells], b=[_cell_key(cell) for cell in after_cells], autojunk=False
+        a=[_cell_key(cell) for cell in before_cells],
+        b=[_cell_key(cell) for cell in after_cells],
+        autojunk=False,
     )
     for tag, before_start, before_end, after_start, after_end in matcher.get_opcodes():
         if tag == "equal" or (tag == "replace" and before_end - before_start == after_end - after_start):
@@ -499,7 +511,9 @@ def _outside_view_changes(before: dict[str, Any], after: dict[str, Any]) -> list
             continue
         old = before_cells[original]
         members = sorted(
-            key for key in set(cell) | set(old) if key not in ("source", "cell_type") and cell.get(key) != old.get(key)
+            key
+            for key in set(cell) | set(old)
+            if key not in ("source", "cell_type") and cell.get(key) != old.get(key)
         )
         if members:
             changes.append(f"cell {original}: {', '.join(members)}")
