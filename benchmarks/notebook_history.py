@@ -12,12 +12,19 @@ change notebook and cell metadata). Every ``git diff`` between consecutive commi
 ``Workspace.plan_patch`` + ``apply``: the result must be the later version byte for
 byte. A refusal must leave the file as it was.
 
+Drifted notebooks too: each step's diff is applied to its before version after
+a colleague added two lines to a cell the step leaves alone, so the hunks below
+it sit at an offset. The intended result is the after version with the same two lines;
+nbedit must write exactly that or refuse. ``git apply`` runs on the same bytes
+for comparison.
+
 Run ``python -m benchmarks.notebook_history`` for the table; the test suite runs
 the same replay (``tests/test_notebook_history.py``).
 """
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import tempfile
@@ -27,7 +34,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CONTEXTS", "NOTEBOOKS", "Outcome", "Step", "history", "replay", "summary"]
+__all__ = [
+    "CONTEXTS",
+    "NOTEBOOKS",
+    "Outcome",
+    "Step",
+    "drift_summary",
+    "drifted",
+    "drifted_outcomes",
+    "history",
+    "outcomes",
+    "replay",
+    "summary",
+]
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "tests" / "data" / "notebooks"
 CONTEXTS = (3, 1, 0)
@@ -261,6 +280,101 @@ def replay(step: Step, context: int, folder: Path) -> Outcome:
     return Outcome(step, context, result)
 
 
+def drift(before: bytes, after: bytes) -> tuple[bytes, bytes] | None:
+    """The notebook as a colleague changed it meanwhile, before and after the step's change.
+
+    Two lines are added to the source of a cell the step leaves alone (one that occurs
+    exactly once in both versions, at the same position: the middle one of those), so every hunk below it sits
+    at an offset and the step's own lines are untouched. Returns the drifted before
+    version and the intended result (the step's after version with the same two lines),
+    or None when the step leaves no cell alone.
+    """
+    import nbformat
+
+    def key(cell: Any) -> str:
+        return json.dumps(cell, sort_keys=True)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        old = nbformat.reads(before.decode("utf-8"), as_version=nbformat.NO_CONVERT)
+        new = nbformat.reads(after.decode("utf-8"), as_version=nbformat.NO_CONVERT)
+        old_keys, new_keys = [key(cell) for cell in old.cells], [key(cell) for cell in new.cells]
+        alone = [
+            k
+            for index, k in enumerate(old_keys)
+            if index < len(new_keys)
+            and new_keys[index] == k
+            and old_keys.count(k) == 1
+            and new_keys.count(k) == 1
+        ]
+        if not alone:
+            return None
+        chosen = alone[len(alone) // 2]
+        for notebook, keys in ((old, old_keys), (new, new_keys)):
+            cell = notebook.cells[keys.index(chosen)]
+            source = cell.get("source", "")
+            text = "".join(source) if isinstance(source, list) else source
+            cell["source"] = text + "\n# added meanwhile\n# by a colleague"
+        return tuple(  # type: ignore[return-value]
+            (nbformat.writes(notebook, version=nbformat.NO_CONVERT) + "\n").encode("utf-8")
+            for notebook in (old, new)
+        )
+
+
+def drifted(step: Step, context: int, folder: Path) -> tuple[Outcome, str] | None:
+    """Apply ``step``'s diff to a drifted copy of its before version.
+
+    The intended result is the step's after version with the same two lines (see
+    ``drift``); None when the step leaves no cell alone. nbedit's outcome is "applied" (exactly that),
+    "refused" or "wrong"; the second value is what ``git apply`` did on the same
+    bytes ("applied", "wrong" or "refused"), for comparison.
+    """
+    from nbedit.errors import NbeditError
+    from nbedit.workspace import Workspace
+
+    drifted_pair = drift(step.before, step.after)
+    if drifted_pair is None:
+        return None
+    start, intended = drifted_pair
+    oracle = folder / "git"
+    oracle.mkdir(parents=True)
+    (oracle / step.notebook).write_bytes(start)
+    (oracle / "change.diff").write_text(step.diffs[context], encoding="utf-8")
+    done = subprocess.run(
+        ["git", "apply", "--unidiff-zero", "change.diff"], cwd=oracle, capture_output=True, check=False
+    )
+    git_result = "refused" if done.returncode else "applied"
+    if done.returncode == 0 and (oracle / step.notebook).read_bytes() != intended:
+        git_result = "wrong"
+    mine = folder / "nbedit"
+    mine.mkdir()
+    target = mine / step.notebook
+    target.write_bytes(start)
+    workspace = Workspace(mine, history=False)
+    try:
+        workspace.apply(workspace.plan_patch(step.diffs[context]))
+    except NbeditError as error:
+        result = "refused" if target.read_bytes() == start else "refused-changed"
+        return Outcome(step, context, result, error.message), git_result
+    return Outcome(step, context, "applied" if target.read_bytes() == intended else "wrong"), git_result
+
+
+def drifted_outcomes(notebooks: Path = NOTEBOOKS) -> list[tuple[Outcome, str]]:
+    """Every step's diff (after the first save in Jupyter) applied to a drifted copy (see ``drifted``)."""
+    results: list[tuple[Outcome, str]] = []
+    with tempfile.TemporaryDirectory(prefix="nbedit-notebook-drift-") as scratch:
+        root = Path(scratch)
+        for number, source in enumerate(sorted(notebooks.glob("*.ipynb"))):
+            for index, step in enumerate(history(source, root / f"git-{number}")):
+                if step.change == "save in Jupyter":
+                    continue  # a whole-file rewrite: its context is the old layout, not nbformat's
+                for context in CONTEXTS:
+                    outcome = drifted(step, context, root / f"drift-{number}-{index}-{context}")
+                    if outcome is not None:
+                        results.append(outcome)
+    return results
+
+
 def outcomes(notebooks: Path = NOTEBOOKS) -> list[Outcome]:
     results: list[Outcome] = []
     with tempfile.TemporaryDirectory(prefix="nbedit-notebook-history-") as scratch:
@@ -270,6 +384,26 @@ def outcomes(notebooks: Path = NOTEBOOKS) -> list[Outcome]:
                 for context in CONTEXTS:
                     results.append(replay(step, context, root / f"replay-{number}-{step_number}-{context}"))
     return results
+
+
+def drift_summary(results: list[tuple[Outcome, str]]) -> str:
+    """Counts per context size for nbedit and for ``git apply`` on the same drifted notebooks."""
+    rows = [
+        "drifted notebooks (2 lines added to a cell the change leaves alone; intended: the same change there)",
+        "context  diffs  nbedit applied/wrong/refused  git apply applied/wrong/refused",
+    ]
+    for context in CONTEXTS:
+        chosen = [(outcome, git) for outcome, git in results if outcome.context == context]
+        mine = [
+            sum(1 for o, _ in chosen if o.result.startswith(name)) for name in ("applied", "wrong", "refused")
+        ]
+        theirs = [sum(1 for _, g in chosen if g == name) for name in ("applied", "wrong", "refused")]
+        rows.append(
+            f"-U{context:<6} {len(chosen):>5}  {'/'.join(map(str, mine)):>28}  {'/'.join(map(str, theirs)):>31}"
+        )
+    changed = sum(1 for outcome, _ in results if outcome.result == "refused-changed")
+    rows.append(f"refusals that changed the file: {changed}")
+    return "\n".join(rows)
 
 
 def summary(results: list[Outcome]) -> str:
@@ -301,3 +435,5 @@ def summary(results: list[Outcome]) -> str:
 
 if __name__ == "__main__":
     print(summary(outcomes()))
+    print()
+    print(drift_summary(drifted_outcomes()))

@@ -4,8 +4,10 @@
 what people commit, review and paste. Such a diff is not a diff of the cell view,
 so it is located in the raw text instead, with strict tiers only: the exact text,
 then ignoring line endings, then ignoring trailing whitespace. A locator (the
-line number of a unified diff) picks the nearest place, as GNU patch does, and a
-tie is ambiguous. Never fuzzy and never re-indented: in JSON the indentation is
+line number of a unified diff, corrected by the offset earlier hunks were found
+at) decides only when the hunk is exactly there; anywhere else the hunk must be
+unique, because notebook JSON repeats the same lines in every cell and "the
+nearest one" would be a guess about which cell is meant. Never fuzzy and never re-indented: in JSON the indentation is
 part of the bytes nbformat writes, and "similar enough" JSON is a different
 notebook.
 
@@ -69,6 +71,7 @@ class RawMatch:
     """Where one hunk landed in the raw text: ``text[start:end]`` becomes ``replacement``."""
 
     hunk: Hunk
+    number: int  # the hunk's position in the diff, 0-based
     start: int
     end: int
     replacement: str
@@ -159,6 +162,24 @@ class _Outcome:
         self.matches: list[RawMatch] = []
         self.absent: list[int] = []  # hunk numbers
         self.ambiguous: list[tuple[int, list[int]]] = []
+        self.unverified: list[int] = []  # insertions without context where the file has moved
+
+
+def _check_insertions(hunks: Sequence[Hunk], outcome: _Outcome) -> None:
+    """An insertion without context lines is placed by its line number alone; trust it only
+    when the hunks with old text after it were found as far from their line numbers as the
+    offset it was placed with (the file has not moved around it)."""
+    drifts = {  # hunk number -> how far from its claimed line it was found
+        match.number: match.line - match.hunk.start_line
+        for match in outcome.matches
+        if match.hunk.start_line is not None
+    }
+    for match in outcome.matches:
+        if match.hunk.old or match.hunk.start_line is None:
+            continue
+        later = [drifts[other] for other in sorted(drifts) if other > match.number and hunks[other].old]
+        if later and later[0] != drifts[match.number]:
+            outcome.unverified.append(match.number)
 
 
 def _anchor_floor(raw: _RawText, hunk: Hunk, low: int) -> int | None:
@@ -192,7 +213,7 @@ def _locate(raw: _RawText, hunks: Sequence[Hunk]) -> _Outcome:
                 continue
             start = raw.starts[near - 1]
             outcome.matches.append(
-                RawMatch(hunk, start, start, _adapt(hunk.new, raw, near - 1), Tier.EXACT, near, 0)
+                RawMatch(hunk, number, start, start, _adapt(hunk.new, raw, near - 1), Tier.EXACT, near, 0)
             )
             continue
         for tier in _RAW_TIERS:
@@ -202,21 +223,21 @@ def _locate(raw: _RawText, hunks: Sequence[Hunk]) -> _Outcome:
         if not hits:
             outcome.absent.append(number)
             continue
-        if near is not None:
-            best = min(abs(first + 1 - near) for first in hits)
-            nearest = [first for first in hits if abs(first + 1 - near) == best]
-        else:
-            nearest = hits
-        if len(nearest) > 1:
-            outcome.ambiguous.append((number, [first + 1 for first in nearest]))
+        # A line number decides only where the hunk is exactly (after the offset the previous
+        # hunks carried); elsewhere the hunk must be unique. Notebook JSON repeats lines like
+        # '   },' and '"execution_count": null,' in every cell, so "the nearest one" would be a
+        # guess about which cell is meant.
+        chosen = [first for first in hits if near is not None and first + 1 == near] or hits
+        if len(chosen) > 1:
+            outcome.ambiguous.append((number, [first + 1 for first in chosen]))
             continue
-        first = nearest[0]
+        first = chosen[0]
         start, end = raw.starts[first], raw.starts[first + len(old_lines)]
         offset = first + 1 - near if near is not None else None
         if offset is not None and hunk.start_line is not None:
             carried = first + 1 - hunk.start_line
         replacement = hunk.new if tier is Tier.EXACT else _transport(raw, first, old_lines, hunk.new)
-        outcome.matches.append(RawMatch(hunk, start, end, replacement, tier, first + 1, offset))
+        outcome.matches.append(RawMatch(hunk, number, start, end, replacement, tier, first + 1, offset))
         previous_end = first + len(old_lines)
     return outcome
 
@@ -282,6 +303,18 @@ def plan_raw(
     text, codec = decode(data, path)
     raw = _RawText(text)
     outcome = _locate(raw, hunks)
+    _check_insertions(hunks, outcome)
+    if outcome.unverified and not outcome.absent and not outcome.ambiguous:
+        number = outcome.unverified[0]
+        raise AmbiguousMatch(
+            f"{path}: hunk {number + 1} of the diff only inserts lines (it has no context lines) and the "
+            "notebook's JSON has moved since the diff was made, so its line number no longer says where "
+            "it goes; nbedit will not guess",
+            path=path,
+            locations=[(hunks[number].start_line or 1, 1)],
+            tier=Tier.EXACT.value,
+            detail=f"make the diff with context lines (git diff without -U0) against this version; {_UNCHANGED}",
+        )
     # a diff that only inserts is placed by its line numbers alone: raw when its text is notebook JSON
     evidence = any(match.hunk.old for match in outcome.matches) or json_like
     if outcome.ambiguous and not outcome.absent and (evidence or json_like):
@@ -289,7 +322,7 @@ def plan_raw(
         shown = ", ".join(str(line) for line in lines[:10])
         raise AmbiguousMatch(
             f"{path}: hunk {number + 1} of the diff occurs {len(lines)} times in the notebook's JSON "
-            f"(lines {shown}){' equally near its line number' if hunks[number].start_line else ''}; "
+            f"(lines {shown}){', none of them at its line number' if hunks[number].start_line else ''}; "
             "nbedit will not guess which one is meant",
             path=path,
             locations=[(line, 1) for line in lines],
@@ -362,15 +395,24 @@ def _splice(text: str, matches: Sequence[RawMatch]) -> str:
 
 
 def _already_applied(raw: _RawText, hunks: Sequence[Hunk]) -> bool:
-    """Every hunk's new text is in the raw text exactly and none of the old texts is."""
+    """The whole diff is already there: every hunk's new text is, and nothing any hunk removes is.
+
+    "Nothing it removes" is checked per run of removed lines, not for the old text as a
+    whole: a hunk that deletes a cell has a new text of two generic lines ('"cells": [',
+    '  {') found anywhere, so only the absence of the deleted cell's lines says it is done.
+    """
     for hunk in hunks:
         new_lines, old_lines = split_lines(hunk.new), split_lines(hunk.old)
         if not new_lines or new_lines == old_lines:
             return False
         if not _hits(raw, new_lines, Tier.EXACT, 0, False):
             return False
-        if old_lines and _hits(raw, old_lines, Tier.EXACT, 0, False):
-            return False
+        matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
+        for tag, old_start, old_end, _, _ in matcher.get_opcodes():
+            if tag in ("replace", "delete") and _hits(
+                raw, old_lines[old_start:old_end], Tier.EXACT, 0, False
+            ):
+                return False
     return True
 
 
@@ -436,12 +478,25 @@ def _schema_problem(notebook: Any) -> str | None:
     validator = get_validator(4, minor)  # type: ignore[no-untyped-call]
     if validator is None:
         validator = get_validator(4)  # type: ignore[no-untyped-call]
-    errors = list(validator.iter_errors(notebook))
-    if not errors:
+    if not any(True for _ in validator.iter_errors(notebook)):
         return None
-    error = errors[0]
-    where = "/".join(str(part) for part in getattr(error, "absolute_path", ()) or ())
-    return f"{error.message}" + (f" at {where}" if where else "")
+    # the fast validator's messages are terse ("must be valid exactly by one definition"):
+    # jsonschema's best match names the member that is wrong
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
+
+    detailed = get_validator(4, minor, name="jsonschema") or get_validator(4, name="jsonschema")  # type: ignore[no-untyped-call]
+    best = best_match(detailed.iter_errors(notebook))
+    if best is None:
+        return "nbformat's schema refuses it"
+    where = "/".join(str(part) for part in best.absolute_path)
+    if best.context:  # "not valid under any of the given schemas": say what the closest schema missed
+        inner = best_match(best.context)
+        where = "/".join(str(part) for part in inner.absolute_path) or where
+        best = inner
+    message = str(best.message)
+    if len(message) > 200:
+        message = message[:200] + "..."
+    return message + (f" at {where}" if where else "")
 
 
 def _cell_key(cell: Any) -> tuple[str, ...]:
