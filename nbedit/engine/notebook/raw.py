@@ -377,10 +377,30 @@ def plan_raw(
 
 
 def _may_occur(hunk: Hunk, data: bytes) -> bool:
-    """Whether the longest old line of ``hunk`` (trailing whitespace aside) is in the bytes at all."""
+    """Whether the longest old line of ``hunk`` is a whole line of the bytes (trailing whitespace aside).
+
+    A cell-view line ("import os") is inside the JSON as a quoted string, never as a whole
+    line, so a cell-view diff of a 50 MB notebook is ruled out by a few ``find`` calls.
+    """
     lines = [line.rstrip() for line in hunk.old.splitlines()]
-    longest = max(lines, key=len, default="")
-    return longest.encode("utf-8", "surrogatepass") in data
+    longest = max(lines, key=len, default="").encode("utf-8", "surrogatepass")
+    if not longest:
+        return True
+
+    def whole_line_at(position: int) -> bool:
+        end = position + len(longest)
+        while end < len(data) and data[end] in b" \t\r\f\v":
+            end += 1
+        return end == len(data) or data[end] == 0x0A
+
+    if data.startswith(longest) and whole_line_at(0):
+        return True
+    found = data.find(b"\n" + longest)
+    while found != -1:
+        if whole_line_at(found + 1):
+            return True
+        found = data.find(b"\n" + longest, found + 1)
+    return False
 
 
 def _splice(text: str, matches: Sequence[RawMatch]) -> str:
