@@ -1,4 +1,9 @@
-"""The planner's hook for ``.ipynb`` targets: hunks are matched on the cell view.
+"""The planner's hook for ``.ipynb`` targets: hunks are matched on the cell view (or the raw JSON).
+
+A diff whose hunks are the notebook's raw JSON (what ``git diff`` prints for an
+``.ipynb``) is applied to the JSON text by ``raw``; a hunk that looks like notebook
+JSON but is not in the file is matched on the cell view with the exact tier only,
+or refused. Everything else works on the cell view:
 
 Every dialect (old/new pairs, unified diffs, apply_patch, SEARCH/REPLACE) is
 located by the ordinary matcher against the notebook's cell view, so uniqueness,
@@ -7,7 +12,11 @@ the normalised tiers and fuzzy matching behave exactly as for a text file; with 
 
 * a hunk whose match lies inside one cell's body edits that cell and is labelled
   with it (``LocatedHunk.cell``);
-* a hunk whose old text contains marker text (``# %% nbedit``) may span cells:
+* cell edits (old/new and SEARCH/REPLACE, ``CELL_DIALECTS``) change the text of one
+  cell: old text holding a marker line, or new text adding a marker or marker-like
+  line, is refused before matching (read back through the view it would merge or
+  split cells, or lose a backslash, so the file would differ from the preview);
+* a diff hunk whose old text contains marker text (``# %% nbedit``) may span cells:
   often the markers are just a diff's context lines, so the label names the cell
   whose text really changes (context trimmed off); when markers themselves are
   added or removed it is a structural edit (insert, delete, retype, reorder) and

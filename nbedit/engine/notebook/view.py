@@ -20,6 +20,10 @@ Design choices, in the spirit of jupytext's percent format but stricter:
 * A cell's body is its source followed by one ``"\\n"`` (nothing for an empty
   source); reading back strips exactly that one newline. A source that ends with a
   newline therefore shows as a blank line before the next marker.
+* A cell of a type nbedit does not know (nbformat's schema allows them; old files
+  have ``heading`` cells) is shown with its type and the word ``read-only``
+  (``# %% nbedit cell 9 [future cell] read-only``); the document keeps it byte for
+  byte and refuses an edit that changes, retypes or deletes it.
 * To insert a cell, write a marker with ``new`` instead of an index
   (``# %% nbedit cell new [markdown]``); a marker without a type is a code cell when
   new. Markers of cells that were read keep their index and id: indexes always
