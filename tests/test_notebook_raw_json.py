@@ -143,6 +143,8 @@ def test_issue9_item4_crlf_notebook_with_an_lf_diff_keeps_crlf(tmp_path: Path) -
     workspace = nbedit.Workspace(tmp_path, history=False)
     plan = workspace.plan_patch(diff)
     assert "raw JSON matched ignoring line endings" in plan.files[0].notes
+    with pytest.raises(NoMatch, match="does not match the notebook's JSON"):
+        workspace.plan_patch(diff, exact=True)
     workspace.apply(plan)
     assert path.read_bytes() == wanted.replace(b"\n", b"\r\n")
 

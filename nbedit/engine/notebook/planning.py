@@ -90,7 +90,7 @@ def plan_notebook(
     if dialect in CELL_DIALECTS:
         for number, hunk in enumerate(change.hunks):
             _check_cell_edit(hunk, number, len(change.hunks), path)
-    decision = plan_raw(path, data, change, before_view=document.view, mode=mode)
+    decision = plan_raw(path, data, change, before_view=document.view, mode=mode, exact=options.exact)
     if decision.plan is not None and change.cell is None:
         return decision.plan
     region = document.cell_span(change.cell) if change.cell is not None else None

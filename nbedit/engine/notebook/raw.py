@@ -193,7 +193,7 @@ def _anchor_floor(raw: _RawText, hunk: Hunk, low: int) -> int | None:
     return low
 
 
-def _locate(raw: _RawText, hunks: Sequence[Hunk]) -> _Outcome:
+def _locate(raw: _RawText, hunks: Sequence[Hunk], tiers: Sequence[Tier] = _RAW_TIERS) -> _Outcome:
     outcome = _Outcome()
     carried = 0
     previous_end = 0
@@ -216,7 +216,7 @@ def _locate(raw: _RawText, hunks: Sequence[Hunk]) -> _Outcome:
                 RawMatch(hunk, number, start, start, _adapt(hunk.new, raw, near - 1), Tier.EXACT, near, 0)
             )
             continue
-        for tier in _RAW_TIERS:
+        for tier in tiers:
             hits = _hits(raw, old_lines, tier, low, hunk.at_end)
             if hits:
                 break
@@ -288,11 +288,13 @@ def plan_raw(
     *,
     before_view: str,
     mode: int | None,
+    exact: bool = False,
 ) -> RawDecision:
     """Plan ``change`` on the raw text when its hunks are there; raise when they are JSON but wrong.
 
     Returns ``RawDecision(None, json_like)`` when the hunks are not (all) in the raw
     text, so the caller falls back to the cell view (exact tier only if ``json_like``).
+    ``exact`` (the caller's ``exact=True`` / ``--exact``) leaves only the exact tier.
     """
     hunks = change.hunks
     json_like = any(looks_like_notebook_json(hunk) for hunk in hunks)
@@ -302,7 +304,7 @@ def plan_raw(
         return RawDecision(None, json_like)  # cheap: a cell-view diff of a big notebook is not decoded here
     text, codec = decode(data, path)
     raw = _RawText(text)
-    outcome = _locate(raw, hunks)
+    outcome = _locate(raw, hunks, (Tier.EXACT,) if exact else _RAW_TIERS)
     _check_insertions(hunks, outcome)
     if outcome.unverified and not outcome.absent and not outcome.ambiguous:
         number = outcome.unverified[0]
