@@ -523,3 +523,49 @@ def test_issue12_unknown_cell_type_cannot_be_edited_or_deleted(tmp_path: Path) -
     assert path.read_bytes() == data
     workspace.apply(workspace.plan_edit("nb.ipynb", "x = 1", "x = 2"))
     assert path.read_bytes() == data.replace(b'"source": "x = 1"', b'"source": "x = 2"')
+
+
+def cli(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nbedit.cli", *arguments],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO), "NO_COLOR": "1", "PATH": "/usr/bin:/bin", "COLUMNS": "200"},
+        timeout=120,
+    )
+
+
+def test_issue10_item9_and_issue11_item7_on_the_command_line(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_bytes(b"x = 1\n")
+    refused = cli("edit", "app.py", "--old", "x = 1", "--new", "x = 2", "--cell", "0", "--yes", cwd=tmp_path)
+    assert refused.returncode == 1 and "applies only to notebooks" in refused.stdout + refused.stderr
+    assert (tmp_path / "app.py").read_bytes() == b"x = 1\n"
+    _, path, data = _small(tmp_path, "c = 3\nd = 4")
+    path.rename(tmp_path / "Report.IPYNB")
+    ambiguous = cli(
+        "edit", "Report.IPYNB", "--old", "c = 3", "--new", "c = 30", "--yes", "--no-history", cwd=tmp_path
+    )
+    output = ambiguous.stdout + ambiguous.stderr
+    assert ambiguous.returncode == 1
+    assert "cell 1 (id two, code) line 1" in output and "--cell one" in output
+    assert "line 5, column 1" not in output  # no cell-view line numbers
+    assert (tmp_path / "Report.IPYNB").read_bytes() == data
+    edited = cli(
+        "edit",
+        "Report.IPYNB",
+        "--old",
+        "c = 3",
+        "--new",
+        "c = 30",
+        "--cell",
+        "two",
+        "--yes",
+        "--no-history",
+        cwd=tmp_path,
+    )
+    assert edited.returncode == 0, edited.stdout + edited.stderr
+    assert [cell.source for cell in nbformat.read(tmp_path / "Report.IPYNB", as_version=4).cells] == [
+        "c = 3\nd = 4",
+        "c = 30",
+    ]
