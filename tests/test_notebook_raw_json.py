@@ -272,6 +272,21 @@ def test_issue9_item4_cell_view_diff_is_still_matched_on_the_cell_view(tmp_path:
     assert nbformat.read(path, as_version=4).cells[2].source == "a = 10\nb = 2"
 
 
+def test_issue9_item4_cell_view_diff_whose_lines_are_also_json_lines(tmp_path: Path) -> None:
+    """'}' is the JSON's last line and a code line: the raw reading breaks the JSON, so the view is meant."""
+    built = notebook()
+    built.cells[2].source = "config = {\n    'a': 1,\n}"
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(built, path)
+    workspace = nbedit.Workspace(tmp_path, history=False)
+    view = workspace.view("nb.ipynb")
+    line = view[: view.index("}\n# %% nbedit cell 3")].count("\n") + 1
+    plan = workspace.plan_patch(f"--- a/nb.ipynb\n+++ b/nb.ipynb\n@@ -{line} +{line} @@\n-}}\n+}}  # done\n")
+    assert RAW_NOTE not in plan.files[0].notes
+    workspace.apply(plan)
+    assert nbformat.read(path, as_version=4).cells[2].source == "config = {\n    'a': 1,\n}  # done"
+
+
 def test_issue9_item4_raw_plan_is_reviewed_as_one_file_toggle(tmp_path: Path) -> None:
     path, diff, before, wanted = repository(tmp_path, notebook(), change(notebook()))
     workspace = nbedit.Workspace(tmp_path, history=False)

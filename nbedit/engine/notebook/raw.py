@@ -347,7 +347,14 @@ def plan_raw(
             )
     after_text = _splice(text, matches)
     after_bytes = encode(after_text, codec)
-    after_view, notes = _check_notebook(path, data, after_bytes)
+    try:
+        after_view, notes = _check_notebook(path, data, after_bytes)
+    except NotebookError:
+        if not json_like:
+            # lines like '}' or '  {' are whole lines of the JSON and of code cells alike: a diff
+            # that nothing marks as JSON and that breaks the JSON was written for the cell view
+            return RawDecision(None, json_like)
+        raise
     tiers = sorted({match.tier for match in matches if match.tier is not Tier.EXACT}, key=_RAW_TIERS.index)
     offsets = [match for match in matches if match.offset]
     notes = [RAW_NOTE, *notes]
