@@ -348,7 +348,8 @@ def test_looks_like_notebook_json() -> None:
     assert looks_like_notebook_json(Hunk('   "cell_type": "code",\n', '   "cell_type": "markdown",\n'))
     assert looks_like_notebook_json(Hunk('    "%pip install x\\n",\n', '    "%pip install y\\n",\n'))
     assert not looks_like_notebook_json(Hunk("x = {\n", "x = {\n    'a': 1,\n"))
-    assert not looks_like_notebook_json(Hunk('    "hello",\n', '    "world",\n'))
+    assert looks_like_notebook_json(Hunk('    "print(x)"\n', '    "print(y)"\n'))  # a source's last line
+    assert not looks_like_notebook_json(Hunk('x = [\n  "hello",\n', 'x = [\n  "world",\n'))
 
 
 # -- issue 9 item 9: the cell view is a faithful text ----------------------------------------------

@@ -63,7 +63,7 @@ _NOTEBOOK_KEY = re.compile(
     r'^\s*"(cell_type|source|outputs|metadata|execution_count|nbformat|nbformat_minor|output_type'
     r'|kernelspec|language_info|attachments)"\s*:'
 )
-_SOURCE_LINE = re.compile(r'^\s+"(?:[^"\\]|\\.)*\\n",?\s*$')
+_SOURCE_LINE = re.compile(r'^\s{3,}"(?:[^"\\]|\\.)*",?\s*$')  # an element of a source or text list
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +84,11 @@ def looks_like_notebook_json(hunk: Hunk) -> bool:
     """Whether a hunk's lines are notebook JSON (members of a cell, quoted source lines).
 
     A notebook member key (``"cell_type":``, ``"source":`` ...) anywhere decides;
-    otherwise at least half of the non-blank lines must be JSON strings ending in an
-    escaped newline (``"    x = 1\\n",``), which no cell source line looks like by accident.
+    otherwise at least half of the non-blank lines must be indented JSON strings, the
+    elements of a source list (``    "x = 1\\n",``, ``    "print(x)"``). A code line that
+    is only a string in a list looks the same; such a hunk is then matched on the cell
+    view by the exact tier only, which is the safe side: a JSON line is never matched
+    leniently into a cell.
     """
     lines = [line for line in (hunk.old + hunk.new).splitlines() if line.strip()]
     if not lines:
@@ -306,6 +309,8 @@ def plan_raw(
     raw = _RawText(text)
     outcome = _locate(raw, hunks, (Tier.EXACT,) if exact else _RAW_TIERS)
     _check_insertions(hunks, outcome)
+    if not json_like and (outcome.unverified or outcome.ambiguous):
+        return RawDecision(None, json_like)  # nothing says the diff is JSON: the cell view decides
     if outcome.unverified and not outcome.absent and not outcome.ambiguous:
         number = outcome.unverified[0]
         raise AmbiguousMatch(
@@ -318,8 +323,8 @@ def plan_raw(
             detail=f"make the diff with context lines (git diff without -U0) against this version; {_UNCHANGED}",
         )
     # a diff that only inserts is placed by its line numbers alone: raw when its text is notebook JSON
-    evidence = any(match.hunk.old for match in outcome.matches) or json_like
-    if outcome.ambiguous and not outcome.absent and (evidence or json_like):
+    evidence = json_like or any(match.hunk.old for match in outcome.matches)
+    if outcome.ambiguous and not outcome.absent:
         number, lines = outcome.ambiguous[0]
         shown = ", ".join(str(line) for line in lines[:10])
         raise AmbiguousMatch(
