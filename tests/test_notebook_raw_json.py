@@ -102,6 +102,7 @@ def test_issue9_item4_git_diff_of_a_notebook_applies_as_json(tmp_path: Path, con
     assert file_plan.after_bytes == wanted
     assert RAW_NOTE in file_plan.notes
     assert any("cell 1: execution_count, outputs" in note for note in file_plan.notes)
+    assert "changes the cell structure: inserts 1 cell" in file_plan.notes
     # the preview is the cell view's diff, with the cells named as read
     assert "-%pip install x\n+%pip install y\n" in plan.diff
     assert "+# %% nbedit cell new [markdown] id=new4\n+new *notes*\n" in plan.diff
@@ -111,6 +112,18 @@ def test_issue9_item4_git_diff_of_a_notebook_applies_as_json(tmp_path: Path, con
 
 
 @pytest.mark.parametrize("minor", [0, 1, 2, 3, 4])
+def test_issue9_item4_raw_diff_moving_a_cell_is_previewed_with_the_cells_as_read(tmp_path: Path) -> None:
+    after = notebook()
+    after.cells[1], after.cells[2] = after.cells[2], after.cells[1]
+    path, diff, _, wanted = repository(tmp_path, notebook(), after)
+    workspace = nbedit.Workspace(tmp_path, history=False)
+    plan = workspace.plan_patch(diff)
+    assert "changes the cell structure: reorders cells" in plan.files[0].notes
+    assert "+# %% nbedit cell 2 [code] id=code2\n+a = 1\n" in plan.diff  # cell 2 keeps its name
+    workspace.apply(plan)
+    assert path.read_bytes() == wanted
+
+
 def test_issue9_item4_raw_diff_of_nbformat_40_to_44_notebooks(tmp_path: Path, minor: int) -> None:
     path, diff, _, wanted = repository(tmp_path, notebook(minor), change(notebook(minor)))
     workspace = nbedit.Workspace(tmp_path, history=False)
@@ -135,6 +148,26 @@ def test_issue9_item4_raw_diff_found_at_an_offset_matches_git_apply(
     assert any("offset +" in note for note in plan.files[0].notes)
     workspace.apply(plan)
     assert path.read_bytes() == (oracle / "nb.ipynb").read_bytes()
+
+
+def test_issue9_item4_zero_context_insertion_in_a_moved_notebook_is_refused(tmp_path: Path) -> None:
+    """A -U0 hunk that only inserts has nothing but its line number; when the hunks after it were
+    found elsewhere, the file moved and that line number is stale: refused, not placed by guess."""
+    after = notebook()
+    after.cells.insert(2, nbformat.v4.new_markdown_cell("inserted", id="ins"))
+    after.cells[4].source = "total = a + b + 1\nprint(total)"
+    path, diff, before, _ = repository(tmp_path, notebook(), after, context=0)
+    moved = notebook()
+    moved.cells[0].source = "# Title\nsome text\nadded\nby a colleague"
+    nbformat.write(moved, path)
+    data = path.read_bytes()
+    workspace = nbedit.Workspace(tmp_path, history=False)
+    with pytest.raises(AmbiguousMatch, match="only inserts lines .* has moved since the diff was made"):
+        workspace.plan_patch(diff)
+    assert path.read_bytes() == data
+    path.write_bytes(before)  # on the version it was made from, the same diff applies
+    workspace.apply(workspace.plan_patch(diff))
+    assert nbformat.read(path, as_version=4).cells[2].source == "inserted"
 
 
 def test_issue9_item4_crlf_notebook_with_an_lf_diff_keeps_crlf(tmp_path: Path) -> None:

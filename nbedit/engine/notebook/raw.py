@@ -560,6 +560,16 @@ def _pairing(before_cells: Sequence[Any], after_cells: Sequence[Any]) -> dict[in
                 before_cell, after_cell = before_cells[before_start + step], after_cells[after_start + step]
                 if tag == "equal" or _same_identity(before_cell, after_cell):
                     pairs[after_start + step] = before_start + step
+    # a moved cell is a deletion and an insertion to the alignment; its id says it is one cell
+    taken = set(pairs.values())
+    by_id = {
+        cell["id"]: index
+        for index, cell in enumerate(before_cells)
+        if index not in taken and isinstance(cell, dict) and isinstance(cell.get("id"), str)
+    }
+    for position, cell in enumerate(after_cells):
+        if position not in pairs and isinstance(cell, dict) and cell.get("id") in by_id:
+            pairs[position] = by_id.pop(cell["id"])
     return pairs
 
 
@@ -606,7 +616,18 @@ def _outside_view_changes(before: dict[str, Any], after: dict[str, Any]) -> list
         )
         if members:
             changes.append(f"cell {original}: {', '.join(members)}")
-    if not changes:
-        return []
-    shown = "; ".join(changes[:8]) + (f" and {len(changes) - 8} more" if len(changes) > 8 else "")
-    return [f"changes the cell view does not show: {shown}"]
+    notes: list[str] = []
+    inserted = len(after_cells) - len(pairs)
+    deleted = len(before_cells) - len(pairs)
+    moved = [pairs[position] for position in sorted(pairs)] != sorted(pairs.values())
+    structure = [
+        *([f"inserts {inserted} cell{'s' if inserted > 1 else ''}"] if inserted else []),
+        *([f"deletes {deleted} cell{'s' if deleted > 1 else ''}"] if deleted else []),
+        *(["reorders cells"] if moved else []),
+    ]
+    if structure:
+        notes.append("changes the cell structure: " + ", ".join(structure))
+    if changes:
+        shown = "; ".join(changes[:8]) + (f" and {len(changes) - 8} more" if len(changes) > 8 else "")
+        notes.append(f"changes the cell view does not show: {shown}")
+    return notes
