@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from nbedit.engine.models import FileChange, FilePlan, Hunk, LocatedHunk
 from nbedit.engine.notebook.document import NotebookDocument
-from nbedit.engine.notebook.raw import plan_raw
+from nbedit.engine.notebook.raw import RawDecision, looks_like_notebook_json, plan_raw
 from nbedit.engine.plan import splice
 from nbedit.engine.text import fingerprint
 from nbedit.errors import AmbiguousMatch, MatchError, NoMatch
@@ -90,9 +90,12 @@ def plan_notebook(
     if dialect in CELL_DIALECTS:
         for number, hunk in enumerate(change.hunks):
             _check_cell_edit(hunk, number, len(change.hunks), path)
-    decision = plan_raw(path, data, change, before_view=document.view, mode=mode, exact=options.exact)
-    if decision.plan is not None and change.cell is None:
-        return decision.plan
+    if change.cell is None:
+        decision = plan_raw(path, data, change, before_view=document.view, mode=mode, exact=options.exact)
+        if decision.plan is not None:
+            return decision.plan
+    else:  # limited to one cell: the cell view it is
+        decision = RawDecision(None, any(looks_like_notebook_json(hunk) for hunk in change.hunks))
     region = document.cell_span(change.cell) if change.cell is not None else None
     if decision.json_like:
         options = replace(options, exact=True)  # notebook JSON is never matched leniently into cells

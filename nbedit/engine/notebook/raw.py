@@ -51,6 +51,7 @@ from nbedit.errors import AmbiguousMatch, NbeditError, NotebookError, Overlappin
 
 __all__ = [
     "RAW_NOTE",
+    "RawDecision",
     "RawMatch",
     "looks_like_notebook_json",
     "plan_raw",
