@@ -537,7 +537,6 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--repair", action="store_true", help="set a damaged history aside and start anew")
     doctor.set_defaults(handler=_doctor, no_history=False)
 
-
     demo = commands.add_parser("demo", help="a guided tour on sample files in a temporary folder")
     demo.set_defaults(handler=_demo)
     return parser

@@ -219,20 +219,26 @@ class AmbiguousMatch(MatchError):
         path: str | None = None,
         locations: Sequence[tuple[int, int]] = (),
         tier: str | None = None,
+        cells: Sequence[str] = (),
+        detail: str | None = None,
     ) -> None:
         self.locations = tuple(locations)  # (line, column), 1-based
         self.tier = tier
-        where = ", ".join(f"{line}:{column}" for line, column in self.locations[:20])
-        more = f" and {len(self.locations) - 20} more" if len(self.locations) > 20 else ""
-        in_cell = (
-            f", limit it to one cell with {option('cell')}" if (path or "").lower().endswith(".ipynb") else ""
-        )
-        message = (
-            f"{message}\nmatches at (line:col) {where}{more}\n"
-            f"add surrounding lines to make the old text unique{in_cell}, "
-            f"or pass {option('replace_all')} to change every one"
-        )
-        super().__init__(message, path=path)
+        self.cells = tuple(cells)  # notebook cells holding the matches ("cell 3 (id ab, code)")
+        if detail is None:  # ``detail``: where the matches are and what to do, when the caller knows better
+            where = ", ".join(f"{line}:{column}" for line, column in self.locations[:20])
+            more = f" and {len(self.locations) - 20} more" if len(self.locations) > 20 else ""
+            in_cell = (
+                f", limit it to one cell with {option('cell')}"
+                if (path or "").lower().endswith(".ipynb")
+                else ""
+            )
+            detail = (
+                f"matches at (line:col) {where}{more}\n"
+                f"add surrounding lines to make the old text unique{in_cell}, "
+                f"or pass {option('replace_all')} to change every one"
+            )
+        super().__init__(f"{message}\n{detail}", path=path)
 
 
 class UnsafeChange(MatchError):

@@ -38,7 +38,7 @@ import weakref
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
-from nbedit.engine.models import FilePlan, Plan
+from nbedit.engine.models import FilePlan, Plan, is_notebook_path
 from nbedit.engine.plan import text_diff
 from nbedit.engine.text import decode, fingerprint
 from nbedit.errors import HistoryError, NbeditError, NothingToUndo, StaleFile, option
@@ -127,7 +127,7 @@ def _display(data: bytes | None, path: str) -> str | None:
     """Text to diff: the cell view for notebooks, the decoded text otherwise."""
     if data is None:
         return None
-    if path.endswith(".ipynb"):
+    if is_notebook_path(path):
         try:
             from nbedit.engine.notebook import cell_view
 
@@ -164,7 +164,9 @@ def _states(versions: list[FileVersion], which: Which) -> dict[str, bytes | None
     return {path: state[0] for path, state in _versioned_states(versions, which).items()}
 
 
-def _versioned_states(versions: list[FileVersion], which: Which) -> dict[str, tuple[bytes | None, int | None]]:
+def _versioned_states(
+    versions: list[FileVersion], which: Which
+) -> dict[str, tuple[bytes | None, int | None]]:
     """Location -> (bytes, mode) of every file of an entry, before or after it (mode None: not recorded)."""
     states: dict[str, tuple[bytes | None, int | None]] = {}
     for version in versions:
@@ -215,7 +217,7 @@ def _file_plan(
     workspace: Workspace, path: str, current: bytes | None, goal: bytes | None, goal_mode: int | None = None
 ) -> FilePlan:
     operation = "add" if current is None else "delete" if goal is None else "update"
-    notebook = path.endswith(".ipynb")
+    notebook = is_notebook_path(path)
     current_mode = workspace._source.mode(path) if current is not None else None
     return FilePlan(
         path=path,
@@ -320,7 +322,9 @@ def plan_undo(workspace: Workspace, entry_id: str | None = None, *, force: bool 
     """Plan reverting the session's latest edit not yet undone (or the entry ``entry_id``)."""
     store = _store(workspace)
     entry = (
-        store.entry(entry_id) if entry_id is not None else _undo_target(store, workspace.session, _root(workspace))
+        store.entry(entry_id)
+        if entry_id is not None
+        else _undo_target(store, workspace.session, _root(workspace))
     )
     _check_root(workspace, entry)
     if entry.status != "applied":

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from nbedit.engine import formats
 from nbedit.engine.match import DEFAULT_THRESHOLD
-from nbedit.engine.models import CellSelector, Change, FileChange, FilePlan, Hunk, Plan
+from nbedit.engine.models import CellSelector, Change, FileChange, FilePlan, Hunk, Plan, is_notebook_path
 from nbedit.engine.plan import PlanOptions, plan_change, text_diff
 from nbedit.engine.text import canonical_encoding, decode, fingerprint
 from nbedit.errors import (
@@ -100,7 +100,11 @@ class _RootSource:
         full = candidate if candidate.is_absolute() else self.root / candidate
         try:
             resolved = Path(os.path.realpath(full))
-            kept = Path(os.path.realpath(full.parent)) / full.name if full.name not in ("", ".", "..") else resolved
+            kept = (
+                Path(os.path.realpath(full.parent)) / full.name
+                if full.name not in ("", ".", "..")
+                else resolved
+            )
         except OSError as error:
             raise NotAFile(f"{path}: cannot be resolved ({error.strerror or error})", path=path) from None
         try:
@@ -327,7 +331,7 @@ class Workspace:
         data = self._source.read(normalised)
         if data is None:
             raise NotAFile(f"{path}: does not exist", path=path)
-        if normalised.endswith(".ipynb"):
+        if is_notebook_path(normalised):
             from nbedit.engine.notebook import cell_view
 
             return cell_view(data, normalised)

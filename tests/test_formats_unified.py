@@ -595,7 +595,9 @@ def test_real_git_mode_change_applied_through_the_workspace(repo: Path) -> None:
 def test_diff_n_epoch_dated_side_means_absent_file(stamp: str) -> None:
     from nbedit.engine.formats import parse
 
-    deleted = f"--- a/gone.txt\t2024-05-01 10:00:00 +0000\n+++ b/gone.txt\t{stamp}\n@@ -1,2 +0,0 @@\n-one\n-two\n"
+    deleted = (
+        f"--- a/gone.txt\t2024-05-01 10:00:00 +0000\n+++ b/gone.txt\t{stamp}\n@@ -1,2 +0,0 @@\n-one\n-two\n"
+    )
     assert parse(deleted).files[0].operation == "delete"
     created = f"--- a/new.txt\t{stamp}\n+++ b/new.txt\t2024-05-01 10:00:00 +0000\n@@ -0,0 +1 @@\n+hi\n"
     assert parse(created).files[0].operation == "add"

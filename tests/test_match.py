@@ -52,14 +52,18 @@ def test_unicode_tier_keeps_curly_quotes_in_replacement():
 
 def test_indentation_tier_reindents_replacement():
     text = "class A:\n    def f(self):\n        return 1\n"
-    match, after = place(text, lines_hunk("def f(self):\n    return 1\n", "def f(self):\n    x = 2\n    return x\n"))
+    match, after = place(
+        text, lines_hunk("def f(self):\n    return 1\n", "def f(self):\n    x = 2\n    return x\n")
+    )
     assert match.tier is Tier.INDENTATION
     assert after == "class A:\n    def f(self):\n        x = 2\n        return x\n"
 
 
 def test_indentation_tier_dedents_when_file_is_less_indented():
     text = "def f():\n    return 1\n"
-    match, after = place(text, lines_hunk("    def f():\n        return 1\n", "    def f():\n        return 2\n"))
+    match, after = place(
+        text, lines_hunk("    def f():\n        return 1\n", "    def f():\n        return 2\n")
+    )
     assert match.tier is Tier.INDENTATION
     assert after == "def f():\n    return 2\n"
 
@@ -67,13 +71,19 @@ def test_indentation_tier_dedents_when_file_is_less_indented():
 def test_non_uniform_indent_is_not_the_indentation_tier():
     text = "if x:\n  a()\n      b()\n"
     with pytest.raises(NoMatch):
-        locate(FileIndex(text), lines_hunk("if x:\n    a()\n    b()\n", "if x:\n    a()\n"), options=MatchOptions(threshold=0.99))
+        locate(
+            FileIndex(text),
+            lines_hunk("if x:\n    a()\n    b()\n", "if x:\n    a()\n"),
+            options=MatchOptions(threshold=0.99),
+        )
 
 
 def test_fuzzy_tier_finds_block_with_a_changed_token():
     body = [f"    value_{n} = compute({n}, alpha, beta)\n" for n in range(20)]
     text = "".join(f"line {n} of filler text\n" for n in range(500)) + "def target():\n" + "".join(body)
-    query = "def target():\n" + "".join(body).replace("compute(7,", "compute(7 ,").replace("alpha, beta)\n", "alpha,beta)\n", 1)
+    query = "def target():\n" + "".join(body).replace("compute(7,", "compute(7 ,").replace(
+        "alpha, beta)\n", "alpha,beta)\n", 1
+    )
     new = query.replace("value_3 =", "renamed_3 =")
     match, after = place(text, lines_hunk(query, new))
     assert match.tier is Tier.FUZZY and 0.9 <= match.score < 1
@@ -85,7 +95,9 @@ def test_fuzzy_tier_finds_block_with_a_changed_token():
 def test_fuzzy_refuses_when_a_removed_line_is_not_really_there():
     text = "a = 1\nb = 2\nc = 3\nd = 4\n"
     with pytest.raises(NoMatch) as error:
-        locate(FileIndex(text), lines_hunk("a = 1\nb = 2\nTOTALLY DIFFERENT\nd = 4\n", "a = 1\nb = 2\nd = 4\n"))
+        locate(
+            FileIndex(text), lines_hunk("a = 1\nb = 2\nTOTALLY DIFFERENT\nd = 4\n", "a = 1\nb = 2\nd = 4\n")
+        )
     assert error.value.candidates, "closest candidates are reported"
     assert "TOTALLY DIFFERENT" in error.value.candidates[0].diff
 

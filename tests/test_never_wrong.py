@@ -379,7 +379,9 @@ def test_a_blank_line_is_never_taken_for_a_mis_copied_line(tmp_path: Path) -> No
     assert (tmp_path / "u.py").read_text() == before
 
 
-def test_an_old_text_starting_at_a_token_matched_fuzzily_keeps_the_new_lines_indentation(tmp_path: Path) -> None:
+def test_an_old_text_starting_at_a_token_matched_fuzzily_keeps_the_new_lines_indentation(
+    tmp_path: Path,
+) -> None:
     before = (
         "def read(ch):\n    if ch == 'x':\n        raise EOFError()\n    if ch == 'y':\n        raise EOFError()\n\n\n"
         "if WIN:\n    import msvcrt\n"
@@ -394,3 +396,22 @@ def test_an_old_text_starting_at_a_token_matched_fuzzily_keeps_the_new_lines_ind
     assert (tmp_path / "t.py").read_text() == before.replace(
         "        raise EOFError()\n\n\nif WIN", "        raise EOFError()\n\n    return None\n\n\nif WIN"
     )
+
+
+def test_blocks_that_build_on_each_other_apply_in_order_in_a_notebook_cell(tmp_path: Path) -> None:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell("x = 1\ny = 2", id="first"),
+        nbformat.v4.new_markdown_cell("# Notes", id="second"),
+    ]
+    nbformat.write(notebook, tmp_path / "n.ipynb")
+    reply = (
+        "n.ipynb\n<<<<<<< SEARCH\nx = 1\n=======\nx = 10\n>>>>>>> REPLACE\n"
+        "n.ipynb\n<<<<<<< SEARCH\nx = 10\ny = 2\n=======\nx = 10\ny = 20\n>>>>>>> REPLACE\n"
+    )
+    workspace = Workspace(tmp_path, history=False)
+    workspace.apply(workspace.plan_patch(reply))
+    cells = nbformat.read(tmp_path / "n.ipynb", as_version=4).cells
+    assert [cell.source for cell in cells] == ["x = 10\ny = 20", "# Notes"]

@@ -47,9 +47,10 @@ def _tiny(*cells: dict, minor: int = 5) -> bytes:
             "cell 0 is not a JSON object",
         ),
         (
-            b'{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "widget", "source": ""}]}',
-            "cell 0 has type 'widget'",
+            b'{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": 7, "source": ""}]}',
+            "cell 0 has no 'cell_type' string",
         ),
+        (b'{"nbformat": 4.0, "nbformat_minor": 0, "metadata": {}, "cells": []}', '"nbformat": 4.0, but'),
         (
             b'{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code", "source": [1]}]}',
             "neither a string nor a list of strings",

@@ -126,15 +126,22 @@ def test_a_match_across_a_cell_boundary_is_refused(tmp_path: Path) -> None:
     assert path.read_bytes() == data
 
 
-def test_old_text_with_marker_lines_edits_the_structure(tmp_path: Path) -> None:
+def test_a_view_diff_with_marker_lines_edits_the_structure(tmp_path: Path) -> None:
     notebook = build_notebook(5)
     workspace, path, data = _workspace(tmp_path, notebook)
     marker = "# %% nbedit cell 5 [code] id=c05-co\n"
-    plan = workspace.plan_edit(
-        "nb.ipynb", marker, "# %% nbedit cell new [markdown] id=added\nInserted *here*\n" + marker
-    )
+    # an old/new edit may not write a marker (issue 11 item 2); a diff of the cell view may
+    with pytest.raises(MatchError, match="runs across a cell marker"):
+        workspace.plan_edit(
+            "nb.ipynb", marker, "# %% nbedit cell new [markdown] id=added\nInserted *here*\n" + marker
+        )
+    assert path.read_bytes() == data
+    view = workspace.view("nb.ipynb")
+    after = view.replace(marker, "# %% nbedit cell new [markdown] id=added\nInserted *here*\n" + marker)
+    plan = workspace.plan_patch(_view_diff(view, after))
     assert [hunk.cell for hunk in plan.files[0].hunks] == ["cell 5 (id c05-co, code), cell structure"]
     assert "new markdown cell at position 5" in plan.files[0].notes
+    assert "changes the cell structure: inserts 1 cell" in plan.files[0].notes
     workspace.apply(plan)
     expected = copy.deepcopy(notebook)
     inserted = markdown_cell("Inserted *here*")
@@ -207,9 +214,15 @@ def test_refused_results_leave_the_file_untouched(tmp_path: Path) -> None:
     workspace, path, data = _workspace(tmp_path, build_notebook(5))
     with pytest.raises(NotebookError, match="has attachments"):
         workspace.plan_edit("nb.ipynb", "[markdown] id=c00-ma", "[code] id=c00-ma")
+    view = workspace.view("nb.ipynb")
     with pytest.raises(NotebookError, match="not a valid cell id"):
-        workspace.plan_edit(
-            "nb.ipynb", "# %% nbedit cell 7", "# %% nbedit cell new [raw] id=no/slash\nx\n# %% nbedit cell 7"
+        workspace.plan_patch(
+            _view_diff(
+                view,
+                view.replace(
+                    "# %% nbedit cell 7", "# %% nbedit cell new [raw] id=no/slash\nx\n# %% nbedit cell 7"
+                ),
+            )
         )
     with pytest.raises(NotebookError, match="unknown cell type"):
         workspace.plan_edit("nb.ipynb", "cell 4 [raw]", "cell 4 [rawish]")

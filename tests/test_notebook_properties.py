@@ -147,3 +147,35 @@ def test_unified_diff_of_the_views_reproduces_the_expected_notebook(
         if diff:
             workspace.apply(workspace.plan_patch(diff))
         assert path.read_bytes() == expected
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_script(special_whitespace=False), st.sampled_from([3, 1, 0]))
+def test_unified_diff_of_the_raw_json_reproduces_the_expected_notebook(
+    script: tuple[str, int, list[tuple[str, Any]]], context: int
+) -> None:
+    """The same edit scripts, written as a diff of the .ipynb text (issue 9 item 4): applied as JSON."""
+    from nbedit.engine.plan import text_diff
+
+    format_name, minor, rows = script
+    notebook = build_notebook(minor)
+    serialise = FORMATS[format_name]
+    data = serialise(notebook)
+    expected = serialise(_expected(notebook, rows))
+    before, after = data.decode("utf-8"), expected.decode("utf-8")
+    if before.endswith("\n") and after.endswith("\n"):
+        lines = difflib.unified_diff(
+            before.splitlines(True), after.splitlines(True), "a/nb.ipynb", "b/nb.ipynb", n=context
+        )
+        diff = "".join(lines)
+    else:
+        diff = text_diff(before, after, "nb.ipynb")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "nb.ipynb"
+        path.write_bytes(data)
+        workspace = nbedit.Workspace(folder, history=False, exact=True)
+        if diff:
+            plan = workspace.plan_patch(diff)
+            assert plan.files[0].notes[0].startswith("applied to the notebook's JSON")
+            workspace.apply(plan)
+        assert path.read_bytes() == expected

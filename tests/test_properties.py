@@ -15,7 +15,9 @@ WORDS = ["alpha", "beta", "", "  indented", "\ttab", "x = 1", "return y", "“cu
 
 line = st.sampled_from(WORDS)
 newline = st.sampled_from(["\n", "\r\n"])
-codecs = st.sampled_from([Codec("utf-8"), Codec("utf-8", True), Codec("utf-16-le", True), Codec("utf-16-be", True)])
+codecs = st.sampled_from(
+    [Codec("utf-8"), Codec("utf-8", True), Codec("utf-16-le", True), Codec("utf-16-be", True)]
+)
 
 
 @st.composite
@@ -35,7 +37,9 @@ def unified(a: str, b: str, path: str) -> str:
     return "".join(out)
 
 
-settings.register_profile("nbedit", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+settings.register_profile(
+    "nbedit", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 settings.load_profile("nbedit")
 
 

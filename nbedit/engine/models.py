@@ -48,6 +48,14 @@ _EXPLANATIONS = {
 }
 
 
+NOTEBOOK_SUFFIX = ".ipynb"
+
+
+def is_notebook_path(path: str) -> bool:
+    """Whether ``path`` names a Jupyter notebook (``.ipynb`` in any case: ``Report.IPYNB`` is one)."""
+    return path[-len(NOTEBOOK_SUFFIX) :].lower() == NOTEBOOK_SUFFIX
+
+
 @dataclass(frozen=True, slots=True)
 class CellSelector:
     """Limits an edit to one notebook cell, by id or by 0-based index."""

@@ -15,7 +15,16 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from nbedit.engine.match import DEFAULT_THRESHOLD, FileIndex, MatchOptions, locate
-from nbedit.engine.models import Change, FileChange, FilePlan, Hunk, LocatedHunk, Match, Plan
+from nbedit.engine.models import (
+    Change,
+    FileChange,
+    FilePlan,
+    Hunk,
+    LocatedHunk,
+    Match,
+    Plan,
+    is_notebook_path,
+)
 from nbedit.engine.text import UTF8, Codec, canonical_encoding, decode, encode, fingerprint, split_lines
 from nbedit.errors import (
     AmbiguousMatch,
@@ -24,6 +33,7 @@ from nbedit.errors import (
     MatchError,
     NbeditError,
     NoMatch,
+    NotebookError,
     OverlappingHunks,
     PartlyApplied,
     option,
@@ -279,11 +289,11 @@ def plan_change(change: Change, source: FileSource, options: PlanOptions, *, roo
         if path in positions:
             earlier = plans[positions[path]]
             chained = _ChainedSource(source, path, earlier.after_bytes)
-            later = _plan_file(file_change, chained, options)
+            later = _plan_file(file_change, chained, options, change.dialect)
             plans[positions[path]] = _merge(earlier, later)
             continue
         positions[path] = len(plans)
-        plans.append(_plan_file(file_change, source, options))
+        plans.append(_plan_file(file_change, source, options, change.dialect))
     _check_targets(plans, source, options)
     _check_whole_change_applied(plans)
     return Plan(tuple(plans), dialect=change.dialect, root=root)
@@ -344,13 +354,19 @@ def _merge(earlier: FilePlan, later: FilePlan) -> FilePlan:
     )
 
 
-def _plan_file(change: FileChange, source: FileSource, options: PlanOptions) -> FilePlan:
+def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dialect: str = "") -> FilePlan:
     path = change.path
     data = source.read(path)
-    if path.endswith(".ipynb") and change.operation == "update" and data is not None:
+    if is_notebook_path(path) and change.operation == "update" and data is not None:
         from nbedit.engine.notebook import plan_notebook
 
-        return plan_notebook(path, data, change, options=options, mode=source.mode(path))
+        return plan_notebook(path, data, change, options=options, mode=source.mode(path), dialect=dialect)
+    if change.cell is not None:
+        raise NotebookError(
+            f"{path}: a cell ({change.cell}) was given, but cell= / --cell applies only to notebooks "
+            "(.ipynb files) that exist; drop the cell to edit this file as text; nothing was changed",
+            path=path,
+        )
     if change.operation == "add":
         return _plan_add(change, data, source, options)
     if change.operation == "delete":

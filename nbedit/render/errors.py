@@ -67,7 +67,10 @@ def error_facts(error: NbeditError, surface: Surface = "python") -> ErrorFacts:
             error.path,
             message,
             details=(("matched by", error.tier),) if error.tier else (),
-            locations=tuple(f"line {line}, column {column}" for line, column in error.locations),
+            # a notebook's message names each cell and its line; cell-view line numbers would only confuse
+            locations=()
+            if error.cells
+            else tuple(f"line {line}, column {column}" for line, column in error.locations),
             advice=advice,
         )
     if isinstance(error, PatchSyntaxError):

@@ -156,7 +156,9 @@ def move_aside(database: Path) -> Path:
     never reuses an id of the old one.
     """
     with contextlib.suppress(OSError):
-        raise_sequence_floor(database, last_sequence(database) if database.stat().st_size else int(time.time()))
+        raise_sequence_floor(
+            database, last_sequence(database) if database.stat().st_size else int(time.time())
+        )
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = database.with_name(f"{database.name}.corrupt-{stamp}-{os.getpid()}")
     try:
@@ -229,7 +231,9 @@ class Database:
                 )
             if version < SCHEMA_VERSION:
                 connection.execute("BEGIN IMMEDIATE")
-                version = connection.execute("PRAGMA user_version").fetchone()[0]  # another writer may have won
+                version = connection.execute("PRAGMA user_version").fetchone()[
+                    0
+                ]  # another writer may have won
                 if version == 1:
                     for statement in _UPGRADE_FROM_1:
                         connection.execute(statement)

@@ -365,7 +365,9 @@ class HistoryStore:
             if matches:
                 return int(matches[0])
         if len(digits) > 15:
-            raise HistoryError(f"no history entry {entry_id[:20]!r}...; ids are e and 8 hex digits (e0000002a)")
+            raise HistoryError(
+                f"no history entry {entry_id[:20]!r}...; ids are e and 8 hex digits (e0000002a)"
+            )
         seq = int(digits, 16)
         if connection.execute("SELECT 1 FROM entries WHERE seq = ?", (seq,)).fetchone() is None:
             raise HistoryError(f"no history entry {entry_id!r}; list the history to see the entry ids")
@@ -382,9 +384,7 @@ class HistoryStore:
         filtered = bool(where) or limit is not None
         rows = connection.execute(
             "SELECT seq, session, time, origin, execution_count, status, tiers, summary, undoes, root, partial"
-            " FROM entries"
-            + (f" WHERE seq IN ({chosen})" if filtered else "")
-            + " ORDER BY seq DESC",
+            " FROM entries" + (f" WHERE seq IN ({chosen})" if filtered else "") + " ORDER BY seq DESC",
             arguments,
         ).fetchall()
         files: dict[int, list[FileSummary]] = {}
@@ -480,7 +480,14 @@ class HistoryStore:
                 )
                 result.append(
                     FileVersion(
-                        path, new_path, before, after, before_fingerprint, after_fingerprint, before_mode, after_mode
+                        path,
+                        new_path,
+                        before,
+                        after,
+                        before_fingerprint,
+                        after_fingerprint,
+                        before_mode,
+                        after_mode,
                     )
                 )
             return result

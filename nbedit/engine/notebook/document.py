@@ -39,7 +39,15 @@ from nbedit.engine.notebook.validate import (
     schema_notes,
     structure_problems,
 )
-from nbedit.engine.notebook.view import CELL_TYPES, CellSpan, ViewCell, cell_label, parse_view, render_view
+from nbedit.engine.notebook.view import (
+    CELL_TYPES,
+    CellSpan,
+    ViewCell,
+    cell_label,
+    parse_view,
+    render_view,
+    shown_type,
+)
 from nbedit.engine.notebook.write import CellWrite, source_value, splice_cells
 from nbedit.errors import NotebookError
 
@@ -57,6 +65,7 @@ class NotebookCell:
     id: str | None
     source: str
     source_as_list: bool  # the file stores the source as a list of lines
+    read_only: bool = False  # a cell type nbedit does not know: shown, kept byte for byte, never edited
 
     @property
     def label(self) -> str:
@@ -139,7 +148,25 @@ class NotebookDocument:
                 path=path,
             ) from None
         notebook = scanned.top
-        if not scanned.is_object or not isinstance(notebook.get("nbformat"), int):
+        version = notebook.get("nbformat")
+        if (
+            scanned.is_object
+            and isinstance(version, (int, float, str))
+            and not isinstance(version, (int, bool))
+        ):
+            major_text, _, minor_text = str(version).partition(".")
+            example = (
+                f'"nbformat": {int(major_text)}, "nbformat_minor": {int(minor_text or 0)}'
+                if major_text.isdigit() and (minor_text.isdigit() or not minor_text)
+                else '"nbformat": 4, "nbformat_minor": 4'
+            )
+            raise NotebookError(
+                f'{path}: has "nbformat": {json.dumps(version)}, but the notebook format version is a whole '
+                f"number with the minor version in its own member ({example}); "
+                f"fix those two members (or open and save the file in Jupyter) and retry; {_UNCHANGED}",
+                path=path,
+            )
+        if not scanned.is_object or not isinstance(version, int):
             raise NotebookError(
                 f"{path}: is JSON but not a Jupyter notebook (no top-level 'nbformat'); "
                 f"edit it as a plain text file instead (use a different extension); {_UNCHANGED}",
@@ -303,6 +330,17 @@ class NotebookDocument:
         changes: list[str] = []
         for view_cell in view_cells:
             original = self._claim(view_cell, by_id, claimed)
+            if original is not None and self.cells[original].read_only:
+                self._check_read_only(self.cells[original], view_cell)
+                claimed.add(original)
+                writes.append(CellWrite({}, original))
+                continue
+            if view_cell.cell_type is not None and view_cell.cell_type not in CELL_TYPES:
+                raise NotebookError(
+                    f"cell view line {view_cell.line}: unknown cell type [{view_cell.cell_type}]; "
+                    f"use [code], [markdown] or [raw]; {_UNCHANGED}",
+                    path=self.path,
+                )
             if original is None:
                 cell_id = self._new_id(view_cell, used_ids, new_cell_id)
                 write = self._new_cell(view_cell, cell_id)
@@ -322,10 +360,28 @@ class NotebookDocument:
                 writes.append(CellWrite({}, original))
         for cell in self.cells:
             if cell.index not in claimed:
+                if cell.read_only:
+                    raise NotebookError(
+                        f"{self.path}: the edit deletes {cell.label}, a cell type nbedit does not know; such "
+                        f"cells are read-only in the cell view, so keep its marker and text as they are; "
+                        f"{_UNCHANGED}",
+                        path=self.path,
+                    )
                 changes.append(f"{cell.label}: deleted")
         if [write.original for write in writes] != list(range(len(self.cells))) and not changes:
             changes.append("cells reordered")
         return writes, changes
+
+    def _check_read_only(self, before: NotebookCell, view_cell: ViewCell) -> None:
+        """A cell of a type nbedit does not know must come back exactly as the view showed it."""
+        if view_cell.cell_type in (None, shown_type(before.cell_type)) and view_cell.source == before.source:
+            return
+        raise NotebookError(
+            f"{self.path}: {before.label} is a cell type nbedit does not know ({before.cell_type!r}); it is shown "
+            f"read-only in the cell view and kept byte for byte, so its text and type cannot be edited; "
+            f"edit other cells, or change it in Jupyter; {_UNCHANGED}",
+            path=self.path,
+        )
 
     def _claim(self, view_cell: ViewCell, by_id: dict[str, int], claimed: set[int]) -> int | None:
         index = view_cell.index
@@ -430,10 +486,20 @@ def _read_cell(path: str, index: int, scan: CellScan) -> NotebookCell:
         raise NotebookError(f"{path}: cell {index} is not a JSON object; {_UNCHANGED}", path=path)
     raw = scan.values
     cell_type = raw.get("cell_type")
-    if cell_type not in CELL_TYPES:
+    if not isinstance(cell_type, str):
         raise NotebookError(
-            f"{path}: cell {index} has type {cell_type!r}; nbedit edits code, markdown and raw cells; {_UNCHANGED}",
+            f"{path}: cell {index} has no 'cell_type' string ({cell_type!r}), so it is not a valid notebook "
+            f"cell; repair it or open the notebook in Jupyter first; {_UNCHANGED}",
             path=path,
+        )
+    cell_id = raw.get("id")
+    if cell_type not in CELL_TYPES:
+        # nbformat's schema allows cell types it does not know (a newer nbformat, an old
+        # 'heading' cell): shown read-only, written back byte for byte
+        source = _join_source(raw.get("source", ""))
+        shown_id = cell_id if isinstance(cell_id, str) and _ID_PATTERN.fullmatch(cell_id) else None
+        return NotebookCell(
+            index, cell_type, shown_id, source or "", isinstance(raw.get("source"), list), read_only=True
         )
     source = _join_source(raw.get("source", ""))
     if source is None:
@@ -441,7 +507,6 @@ def _read_cell(path: str, index: int, scan: CellScan) -> NotebookCell:
             f"{path}: cell {index} has a 'source' that is neither a string nor a list of strings; {_UNCHANGED}",
             path=path,
         )
-    cell_id = raw.get("id")
     if cell_id is not None and not isinstance(cell_id, str):
         raise NotebookError(f"{path}: cell {index} has a non-string id {cell_id!r}; {_UNCHANGED}", path=path)
     return NotebookCell(index, str(cell_type), cell_id, source, isinstance(raw.get("source"), list))

@@ -1,4 +1,9 @@
-"""The planner's hook for ``.ipynb`` targets: hunks are matched on the cell view.
+"""The planner's hook for ``.ipynb`` targets: hunks are matched on the cell view (or the raw JSON).
+
+A diff whose hunks are the notebook's raw JSON (what ``git diff`` prints for an
+``.ipynb``) is applied to the JSON text by ``raw``; a hunk that looks like notebook
+JSON but is not in the file is matched on the cell view with the exact tier only,
+or refused. Everything else works on the cell view:
 
 Every dialect (old/new pairs, unified diffs, apply_patch, SEARCH/REPLACE) is
 located by the ordinary matcher against the notebook's cell view, so uniqueness,
@@ -7,7 +12,11 @@ the normalised tiers and fuzzy matching behave exactly as for a text file; with 
 
 * a hunk whose match lies inside one cell's body edits that cell and is labelled
   with it (``LocatedHunk.cell``);
-* a hunk whose old text contains marker text (``# %% nbedit``) may span cells:
+* cell edits (old/new and SEARCH/REPLACE, ``CELL_DIALECTS``) change the text of one
+  cell: old text holding a marker line, or new text adding a marker or marker-like
+  line, is refused before matching (read back through the view it would merge or
+  split cells, or lose a backslash, so the file would differ from the preview);
+* a diff hunk whose old text contains marker text (``# %% nbedit``) may span cells:
   often the markers are just a diff's context lines, so the label names the cell
   whose text really changes (context trimmed off); when markers themselves are
   added or removed it is a structural edit (insert, delete, retype, reorder) and
@@ -27,12 +36,14 @@ The ``FilePlan`` carries the cell views as ``before``/``after`` (and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from nbedit.engine.models import FileChange, FilePlan, LocatedHunk
+from nbedit.engine.models import FileChange, FilePlan, Hunk, LocatedHunk
 from nbedit.engine.notebook.document import NotebookDocument
+from nbedit.engine.notebook.raw import RawDecision, looks_like_notebook_json, plan_raw
 from nbedit.engine.plan import splice
 from nbedit.engine.text import fingerprint
 from nbedit.errors import AmbiguousMatch, MatchError, NoMatch
@@ -40,10 +51,18 @@ from nbedit.errors import AmbiguousMatch, MatchError, NoMatch
 if TYPE_CHECKING:
     from nbedit.engine.plan import PlanOptions
 
-__all__ = ["CLEARED_OUTPUTS_NOTE", "cell_view", "plan_notebook", "replan_notebook"]
+__all__ = ["CELL_DIALECTS", "CLEARED_OUTPUTS_NOTE", "cell_view", "plan_notebook", "replan_notebook"]
 
 CLEARED_OUTPUTS_NOTE = "clear_outputs: edited code cells lose their outputs and execution count"
 _MARKER_TEXT = "# %% nbedit"
+_MARKER_LIKE = re.compile(r"^\\*# %% nbedit")
+CELL_DIALECTS = frozenset({"edit", "search_replace"})  # edits of one cell's text, never of the structure
+_JSON_MISMATCH = (
+    "{path}: the diff looks like a diff of the notebook's JSON (.ipynb text) but does not match "
+    "the notebook's JSON: the notebook has changed since the diff was made, or the diff was made "
+    "from another version; re-create it with git diff against this version, or write the change "
+    "against the cell view (lines, not JSON); nothing was changed"
+)
 
 
 def cell_view(data: bytes, path: str) -> str:
@@ -52,16 +71,43 @@ def cell_view(data: bytes, path: str) -> str:
 
 
 def plan_notebook(
-    path: str, data: bytes, change: FileChange, *, options: PlanOptions, mode: int | None = None
+    path: str,
+    data: bytes,
+    change: FileChange,
+    *,
+    options: PlanOptions,
+    mode: int | None = None,
+    dialect: str = "",
 ) -> FilePlan:
-    """Plan an update of a notebook: match on the cell view, write minimal bytes."""
+    """Plan an update of a notebook: match on the cell view, write minimal bytes.
+
+    ``dialect`` tells cell edits (old/new, SEARCH/REPLACE: ``CELL_DIALECTS``), which
+    change one cell's text, from diffs, which may also change the cell structure.
+    """
     from nbedit.engine.plan import edit_text
 
     document = NotebookDocument.parse(data, path)
+    if dialect in CELL_DIALECTS:
+        for number, hunk in enumerate(change.hunks):
+            _check_cell_edit(hunk, number, len(change.hunks), path)
+    if change.cell is None:
+        decision = plan_raw(path, data, change, before_view=document.view, mode=mode, exact=options.exact)
+        if decision.plan is not None:
+            return decision.plan
+    else:  # limited to one cell: the cell view it is
+        decision = RawDecision(None, any(looks_like_notebook_json(hunk) for hunk in change.hunks))
     region = document.cell_span(change.cell) if change.cell is not None else None
+    if decision.json_like:
+        options = replace(options, exact=True)  # notebook JSON is never matched leniently into cells
+        if any(not hunk.old for hunk in change.hunks):
+            raise NoMatch(_JSON_MISMATCH.format(path=path), path=path)
     try:
-        text_edit = edit_text(document.view, change.hunks, options, path=path, region=region)
+        text_edit = edit_text(
+            document.view, change.hunks, options, path=path, region=region, sequential=change.sequential
+        )
     except (NoMatch, AmbiguousMatch) as error:
+        if decision.json_like and isinstance(error, NoMatch):
+            raise NoMatch(_JSON_MISMATCH.format(path=path), path=path) from None
         named = _with_cells(error, document)
         if region is not None and change.cell is not None and isinstance(named, NoMatch):
             label = document.cells[document.cell_index(change.cell)].label
@@ -73,11 +119,15 @@ def plan_notebook(
             )
         raise named from None
     located = tuple(_label(document, item, path) for item in text_edit.hunks)
-    after_view = splice(document.view, located)
+    # blocks that built on each other were applied in order and come without located hunks
+    after_view = splice(document.view, located) if located else text_edit.after
     notes = list(text_edit.notes)
     if options.clear_outputs:
         notes.append(CLEARED_OUTPUTS_NOTE)
     edit = document.edit(after_view, clear_outputs=options.clear_outputs)
+    structure = _structure_note(document, after_view, edit.changes)
+    if structure:
+        notes.append(structure)
     notes.extend(change for change in edit.changes if not change.endswith(": source changed"))
     notes.extend(edit.notes)
     return FilePlan(
@@ -97,6 +147,83 @@ def plan_notebook(
         display_after=after_view,
         notes=tuple(notes),
     )
+
+
+def _check_cell_edit(hunk: Hunk, number: int, count: int, path: str) -> None:
+    """A cell edit neither crosses a cell marker nor writes one (refused: the view would reshape cells).
+
+    The old text holding a marker line would merge or delete cells; a new marker line
+    would split the cell and vanish from its source; an escaped marker-like line
+    (``\\# %% nbedit``) that the old text does not hold would lose one backslash when the
+    view is read back, so the file would differ from the preview. Lines the old text
+    already holds are kept as they are, so copying context from the view is fine.
+    """
+    which = f"block {number + 1}: " if count > 1 else ""
+    old_lines = hunk.old.splitlines()
+    for line in old_lines:
+        if line.startswith(_MARKER_TEXT):
+            raise MatchError(
+                f"{path}: {which}the old text runs across a cell marker ('{line.strip()}'); an old/new or "
+                "SEARCH/REPLACE edit changes the text of one cell, and a match must lie in one cell. Edit each "
+                "cell separately, or, to merge, split, insert or delete cells, send a unified diff of the cell "
+                "view (see its marker lines with nbedit view); nothing was changed",
+                path=path,
+            )
+    for line in hunk.new.splitlines():
+        if _MARKER_LIKE.match(line) and line not in old_lines:
+            escaped = line.startswith("\\")
+            raise MatchError(
+                f"{path}: {which}the new text has a line '{line.strip()}' that "
+                + (
+                    "looks like an escaped cell marker of the cell view; the view would read it back with one "
+                    "backslash less, so the cell would not hold what the preview shows"
+                    if escaped
+                    else "is a cell marker of the cell view; it would split the cell instead of landing in its source"
+                )
+                + ". To insert or split cells, send a unified diff of the cell view; to put such a line in a cell's "
+                "source, change the notebook's JSON with a git diff; nothing was changed",
+                path=path,
+            )
+
+
+def _structure_note(document: NotebookDocument, after_view: str, changes: Sequence[str]) -> str | None:
+    """One line saying how a diff of the cell view changes the cells (None: it changes only sources)."""
+    inserted = sum(1 for change in changes if change.startswith("new "))
+    deleted = [change for change in changes if change.endswith(": deleted")]
+    retyped = sum(1 for change in changes if ": type changed to " in change)
+    parts: list[str] = []
+    if inserted:
+        parts.append(f"inserts {inserted} cell{'s' if inserted > 1 else ''}")
+    merged = _merged_cells(document, after_view) if deleted else []
+    if merged:
+        parts.extend(merged)
+    if len(deleted) > len(merged):
+        count = len(deleted) - len(merged)
+        parts.append(f"deletes {count} cell{'s' if count > 1 else ''}")
+    if retyped:
+        parts.append(f"changes the type of {retyped} cell{'s' if retyped > 1 else ''}")
+    if "cells reordered" in changes:
+        parts.append("reorders cells")
+    if not parts:
+        return None
+    return "changes the cell structure: " + ", ".join(parts)
+
+
+def _merged_cells(document: NotebookDocument, after_view: str) -> list[str]:
+    """``merges cell 1 into cell 0`` for each deleted cell whose text now sits in a kept neighbour."""
+    from nbedit.engine.notebook.view import parse_view
+
+    view_cells = parse_view(after_view)
+    kept = {cell.index for cell in view_cells if cell.index is not None}
+    merged: list[str] = []
+    for cell in document.cells:
+        if cell.index in kept or not cell.source.strip():
+            continue
+        for other in view_cells:
+            if other.index is not None and abs(other.index - cell.index) == 1 and cell.source in other.source:
+                merged.append(f"merges cell {cell.index} into cell {other.index}")
+                break
+    return merged
 
 
 def replan_notebook(file_plan: FilePlan, kept: Sequence[LocatedHunk]) -> FilePlan:
@@ -207,13 +334,54 @@ def _with_cells(error: NoMatch | AmbiguousMatch, document: NotebookDocument) -> 
             for candidate in error.candidates
         ]
         return NoMatch(base, path=error.path, candidates=candidates)
-    base = error.message.split("\nmatches at")[0]
-    cells = []
-    for line, _ in error.locations:
-        label = _cell_of_line(document, line)
-        if label is not None and label not in cells:
-            cells.append(label)
-    if cells:
-        shown = "; ".join(cells[:10]) + (f" and {len(cells) - 10} more" if len(cells) > 10 else "")
-        base += f" (in {shown})"
-    return AmbiguousMatch(base, path=error.path, locations=error.locations, tier=error.tier)
+    base = error.message.split("\nmatches at")[0].split("; nbedit will not guess")[0]
+    places: list[str] = []
+    cells: list[str] = []
+    first_id: str | None = None
+    for line, column in error.locations:
+        found = _cell_and_line(document, line)
+        if found is None:
+            places.append(f"cell view line {line}")
+            continue
+        index, cell_line = found
+        cell = document.cells[index]
+        if cell.label not in cells:
+            cells.append(cell.label)
+        first_id = first_id or cell.id or str(cell.index)
+        places.append(f"{cell.label} line {cell_line}" + (f" column {column}" if column > 1 else ""))
+    shown = "; ".join(places[:10]) + (f" and {len(places) - 10} more" if len(places) > 10 else "")
+    example = first_id or "0"
+    detail = (
+        f"matches in {shown}\n"
+        + (
+            f"limit the edit to one cell (cell={example!r} in Python, --cell {example} with nbedit edit or "
+            "%%edit), "
+            if len(cells) > 1
+            else ""
+        )
+        + "add surrounding lines to make the old text unique, or use replace_all (--replace-all) to change "
+        "every one; nothing was changed"
+    )
+    return AmbiguousMatch(
+        f"{base}; nbedit will not guess which one you mean",
+        path=error.path,
+        locations=error.locations,
+        tier=error.tier,
+        cells=cells,
+        detail=detail,
+    )
+
+
+def _cell_and_line(document: NotebookDocument, line: int) -> tuple[int, int] | None:
+    """The cell holding 1-based view ``line`` and the line's 1-based number in that cell's source."""
+    view = document.view
+    offset = 0
+    for _ in range(line - 1):
+        offset = view.find("\n", offset) + 1
+        if offset == 0:
+            return None
+    index = document.cell_at(offset)
+    if index is None:
+        return None
+    marker_line = view.count("\n", 0, document.marker_starts[index]) + 1
+    return index, line - marker_line

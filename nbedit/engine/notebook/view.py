@@ -20,6 +20,10 @@ Design choices, in the spirit of jupytext's percent format but stricter:
 * A cell's body is its source followed by one ``"\\n"`` (nothing for an empty
   source); reading back strips exactly that one newline. A source that ends with a
   newline therefore shows as a blank line before the next marker.
+* A cell of a type nbedit does not know (nbformat's schema allows them; old files
+  have ``heading`` cells) is shown with its type and the word ``read-only``
+  (``# %% nbedit cell 9 [future cell] read-only``); the document keeps it byte for
+  byte and refuses an edit that changes, retypes or deletes it.
 * To insert a cell, write a marker with ``new`` instead of an index
   (``# %% nbedit cell new [markdown]``); a marker without a type is a code cell when
   new. Markers of cells that were read keep their index and id: indexes always
@@ -39,12 +43,14 @@ from nbedit.errors import NotebookError
 __all__ = [
     "CELL_TYPES",
     "MARKER_PREFIX",
+    "READ_ONLY",
     "CellSpan",
     "ViewCell",
     "cell_label",
     "cell_label_at_line",
     "format_marker",
     "parse_view",
+    "shown_type",
     "render_cell",
     "render_view",
 ]
@@ -55,7 +61,10 @@ CELL_TYPES = ("code", "markdown", "raw")
 _MARKER_START = "# %% nbedit"
 _NEEDS_ESCAPE = re.compile(r"^(\\*# %% nbedit)", re.MULTILINE)
 _ESCAPED = re.compile(r"^\\(\\*# %% nbedit)")
-_MARKER_WORD = re.compile(r"(?P<index>\d+)|(?P<new>new)|\[(?P<type>[^\]]*)\]|id=(?P<id>\S+)")
+_MARKER_WORD = re.compile(r"(?P<index>\d+)|(?P<new>new)|id=(?P<id>\S+)|(?P<read_only>read-only)")
+_MARKER_TYPE = re.compile(r"(?:^|\s)\[(?P<type>[^\]\n]*)\](?=\s|$)")
+_SHOWABLE_TYPE = re.compile(r"[A-Za-z0-9_.:+-][A-Za-z0-9 _.:+-]{0,39}")
+READ_ONLY = "read-only"
 
 
 class CellSpan(NamedTuple):
@@ -88,11 +97,19 @@ def cell_label(index: int, cell_type: str, cell_id: str | None) -> str:
     return f"cell {index} ({cell_type})"
 
 
+def shown_type(cell_type: str) -> str:
+    """A cell type as a marker shows it: an odd type nbedit does not know is named safely."""
+    return cell_type if _SHOWABLE_TYPE.fullmatch(cell_type) else "unknown"
+
+
 def format_marker(index: int | None, cell_type: str, cell_id: str | None) -> str:
+    """``# %% nbedit cell 3 [code] id=ab``; a cell type nbedit does not know is marked ``read-only``."""
     where = "new" if index is None else str(index)
-    marker = f"{MARKER_PREFIX} {where} [{cell_type}]"
+    marker = f"{MARKER_PREFIX} {where} [{shown_type(cell_type)}]"
     if cell_id is not None:
         marker += f" id={cell_id}"
+    if cell_type not in CELL_TYPES:
+        marker += f" {READ_ONLY}"
     return marker
 
 
@@ -143,6 +160,15 @@ def _parse_marker(line: str, number: int) -> tuple[int | None, str | None, str |
     index: int | None = None
     cell_type: str | None = None
     cell_id: str | None = None
+    bracket = _MARKER_TYPE.search(rest)
+    if bracket is not None:
+        cell_type = bracket["type"].strip()
+        rest = rest[: bracket.start()] + " " + rest[bracket.end() :]
+        if cell_type not in CELL_TYPES and not _SHOWABLE_TYPE.fullmatch(cell_type):
+            raise NotebookError(
+                f"cell view line {number}: unknown cell type [{cell_type}]; "
+                "use [code], [markdown] or [raw]; the file was not changed"
+            )
     for word in rest.split():
         found = _MARKER_WORD.fullmatch(word)
         if found is None:
@@ -153,13 +179,6 @@ def _parse_marker(line: str, number: int) -> tuple[int | None, str | None, str |
             )
         if found["index"] is not None:
             index = int(found["index"])
-        elif found["type"] is not None:
-            cell_type = found["type"].strip()
-            if cell_type not in CELL_TYPES:
-                raise NotebookError(
-                    f"cell view line {number}: unknown cell type [{cell_type}]; "
-                    "use [code], [markdown] or [raw]; the file was not changed"
-                )
         elif found["id"] is not None:
             cell_id = found["id"]
     return index, cell_type, cell_id
