@@ -466,7 +466,7 @@ def test_issue11_item7_ambiguity_names_cells_and_suggests_cell(tmp_path: Path) -
         workspace.plan_edit("nb.ipynb", "c = 3", "c = 30")
     message = caught.value.message
     assert "matches in cell 0 (id one, code) line 1; cell 1 (id two, code) line 1" in message
-    assert "cell='one'" in message and "--cell one" in message
+    assert "cell=ID_OR_INDEX (here, for example, one)" in message  # spelled for Python
     assert caught.value.locations == ((2, 1), (5, 1))  # still the cell view's lines
     assert caught.value.cells == ("cell 0 (id one, code)", "cell 1 (id two, code)")
     assert path.read_bytes() == data
@@ -597,7 +597,7 @@ def test_issue10_item9_and_issue11_item7_on_the_command_line(tmp_path: Path) -> 
     )
     output = ambiguous.stdout + ambiguous.stderr
     assert ambiguous.returncode == 1
-    assert "cell 1 (id two, code) line 1" in output and "--cell one" in output
+    assert "cell 1 (id two, code) line 1" in output and "--cell ID|INDEX (here, for example, one)" in output
     assert "line 5, column 1" not in output  # no cell-view line numbers
     assert (tmp_path / "Report.IPYNB").read_bytes() == data
     edited = cli(

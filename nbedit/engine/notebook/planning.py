@@ -46,7 +46,7 @@ from nbedit.engine.notebook.document import NotebookDocument
 from nbedit.engine.notebook.raw import RawDecision, looks_like_notebook_json, plan_raw
 from nbedit.engine.plan import splice
 from nbedit.engine.text import fingerprint
-from nbedit.errors import AmbiguousMatch, MatchError, NoMatch
+from nbedit.errors import AmbiguousMatch, MatchError, NoMatch, option
 
 if TYPE_CHECKING:
     from nbedit.engine.plan import PlanOptions
@@ -354,12 +354,11 @@ def _with_cells(error: NoMatch | AmbiguousMatch, document: NotebookDocument) -> 
     detail = (
         f"matches in {shown}\n"
         + (
-            f"limit the edit to one cell (cell={example!r} in Python, --cell {example} with nbedit edit or "
-            "%%edit), "
+            f"limit the edit to one cell with {option('cell')} (here, for example, {example}), "
             if len(cells) > 1
             else ""
         )
-        + "add surrounding lines to make the old text unique, or use replace_all (--replace-all) to change "
+        + f"add surrounding lines to make the old text unique, or pass {option('replace_all')} to change "
         "every one; nothing was changed"
     )
     return AmbiguousMatch(
