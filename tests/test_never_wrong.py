@@ -415,3 +415,18 @@ def test_blocks_that_build_on_each_other_apply_in_order_in_a_notebook_cell(tmp_p
     workspace.apply(workspace.plan_patch(reply))
     cells = nbformat.read(tmp_path / "n.ipynb", as_version=4).cells
     assert [cell.source for cell in cells] == ["x = 10\ny = 20", "# Notes"]
+
+
+def test_a_near_miss_above_the_threshold_says_the_real_reason(tmp_path: Path) -> None:
+    """Issue 11 item 6: a similarity above the threshold never stands alone as the reason for a refusal."""
+    before = "def f(items):\n    for item in items:\n        total = compute(item)\n    return total\n"
+    (tmp_path / "f.py").write_text(before)
+    # every line is there, but 'total = ...' sits one level shallower in the old text: a different program
+    old = "def f(items):\n    for item in items:\n    total = compute(item)\n    return total\n"
+    new = "def f(items):\n    for item in items:\n    total = compute(item) + 1\n    return total\n"
+    with pytest.raises(NoMatch) as caught:
+        Workspace(tmp_path, history=False).plan_edit("f.py", old, new)
+    message = str(caught.value)
+    assert "similarity 0.95: the file's indentation differs from the old text's by different amounts" in message
+    assert "'-' lines: the old text you sent, '+' lines: the file" in message
+    assert (tmp_path / "f.py").read_text() == before

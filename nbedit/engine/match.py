@@ -1007,12 +1007,25 @@ def _rejection_reason(index: FileIndex, hunk: Hunk, item: _Scored, floor: float,
     if isinstance(refusal, Refusal):
         return refusal.reason
     if item[1] < floor:
+        wanted = _relative_indents(_query_lines(hunk))
+        seen = _relative_indents(index.line_range(item[0].first_line, item[0].line_count))
+        shifted = [
+            number + 1
+            for number, (a, b) in enumerate(zip(wanted, seen, strict=False))
+            if None not in (a, b) and a != b
+        ]
+        if shifted:
+            lines = ", ".join(str(number) for number in shifted[:5])
+            return (
+                f"the lines are similar (needs {floor:.2f}), but the indentation of old line{'s' if len(shifted) > 1 else ''} "
+                f"{lines} relative to the others differs from the file's (in Python that changes meaning)"
+            )
         return f"the surrounding lines differ too much (needs {floor:.2f})"
     if not _enough_for_fuzzy(hunk):
         return f"a fuzzy match needs at least {FUZZY_MIN_LINES} non-blank old lines to vouch for it"
     if _non_blank(hunk) < FUZZY_SHORT_LINES and 1.0 not in item[2]:
         return "with so few lines, one of them must be in the file exactly"
-    return "another place is about as similar"
+    return f"another place is about as similar (a fuzzy match must lead the next place by {FUZZY_MARGIN:.2f})"
 
 
 def _candidate(index: FileIndex, hunk: Hunk, hit: _Hit, score: float, reason: str | None = None) -> Candidate:
