@@ -169,3 +169,18 @@ def test_undo_of_an_entry_after_its_folder_moved_inside_the_root_stays_inside(
     ws.undo()
     assert (root / "moved" / "conf.txt").read_bytes() == b"setting = 1\n"
     assert (outside / "conf.txt").read_bytes() == b"setting = 1\n"
+
+
+@pytest.mark.parametrize("content", [b"keep me\n", b"no final newline"])
+def test_a_hunkless_git_delete_of_a_file_with_content_is_refused(tmp_path: Path, content: bytes) -> None:
+    """Issue 10 item 8: 'deleted file mode' with no hunk removes only an empty file, as git apply does."""
+    (tmp_path / "notes.txt").write_bytes(content)
+    patch = "diff --git a/notes.txt b/notes.txt\ndeleted file mode 100644\nindex e69de29..0000000\n"
+    workspace = nbedit.Workspace(tmp_path, history=False)
+    with pytest.raises(nbedit.NbeditError) as caught:
+        workspace.apply(workspace.plan_patch(patch))
+    assert "removal patch leaves file contents" in str(caught.value)
+    assert (tmp_path / "notes.txt").read_bytes() == content
+    (tmp_path / "empty.txt").write_bytes(b"")
+    workspace.apply(workspace.plan_patch(patch.replace("notes.txt", "empty.txt")))
+    assert not (tmp_path / "empty.txt").exists()
