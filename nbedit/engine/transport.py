@@ -299,13 +299,7 @@ def align(old_lines: list[str], new_lines: list[str]) -> list[tuple[str, int, in
     repeated line such as ``]`` is paired with its own neighbour rather than
     with a later copy; difflib aligns only the differing middle.
     """
-    head = 0
-    limit = min(len(old_lines), len(new_lines))
-    while head < limit and old_lines[head] == new_lines[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
-        tail += 1
+    head, tail = _shared_ends(old_lines, new_lines)
     old_end, new_end = len(old_lines) - tail, len(new_lines) - tail
     opcodes: list[tuple[str, int, int, int, int]] = []
     if head:
@@ -331,6 +325,18 @@ def _miscopied(old_line: str, file_line: str, block: list[str]) -> bool:
     return fuzz.ratio(normalised_line(old_line), normalised_line(file_line)) >= MISCOPY_SIMILARITY * 100
 
 
+def _shared_ends(first: Sequence[str], second: Sequence[str]) -> tuple[int, int]:
+    """Lengths of the shared head and of the shared tail (not overlapping the head)."""
+    head = 0
+    limit = min(len(first), len(second))
+    while head < limit and first[head] == second[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and first[-1 - tail] == second[-1 - tail]:
+        tail += 1
+    return head, tail
+
+
 def _same_but_spelling(old_line: str, file_line: str) -> bool:
     """Equal up to trailing blanks and Unicode punctuation (indentation already moved)."""
     if old_line == file_line:
@@ -353,13 +359,7 @@ def _keep_spelling(old_line: str, file_line: str, new_line: str) -> str:
         return new_line
     new_body = new_line.rstrip(_BLANKS)
     trailing = new_line[len(new_body) :]
-    head = 0
-    limit = min(len(old_body), len(new_body))
-    while head < limit and old_body[head] == new_body[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old_body[-1 - tail] == new_body[-1 - tail]:
-        tail += 1
+    head, tail = _shared_ends(old_body, new_body)
     if head == len(old_body) == len(new_body):
         return file_body + trailing
     middle = new_body[head : len(new_body) - tail]
