@@ -202,6 +202,8 @@ def _review_and_apply(
     its own, which records what it undoes); ``warning`` is said before asking.
     """
     say = _preview(plan)
+    if getattr(args, "explain", False):
+        say("why here (how each hunk was located):\n" + plan.explain())
     if plan.already_applied:
         say("already applied: the files already contain this change; nothing to do")
         return OK
@@ -475,6 +477,7 @@ def build_parser() -> argparse.ArgumentParser:
     apply.add_argument(
         "patch", nargs="?", metavar="PATCH", help="patch file, or - for stdin (default: stdin)"
     )
+    apply.add_argument("--explain", action="store_true", help="say how each hunk was located (tiers, scores)")
     apply.set_defaults(handler=_apply)
 
     edit = commands.add_parser("edit", parents=[editing], help="replace old text with new text in one file")
@@ -491,6 +494,9 @@ def build_parser() -> argparse.ArgumentParser:
     edit.add_argument("--cell", metavar="ID|INDEX", help="limit the edit to one notebook cell")
     edit.add_argument(
         "--clear-outputs", action="store_true", help="clear the outputs of edited notebook code cells"
+    )
+    edit.add_argument(
+        "--explain", action="store_true", help="say how the old text was located (tiers, scores)"
     )
     edit.set_defaults(handler=_edit)
 

@@ -427,6 +427,50 @@ def test_a_near_miss_above_the_threshold_says_the_real_reason(tmp_path: Path) ->
     with pytest.raises(NoMatch) as caught:
         Workspace(tmp_path, history=False).plan_edit("f.py", old, new)
     message = str(caught.value)
-    assert "similarity 0.95: the file's indentation differs from the old text's by different amounts" in message
+    assert (
+        "similarity 0.95: the file's indentation differs from the old text's by different amounts" in message
+    )
     assert "'-' lines: the old text you sent, '+' lines: the file" in message
     assert (tmp_path / "f.py").read_text() == before
+
+
+def test_plan_explain_and_the_cli_say_why_a_hunk_landed_where_it_did(tmp_path: Path) -> None:
+    """Issue 14's "Why here?", engine side: tiers tried, score, runner-up, offset, expected vs in the file."""
+    (tmp_path / "m.py").write_text(SOURCE)
+    old = f'def ff():\n    msg = "since 5.5 {DASH} removed"\n    if x:\n        return 1\n    return 2\n'
+    new = old.replace("return 2", "return 3")
+    plan = Workspace(tmp_path, history=False).plan_edit("m.py", old, new)
+    explanation = plan.explain()
+    assert "hunk 1, lines 1-5: fuzzy match, score 0.9" in explanation
+    assert "tiers tried: exact: not found;" in explanation and "fuzzy: 1 window scored" in explanation
+    assert "runner-up: no other candidate" in explanation
+    assert "-def ff():\n" in explanation and "+def f():\n" in explanation
+    assert dict(plan.files[0].hunks[0].match.explanation)["runner-up"] == "no other candidate"
+    (tmp_path / "old.txt").write_text(old)
+    (tmp_path / "new.txt").write_text(new)
+    environment = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    shown = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "nbedit.cli",
+            "edit",
+            "m.py",
+            "--old-file",
+            "old.txt",
+            "--new-file",
+            "new.txt",
+            "--dry-run",
+            "--explain",
+            "--no-history",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+        check=False,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "why here" in shown.stdout and "runner-up: no other candidate" in shown.stdout
+    assert (tmp_path / "m.py").read_text() == SOURCE

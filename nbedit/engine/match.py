@@ -272,6 +272,7 @@ def locate(
 
     tiers: Sequence[Tier] = (Tier.EXACT,) if options.exact else (Tier.EXACT, *_NORMALISED_TIERS)
     previous: Tier | None = None
+    tried: list[str] = []  # what each tier found, for the explanation
     for tier in tiers:
         if (
             previous is not None
@@ -284,14 +285,24 @@ def locate(
         if hunk.at_end:
             hits = [hit for hit in hits if _ends_file(index, hit)]
         if not hits:
+            tried.append(f"{tier.value}: not found")
             continue
+        tried.append(f"{tier.value}: {_places(hits)}")
         if tier in (Tier.TRAILING_WHITESPACE, Tier.UNICODE) and not hunk.replace_all and not options.exact:
             wider = _other_places(index, hunk, hits, low, high, near_line)
             if wider:
                 chosen_tier, chosen = _choose_across(index, hunk, tier, hits, wider, near_line, path)
-                return [_build(index, hunk, hit, chosen_tier, 1.0, near_line) for hit in chosen]
+                tried.append(f"{Tier.INDENTATION.value}: also {_places(wider)}; the line number decided")
+                return [
+                    _explained(index, hunk, _build(index, hunk, hit, chosen_tier, 1.0, near_line), tried)
+                    for hit in chosen
+                ]
         chosen = _choose(index, hunk, hits, tier, near_line, path)
-        return [_build(index, hunk, hit, tier, 1.0, near_line) for hit in chosen]
+        if tier is Tier.EXACT and len(hits) == 1:
+            return [_build(index, hunk, hit, tier, 1.0, near_line) for hit in chosen]
+        return [
+            _explained(index, hunk, _build(index, hunk, hit, tier, 1.0, near_line), tried) for hit in chosen
+        ]
 
     candidates = _fuzzy_candidates(index, hunk, low, high, near_line)
     if not options.exact and _enough_for_fuzzy(hunk):
@@ -303,18 +314,20 @@ def locate(
             offset = None
             if near_line is not None and hunk.start_line is not None:
                 offset = hit.first_line + 1 - hunk.start_line
-            return [
-                Match(
-                    hit.start,
-                    hit.end,
-                    replacement,
-                    Tier.FUZZY,
-                    round(score, 4),
-                    hit.first_line + 1,
-                    hit.line_count,
-                    offset,
-                )
-            ]
+            found = Match(
+                hit.start,
+                hit.end,
+                replacement,
+                Tier.FUZZY,
+                round(score, 4),
+                hit.first_line + 1,
+                hit.line_count,
+                offset,
+            )
+            tried.append(
+                f"fuzzy: {len(candidates)} window{'s' if len(candidates) != 1 else ''} scored, best {score:.2f} at {_span(hit)}"
+            )
+            return [_explained(index, hunk, found, tried, _runner_up(candidates, hit, index, hunk, options))]
     elsewhere = [item[0] for item in candidates if item[1] >= options.threshold]
     if new_text_present(index, hunk, (low, high), near_misses=elsewhere):
         return []
@@ -333,6 +346,52 @@ def locate(
             for item in candidates[:3]
         ],
     )
+
+
+def _places(hits: Sequence[_Hit]) -> str:
+    shown = ", ".join(str(hit.first_line + 1) for hit in hits[:5])
+    return f"{len(hits)} place{'s' if len(hits) != 1 else ''} (line{'s' if len(hits) != 1 else ''} {shown})"
+
+
+def _span(hit: _Hit) -> str:
+    last = hit.first_line + max(hit.line_count, 1)
+    return (
+        f"line {hit.first_line + 1}" if last == hit.first_line + 1 else f"lines {hit.first_line + 1}-{last}"
+    )
+
+
+def _runner_up(
+    candidates: list[_Scored], winner: _Hit, index: FileIndex, hunk: Hunk, options: MatchOptions
+) -> str:
+    """The best other place the fuzzy tier scored, and why it lost (or that there was none)."""
+    for hit, score, _ in candidates:
+        if _overlaps(hit, winner):
+            continue
+        carried = _replacement(index, hunk, hit, Tier.FUZZY)
+        why = carried.reason if isinstance(carried, Refusal) else "lower score"
+        return f"{score:.2f} at {_span(hit)} ({why})"
+    return "no other candidate"
+
+
+def _explained(
+    index: FileIndex, hunk: Hunk, match: Match, tried: list[str], runner_up: str | None = None
+) -> Match:
+    """``match`` with the matcher's decision attached as (label, text) rows."""
+    rows = [("tiers tried", "; ".join(tried))]
+    if runner_up is not None:
+        rows.append(("runner-up", runner_up))
+    if match.offset:
+        rows.append(
+            ("offset", f"{match.offset:+d} lines from line {match.line - match.offset} named by the change")
+        )
+    expected = [_shortened(line) for line in _query_lines(hunk)]
+    actual = [_shortened(strip_newline(line)) for line in index.line_range(match.line - 1, match.line_count)]
+    if expected != actual:
+        diff = list(
+            difflib.unified_diff(expected, actual, "expected", "in file", n=len(expected), lineterm="")
+        )[3:]
+        rows.append(("expected (-) vs in the file (+)", "\n".join(diff[:40])))
+    return replace(match, explanation=tuple(rows))
 
 
 def _exact_at_expected_line(

@@ -138,6 +138,9 @@ class Match:
     line: int  # 1-based first line of the matched span
     line_count: int  # lines in the matched span
     offset: int | None = None  # lines away from the hunk's claimed start_line
+    # how the matcher decided, as (label, text) rows: the tiers tried, the score and the
+    # runner-up, the offset, the lines expected vs in the file (empty for a plain exact match)
+    explanation: tuple[tuple[str, str], ...] = ()
 
     @property
     def exact(self) -> bool:
@@ -292,6 +295,16 @@ class Plan:
         from nbedit.render.html import plan_to_html
 
         return plan_to_html(self)
+
+    def explain(self) -> str:
+        """Why each hunk landed where it did: tiers tried, scores, runner-up, offset, expected vs found.
+
+        The teaching view of a plan: the same rows the review widget's "Why here?"
+        disclosure and ``nbedit apply --explain`` show.
+        """
+        from nbedit.engine.explain import explain_plan
+
+        return explain_plan(self)
 
     def without_hunks(self, excluded: set[tuple[int, int]]) -> Plan:
         """A plan with some hunks left out, keyed by (file index, hunk index)."""
