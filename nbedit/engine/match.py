@@ -56,9 +56,9 @@ DEFAULT_THRESHOLD = 0.9
 FUZZY_MIN_LINES = 2  # fewer non-blank lines than this are never matched fuzzily
 FUZZY_SHORT_LINES = 3  # a shorter old text needs one of its lines in the file exactly (up to spelling)
 FUZZY_MARGIN = 0.05  # the best fuzzy window must beat any other place by this much
-LOCATOR_CONTEXT_FLOOR = (
-    0.7  # with a locator, drifted context may score this low (benchmarks/locator_floor.py)
-)
+# with a line number, drifted context may score this low; real drift needs 0.62 at the lowest
+# (benchmarks/locator_floor.py); below 0.6 nearly half of the context differs
+LOCATOR_CONTEXT_FLOOR = 0.6
 COMMON_LINE_LIMIT = 40  # lines seen more often than this do not vote for windows
 MAX_LOCATIONS = 50
 INDENT_PENALTY = 0.2  # a line whose relative indentation differs loses this much similarity
