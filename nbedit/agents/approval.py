@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from nbedit.engine.models import Plan
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["APPROVAL_MODES", "Approval", "Decision", "check_approval", "decide", "hunk_names"]
 
-Approval = Union[Literal["auto", "review", "dry-run"], Callable[["Plan"], bool]]
+Approval = Literal["auto", "review", "dry-run"] | Callable[["Plan"], "bool | str"]
 APPROVAL_MODES = ("auto", "review", "dry-run")
 DEFAULT_REVIEW_TIMEOUT = 600.0
 

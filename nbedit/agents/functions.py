@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from nbedit.agents.approval import Approval
 from nbedit.agents.session import ToolFailure, ToolSession, describe_decision, error_text
-from nbedit.agents.text_editor import TextEditorTool, numbered
+from nbedit.agents.text_editor import TextEditorTool
 from nbedit.errors import NbeditError, NothingToUndo
 from nbedit.storage.records import AGENT_ORIGIN_PREFIX
 
@@ -107,7 +107,9 @@ class FunctionTools:
         if flavor == "openai":
             return [{"type": "function", "name": name, **spec} for name, spec in FUNCTIONS.items()]
         if flavor == "openai-chat":
-            return [{"type": "function", "function": {"name": name, **spec}} for name, spec in FUNCTIONS.items()]
+            return [
+                {"type": "function", "function": {"name": name, **spec}} for name, spec in FUNCTIONS.items()
+            ]
         if flavor == "anthropic":
             return [
                 {"name": name, "description": spec["description"], "input_schema": spec["parameters"]}
@@ -122,7 +124,9 @@ class FunctionTools:
                 try:
                     arguments = json.loads(arguments) if arguments.strip() else {}
                 except json.JSONDecodeError as error:
-                    raise ToolFailure(f"Error: the arguments are not valid JSON ({error}); send a JSON object.")
+                    raise ToolFailure(
+                        f"Error: the arguments are not valid JSON ({error}); send a JSON object."
+                    ) from None
             arguments = dict(arguments or {})
             if name not in FUNCTIONS:
                 raise ToolFailure(f"Error: unknown function {name!r}; use {', '.join(FUNCTIONS)}.")
@@ -199,7 +203,9 @@ class FunctionTools:
     def _decide(self, function: str, plan: Any, call_id: str | None, done: str, **apply_options: Any) -> str:
         session = self.session
         session.tool = f"{self.origin_prefix}{function}"
-        decision = session.decide(plan, call_id, f"{function} ({call_id or 'function call'})", **apply_options)
+        decision = session.decide(
+            plan, call_id, f"{function} ({call_id or 'function call'})", **apply_options
+        )
         is_error, text = describe_decision(decision, done)
         if is_error:
             raise _Refused("Error: " + text)

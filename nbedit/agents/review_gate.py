@@ -72,11 +72,17 @@ class ReviewGate:
         widget = self.widget
         if widget.status == "applied":
             left_out = {
-                (file, hunk) for (file, hunk), box in widget.toggles.items() if hunk is not None and not box.value
+                (file, hunk)
+                for (file, hunk), box in widget.toggles.items()
+                if hunk is not None and not box.value
             }
-            files_out = {file for (file, hunk), box in widget.toggles.items() if hunk is None and not box.value}
+            files_out = {
+                file for (file, hunk), box in widget.toggles.items() if hunk is None and not box.value
+            }
             all_keys = {(file, hunk) for (file, hunk) in widget.toggles if hunk is not None}
-            left = hunk_names(self.plan, left_out) + tuple(self.plan.files[index].target_path for index in sorted(files_out))
+            left = hunk_names(self.plan, left_out) + tuple(
+                self.plan.files[index].target_path for index in sorted(files_out)
+            )
             applied = hunk_names(self.plan, all_keys - left_out) if left else ()
             return Decision("applied", self.plan, widget.result, applied_hunks=applied, left_out=left)
         if widget.status == "rejected":

@@ -62,7 +62,9 @@ class TextEditorTool:
         review_timeout: float | None = None,
     ) -> None:
         if version not in TOOL_VERSIONS:
-            raise ValueError(f"unknown text editor version {version!r}; use one of {', '.join(TOOL_VERSIONS)}")
+            raise ValueError(
+                f"unknown text editor version {version!r}; use one of {', '.join(TOOL_VERSIONS)}"
+            )
         self.version = version
         self.name, self.has_undo = TOOL_VERSIONS[version]
         self.max_characters = max_characters
@@ -140,7 +142,9 @@ class TextEditorTool:
         data = self.session.read(normalised)
         if data is None:
             raise ToolFailure(f"Error: {path} does not exist; create it with the create command.")
-        text = self.workspace.view(normalised) if normalised.endswith(".ipynb") else decode(data, normalised)[0]
+        text = (
+            self.workspace.view(normalised) if normalised.endswith(".ipynb") else decode(data, normalised)[0]
+        )
         self.session.saw(normalised, data)
         lines = text.splitlines()
         first, last = 1, len(lines)
@@ -177,7 +181,9 @@ class TextEditorTool:
             raise ToolFailure(f"Error: {path} does not exist; create it with the create command.")
         self.session.check_viewed(path, normalised)
         plan = self.workspace.plan_edit(normalised, old, new)
-        return self._decide(plan, call_id, f"{self.name} str_replace in {path}", f"Edited {path}.", snippet=new)
+        return self._decide(
+            plan, call_id, f"{self.name} str_replace in {path}", f"Edited {path}.", snippet=new
+        )
 
     def _create(self, path: str, content: str, call_id: str | None) -> str:
         normalised = self.session.normalise(path)
@@ -185,7 +191,9 @@ class TextEditorTool:
         if existing is None or not existing:
             plan = self.workspace.plan_edit(normalised, "", content) if content else None
             if plan is None:
-                plan = self.workspace.plan_patch(f"*** Begin Patch\n*** Add File: {normalised}\n*** End Patch\n")
+                plan = self.workspace.plan_patch(
+                    f"*** Begin Patch\n*** Add File: {normalised}\n*** End Patch\n"
+                )
             return self._decide(plan, call_id, f"{self.name} create {path}", f"Created {path}.")
         self.session.check_viewed(path, normalised)
         current, _ = decode(existing, normalised)
@@ -318,7 +326,12 @@ def _insertion_diff(path: str, lines: list[str], after: int, new: str) -> str:
         body = added + old
         start_old, count_old = 1, 1
         if not anchor.endswith("\n"):
-            body = added + ["-" + anchor, "\\ No newline at end of file", "+" + anchor, "\\ No newline at end of file"]
+            body = added + [
+                "-" + anchor,
+                "\\ No newline at end of file",
+                "+" + anchor,
+                "\\ No newline at end of file",
+            ]
     else:
         anchor = lines[after - 1]
         start_old, count_old = after, 1
