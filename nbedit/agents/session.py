@@ -79,7 +79,10 @@ def describe_decision(decision: Decision, done: str) -> tuple[bool, str]:
         )
     result = decision.result
     if result is not None and result.already_applied:
-        return False, f"No change: the new text is already in {', '.join(plan.paths)}; nothing was written."
+        return False, (
+            f"No change: the new text is already in {', '.join(plan.paths)} and the old text is not, so "
+            "nothing was written. If you meant another place, view the file and retry with its text."
+        )
     lines = [done]
     if decision.partial:
         lines = [
