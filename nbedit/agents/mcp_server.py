@@ -63,7 +63,9 @@ def build_server(workspace: Workspace, approval: str = "auto") -> Any:
         return call("view", arguments, ctx)
 
     @server.tool(description=tools_description("edit"))
-    def edit(path: str, old: str, new: str, ctx: Context, replace_all: bool = False, cell: str | None = None) -> str:
+    def edit(
+        path: str, old: str, new: str, ctx: Context, replace_all: bool = False, cell: str | None = None
+    ) -> str:
         arguments: dict[str, Any] = {"path": path, "old": old, "new": new, "replace_all": replace_all}
         if cell is not None:
             arguments["cell"] = cell

@@ -317,29 +317,28 @@ def _range(view_range: Any, count: int) -> tuple[int, int]:
 
 
 def _insertion_diff(path: str, lines: list[str], after: int, new: str) -> str:
-    """A unified diff inserting ``new`` after line ``after`` (0: top), located by that line number."""
+    """A unified diff inserting ``new`` after line ``after`` (0: top), located by that line number.
+
+    Context lines carry the file's own line ending, so the added lines are given
+    the same one (a CRLF file stays CRLF), and a file without a final newline
+    stays without one.
+    """
+    ending = next((line[len(line.rstrip("\r\n")) :] for line in lines if line.endswith("\n")), "\n")
+    carriage = "\r" if ending == "\r\n" else ""
     inserted = new[:-1] if new.endswith("\n") else new
-    added = ["+" + line for line in inserted.split("\n")]
-    if after == 0:
-        anchor = lines[0]
-        old = [" " + anchor.rstrip("\n")]
-        body = added + old
-        start_old, count_old = 1, 1
-        if not anchor.endswith("\n"):
-            body = added + [
-                "-" + anchor,
-                "\\ No newline at end of file",
-                "+" + anchor,
-                "\\ No newline at end of file",
-            ]
-    else:
-        anchor = lines[after - 1]
-        start_old, count_old = after, 1
-        if anchor.endswith("\n"):
-            body = [" " + anchor.rstrip("\n"), *added]
-        else:  # the last line has no newline: it gains one, and the insertion keeps the file without one
-            body = ["-" + anchor, "\\ No newline at end of file", "+" + anchor, *added]
-            body.append("\\ No newline at end of file")
+    added = ["+" + line.rstrip("\r") + carriage for line in inserted.split("\n")]
+    no_newline = "\\ No newline at end of file"
+    anchor = lines[0] if after == 0 else lines[after - 1]
+    bare = anchor.rstrip("\r\n")
+    if anchor.endswith("\n"):
+        context = " " + anchor[:-1]
+        body = [*added, context] if after == 0 else [context, *added]
+    elif after == 0:  # a one-line file without a final newline: the insertion goes above it
+        body = [*added, " " + bare, no_newline]
+    else:  # the last line has no newline: it gains one, and the insertion ends the file without one
+        added[-1] = added[-1][: len(added[-1]) - len(carriage)]
+        body = ["-" + bare, no_newline, "+" + bare + carriage, *added, no_newline]
+    start = 1 if after == 0 else after
     count_new = sum(1 for line in body if line[:1] in (" ", "+"))
-    header = f"--- a/{path}\n+++ b/{path}\n@@ -{start_old},{count_old} +{start_old},{count_new} @@\n"
+    header = f"--- a/{path}\n+++ b/{path}\n@@ -{start},1 +{start},{count_new} @@\n"
     return header + "\n".join(body) + "\n"
