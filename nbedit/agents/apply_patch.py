@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from nbedit.agents.approval import Approval
-from nbedit.agents.session import ToolFailure, ToolSession, describe_decision, error_text, field
+from nbedit.agents.session import ToolFailure, ToolSession, describe_decision, error_text, field, run_async
 from nbedit.errors import NbeditError
 
 if TYPE_CHECKING:
@@ -74,6 +74,10 @@ class ApplyPatchTool:
             if not output.startswith("Error"):
                 output = "Error: " + output
         return {"type": "apply_patch_call_output", "call_id": call_id, "status": status, "output": output}
+
+    async def arun(self, call: Any) -> dict[str, Any]:
+        """``run`` for async cells: ``await tool.arun(call)`` (what ``approval="review"`` needs on ipykernel 7)."""
+        return await run_async(self.session, self.run, call)
 
     def _apply(self, operation: Any, call_id: str | None) -> str:
         if operation is None:

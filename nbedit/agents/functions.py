@@ -16,7 +16,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from nbedit.agents.approval import Approval
-from nbedit.agents.session import ToolFailure, ToolSession, describe_decision, error_text
+from nbedit.agents.session import ToolFailure, ToolSession, describe_decision, error_text, run_async
 from nbedit.agents.text_editor import TextEditorTool
 from nbedit.errors import NbeditError, NothingToUndo
 from nbedit.storage.records import AGENT_ORIGIN_PREFIX
@@ -139,6 +139,10 @@ class FunctionTools:
         except (ToolFailure, NbeditError) as error:
             text = error_text(error)
             return text if text.startswith("Error") else "Error: " + text
+
+    async def arun(self, name: str, arguments: Any = None, *, call_id: str | None = None) -> str:
+        """``run`` for async cells (what ``approval="review"`` needs on ipykernel 7)."""
+        return await run_async(self.session, self.run, name, arguments, call_id=call_id)
 
     # ------------------------------------------------------------------ functions
 

@@ -15,8 +15,10 @@ fingerprint of the bytes, so a person's edit in between is always noticed.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from nbedit.agents.approval import Approval, Decision, check_approval, decide
 from nbedit.engine.text import fingerprint
@@ -27,7 +29,9 @@ if TYPE_CHECKING:
     from nbedit.engine.models import Plan
     from nbedit.workspace import Workspace
 
-__all__ = ["ToolFailure", "ToolSession", "describe_decision", "error_text", "field"]
+__all__ = ["ToolFailure", "ToolSession", "describe_decision", "error_text", "field", "run_async"]
+
+Result = TypeVar("Result")
 
 
 class ToolFailure(Exception):
@@ -177,3 +181,19 @@ class ToolSession:
         )
         self.record_written(decision)
         return decision
+
+
+async def run_async(
+    session: ToolSession, function: Callable[..., Result], *arguments: Any, **options: Any
+) -> Result:
+    """Run a tool call from an async cell so a review can wait without blocking the kernel.
+
+    The call runs in a worker thread while the cell awaits; ipykernel 7 handles the
+    widget's click meanwhile. A kernel that polls (jupyter-ui-poll) runs it in place.
+    """
+    if session.approval == "review":
+        from nbedit.agents.review_gate import kernel_polls
+
+        if kernel_polls():
+            return function(*arguments, **options)
+    return await asyncio.to_thread(function, *arguments, **options)

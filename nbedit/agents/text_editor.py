@@ -22,7 +22,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from nbedit.agents.approval import Approval
-from nbedit.agents.session import ToolFailure, ToolSession, describe_decision, error_text, field
+from nbedit.agents.session import ToolFailure, ToolSession, describe_decision, error_text, field, run_async
 from nbedit.engine.text import decode
 from nbedit.errors import NbeditError, NothingToUndo
 from nbedit.storage.records import AGENT_ORIGIN_PREFIX
@@ -102,6 +102,10 @@ class TextEditorTool:
             if not text.startswith("Error"):
                 text = "Error: " + text
         return {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": is_error}
+
+    async def arun(self, block: Any) -> dict[str, Any]:
+        """``run`` for async cells: ``await tool.arun(block)`` (what ``approval="review"`` needs on ipykernel 7)."""
+        return await run_async(self.session, self.run, block)
 
     # ------------------------------------------------------------------ commands
 
