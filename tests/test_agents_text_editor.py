@@ -327,3 +327,37 @@ def test_insert_at_the_top_of_a_one_line_file_without_newline(workspace: Workspa
              "input": {"command": "insert", "path": "one.txt", "insert_line": 0, "new_str": "first\n"}}  # fmt: skip
     assert not tool.run(block)["is_error"]
     assert (project / "one.txt").read_bytes() == b"first\nonly"
+
+
+def test_insert_into_a_notebook_is_refused(workspace: Workspace, project: Path) -> None:
+    tool = TextEditorTool(workspace)
+    run(tool, "view_notebook")
+    before = snapshot(project)
+    block = {"id": "toolu_nbins", "name": "str_replace_based_edit_tool",
+             "input": {"command": "insert", "path": "analysis.ipynb", "insert_line": 1, "new_str": "x = 1"}}  # fmt: skip
+    result = tool.run(block)
+    assert result["is_error"] and "in a notebook use str_replace" in result["content"]
+    assert snapshot(project) == before
+
+
+def test_binary_file_and_empty_create(workspace: Workspace, project: Path) -> None:
+    (project / "blob.bin").write_bytes(b"\x00\x01\x02binary")
+    tool = TextEditorTool(workspace)
+    view = tool.run({"id": "toolu_bin", "name": "str_replace_based_edit_tool",
+                     "input": {"command": "view", "path": "blob.bin"}})  # fmt: skip
+    assert view["is_error"] and "BinaryFile" in view["content"]
+    create = tool.run({"id": "toolu_empty", "name": "str_replace_based_edit_tool",
+                       "input": {"command": "create", "path": "empty.txt", "file_text": ""}})  # fmt: skip
+    assert not create["is_error"], create["content"]
+    assert (project / "empty.txt").read_bytes() == b""
+
+
+def test_a_typo_is_not_reported_as_applied_when_new_text_happens_to_exist(workspace: Workspace) -> None:
+    tool = TextEditorTool(workspace, require_view=False)
+    block = {"id": "toolu_typo", "name": "str_replace_based_edit_tool",
+             "input": {"command": "str_replace", "path": "app.py", "old_str": "def totl(prices):",
+                       "new_str": "def total(prices):"}}  # fmt: skip
+    result = tool.run(block)
+    # the engine's verdict: new text present, old text absent -> already applied; the model is told how to check
+    assert not result["is_error"]
+    assert "No change" in result["content"] and "view the file" in result["content"]
