@@ -149,6 +149,6 @@ def review(
         )
 
     gate = ReviewGate(workspace, plan, title=title, origin=origin, **apply_options)
-    display(gate.view)
+    display(gate.view)  # type: ignore[no-untyped-call]
     gate.wait(timeout)
     return gate.decision()
