@@ -118,3 +118,10 @@ def test_importing_the_adapters_stays_light() -> None:
     code = "import sys, nbedit.agents; print('IPython' in sys.modules, 'ipywidgets' in sys.modules, 'mcp' in sys.modules)"
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert output.split() == ["False", "False", "False"]
+
+
+def test_agents_public_names_resolve_and_are_sorted() -> None:
+    import nbedit.agents
+
+    assert nbedit.agents.__all__ == sorted(nbedit.agents.__all__)
+    assert all(getattr(nbedit.agents, name) is not None for name in nbedit.agents.__all__)

@@ -35,8 +35,8 @@ from nbedit.agents import ApplyPatchTool, TextEditorTool
 calls = json.load(open({anthropic!r}))
 patches = json.load(open({openai!r}))
 workspace = Workspace({root!r})
-editor = TextEditorTool(workspace, approval="review", require_view=False, review_timeout=300)
-patcher = ApplyPatchTool(workspace, approval="review", review_timeout=300)
+editor = TextEditorTool(workspace, approval="review", require_view=False, review_timeout=180)
+patcher = ApplyPatchTool(workspace, approval="review", review_timeout=180)
 transcript = [
     await editor.arun(calls["exact_edit"]),
     await patcher.arun(patches["update_two_hunks"]),
@@ -74,7 +74,8 @@ def test_a_running_agent_loop_waits_for_apply_partial_and_reject(lab: LabServer,
     )
     write_notebook(lab.root / "agent_loop.ipynb", [("code", code)])
     open_notebook(page, lab, "agent_loop.ipynb")
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    # not awaited: the command's promise resolves only when the cell finishes, which needs the clicks below
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
 
     first = review(page, 0)
     assert (project / "app.py").read_bytes() == original, "nothing may be written before Apply"
