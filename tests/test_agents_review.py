@@ -199,3 +199,20 @@ def test_a_running_cell_waits_for_apply_partial_apply_reject_and_timeout(
     assert '"""How many items there are."""' not in text  # fourth: timed out
     origins = [entry.origin for entry in Workspace(project, home=home).history(all_sessions=True)]
     assert origins == ["agent:apply_patch:call_A2hunks", "agent:str_replace_based_edit_tool:toolu_01B1exact"]
+
+
+def test_after_a_partial_approval_the_model_must_view_again(project: Path, tmp_path: Path) -> None:
+    from nbedit.agents import TextEditorTool
+    from nbedit.agents.approval import Decision
+
+    workspace = Workspace(project, home=tmp_path / "home")
+    tool = TextEditorTool(workspace)
+    calls = recorded("anthropic_tool_use")
+    tool.run(calls["view_app"])
+    plan = workspace.plan_edit("app.py", 'return "hi " + name', "return name")
+    result = workspace.apply(plan)
+    tool.session.record_written(Decision("applied", plan, result, applied_hunks=("x",), left_out=("y",)))
+    refused = tool.run(calls["retry_with_context"])
+    assert refused["is_error"] and "view the file again" in refused["content"]
+    tool.session.record_written(Decision("applied", plan, result))  # a whole approval counts as seen
+    assert not tool.run(calls["retry_with_context"])["is_error"]

@@ -160,8 +160,12 @@ class ToolSession:
             )
 
     def record_written(self, decision: Decision) -> None:
-        """After the model's own change, what it wrote counts as seen (it may edit again)."""
-        if decision.outcome != "applied":
+        """After the model's own change, what it wrote counts as seen (it may edit again).
+
+        Not after a partial approval: the file is then neither what the model saw nor
+        what it asked for, so its next edit must start from a fresh view.
+        """
+        if decision.outcome != "applied" or decision.partial:
             return
         for file_plan in decision.plan.files:
             for path in dict.fromkeys((file_plan.path, file_plan.target_path)):
