@@ -545,7 +545,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="a guided tour on sample files in a temporary folder")
     demo.set_defaults(handler=_demo)
+
+    mcp = commands.add_parser("mcp", help="serve view/edit/patch/history/undo to an MCP client over stdio")
+    mcp.add_argument("--root", default=".", help="workspace root; paths are confined to it (default: .)")
+    mcp.add_argument("--approval", choices=("auto", "dry-run"), default="auto", help="dry-run never writes")
+    mcp.add_argument("--no-history", action="store_true", help="do not record a snapshot for undo")
+    mcp.set_defaults(handler=_mcp)
     return parser
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    try:
+        from nbedit.agents.mcp_server import serve
+    except ImportError as error:
+        _warn(f"nbedit mcp needs the mcp package ({error}); install it with: pip install 'nbedit[agents]'")
+        return FAILED
+    serve(args.root, args.approval, history=not args.no_history)
+    return OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -47,6 +47,7 @@ from nbedit.storage.records import (
     FileVersion,
     PruneResult,
     default_home,
+    known_origin,
 )
 from nbedit.storage.versions import (
     LIVE_VERSIONS,
@@ -132,8 +133,10 @@ class HistoryStore:
 
     def begin(self, draft: EntryDraft) -> str:
         """Record ``draft`` as a pending entry, durable when this returns; return its id."""
-        if draft.origin not in ORIGINS:
-            raise HistoryError(f"unknown origin {draft.origin!r}; use one of {', '.join(ORIGINS)}")
+        if not known_origin(draft.origin):
+            raise HistoryError(
+                f"unknown origin {draft.origin!r}; use one of {', '.join(ORIGINS)} or agent:<tool>:<call id>"
+            )
         if not draft.files:
             raise HistoryError("a history entry needs at least one file")
         for file in draft.files:

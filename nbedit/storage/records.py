@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 __all__ = [
+    "AGENT_ORIGIN_PREFIX",
     "ORIGINS",
     "Entry",
     "EntryDraft",
@@ -22,11 +23,19 @@ __all__ = [
     "PruneResult",
     "Status",
     "default_home",
+    "known_origin",
 ]
 
 Origin = Literal["magic", "api", "cli", "undo", "restore"]
 ORIGINS: tuple[str, ...] = ("magic", "api", "cli", "undo", "restore")
 Status = Literal["pending", "applied"]
+# a model's tool call: "agent:<tool name>:<call id>", so the history names who changed what
+AGENT_ORIGIN_PREFIX = "agent:"
+
+
+def known_origin(origin: str) -> bool:
+    """One of ``ORIGINS``, or an agent tool call (``agent:<tool>:<call id>``)."""
+    return origin in ORIGINS or (origin.startswith(AGENT_ORIGIN_PREFIX) and len(origin) > len(AGENT_ORIGIN_PREFIX))
 
 
 def default_home() -> Path:

@@ -1,0 +1,166 @@
+"""Section: what the agent adapters cost on top of the workspace, and an MCP round trip.
+
+A model's tool call goes adapter -> ``plan_edit`` -> approval gate -> ``apply``.
+The adapter's own work (reading the call, the view check's fingerprint, the
+result text and the edited-region snippet) should be small next to planning
+and writing, so the first rows time a one-line ``str_replace`` on a
+10,000-line file three ways in the same run: ``plan_edit`` + ``apply``
+directly (the peer), through ``TextEditorTool.run`` and through
+``FunctionTools.run``, each with history on. The edit alternates between two
+texts so every call really writes.
+
+The MCP rows time ``view`` and ``edit`` of the same file through a real
+``nbedit mcp`` server process and the ``mcp`` package's stdio client (one
+session, JSON-RPC over pipes); the peer is the same ``FunctionTools`` call in
+process, so the difference is the protocol's cost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.corpus import code_lines, join_lines, write_text
+from benchmarks.timing import Row, Timing, best_of
+
+__all__ = ["run"]
+
+LINES = 10_000
+TARGET_LINE = 5_000
+
+
+def _texts(path: Path) -> tuple[str, str]:
+    lines = code_lines(LINES, seed=13)
+    lines[TARGET_LINE] = "MARKER_VALUE = 1  # the line the benchmark edits"
+    write_text(str(path), join_lines(lines))
+    return "MARKER_VALUE = 1", "MARKER_VALUE = 2"
+
+
+def _alternating(call, first: str, second: str):  # type: ignore[no-untyped-def]
+    state = {"forward": True}
+
+    def once() -> None:
+        old, new = (first, second) if state["forward"] else (second, first)
+        call(old, new)
+        state["forward"] = not state["forward"]
+
+    return once
+
+
+def run(scratch: Path, repeat: int = 5) -> list[Row]:
+    from nbedit.agents import FunctionTools, TextEditorTool
+    from nbedit.workspace import Workspace
+
+    section = "agents"
+    root = scratch / "agents"
+    root.mkdir()
+    first, second = _texts(root / "big.py")
+    workspace = Workspace(root, home=scratch / "agents-home", session="bench")
+    editor = TextEditorTool(workspace, require_view=False)
+    functions = FunctionTools(workspace)
+    repeat = max(repeat, 8)
+    repeat += repeat % 2  # an even count leaves the file as it was, so each way starts from the same text
+
+    def direct(old: str, new: str) -> None:
+        workspace.apply(workspace.plan_edit("big.py", old, new), origin="api")
+
+    def through_editor(old: str, new: str) -> None:
+        result = editor.run({"id": "toolu_bench", "name": editor.name,
+                             "input": {"command": "str_replace", "path": "big.py", "old_str": old, "new_str": new}})  # fmt: skip
+        assert not result["is_error"], result["content"]
+
+    def through_functions(old: str, new: str) -> None:
+        text = functions.run("edit", {"path": "big.py", "old": old, "new": new}, call_id="call_bench")
+        assert text.startswith("Edited"), text
+
+    # interleaved rounds after a warm-up, so caches and the history's stored versions favour no one
+    ways = {"direct": direct, "editor": through_editor, "functions": through_functions}
+    samples: dict[str, list[float]] = {name: [] for name in ways}
+    forward = True
+    for round_number in range(repeat + 2):
+        for name, call in ways.items():
+            old, new = (first, second) if forward else (second, first)
+            forward = not forward
+            start = time.perf_counter()
+            call(old, new)
+            if round_number >= 2:
+                samples[name].append(time.perf_counter() - start)
+    baseline, editor_time, functions_time = (
+        Timing(min(samples[name]), tuple(samples[name]), f"best of {repeat}, interleaved") for name in ways
+    )
+    note = f"{LINES:,}-line file, one-line edit, history on; {baseline.how}"
+    rows = [
+        Row(section, "plan_edit + apply (no adapter)", baseline.seconds, "s", note=note,
+            samples={"nbedit": list(baseline.samples)}),
+        Row(section, "TextEditorTool.run str_replace", editor_time.seconds, "s",
+            peer_name="plan_edit + apply", peer=baseline.seconds,
+            note=f"adapter overhead {1000 * (editor_time.seconds - baseline.seconds):+.1f} ms",
+            samples={"nbedit": list(editor_time.samples)}),
+        Row(section, "FunctionTools.run edit", functions_time.seconds, "s",
+            peer_name="plan_edit + apply", peer=baseline.seconds,
+            note=f"adapter overhead {1000 * (functions_time.seconds - baseline.seconds):+.1f} ms",
+            samples={"nbedit": list(functions_time.samples)}),
+    ]  # fmt: skip
+    rows.extend(_mcp_rows(section, root, scratch, functions, first, second, repeat))
+    return rows
+
+
+def _mcp_rows(section, root, scratch, functions, first, second, repeat):  # type: ignore[no-untyped-def]
+    try:
+        from mcp import ClientSession
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+    except ImportError:
+        return [Row(section, "MCP round trip", None, "s", note="skipped: the mcp package is not installed")]
+
+    in_process_view = best_of(lambda: functions.run("view", {"path": "big.py"}), repeat)
+
+    async def measure() -> tuple[list[float], list[float], float]:
+        environment = {"PATH": os.environ.get("PATH", ""), "NBEDIT_HOME": str(scratch / "agents-home")}
+        parameters = StdioServerParameters(
+            command=sys.executable, args=["-m", "nbedit", "mcp", "--root", str(root)], env=environment
+        )
+        started = time.perf_counter()
+        async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            startup = time.perf_counter() - started
+            views, edits = [], []
+            forward = True
+            for _ in range(repeat):
+                start = time.perf_counter()
+                result = await session.call_tool("view", {"path": "big.py"})
+                views.append(time.perf_counter() - start)
+                assert not result.is_error
+                old, new = (first, second) if forward else (second, first)
+                forward = not forward
+                start = time.perf_counter()
+                result = await session.call_tool("edit", {"path": "big.py", "old": old, "new": new})
+                edits.append(time.perf_counter() - start)
+                assert not result.is_error, result.content
+        return views, edits, startup
+
+    views, edits, startup = asyncio.run(measure())
+    in_process_edit = best_of(
+        _alternating(lambda old, new: functions.run("edit", {"path": "big.py", "old": old, "new": new}),
+                     first, second), repeat)  # fmt: skip
+    how = f"best of {repeat}, one stdio session"
+    return [
+        Row(section, f"MCP view of a {LINES:,}-line file (round trip)", min(views), "s",
+            peer_name="FunctionTools.run view in process", peer=in_process_view.seconds, note=how,
+            samples={"nbedit": views}),
+        Row(section, f"MCP edit of a {LINES:,}-line file (round trip)", min(edits), "s",
+            peer_name="FunctionTools.run edit in process", peer=in_process_edit.seconds, note=how,
+            samples={"nbedit": edits}),
+        Row(section, "nbedit mcp: start + initialize", startup, "s", note="one sample"),
+    ]  # fmt: skip
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    from benchmarks.timing import format_table
+
+    with tempfile.TemporaryDirectory() as folder:
+        print(format_table(run(Path(folder))))

@@ -1,0 +1,203 @@
+"""What every adapter shares: the view record, the origin, and texts written for a model.
+
+A model reads results, not tracebacks, so each outcome becomes a short text
+that says what happened and what to do next: which matcher tier placed a
+drifted edit, which hunks a reviewer applied, why a change was refused.
+nbedit's errors already carry the specifics (closest candidates with line
+numbers, every location of an ambiguity); this module adds the verdict and
+the next step.
+
+``require_view`` copies Claude Code's rule: the model may edit only a file it
+has viewed in this tool's session, and only while the file on disk is still
+what it viewed (or what its own last edit left). The record is the SHA-256
+fingerprint of the bytes, so a person's edit in between is always noticed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from nbedit.agents.approval import Approval, Decision, check_approval, decide
+from nbedit.engine.text import fingerprint
+from nbedit.errors import NbeditError
+from nbedit.storage.records import AGENT_ORIGIN_PREFIX
+
+if TYPE_CHECKING:
+    from nbedit.engine.models import Plan
+    from nbedit.workspace import Workspace
+
+__all__ = ["ToolFailure", "ToolSession", "describe_decision", "error_text", "field", "run_async"]
+
+Result = TypeVar("Result")
+
+
+class ToolFailure(Exception):
+    """A tool call the adapter refuses before planning (bad arguments, not viewed, stale)."""
+
+
+def field(source: Any, name: str, default: Any = None) -> Any:
+    """``source[name]`` for a dict, ``source.name`` for an SDK object."""
+    if isinstance(source, dict):
+        return source.get(name, default)
+    return getattr(source, name, default)
+
+
+def error_text(error: BaseException) -> str:
+    """A refusal as the model should read it: the error's own message (it says what to do next)."""
+    if isinstance(error, ToolFailure):
+        return str(error)
+    if isinstance(error, NbeditError):
+        return f"{type(error).__name__}: {error}\nNothing was written."
+    return f"{type(error).__name__}: {error}\nNothing was written (this is a bug in nbedit; report it)."
+
+
+def _tier_notes(plan: Plan) -> list[str]:
+    notes = []
+    for file_plan in plan.files:
+        for number, located in enumerate(file_plan.hunks, start=1):
+            if located.match.exact:
+                continue
+            score = f" (similarity {located.score:.2f})" if located.score < 1.0 else ""
+            hunk = f" hunk {number}" if len(file_plan.hunks) > 1 else ""
+            where = f"{located.cell}, line {located.line}" if located.cell else f"line {located.line}"
+            notes.append(
+                f"note: {file_plan.target_path}{hunk} was not an exact match: {located.tier.explanation}"
+                f"{score} at {where}; the change was made exactly as your old -> new text says"
+            )
+    return notes
+
+
+def describe_decision(decision: Decision, done: str) -> tuple[bool, str]:
+    """(is_error, text) for a decision; ``done`` is the success sentence ("Edited app.py.")."""
+    plan = decision.plan
+    if decision.outcome == "dry-run":
+        return False, f"Dry run: nothing was written. {done} would make this change:\n{plan.diff}"
+    if decision.outcome == "rejected":
+        why = f" Their reason: {decision.reason}" if decision.reason else ""
+        return True, (
+            f"The user rejected this change; nothing was written.{why}\n"
+            "Do not retry the same change: ask the user what they want, or propose something different."
+        )
+    result = decision.result
+    if result is not None and result.already_applied:
+        return False, (
+            f"No change: the new text is already in {', '.join(plan.paths)} and the old text is not, so "
+            "nothing was written. If you meant another place, view the file and retry with its text."
+        )
+    lines = [done]
+    if decision.partial:
+        lines = [
+            f"The user applied only part of this change: applied {', '.join(decision.applied_hunks) or 'nothing'}; "
+            f"left out (not written) {', '.join(decision.left_out)}.",
+            "View the file again before editing it further.",
+        ]
+    lines.extend(_tier_notes(plan))
+    return False, "\n".join(lines)
+
+
+class ToolSession:
+    """The state one adapter keeps: its workspace, approval mode, and what the model viewed."""
+
+    def __init__(
+        self, workspace: Workspace, tool: str, approval: Approval = "auto", require_view: bool = False
+    ) -> None:
+        self.workspace = workspace
+        self.tool = tool
+        self.approval = check_approval(approval)
+        self.require_view = require_view
+        self.review_timeout: float | None = None
+        self._viewed: dict[str, str | None] = {}  # normalised path -> fingerprint seen (None: absent)
+
+    def origin(self, call_id: str | None) -> str:
+        return f"{AGENT_ORIGIN_PREFIX}{self.tool}:{call_id or 'call'}"
+
+    # ------------------------------------------------------------------ paths and reads
+
+    def normalise(self, path: str) -> str:
+        return self.workspace._source.normalise(path)
+
+    def read(self, normalised: str) -> bytes | None:
+        return self.workspace._source.read(normalised)
+
+    def directory(self, path: str) -> Path | None:
+        """The absolute folder ``path`` names inside the root, or None if it is not a folder."""
+        source = self.workspace._source
+        raw = path.strip() or "."
+        full = Path(raw) if Path(raw).is_absolute() else source.root / raw
+        resolved = Path(full).resolve()
+        try:
+            resolved.relative_to(source.real_root)
+        except ValueError:
+            return None
+        return resolved if resolved.is_dir() else None
+
+    # ------------------------------------------------------------------ the view rule
+
+    def saw(self, normalised: str, data: bytes | None) -> None:
+        self._viewed[normalised] = fingerprint(data) if data is not None else None
+
+    def check_viewed(self, path: str, normalised: str) -> None:
+        """Refuse an edit of a file not viewed in this session, or changed since (``require_view``)."""
+        if not self.require_view:
+            return
+        current = self.read(normalised)
+        if normalised not in self._viewed:
+            if current is None:
+                return  # a new file: nothing to have viewed
+            raise ToolFailure(
+                f"Error: {path} has not been viewed in this session; view the file first, then retry "
+                "with old text copied from what you saw. Nothing was written."
+            )
+        seen = self._viewed[normalised]
+        now = fingerprint(current) if current is not None else None
+        if seen != now:
+            raise ToolFailure(
+                f"Error: {path} changed on disk since you last viewed it (someone else edited it); "
+                "view the file again and base your edit on what it holds now. Nothing was written."
+            )
+
+    def record_written(self, decision: Decision) -> None:
+        """After the model's own change, what it wrote counts as seen (it may edit again).
+
+        Not after a partial approval: the file is then neither what the model saw nor
+        what it asked for, so its next edit must start from a fresh view.
+        """
+        if decision.outcome != "applied" or decision.partial:
+            return
+        for file_plan in decision.plan.files:
+            for path in dict.fromkeys((file_plan.path, file_plan.target_path)):
+                self.saw(path, self.read(path))
+
+    # ------------------------------------------------------------------ deciding
+
+    def decide(self, plan: Plan, call_id: str | None, title: str, **apply_options: Any) -> Decision:
+        decision = decide(
+            self.approval,
+            self.workspace,
+            plan,
+            origin=self.origin(call_id),
+            title=title,
+            timeout=self.review_timeout,
+            **apply_options,
+        )
+        self.record_written(decision)
+        return decision
+
+
+async def run_async(
+    session: ToolSession, function: Callable[..., Result], *arguments: Any, **options: Any
+) -> Result:
+    """Run a tool call from an async cell so a review can wait without blocking the kernel.
+
+    The call runs in a worker thread while the cell awaits; ipykernel 7 handles the
+    widget's click meanwhile. A kernel that polls (jupyter-ui-poll) runs it in place.
+    """
+    if session.approval == "review":
+        from nbedit.agents.review_gate import kernel_polls
+
+        if kernel_polls():
+            return function(*arguments, **options)
+    return await asyncio.to_thread(function, *arguments, **options)

@@ -1,0 +1,218 @@
+"""``approval="review"``: the gate blocks a running cell until a person decides.
+
+The kernel test is the real thing minus the browser: a real kernel runs a
+cell in which a scripted agent makes four tool calls with the review gate;
+the test plays the front end, sending the same comm messages JupyterLab sends
+when a person clicks (Apply on the first; untick one hunk, then Apply on the
+second; type a reason and Reject the third; nothing on the fourth, which times
+out; then one blocking ``run`` call). The cell can only finish if the kernel handled those messages while it
+was blocked, and its printed transcript is what the model would receive.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nbedit import Workspace
+from tests.agents_support import DATA, make_project, recorded, snapshot
+
+pytest.importorskip("jupyter_ui_poll")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    return make_project(root)
+
+
+def test_gate_decision_names_applied_and_left_out_hunks(project: Path, tmp_path: Path) -> None:
+    from nbedit.agents.review_gate import ReviewGate
+
+    workspace = Workspace(project, home=tmp_path / "home")
+    patch = recorded("openai_apply_patch_call")["update_two_hunks"]["operation"]["diff"]
+    from nbedit.agents.apply_patch import envelope
+
+    plan = workspace.plan_patch(envelope("update_file", "app.py", patch))
+    gate = ReviewGate(workspace, plan, origin="agent:apply_patch:call_x")
+    gate.widget.toggles[(0, 1)].value = False
+    gate.widget.apply()
+    decision = gate.decision()
+    assert decision.outcome == "applied" and decision.partial
+    assert decision.applied_hunks == ("app.py hunk 1 (line 9)",)
+    assert decision.left_out == ("app.py hunk 2 (line 16)",)
+    text = (project / "app.py").read_text()
+    assert "    result = 0.0\n" in text and "result = len(items)" not in text
+    assert workspace.history(all_sessions=True)[0].origin == "agent:apply_patch:call_x"
+
+    before = snapshot(project)
+    gate = ReviewGate(workspace, workspace.plan_edit("README.md", "tiny", "small"), origin="agent:t:c")
+    gate.reason.value = "  keep it tiny "
+    gate.widget.reject()
+    decision = gate.decision()
+    assert decision.outcome == "rejected" and decision.reason == "keep it tiny"
+    assert snapshot(project) == before
+
+
+def test_review_outside_a_kernel_is_a_clear_error_and_writes_nothing(project: Path, tmp_path: Path) -> None:
+    from nbedit.agents import TextEditorTool
+
+    workspace = Workspace(project, home=tmp_path / "home")
+    before = snapshot(project)
+    tool = TextEditorTool(workspace, approval="review", require_view=False)
+    result = tool.run(recorded("anthropic_tool_use")["exact_edit"])
+    assert result["is_error"] and "ReviewUnavailable" in result["content"]
+    assert "needs a Jupyter kernel" in result["content"]
+    assert snapshot(project) == before
+
+
+AGENT_CELL = """
+import json
+from nbedit import Workspace
+from nbedit.agents import ApplyPatchTool, TextEditorTool
+
+calls = json.load(open({anthropic!r}))
+patches = json.load(open({openai!r}))
+workspace = Workspace({root!r}, home={home!r}, session="kernel-agent")
+editor = TextEditorTool(workspace, approval="review", require_view=False, review_timeout=90)
+patcher = ApplyPatchTool(workspace, approval="review", review_timeout=90)
+impatient = TextEditorTool(workspace, approval="review", require_view=False, review_timeout=1)
+transcript = [
+    await editor.arun(calls["exact_edit"]),
+    await patcher.arun(patches["update_two_hunks"]),
+    await editor.arun(calls["rejected_edit"]),
+    await impatient.arun(calls["edit_after_view"]),
+    impatient.run(calls["edit_after_view"]),  # an ordinary (blocking) call
+]
+print("TRANSCRIPT" + json.dumps(transcript))
+"""
+
+
+class FrontEnd:
+    """Plays JupyterLab's part: records the widgets the kernel opens, sends clicks and edits."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.widgets: list[dict[str, Any]] = []  # comm id + state, in the order opened
+        self.gates_seen = 0
+
+    def send(self, comm_id: str, data: dict[str, Any]) -> None:
+        message = self.client.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
+        self.client.shell_channel.send(message)
+
+    def click(self, widget: dict[str, Any]) -> None:
+        self.send(widget["comm_id"], {"method": "custom", "content": {"event": "click"}})
+
+    def set_value(self, widget: dict[str, Any], value: Any) -> None:
+        self.send(widget["comm_id"], {"method": "update", "state": {"value": value}, "buffer_paths": []})
+
+    def gate_widgets(self) -> dict[str, Any]:
+        """The widgets of the latest gate: its buttons, hunk toggles and reason box."""
+        start = max(i for i, w in enumerate(self.widgets) if w["state"].get("description") == "Apply")
+        mine = self.widgets[start:]  # the review widget builds its buttons, then its hunk toggles
+        return {
+            "apply": mine[0],
+            "reject": next(w for w in mine if w["state"].get("description") == "Reject"),
+            "toggles": [w for w in mine if w["state"].get("_model_name") == "CheckboxModel"],
+            "reason": next(w for w in mine if "reason" in str(w["state"].get("placeholder", ""))),
+        }
+
+
+@pytest.mark.kernel
+def test_a_running_cell_waits_for_apply_partial_apply_reject_and_timeout(
+    project: Path, tmp_path: Path
+) -> None:
+    from jupyter_client.manager import start_new_kernel
+
+    home = tmp_path / "home"
+    code = AGENT_CELL.format(
+        anthropic=str(DATA / "anthropic_tool_use.json"),
+        openai=str(DATA / "openai_apply_patch_call.json"),
+        root=str(project),
+        home=str(home),
+    )
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path))
+    try:
+        front = FrontEnd(client)
+        message_id = client.execute(code)
+        plan = ["apply", "partial", "reject", "wait", "wait"]
+        output, finished, deadline = "", False, time.monotonic() + 150
+        while not finished and time.monotonic() < deadline:
+            try:
+                message = client.get_iopub_msg(timeout=5)
+            except queue.Empty:
+                continue
+            kind, content = message["msg_type"], message["content"]
+            if kind == "comm_open" and content.get("target_name") == "jupyter.widget":
+                front.widgets.append({"comm_id": content["comm_id"], "state": content["data"]["state"]})
+            elif kind == "stream":
+                output += content["text"]
+            elif kind == "error":
+                pytest.fail("\n".join(content["traceback"]))
+            elif kind == "display_data" and "application/vnd.jupyter.widget-view+json" in content["data"]:
+                action = plan[front.gates_seen]
+                front.gates_seen += 1
+                gate = front.gate_widgets()
+                if action == "apply":
+                    front.click(gate["apply"])
+                elif action == "partial":
+                    assert len(gate["toggles"]) == 2
+                    front.set_value(gate["toggles"][1], False)
+                    front.click(gate["apply"])
+                elif action == "reject":
+                    front.set_value(gate["reason"], "keep the signature untyped")
+                    front.click(gate["reject"])
+            elif kind == "status" and content["execution_state"] == "idle":
+                finished = message["parent_header"].get("msg_id") == message_id
+        assert finished, f"the cell did not finish; output so far: {output!r}"
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+    transcript = json.loads(output.split("TRANSCRIPT", 1)[1])
+    first, second, third, fourth, blocking = transcript
+    assert first["type"] == "tool_result" and first["tool_use_id"] == "toolu_01B1exact"
+    assert not first["is_error"] and first["content"].startswith("Edited app.py.")
+    assert second["type"] == "apply_patch_call_output" and second["status"] == "completed"
+    assert "applied app.py hunk 1 (line 9)" in second["output"]
+    assert "left out (not written) app.py hunk 2 (line 16)" in second["output"]
+    assert third["is_error"] and "The user rejected this change" in third["content"]
+    assert "keep the signature untyped" in third["content"]
+    assert fourth["is_error"] and "no decision was made in time" in fourth["content"]
+    # a blocking run() either polls (and here times out) or, on a kernel that cannot poll, says to await arun()
+    assert blocking["is_error"]
+    if front.gates_seen == 4:
+        assert "ReviewUnavailable" in blocking["content"] and "await tool.arun" in blocking["content"]
+    else:
+        assert front.gates_seen == 5 and "no decision was made in time" in blocking["content"]
+
+    text = (project / "app.py").read_text()
+    assert 'return f"hello {name}"' in text  # first: applied
+    assert "    result = 0.0\n" in text and "len(items)" not in text  # second: hunk 1 only
+    assert "def greet(name):" in text and "-> str" not in text  # third: rejected
+    assert '"""How many items there are."""' not in text  # fourth: timed out
+    origins = [entry.origin for entry in Workspace(project, home=home).history(all_sessions=True)]
+    assert origins == ["agent:apply_patch:call_A2hunks", "agent:str_replace_based_edit_tool:toolu_01B1exact"]
+
+
+def test_after_a_partial_approval_the_model_must_view_again(project: Path, tmp_path: Path) -> None:
+    from nbedit.agents import TextEditorTool
+    from nbedit.agents.approval import Decision
+
+    workspace = Workspace(project, home=tmp_path / "home")
+    tool = TextEditorTool(workspace)
+    calls = recorded("anthropic_tool_use")
+    tool.run(calls["view_app"])
+    plan = workspace.plan_edit("app.py", 'return "hi " + name', "return name")
+    result = workspace.apply(plan)
+    tool.session.record_written(Decision("applied", plan, result, applied_hunks=("x",), left_out=("y",)))
+    refused = tool.run(calls["retry_with_context"])
+    assert refused["is_error"] and "view the file again" in refused["content"]
+    tool.session.record_written(Decision("applied", plan, result))  # a whole approval counts as seen
+    assert not tool.run(calls["retry_with_context"])["is_error"]
