@@ -567,7 +567,9 @@ def test_entries_packed_with_zlib_by_an_older_nbedit_still_restore(store: Histor
 def test_a_damaged_or_unknown_packing_is_refused(store: HistoryStore, packing: int, message: str) -> None:
     entry_id = record(store, "big.py", b"".join(numbered_lines(20_000)), b"new\n")
     with raw(store) as connection:
-        connection.execute("UPDATE versions SET data = ?, compressed = ? WHERE base IS NULL", (b"\x28\xb5" * 99, packing))
+        connection.execute(
+            "UPDATE versions SET data = ?, compressed = ? WHERE base IS NULL", (b"\x28\xb5" * 99, packing)
+        )
         connection.commit()
     with pytest.raises(HistoryError, match=message):
         store.file_versions(entry_id)

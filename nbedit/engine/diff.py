@@ -181,7 +181,7 @@ def _emit(prefix: str, line: str, out: list[str]) -> None:
 
 def _middle_opcodes(
     middle_old: Sequence[str], middle_new: Sequence[str]
-) -> list[tuple[str, int, int, int, int]]:
+) -> Sequence[tuple[str, int, int, int, int]]:
     if not middle_old or not middle_new or set(middle_old).isdisjoint(middle_new):
         # nothing to align (the usual edited line): SequenceMatcher would say "replace" whole
         return [("replace", 0, len(middle_old), 0, len(middle_new))]

@@ -270,7 +270,9 @@ class Plan:
         from nbedit.engine.diff import diff_stats, file_stats
 
         if self._diff_cache:
-            return {f.target_path: diff_stats(text) for f, text in zip(self.files, self.file_diffs, strict=True)}
+            return {
+                f.target_path: diff_stats(text) for f, text in zip(self.files, self.file_diffs, strict=True)
+            }
         return {f.target_path: file_stats(f) for f in self.files}
 
     def summary(self) -> str:
