@@ -38,7 +38,7 @@ from nbedit.errors import HistoryError
 __all__ = ["SCHEMA_VERSION", "DamagedHistory", "Database", "move_aside"]
 
 SCHEMA_VERSION = 2
-WAL_LIMIT = 1 << 20  # bytes of write-ahead log left behind after a change, at most
+WAL_LIMIT = 256 << 10  # bytes of write-ahead log left behind after a change, at most
 _SQLITE_CORRUPT = 11  # result codes; sqlite3 names them only from Python 3.11
 _SQLITE_NOTADB = 26
 _T = TypeVar("_T")
@@ -231,7 +231,7 @@ class Database:
             connection.execute("PRAGMA synchronous = FULL")
             connection.execute("PRAGMA foreign_keys = ON")
             connection.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
-            connection.execute("PRAGMA wal_autocheckpoint = 256")  # pages: about WAL_LIMIT
+            connection.execute("PRAGMA wal_autocheckpoint = 64")  # pages: about WAL_LIMIT
             version = connection.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise HistoryError(
