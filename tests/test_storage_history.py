@@ -607,3 +607,16 @@ def test_a_closed_store_leaves_no_write_ahead_log(tmp_path: Path) -> None:
     assert not Path(f"{store.database}-wal").exists()
     with HistoryStore(tmp_path / "home") as reopened:
         assert len(reopened.entries()) == 1
+
+
+def test_a_keyframe_over_16_mib_round_trips(store: HistoryStore) -> None:
+    from nbedit.storage.versions import ZSTD_FAST_FROM
+
+    before = b"".join(numbered_lines(500_000))  # about 17 MB: packed at zstd's fast level
+    assert len(before) >= ZSTD_FAST_FROM
+    after = before[:5_000_000] + b"edited\n" + before[5_000_000:]
+    entry_id = record(store, "big.py", before, after)
+    assert _packings(store)[0] == (len(before), 2)
+    assert store.stored_bytes() < len(before) // 3
+    versions = store.file_versions(entry_id)[0]
+    assert (versions.before, versions.after) == (before, after)

