@@ -585,8 +585,9 @@ def test_the_write_ahead_log_is_truncated_after_a_big_change_while_the_store_sta
     from nbedit.storage.database import WAL_LIMIT
 
     wal = Path(f"{store.database}-wal")
-    before = os.urandom(3 << 20)  # does not compress: the keyframe fills the log
+    before = os.urandom(3 << 20)  # does not compress: the keyframe fills the log (streamed into its row)
     after = before[:1000] + b"edited" + before[1000:]
+    first_before, first_after = before, after
     entry_id = record(store, "big.bin", before, after, commit=False)
     assert wal.stat().st_size > 3 << 20  # the pending entry is in the log, durable
     store.commit(entry_id)
@@ -596,7 +597,8 @@ def test_the_write_ahead_log_is_truncated_after_a_big_change_while_the_store_sta
         record(store, "big.bin", before, after)
         assert wal.stat().st_size <= WAL_LIMIT
     assert _home_bytes(store) < (3 << 20) + 2 * WAL_LIMIT
-    assert store.file_versions(entry_id)[0].before is not None
+    first = store.file_versions(entry_id)[0]
+    assert (first.before, first.after) == (first_before, first_after)
     assert store.integrity_check() == ["ok"]
 
 
