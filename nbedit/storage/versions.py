@@ -1,7 +1,7 @@
 """File versions in the history database: keyframes and deltas, content-addressed.
 
 Each version row is addressed by the SHA-256 of its bytes (stored once, however
-many entries use it) and is either a *keyframe* (the whole file, zlib-compressed)
+many entries use it) and is either a *keyframe* (the whole file, compressed)
 or a *delta* against another version (``delta.py``). The ``compressed`` column says how the
 bytes are packed: 0 as they are, 1 zlib, 2 zstd. Big blobs (a keyframe of a file nbedit has
 not seen yet, the first thing recorded for it) use zstd, which packs text as tightly as zlib at
@@ -92,22 +92,23 @@ def _pack(data: bytes) -> tuple[int, bytes]:
     return (method, packed) if len(packed) < len(data) else (RAW, data)
 
 
+_DAMAGED = "a stored version is damaged (bad compressed data); it cannot be restored"
+
+
 def _unpack(compressed: int, data: bytes) -> bytes:
     if compressed == RAW:
         return bytes(data)
-    try:
-        if compressed == ZLIB:
+    if compressed == ZLIB:
+        try:
             return zlib.decompress(data)
-        if compressed == ZSTD:
-            zstandard = _zstd()
-            try:
-                return bytes(zstandard.ZstdDecompressor().decompress(data))
-            except zstandard.ZstdError:
-                raise zlib.error from None
-    except zlib.error:
-        raise HistoryError(
-            "a stored version is damaged (bad compressed data); it cannot be restored"
-        ) from None
+        except zlib.error:
+            raise HistoryError(_DAMAGED) from None
+    if compressed == ZSTD:
+        zstandard = _zstd()
+        try:
+            return bytes(zstandard.ZstdDecompressor().decompress(data))
+        except zstandard.ZstdError:
+            raise HistoryError(_DAMAGED) from None
     raise HistoryError(
         f"a stored version uses an unknown packing ({compressed}); it was written by a newer nbedit: "
         "upgrade nbedit to restore it"
