@@ -89,6 +89,11 @@ _ERRORS = (
 _MODELS = ("Change", "FileChange", "FilePlan", "Hunk", "LocatedHunk", "Match", "Plan", "Tier")
 
 
+def __dir__() -> list[str]:
+    # the lazily loaded names too, for tab completion
+    return sorted(set(globals()) | set(__all__))
+
+
 def __getattr__(name: str) -> Any:
     # the workspace (and the matcher, planner and storage behind it) and the engine's models
     # load on first use: ``nbedit --help`` and ``import nbedit`` do not pay for them
