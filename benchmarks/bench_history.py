@@ -5,7 +5,10 @@ Three costs a person feels: the extra time an apply takes to record its entry
 with history off, after the file's first snapshot is stored), listing a history
 of 10,000 entries, and restoring a version from the far end of a delta chain.
 There is no peer that keeps per-edit snapshots in process; the figures stand
-against the targets alone.
+against the targets alone. The storage row makes 100 one-line edits of the same
+10 MB file in a new home and counts every file in it (the database, its
+write-ahead log and shared-memory index, the id floor), with the store still open
+as a kernel keeps it, and again after it is closed.
 """
 
 from __future__ import annotations
@@ -144,4 +147,50 @@ def run(scratch: Path, repeat: int = 5) -> list[Row]:
             samples={"nbedit": timings},
         )
     )
+    rows.append(_storage_row(scratch, size))
     return rows
+
+
+STORAGE_EDITS = 100
+
+
+def _home_bytes(home: Path) -> int:
+    return sum(path.stat().st_size for path in home.rglob("*") if path.is_file())
+
+
+def _storage_row(scratch: Path, size: int) -> Row:
+    from nbedit.errors import AmbiguousMatch
+    from nbedit.workspace import Workspace
+
+    work = scratch / "storage"
+    work.mkdir()
+    text = join_lines(code_lines(FILE_LINES, seed=7))
+    write_text(str(work / "big.py"), text)
+    home = scratch / "storage-home"
+    workspace = Workspace(work, history=True, home=home, session="bench")
+    largest = 0
+    for number in range(STORAGE_EDITS):
+        line = 500 + number * (FILE_LINES // (STORAGE_EDITS + 2))
+        while True:  # generated code repeats now and then: move down to a line the edit names uniquely
+            try:
+                text, _ = _one_line_edit(workspace, "big.py", text, line)
+                break
+            except AmbiguousMatch:
+                line += 1
+        largest = max(largest, _home_bytes(home))
+    open_bytes = _home_bytes(home)
+    wal = home / "history.sqlite3-wal"
+    wal_bytes = wal.stat().st_size if wal.exists() else 0
+    workspace._store().close()  # as a process ending would
+    closed_bytes = _home_bytes(home)
+    megabytes = open_bytes / 1e6
+    return Row(
+        "history",
+        f"home growth: {STORAGE_EDITS} one-line edits of a {size / 1e6:.0f} MB file (all files, store open)",
+        megabytes,
+        "MB",
+        target="< 3 MB",
+        passed=megabytes < 3 and (work / "big.py").read_text(encoding="utf-8") == text,
+        note=f"largest during the run {largest / 1e6:.2f} MB; write-ahead log at the end {wal_bytes / 1e6:.2f} MB; "
+        f"after close {closed_bytes / 1e6:.2f} MB",
+    )

@@ -1,7 +1,9 @@
 """Section: notebooks. One cell edited in a 50 MB, 2,000-cell notebook, end to end.
 
-The notebook is what heavy notebooks are: modest sources and large outputs
-(base64 images). The edit and the peer (``nbformat.read`` + ``nbformat.write``
+Two notebooks of the same size: image-heavy (modest sources, base64 PNG outputs)
+and text-heavy (long printed outputs, as a training loop or a data dump leaves).
+nbedit runs with its history on, as users run it, in a new home: the first edit
+of a file the history has not seen stores the whole notebook as a keyframe. The edit and the peer (``nbformat.read`` + ``nbformat.write``
 of the same file, the round trip most tools do to change one cell) each run in a
 fresh subprocess, so its peak memory is its own: ``VmHWM`` from
 ``/proc/self/status`` (``ru_maxrss`` is not used: Linux carries it over from the
@@ -31,6 +33,8 @@ CELLS = 2_000
 IMAGE_BYTES = 20_500  # base64 makes ~27 KB per cell: ~50 MB in all
 NAME = "big.ipynb"
 EDITED_CELL = 1_234
+TEXT_LINES = 480  # printed lines per cell of the text-heavy notebook: ~50 MB in all
+KINDS = ("image", "text")
 
 _PEAK = r"""
 import resource
@@ -49,11 +53,11 @@ _EDIT_SCRIPT = (
     _PEAK
     + r"""
 import json, sys, time
-root, name, old, new = sys.argv[1:5]
+root, name, old, new, home = sys.argv[1:6]
 from nbedit.workspace import Workspace
 baseline = peak_kib()
 start = time.perf_counter()
-workspace = Workspace(root, history=False)
+workspace = Workspace(root, history=True, home=home)
 workspace.apply(workspace.plan_edit(name, old, new))
 cold = time.perf_counter() - start
 grown = peak_kib() - baseline
@@ -83,7 +87,8 @@ print(json.dumps({"seconds": seconds, "grown_kib": peak_kib() - baseline}))
 )
 
 
-def make_notebook(path: Path) -> None:
+def make_notebook(path: Path, kind: str = "image") -> None:
+    """A 2,000-cell notebook of about 50 MB: ``image`` outputs (base64 PNG) or ``text`` outputs."""
     import nbformat
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
@@ -103,11 +108,18 @@ def make_notebook(path: Path) -> None:
             ]
             + [f"plot(frame_{number}, column={rng.randint(0, 99)})" for _ in range(3)]
         )
-        image = base64.b64encode(rng.randbytes(IMAGE_BYTES)).decode()
-        outputs = [
-            new_output("stream", name="stdout", text=f"rows: {rng.randint(1, 10**6)}\n"),
-            new_output("display_data", data={"image/png": image, "text/plain": "<Figure>"}),
-        ]
+        if kind == "image":
+            image = base64.b64encode(rng.randbytes(IMAGE_BYTES)).decode()
+            outputs = [
+                new_output("stream", name="stdout", text=f"rows: {rng.randint(1, 10**6)}\n"),
+                new_output("display_data", data={"image/png": image, "text/plain": "<Figure>"}),
+            ]
+        else:
+            printed = "".join(
+                f"epoch {number} step {step:4d} loss {rng.random():.6f} accuracy {rng.random():.4f}\n"
+                for step in range(TEXT_LINES)
+            )
+            outputs = [new_output("stream", name="stdout", text=printed)]
         cells.append(new_code_cell(source, outputs=outputs, execution_count=number))
     notebook = new_notebook(cells=cells)
     path.write_text(nbformat.writes(notebook), encoding="utf-8")
@@ -126,35 +138,59 @@ def _subprocess(script: str, *arguments: str) -> dict[str, float]:
 
 
 def run(scratch: Path, repeat: int = 3) -> list[Row]:
-    from nbedit.workspace import Workspace
+    rows: list[Row] = []
+    for kind in KINDS:
+        rows.extend(_edit_rows(scratch / kind, kind))
+    rows.append(_view_row(scratch / KINDS[0], repeat))
+    return rows
 
-    section = f"notebook {CELLS:,} cells"
-    path = scratch / NAME
-    make_notebook(path)
+
+def _edit_rows(folder: Path, kind: str) -> list[Row]:
+    folder.mkdir()
+    section = f"notebook {CELLS:,} cells, {kind}-heavy"
+    path = folder / NAME
+    make_notebook(path, kind)
     size = path.stat().st_size
     original = path.read_bytes()
     old = f"total_{EDITED_CELL} = frame_{EDITED_CELL}.sum()"
     new = f"total_{EDITED_CELL} = frame_{EDITED_CELL}.mean()"
 
     edits = []
-    for _ in range(3):
+    for number in range(3):
         path.write_bytes(original)
-        edits.append(_subprocess(_EDIT_SCRIPT, str(scratch), NAME, old, new))
+        home = str(folder / f"home-{number}")  # a new history each time: the first edit stores a keyframe
+        edits.append(_subprocess(_EDIT_SCRIPT, str(folder), NAME, old, new, home))
     edited = path.read_bytes()
     edit_ok = new.encode() in edited and old.encode() not in edited and len(edited) - len(original) == 1
     peers = []
     for _ in range(3):
         path.write_bytes(original)
-        peers.append(_subprocess(_NBFORMAT_SCRIPT, str(scratch), NAME))
+        peers.append(_subprocess(_NBFORMAT_SCRIPT, str(folder), NAME))
+    path.write_bytes(original)
     best_edit = min(edits, key=lambda item: item["seconds"])
     best_peer = min(peers, key=lambda item: item["seconds"])
     memory = max(item["grown_kib"] for item in edits) * 1024 / size
     peer_memory = max(item["grown_kib"] for item in peers) * 1024 / size
     best_warm = min(item["warm"] for item in edits)
-    rows = [
+    return [
         Row(
             section,
-            f"edit one cell, {size / 1e6:.0f} MB notebook, warm (later edits)",
+            f"edit one cell, {size / 1e6:.0f} MB, history on, cold (first in a fresh process)",
+            best_edit["seconds"],
+            "s",
+            "nbformat read+write",
+            best_peer["seconds"],
+            ">= 4x faster than nbformat read+write",
+            best_edit["seconds"] * 4 <= best_peer["seconds"] and edit_ok,
+            note="" if edit_ok else "the edited notebook is not what was asked",
+            samples={
+                "nbedit": [item["seconds"] for item in edits],
+                "peer": [item["seconds"] for item in peers],
+            },
+        ),
+        Row(
+            section,
+            f"edit one cell, {size / 1e6:.0f} MB, history on, warm (later edits)",
             best_warm,
             "s",
             "nbformat read+write",
@@ -162,21 +198,6 @@ def run(scratch: Path, repeat: int = 3) -> list[Row]:
             "< 1 s",
             best_warm < 1.0 and edit_ok,
             samples={"nbedit": [item["warm"] for item in edits]},
-        ),
-        Row(
-            section,
-            f"edit one cell, {size / 1e6:.0f} MB notebook, cold (first in process)",
-            best_edit["seconds"],
-            "s",
-            "nbformat read+write",
-            best_peer["seconds"],
-            "< 1 s",
-            best_edit["seconds"] < 1.0 and edit_ok,
-            note="" if edit_ok else "the edited notebook is not what was asked",
-            samples={
-                "nbedit": [item["seconds"] for item in edits],
-                "peer": [item["seconds"] for item in peers],
-            },
         ),
         Row(
             section,
@@ -189,23 +210,25 @@ def run(scratch: Path, repeat: int = 3) -> list[Row]:
             memory < 4,
         ),
     ]
-    path.write_bytes(original)
-    workspace = Workspace(scratch, history=False)
+
+
+def _view_row(folder: Path, repeat: int) -> Row:
+    from nbedit.workspace import Workspace
+
+    workspace = Workspace(folder, history=False)
+    old = f"total_{EDITED_CELL} = frame_{EDITED_CELL}.sum()"
     timings = []
     view = ""
     for _ in range(repeat):
         start = time.perf_counter()
         view = workspace.view(NAME)
         timings.append(time.perf_counter() - start)
-    rows.append(
-        Row(
-            section,
-            "cell view (Workspace.view)",
-            min(timings),
-            "s",
-            target="< 200 ms",
-            passed=min(timings) < 0.2 and old in view,
-            samples={"nbedit": timings},
-        )
+    return Row(
+        f"notebook {CELLS:,} cells, {KINDS[0]}-heavy",
+        "cell view (Workspace.view)",
+        min(timings),
+        "s",
+        target="< 200 ms",
+        passed=min(timings) < 0.2 and old in view,
+        samples={"nbedit": timings},
     )
-    return rows

@@ -14,34 +14,8 @@ IPython is imported only then.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 
-from nbedit.engine.models import Change, FileChange, FilePlan, Hunk, LocatedHunk, Match, Plan, Tier
-from nbedit.errors import (
-    AmbiguousMatch,
-    BinaryFile,
-    Candidate,
-    FileExists,
-    FileMissing,
-    FileTooLarge,
-    HistoryError,
-    MatchError,
-    NbeditError,
-    NoMatch,
-    NotAFile,
-    NotebookError,
-    NothingToUndo,
-    OptionError,
-    OutsideWorkspace,
-    OverlappingHunks,
-    PartlyApplied,
-    PatchSyntaxError,
-    PathError,
-    StaleFile,
-    UnsafeChange,
-    UnsupportedFile,
-    WriteError,
-)
 
 __version__ = "0.1.0"
 
@@ -87,16 +61,86 @@ __all__ = [
 ]
 
 
+_ERRORS = (
+    "AmbiguousMatch",
+    "BinaryFile",
+    "Candidate",
+    "FileExists",
+    "FileMissing",
+    "FileTooLarge",
+    "HistoryError",
+    "MatchError",
+    "NbeditError",
+    "NoMatch",
+    "NotAFile",
+    "NotebookError",
+    "NothingToUndo",
+    "OptionError",
+    "OutsideWorkspace",
+    "OverlappingHunks",
+    "PartlyApplied",
+    "PatchSyntaxError",
+    "PathError",
+    "StaleFile",
+    "UnsafeChange",
+    "UnsupportedFile",
+    "WriteError",
+)
+_MODELS = ("Change", "FileChange", "FilePlan", "Hunk", "LocatedHunk", "Match", "Plan", "Tier")
+
+
+def __dir__() -> list[str]:
+    # the lazily loaded names too, for tab completion
+    return sorted(set(globals()) | set(__all__))
+
+
 def __getattr__(name: str) -> Any:
-    # the workspace (and the matcher, planner and storage behind it) loads on first use
+    # the workspace (and the matcher, planner and storage behind it) and the engine's models
+    # load on first use: ``nbedit --help`` and ``import nbedit`` do not pay for them
     if name in ("Workspace", "ApplyResult"):
         from nbedit import workspace
 
         return getattr(workspace, name)
+    if name in _MODELS:
+        from nbedit.engine import models
+
+        return getattr(models, name)
+    if name in _ERRORS:
+        from nbedit import errors
+
+        return getattr(errors, name)
     raise AttributeError(f"module 'nbedit' has no attribute {name!r}")
 
 
 if TYPE_CHECKING:
+    from typing import Any
+
+    from nbedit.engine.models import Change, FileChange, FilePlan, Hunk, LocatedHunk, Match, Plan, Tier
+    from nbedit.errors import (
+        AmbiguousMatch,
+        BinaryFile,
+        Candidate,
+        FileExists,
+        FileMissing,
+        FileTooLarge,
+        HistoryError,
+        MatchError,
+        NbeditError,
+        NoMatch,
+        NotAFile,
+        NotebookError,
+        NothingToUndo,
+        OptionError,
+        OutsideWorkspace,
+        OverlappingHunks,
+        PartlyApplied,
+        PatchSyntaxError,
+        PathError,
+        StaleFile,
+        UnsafeChange,
+        UnsupportedFile,
+        WriteError,
+    )
     from nbedit.workspace import ApplyResult, Workspace
 
 

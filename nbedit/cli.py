@@ -34,9 +34,12 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from rich.console import Console
 
     from nbedit.engine.models import Plan

@@ -137,3 +137,19 @@ def test_split_lines_splits_on_newline_only(text: str) -> None:
     assert "".join(lines) == text
     assert all(line.endswith("\n") for line in lines[:-1])
     assert all("\n" not in line[:-1] for line in lines)
+
+
+@given(a=texts(), b=texts())
+def test_counted_stats_equal_the_counts_of_the_written_diff(tmp_path_factory, a: str, b: str) -> None:
+    """``Plan.stats`` counts lines without writing the diff; the counts are the diff's own."""
+    from nbedit.engine.diff import diff_stats, file_diff
+
+    root = tmp_path_factory.mktemp("prop")
+    (root / "file.txt").write_text(a, newline="")
+    diff = unified(a, b, "file.txt")
+    if not diff:
+        return
+    plan = nbedit.Workspace(root, history=False, exact=True).plan_patch(diff)
+    counted = plan.stats()  # before anything wrote the diff
+    assert counted == {"file.txt": diff_stats(file_diff(plan.files[0]))}
+    assert counted == plan.stats()  # once the diff is cached, from its text

@@ -28,3 +28,18 @@ def test_importing_nbedit_does_not_load_front_ends_or_storage() -> None:
     )
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert output.strip() == "[]"
+
+
+def test_the_lazily_loaded_names_resolve_and_are_listed() -> None:
+    """``import nbedit`` loads neither the models nor the errors; they resolve on first use."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, nbedit\n"
+        "assert 'nbedit.engine.models' not in sys.modules and 'nbedit.errors' not in sys.modules\n"
+        "from nbedit import NoMatch, Plan\n"
+        "assert NoMatch.__module__ == 'nbedit.errors' and Plan.__module__ == 'nbedit.engine.models'\n"
+        "assert {'NoMatch', 'Plan', 'Workspace'} <= set(dir(nbedit))\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)

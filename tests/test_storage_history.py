@@ -523,3 +523,102 @@ def test_a_reused_version_id_never_serves_stale_bytes_as_a_delta_base(tmp_path: 
     entry = record(first, "big.txt", outside, final)
     (version,) = HistoryStore(tmp_path / "home").file_versions(entry)
     assert version.before == outside and version.after == final
+
+
+def _packings(store: HistoryStore) -> list[tuple[int, int]]:
+    with raw(store) as connection:
+        return connection.execute("SELECT size, compressed FROM versions ORDER BY id").fetchall()
+
+
+def test_a_big_keyframe_is_zstd_and_a_small_one_zlib(store: HistoryStore) -> None:
+    big_before = b"".join(numbered_lines(20_000))  # about 700 KB: over the zstd threshold
+    big_after = big_before.replace(b"alpha", b"ALPHA", 1)
+    small = b"".join(numbered_lines(200, seed=1))
+    big_entry = record(store, "big.py", big_before, big_after)
+    small_entry = record(store, "small.py", None, small)
+    assert _packings(store) == [
+        (len(big_before), 2),  # the keyframe: zstd
+        (len(big_after), 0),  # a delta of a few bytes: stored as is
+        (len(small), 1),  # zlib: the zstd bindings are not loaded for small files
+    ]
+    assert store.stored_bytes() < len(big_before) // 2
+    assert store.file_versions(big_entry)[0].before == big_before
+    assert store.file_versions(big_entry)[0].after == big_after
+    assert store.file_versions(small_entry)[0].after == small
+
+
+def test_entries_packed_with_zlib_by_an_older_nbedit_still_restore(store: HistoryStore) -> None:
+    import zlib
+
+    before = b"".join(numbered_lines(20_000))
+    after = before + b"tail\n"
+    entry_id = record(store, "big.py", before, after)
+    with raw(store) as connection:
+        connection.execute(
+            "UPDATE versions SET data = ?, compressed = 1 WHERE base IS NULL", (zlib.compress(before, 6),)
+        )
+        connection.commit()
+    assert _packings(store)[0] == (len(before), 1)
+    versions = store.file_versions(entry_id)[0]
+    assert (versions.before, versions.after) == (before, after)
+
+
+@pytest.mark.parametrize(("packing", "message"), [(2, "bad compressed data"), (7, "newer nbedit")])
+def test_a_damaged_or_unknown_packing_is_refused(store: HistoryStore, packing: int, message: str) -> None:
+    entry_id = record(store, "big.py", b"".join(numbered_lines(20_000)), b"new\n")
+    with raw(store) as connection:
+        connection.execute(
+            "UPDATE versions SET data = ?, compressed = ? WHERE base IS NULL", (b"\x28\xb5" * 99, packing)
+        )
+        connection.commit()
+    with pytest.raises(HistoryError, match=message):
+        store.file_versions(entry_id)
+
+
+def _home_bytes(store: HistoryStore) -> int:
+    return sum(path.stat().st_size for path in store.home.iterdir() if path.is_file())
+
+
+def test_the_write_ahead_log_is_truncated_after_a_big_change_while_the_store_stays_open(
+    store: HistoryStore,
+) -> None:
+    from nbedit.storage.database import WAL_LIMIT
+
+    wal = Path(f"{store.database}-wal")
+    before = os.urandom(3 << 20)  # does not compress: the keyframe fills the log (streamed into its row)
+    after = before[:1000] + b"edited" + before[1000:]
+    first_before, first_after = before, after
+    entry_id = record(store, "big.bin", before, after, commit=False)
+    assert wal.stat().st_size > 3 << 20  # the pending entry is in the log, durable
+    store.commit(entry_id)
+    assert wal.stat().st_size <= WAL_LIMIT
+    for step in range(20):
+        before, after = after, after[: 2000 + step] + b"x" + after[2000 + step :]
+        record(store, "big.bin", before, after)
+        assert wal.stat().st_size <= WAL_LIMIT
+    assert _home_bytes(store) < (3 << 20) + 2 * WAL_LIMIT
+    first = store.file_versions(entry_id)[0]
+    assert (first.before, first.after) == (first_before, first_after)
+    assert store.integrity_check() == ["ok"]
+
+
+def test_a_closed_store_leaves_no_write_ahead_log(tmp_path: Path) -> None:
+    store = HistoryStore(tmp_path / "home")
+    record(store, "f.py", b"a\n" * 1000, b"b\n" * 1000)
+    store.close()
+    assert not Path(f"{store.database}-wal").exists()
+    with HistoryStore(tmp_path / "home") as reopened:
+        assert len(reopened.entries()) == 1
+
+
+def test_a_keyframe_over_16_mib_round_trips(store: HistoryStore) -> None:
+    from nbedit.storage.versions import ZSTD_FAST_FROM
+
+    before = b"".join(numbered_lines(500_000))  # about 17 MB: packed at zstd's fast level
+    assert len(before) >= ZSTD_FAST_FROM
+    after = before[:5_000_000] + b"edited\n" + before[5_000_000:]
+    entry_id = record(store, "big.py", before, after)
+    assert _packings(store)[0] == (len(before), 2)
+    assert store.stored_bytes() < len(before) // 3
+    versions = store.file_versions(entry_id)[0]
+    assert (versions.before, versions.after) == (before, after)

@@ -24,6 +24,7 @@ __all__ = [
     "diff_stats",
     "file_blocks",
     "file_diff",
+    "file_stats",
     "plan_diff",
 ]
 
@@ -178,6 +179,15 @@ def _emit(prefix: str, line: str, out: list[str]) -> None:
         out.append(prefix + line + "\n\\ No newline at end of file\n")
 
 
+def _middle_opcodes(
+    middle_old: Sequence[str], middle_new: Sequence[str]
+) -> Sequence[tuple[str, int, int, int, int]]:
+    if not middle_old or not middle_new or set(middle_old).isdisjoint(middle_new):
+        # nothing to align (the usual edited line): SequenceMatcher would say "replace" whole
+        return [("replace", 0, len(middle_old), 0, len(middle_new))]
+    return difflib.SequenceMatcher(None, middle_old, middle_new, autojunk=False).get_opcodes()
+
+
 def _block_text(block: DiffBlock, out: list[str]) -> None:
     """Write a block as a unified hunk, with -/+ only where lines really differ."""
 
@@ -189,8 +199,7 @@ def _block_text(block: DiffBlock, out: list[str]) -> None:
     for line in old[:head]:
         _emit(" ", line, out)
     middle_old, middle_new = old[head : len(old) - tail], new[head : len(new) - tail]
-    matcher = difflib.SequenceMatcher(None, middle_old, middle_new, autojunk=False)
-    for tag, a0, a1, b0, b1 in matcher.get_opcodes():
+    for tag, a0, a1, b0, b1 in _middle_opcodes(middle_old, middle_new):
         if tag == "equal":
             for line in middle_old[a0:a1]:
                 _emit(" ", line, out)
@@ -222,6 +231,27 @@ def file_diff(file_plan: FilePlan) -> str:
         file_plan.path,
         file_plan.new_path,
     )
+
+
+def file_stats(file_plan: FilePlan) -> tuple[int, int]:
+    """(added, removed) lines of ``file_diff(file_plan)``, counted without writing the diff.
+
+    Recording an entry needs only the counts; for a 900-hunk patch, writing and
+    re-reading the diff text cost as much as planning it.
+    """
+    before, _ = _texts(file_plan)
+    if not file_plan.hunks or before is None:
+        return diff_stats(file_diff(file_plan))
+    added = removed = 0
+    for block in file_blocks(file_plan):
+        old, new = block.old_lines, block.new_lines
+        head, tail = common_ends(old, new)
+        middle_old, middle_new = old[head : len(old) - tail], new[head : len(new) - tail]
+        for tag, a0, a1, b0, b1 in _middle_opcodes(middle_old, middle_new):
+            if tag != "equal":
+                removed += a1 - a0
+                added += b1 - b0
+    return added, removed
 
 
 def _rename_only(file_plan: FilePlan, old_name: str, new_name: str) -> str:

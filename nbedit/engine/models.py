@@ -270,9 +270,13 @@ class Plan:
 
     def stats(self) -> dict[str, tuple[int, int]]:
         """Lines added and removed per target path."""
-        from nbedit.engine.diff import diff_stats
+        from nbedit.engine.diff import diff_stats, file_stats
 
-        return {f.target_path: diff_stats(text) for f, text in zip(self.files, self.file_diffs, strict=True)}
+        if self._diff_cache:
+            return {
+                f.target_path: diff_stats(text) for f, text in zip(self.files, self.file_diffs, strict=True)
+            }
+        return {f.target_path: file_stats(f) for f in self.files}
 
     def summary(self) -> str:
         """One line per file (operation, path, +/- counts, match tiers), not the files' text."""

@@ -31,9 +31,9 @@ def plan_to_plain_diff(plan: Plan) -> str:
     """Header lines, file notes, a blank line, then the unified diff (ends with a newline)."""
     from nbedit.render.summary import header_lines, summarize
 
+    diff = plan.diff  # first: the counts below (and the history entry's) then come from its text
     summary = summarize(plan, from_diff=True)
     lines = ["".join(text for text, _ in pieces) for pieces in header_lines(summary)]
     lines.extend(f"  note: {file.path}: {note}" for file in summary.files for note in file.notes)
     header = "\n".join(lines) + "\n"
-    diff = plan.diff
     return header + "\n" + diff if diff else header

@@ -7,6 +7,13 @@ two readers both try to upgrade); anything still reported as "database is locked
 is retried with back-off until the timeout. ``synchronous = FULL`` makes a
 committed entry survive a power cut, which the crash-recovery story relies on.
 
+The write-ahead log is kept small however the store is used: a long-lived kernel
+never closes its connection, so SQLite's own clean-up at close never runs there, and
+a WAL that held a big keyframe stays on disk at that size until the next reset. After
+a finished change (``checkpoint_if_large``, called once the files are written, never
+between the pending entry and the replace) a WAL over ``WAL_LIMIT`` is checkpointed and
+truncated; ``journal_size_limit`` and a lower ``wal_autocheckpoint`` bound it between.
+
 SQLite errors never escape: damage (not a database, malformed image) becomes
 ``DamagedHistory``, which the caller can repair with ``move_aside``; anything else
 becomes ``HistoryError`` with the database path in the message.
@@ -31,6 +38,7 @@ from nbedit.errors import HistoryError
 __all__ = ["SCHEMA_VERSION", "DamagedHistory", "Database", "move_aside"]
 
 SCHEMA_VERSION = 2
+WAL_LIMIT = 256 << 10  # bytes of write-ahead log left behind after a change, at most
 _SQLITE_CORRUPT = 11  # result codes; sqlite3 names them only from Python 3.11
 _SQLITE_NOTADB = 26
 _T = TypeVar("_T")
@@ -222,7 +230,8 @@ class Database:
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = FULL")
             connection.execute("PRAGMA foreign_keys = ON")
-            connection.execute("PRAGMA journal_size_limit = 16777216")
+            connection.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
+            connection.execute("PRAGMA wal_autocheckpoint = 64")  # pages: about WAL_LIMIT
             version = connection.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise HistoryError(
@@ -329,6 +338,26 @@ class Database:
 
         with self._lock:
             return self.retry(attempt)
+
+    def checkpoint_if_large(self) -> None:
+        """Copy a write-ahead log over ``WAL_LIMIT`` into the database and truncate it.
+
+        Best effort: a reader holding an old snapshot makes the checkpoint stop short
+        (it is then retried after the next change), and nothing here can fail a change.
+        """
+        try:
+            size = os.stat(f"{self.path}-wal").st_size
+        except OSError:
+            return
+        if size <= WAL_LIMIT:
+            return
+        with self._lock, contextlib.suppress(sqlite3.Error, HistoryError):
+            connection = self.connect()
+            connection.execute("PRAGMA busy_timeout = 0")
+            try:
+                connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            finally:
+                connection.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
 
     def execute_outside_transaction(self, statement: str) -> None:
         with self._lock:

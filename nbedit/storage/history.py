@@ -227,6 +227,7 @@ class HistoryStore:
             connection.execute("UPDATE entries SET status = 'applied' WHERE seq = ?", (seq,))
 
         self._database.write(mark)
+        self._database.checkpoint_if_large()
 
     def abort(self, entry_id: str) -> None:
         """Forget a pending entry (its files were not written) and the versions only it used."""
@@ -248,6 +249,7 @@ class HistoryStore:
             collect_unused(connection, candidates)
 
         self._database.write(forget)
+        self._database.checkpoint_if_large()
 
     # -- crash recovery ----------------------------------------------------------------
 
@@ -537,6 +539,7 @@ class HistoryStore:
 
         result = self._database.write(prune)
         self._database.execute_outside_transaction("PRAGMA incremental_vacuum")
+        self._database.checkpoint_if_large()
         return result
 
     @staticmethod

@@ -1,8 +1,14 @@
 """File versions in the history database: keyframes and deltas, content-addressed.
 
 Each version row is addressed by the SHA-256 of its bytes (stored once, however
-many entries use it) and is either a *keyframe* (the whole file, zlib-compressed)
-or a *delta* against another version (``delta.py``). The "after" of an edit is
+many entries use it) and is either a *keyframe* (the whole file, compressed)
+or a *delta* against another version (``delta.py``). The ``compressed`` column says how the
+bytes are packed: 0 as they are, 1 zlib, 2 zstd. Big blobs (a keyframe of a file nbedit has
+not seen yet, the first thing recorded for it) use zstd, which packs text as tightly as zlib at
+a quarter of the time, so the first edit of a big file is not dominated by compression; small
+ones keep zlib, which is built in, so a one-line edit of a small file never imports the zstd
+bindings (their import costs more than it saves). Entries written as zlib by older versions
+read as before. The "after" of an edit is
 stored as a delta against its "before", and the "before" is usually the previous
 edit's "after", already stored: so the history grows with the size of the changes,
 not of the files, and recording an edit of a big file costs one prefix/suffix scan
@@ -23,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import zlib
+from typing import Any
 
 from nbedit.errors import HistoryError
 from nbedit.storage.delta import Delta, apply_deltas, make_delta
@@ -39,6 +46,14 @@ __all__ = [
 
 MAX_CHAIN_DEPTH = 128
 COMPRESSION_LEVEL = 3
+ZSTD_LEVEL = 3
+ZSTD_FROM = 256 << 10  # bytes; below this zlib is as fast as zstd's import
+# Level 1 from here on: on 50 MB notebooks it packs as tightly as level 3 (base64 images) or
+# tighter (long printed outputs) in half the time; on code, level 3 is 10% smaller for 15% more time.
+ZSTD_FAST_FROM = 16 << 20
+ZSTD_FAST_LEVEL = 1
+RAW, ZLIB, ZSTD = 0, 1, 2
+BLOB_STREAM_FROM = 1 << 20  # bytes; bigger blobs are written into their row in pieces this size
 
 _CHAIN_QUERY = """
 WITH RECURSIVE chain(id, base, prefix, suffix, compressed, data, step) AS (
@@ -60,20 +75,44 @@ WITH RECURSIVE live(id) AS (
 """
 
 
+def _zstd() -> Any:
+    import zstandard  # a declared dependency, imported only for big blobs
+
+    return zstandard
+
+
 def _pack(data: bytes) -> tuple[int, bytes]:
     if len(data) < 64:
-        return 0, data
-    packed = zlib.compress(data, COMPRESSION_LEVEL)
-    return (1, packed) if len(packed) < len(data) else (0, data)
+        return RAW, data
+    if len(data) >= ZSTD_FROM:
+        level = ZSTD_FAST_LEVEL if len(data) >= ZSTD_FAST_FROM else ZSTD_LEVEL
+        method, packed = ZSTD, _zstd().ZstdCompressor(level=level).compress(data)
+    else:
+        method, packed = ZLIB, zlib.compress(data, COMPRESSION_LEVEL)
+    return (method, packed) if len(packed) < len(data) else (RAW, data)
+
+
+_DAMAGED = "a stored version is damaged (bad compressed data); it cannot be restored"
 
 
 def _unpack(compressed: int, data: bytes) -> bytes:
-    try:
-        return zlib.decompress(data) if compressed else bytes(data)
-    except zlib.error:
-        raise HistoryError(
-            "a stored version is damaged (bad compressed data); it cannot be restored"
-        ) from None
+    if compressed == RAW:
+        return bytes(data)
+    if compressed == ZLIB:
+        try:
+            return zlib.decompress(data)
+        except zlib.error:
+            raise HistoryError(_DAMAGED) from None
+    if compressed == ZSTD:
+        zstandard = _zstd()
+        try:
+            return bytes(zstandard.ZstdDecompressor().decompress(data))
+        except zstandard.ZstdError:
+            raise HistoryError(_DAMAGED) from None
+    raise HistoryError(
+        f"a stored version uses an unknown packing ({compressed}); it was written by a newer nbedit: "
+        "upgrade nbedit to restore it"
+    )
 
 
 def materialize(connection: sqlite3.Connection, version: int) -> bytes:
@@ -131,19 +170,41 @@ def store_version(
         delta = make_delta(base_data, data)
         if _fits_as_delta(depth, chain_bytes, len(delta.middle), len(data)):
             compressed, packed = _pack(delta.middle)
-            cursor = connection.execute(
+            return _insert(
+                connection,
                 "INSERT INTO versions (fingerprint, size, base, prefix, suffix, depth, chain_bytes, compressed,"
-                " data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, {data})",
                 (fingerprint, len(data), base_id, delta.prefix, delta.suffix, depth + 1,
-                 chain_bytes + len(delta.middle), compressed, packed),
+                 chain_bytes + len(delta.middle), compressed),
+                packed,
             )  # fmt: skip
-            return int(cursor.lastrowid or 0)
     compressed, packed = _pack(data)
-    cursor = connection.execute(
-        "INSERT INTO versions (fingerprint, size, compressed, data) VALUES (?, ?, ?, ?)",
-        (fingerprint, len(data), compressed, packed),
+    return _insert(
+        connection,
+        "INSERT INTO versions (fingerprint, size, compressed, data) VALUES (?, ?, ?, {data})",
+        (fingerprint, len(data), compressed),
+        packed,
     )
-    return int(cursor.lastrowid or 0)
+
+
+def _insert(connection: sqlite3.Connection, statement: str, values: tuple[object, ...], data: bytes) -> int:
+    """Insert a version row; a big blob is streamed in, so SQLite never holds a second copy of it.
+
+    Binding a 40 MB blob makes SQLite copy it whole (and keep pages of it) while the
+    statement runs: about twice its size in peak memory. A row made with
+    ``zeroblob(n)`` and filled through ``blobopen`` (Python 3.11+) in 1 MiB writes
+    costs the same time and no copy.
+    """
+    if len(data) < BLOB_STREAM_FROM or not hasattr(connection, "blobopen"):
+        cursor = connection.execute(statement.format(data="?"), (*values, data))
+        return int(cursor.lastrowid or 0)
+    cursor = connection.execute(statement.format(data="zeroblob(?)"), (*values, len(data)))
+    version = int(cursor.lastrowid or 0)
+    view = memoryview(data)
+    with connection.blobopen("versions", "data", version) as blob:
+        for start in range(0, len(data), BLOB_STREAM_FROM):
+            blob.write(view[start : start + BLOB_STREAM_FROM])
+    return version
 
 
 def previous_version(connection: sqlite3.Connection, path: str, size: int) -> tuple[int, bytes] | None:
