@@ -39,40 +39,99 @@ ROOT_CLASS = "nbedit-view"
 
 STYLE = """
 .nbedit-view{color:var(--jp-ui-font-color1,currentColor);background:var(--jp-layout-color1,transparent);
-font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:var(--jp-ui-font-size1,13px);line-height:1.4}
-.nbedit-view .nb-head{margin:0 0 6px 0}
-.nbedit-view .nb-headline{font-weight:600}
+font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:var(--jp-ui-font-size1,13px);line-height:1.45;
+padding:6px 10px;box-sizing:border-box}
+.nbedit-view .nbedit-view{padding:0}
+.nbedit-view .nb-head,.nbedit-view .nb-top{margin:0 0 6px 0}
+.nbedit-view .nb-top{display:flex;flex-wrap:wrap;align-items:center;gap:4px 10px}
+.nbedit-view .nb-headline{font-weight:600;width:100%}
+.nbedit-view .nb-summary{font-weight:600}
+.nbedit-view .nb-views{margin-left:auto;display:inline-flex}
 .nbedit-view .nb-files{margin:2px 0 0 0;padding-left:18px}
 .nbedit-view .nb-flags{margin:2px 0 0 0;padding-left:18px;color:var(--jp-ui-font-color1,currentColor)}
-.nbedit-view .nb-file{border:1px solid var(--jp-border-color2,rgba(128,128,128,.35));border-radius:4px;
-margin:6px 0;overflow:hidden}
-.nbedit-view .nb-file-head{padding:4px 8px;background:rgba(128,128,128,.10);
-border-bottom:1px solid var(--jp-border-color2,rgba(128,128,128,.35))}
+.nbedit-view .nb-file{border:1px solid var(--jp-border-color2,rgba(128,128,128,.35));border-radius:6px;
+margin:8px 0;overflow:hidden;background:var(--jp-layout-color0,transparent)}
+.nbedit-view .nb-file-head{display:flex;flex-wrap:wrap;align-items:center;gap:2px 8px;padding:5px 10px;
+background:var(--jp-layout-color2,rgba(128,128,128,.10));border-bottom:1px solid var(--jp-border-color2,rgba(128,128,128,.35))}
+.nbedit-view .nb-collapsed .nb-file-head{border-bottom:0}
 .nbedit-view .nb-path{font-family:var(--jp-code-font-family,ui-monospace,Menlo,Consolas,monospace);font-weight:600}
-.nbedit-view .nb-plus{color:rgb(46,160,67);margin-left:8px}
-.nbedit-view .nb-minus{color:rgb(218,54,51);margin-left:4px}
-.nbedit-view .nb-status{margin-left:8px;opacity:.75}
-.nbedit-view .nb-badge{display:inline-block;padding:0 6px;margin-left:6px;border-radius:8px;font-size:90%;
-background:rgba(210,153,34,.22);border:1px solid rgba(210,153,34,.8)}
+.nbedit-view .nb-plus{color:var(--jp-success-color1,rgb(46,160,67));margin-left:8px;font-weight:600}
+.nbedit-view .nb-minus{color:var(--jp-error-color1,rgb(218,54,51));margin-left:4px;font-weight:600}
+.nbedit-view .nb-file-head .nb-plus,.nbedit-view .nb-file-head .nb-minus{margin-left:0}
+.nbedit-view .nb-status{margin-left:8px;opacity:.8}
+.nbedit-view .nb-file-head .nb-status{margin-left:0}
+.nbedit-view .nb-badge{display:inline-block;padding:0 7px;margin-left:6px;border-radius:10px;font-size:90%;
+background:rgba(210,153,34,.22);border:1px solid rgba(210,153,34,.8);white-space:nowrap}
+.nbedit-view .nb-file-head .nb-badge,.nbedit-view tr.h .nb-badge{margin-left:0}
 .nbedit-view .nb-badge.nb-ok{background:rgba(46,160,67,.15);border-color:rgba(46,160,67,.6)}
 .nbedit-view .nb-badge.nb-cell{background:rgba(56,139,253,.15);border-color:rgba(56,139,253,.6)}
+.nbedit-view .nb-badge.nb-cellchange{background:rgba(163,113,247,.18);border-color:rgba(163,113,247,.7)}
 .nbedit-view .nb-scroll{overflow-x:auto}
 .nbedit-view table.nb-diff{border-collapse:collapse;width:100%;margin:0;border:0;color:inherit;
 font-family:var(--jp-code-font-family,ui-monospace,Menlo,Consolas,monospace);font-size:var(--jp-code-font-size,12px)}
-.nbedit-view table.nb-diff td{padding:0 6px;border:0;white-space:pre;tab-size:4;text-align:left;vertical-align:top;
-background:transparent;color:inherit}
-.nbedit-view table.nb-diff td.n{width:1%;text-align:right;opacity:.55;user-select:none}
+.nbedit-view table.nb-diff td{padding:0 8px;border:0;white-space:pre;tab-size:4;text-align:left;vertical-align:top;
+background:transparent;color:inherit;line-height:1.5}
+.nbedit-view table.nb-diff td.n{width:1%;min-width:2.5em;text-align:right;opacity:.55;user-select:none}
 .nbedit-view table.nb-diff td.m{width:1%;padding:0 2px;user-select:none;opacity:.8}
-.nbedit-view table.nb-diff tr.r td{background:rgba(248,81,73,.15)}
-.nbedit-view table.nb-diff tr.a td{background:rgba(46,160,67,.15)}
-.nbedit-view table.nb-diff tr.r .w{background:rgba(248,81,73,.45);border-radius:2px}
-.nbedit-view table.nb-diff tr.a .w{background:rgba(46,160,67,.45);border-radius:2px}
-.nbedit-view table.nb-diff tr.g td{background:rgba(128,128,128,.08);font-style:italic;opacity:.75;
-text-align:center;font-family:var(--jp-ui-font-family,system-ui,sans-serif)}
-.nbedit-view table.nb-diff tr.h td{background:rgba(56,139,253,.10);white-space:normal;
-font-family:var(--jp-ui-font-family,system-ui,sans-serif)}
-.nbedit-view .nb-note{padding:4px 8px;opacity:.8}
+.nbedit-view table.nb-diff tr.r td,.nbedit-view table.nb-diff td.r{background:rgba(248,81,73,.15)}
+.nbedit-view table.nb-diff tr.a td,.nbedit-view table.nb-diff td.a{background:rgba(46,160,67,.15)}
+.nbedit-view table.nb-diff tr.r .w,.nbedit-view table.nb-diff td.r .w{background:rgba(248,81,73,.45);border-radius:2px}
+.nbedit-view table.nb-diff tr.a .w,.nbedit-view table.nb-diff td.a .w{background:rgba(46,160,67,.45);border-radius:2px}
+.nbedit-view table.nb-diff td.e{background:rgba(128,128,128,.06)}
+.nbedit-view table.nb-split{table-layout:fixed}
+.nbedit-view table.nb-split td.n{width:3.5em}
+.nbedit-view table.nb-split td.m{width:1.2em}
+.nbedit-view table.nb-split td.t{white-space:pre-wrap;overflow-wrap:anywhere}
+.nbedit-view table.nb-diff tr.g td{background:rgba(56,139,253,.07);font-style:italic;
+text-align:left;font-family:var(--jp-ui-font-family,system-ui,sans-serif);padding:1px 8px}
+.nbedit-view table.nb-diff tr.h td{background:rgba(56,139,253,.10);white-space:normal;padding:3px 8px;
+font-family:var(--jp-ui-font-family,system-ui,sans-serif);border-top:1px solid var(--jp-border-color2,rgba(128,128,128,.35))}
+.nbedit-view table.nb-diff tbody:first-child tr.h td,.nbedit-view table.nb-diff tr.h:first-child td{border-top:0}
+.nbedit-view tr.h td>*{margin-right:6px}
+.nbedit-view .nb-range{font-family:var(--jp-code-font-family,ui-monospace,Menlo,Consolas,monospace);opacity:.75}
+.nbedit-view table.nb-diff tr.m td{white-space:normal;font-family:var(--jp-ui-font-family,system-ui,sans-serif);
+font-weight:600;padding:4px 8px;background:var(--jp-layout-color2,rgba(128,128,128,.12));
+border-top:2px solid var(--jp-border-color1,rgba(128,128,128,.6))}
+.nbedit-view table.nb-diff tr.mr td{background:rgba(248,81,73,.12)}
+.nbedit-view table.nb-diff tr.ma td{background:rgba(46,160,67,.12)}
+.nbedit-view .nb-cellmark{display:inline-block;width:1.2em;text-align:center}
+.nbedit-view .nb-excluded tr:not(.h) td{opacity:.4}
+.nbedit-view .nb-excluded tr.h td{text-decoration:line-through}
+.nbedit-view .nb-excluded tr.h label{text-decoration:none}
+.nbedit-view .nb-note{padding:4px 10px;opacity:.85}
+.nbedit-view .nb-outputs{font-style:italic}
 .nbedit-view .nb-toggle{margin:0 6px 0 0;vertical-align:middle}
+.nbedit-view .nbedit-hunk-toggle{white-space:nowrap;cursor:pointer;font-weight:600}
+.nbedit-view .nbedit-hunk-toggle input{margin:0 4px 0 0;vertical-align:middle}
+.nbedit-view button.nb-expand,.nbedit-view button.nb-collapse{background:none;border:0;color:inherit;font:inherit;
+cursor:pointer;padding:0 2px;text-align:left}
+.nbedit-view button.nb-expand{width:100%;font-style:italic;opacity:.85}
+.nbedit-view button.nb-expand:hover{text-decoration:underline}
+.nbedit-view button:focus-visible,.nbedit-view input:focus-visible,.nbedit-view summary:focus-visible{
+outline:2px solid var(--jp-brand-color1,rgb(56,139,253));outline-offset:1px}
+.nbedit-view .nb-view-button,.nbedit-view .nb-button{font:inherit;color:var(--jp-ui-font-color1,inherit);
+background:var(--jp-layout-color2,rgba(128,128,128,.12));border:1px solid var(--jp-border-color1,rgba(128,128,128,.5));
+padding:2px 10px;cursor:pointer}
+.nbedit-view .nb-view-button:first-child{border-radius:4px 0 0 4px}
+.nbedit-view .nb-view-button:last-child{border-radius:0 4px 4px 0;border-left:0}
+.nbedit-view .nb-view-button[aria-pressed=true]{background:var(--jp-brand-color1,rgb(56,139,253));
+color:var(--jp-ui-inverse-font-color1,#fff);border-color:var(--jp-brand-color1,rgb(56,139,253))}
+.nbedit-view .nb-foot{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin-top:6px}
+.nbedit-view .nb-button{border-radius:4px;padding:3px 14px}
+.nbedit-view .nb-button.nb-primary{background:var(--jp-success-color1,rgb(46,160,67));color:#fff;
+border-color:var(--jp-success-color1,rgb(46,160,67))}
+.nbedit-view .nb-button:disabled{opacity:.5;cursor:default}
+.nbedit-view .nb-button[hidden]{display:none}
+.nbedit-view .nb-selection{opacity:.8;margin-left:6px}
+.nbedit-view .nbedit-status{margin-top:4px}
+.nbedit-view .nbedit-state-applied{color:var(--jp-success-color1,rgb(46,160,67))}
+.nbedit-view .nbedit-state-stale{color:var(--jp-warn-color1,rgb(210,153,34))}
+.nbedit-view .nbedit-state-error{color:var(--jp-error-color1,rgb(218,54,51))}
+.nbedit-view details.nb-why{margin-top:4px}
+.nbedit-view details.nb-why summary{cursor:pointer;font-weight:600}
+.nbedit-view table.nb-why-table{border-collapse:collapse;margin:2px 0 2px 14px}
+.nbedit-view table.nb-why-table th,.nbedit-view table.nb-why-table td{padding:1px 8px;text-align:left;
+vertical-align:top;border:0;background:transparent;color:inherit;white-space:pre-wrap}
 .nbedit-view .nb-error{border-left:4px solid rgb(218,54,51);background:rgba(248,81,73,.08);padding:6px 10px;
 border-radius:2px}
 .nbedit-view .nb-error-title{font-weight:600;margin-bottom:4px}
@@ -81,8 +140,9 @@ border-radius:2px}
 .nbedit-view .nb-error-advice{margin-top:6px}
 .nbedit-view .nb-error ul{margin:2px 0;padding-left:18px}
 .nbedit-view table.nb-history{border-collapse:collapse;color:inherit}
-.nbedit-view table.nb-history th,.nbedit-view table.nb-history td{padding:2px 8px;text-align:left;
+.nbedit-view table.nb-history th,.nbedit-view table.nb-history td{padding:3px 10px;text-align:left;
 border-bottom:1px solid var(--jp-border-color2,rgba(128,128,128,.35));background:transparent;color:inherit}
+.nbedit-view table.nb-history th{font-weight:600;background:var(--jp-layout-color2,rgba(128,128,128,.10))}
 .nbedit-view table.nb-history td.num{text-align:right;font-variant-numeric:tabular-nums}
 """
 
