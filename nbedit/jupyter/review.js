@@ -89,8 +89,11 @@ function hunkHeader(file, section, columns, excluded, frozen) {
     );
   }
   pieces.push(`<span class="nb-range">${esc(section.range)}</span>`);
-  const cells = new Set(section.hunks.map((hunk) => hunk.cell).filter(Boolean));
-  for (const cell of cells) pieces.push(`<span class="nb-badge nb-cell">${esc(cell)}</span>`);
+  if (!file.notebook) {
+    // (a notebook's rows draw the cells themselves)
+    const cells = new Set(section.hunks.map((hunk) => hunk.cell).filter(Boolean));
+    for (const cell of cells) pieces.push(`<span class="nb-badge nb-cell">${esc(cell)}</span>`);
+  }
   for (const hunk of section.hunks) {
     if (!hunk.exact) pieces.push(`<span class="nb-badge" title="${esc(hunk.why_tier)}">⚠ ${esc(hunk.tier)}</span>`);
     else pieces.push(`<span class="nb-badge nb-ok" title="found verbatim">exact</span>`);
@@ -130,7 +133,9 @@ function fileTable(file, excluded, frozen, split, expanded) {
     out.push("</tbody>");
   });
   if (!out.length) return file.already_applied ? "" : `<div class="nb-note">no line changes</div>`;
-  return `<div class="nb-scroll"><table class="nb-diff${split ? " nb-split" : ""}">${out.join("")}</table></div>`;
+  // a fixed layout takes its widths from the first row (a full-width header): name them up front
+  const columnsSpec = split ? `<colgroup>${'<col class="cn"><col class="cm"><col class="ct">'.repeat(2)}</colgroup>` : "";
+  return `<div class="nb-scroll"><table class="nb-diff${split ? " nb-split" : ""}">${columnsSpec}${out.join("")}</table></div>`;
 }
 
 function fileBox(file, excluded, frozen, split, collapsed, expanded) {
@@ -191,7 +196,7 @@ function render({ model, el }) {
       `<button type="button" class="nb-view-button" data-view="unified" aria-pressed="${!split}">Unified</button>` +
       `<button type="button" class="nb-view-button" data-view="split" aria-pressed="${split}">Side by side</button></span></div>`;
     const files = doc.files.map((file) => fileBox(file, excluded, frozen, split, collapsed, expanded)).join("");
-    const note = total > 1 || chosen < total ? `<span class="nb-selection">${chosen} of ${total} parts selected</span>` : "";
+    const note = chosen < total ? `<span class="nb-selection">${chosen} of ${total} parts selected</span>` : "";
     const replan = model.get("replan_available") ? "" : " hidden";
     const decided = frozen || clicked ? " disabled" : "";
     const foot =

@@ -79,8 +79,9 @@ background:transparent;color:inherit;line-height:1.5}
 .nbedit-view table.nb-diff tr.a .w,.nbedit-view table.nb-diff td.a .w{background:rgba(46,160,67,.45);border-radius:2px}
 .nbedit-view table.nb-diff td.e{background:rgba(128,128,128,.06)}
 .nbedit-view table.nb-split{table-layout:fixed}
-.nbedit-view table.nb-split td.n{width:3.5em}
-.nbedit-view table.nb-split td.m{width:1.2em}
+.nbedit-view table.nb-split col.cn{width:3.5em}
+.nbedit-view table.nb-split col.cm{width:1.4em}
+.nbedit-view table.nb-split td.n,.nbedit-view table.nb-split td.m{width:auto;min-width:0}
 .nbedit-view table.nb-split td.t{white-space:pre-wrap;overflow-wrap:anywhere}
 .nbedit-view table.nb-diff tr.g td{background:rgba(56,139,253,.07);font-style:italic;
 text-align:left;font-family:var(--jp-ui-font-family,system-ui,sans-serif);padding:1px 8px}

@@ -74,6 +74,8 @@ def _rows(block: Block, notebook: bool) -> list[list[Any]]:
             rows.append([_KIND[row.kind], row.old_line, row.new_line, text])
     if notebook:
         _mark_retyped(rows)
+        while rows and rows[-1][0] == "m" and not rows[-1][4]:
+            rows.pop()  # the next unchanged cell's header, with none of its lines under it
     return rows
 
 
