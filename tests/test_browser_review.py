@@ -332,3 +332,82 @@ def test_a_notebook_plan_is_drawn_as_cells(lab: LabServer, page: Any) -> None:
     cells = nbformat.read(str(target), as_version=4).cells
     assert [cell.cell_type for cell in cells][:4] == ["markdown", "code", "code", "markdown"]
     assert cells[3].source == "Step one is done." and cells[-1].source == "total = load(cache=True)\nprint(total)"
+
+
+def test_history_table_sorts_filters_and_undoes(lab: LabServer, page: Any) -> None:
+    from nbedit.workspace import Workspace
+
+    alpha, beta = lab.root / "alpha.py", lab.root / "beta.py"
+    alpha.write_text("a = 1\n")
+    beta.write_text("b = 1\n")
+    other = Workspace(lab.root, session="colleague", home=lab.nbedit_home)  # another session's entry, shown with "All sessions"
+    (lab.root / "gamma.py").write_text("c = 1\n")
+    other.apply(other.plan_edit("gamma.py", "c = 1", "c = 2"))
+    edit = "%%edit {path} --yes\n<<<<<<< SEARCH\n{old}\n=======\n{new}\n>>>>>>> REPLACE\n"
+    write_notebook(
+        lab.root / "history_case.ipynb",
+        [
+            ("code", "%load_ext nbedit"),
+            ("code", edit.format(path="alpha.py", old="a = 1", new="a = 2")),
+            ("code", edit.format(path="beta.py", old="b = 1", new="b = 2")),
+            ("code", edit.format(path="alpha.py", old="a = 2", new="a = 3")),
+            ("code", "%nbedit history"),
+        ],
+    )
+    open_notebook(page, lab, "history_case.ipynb")
+    run_all_cells(page)
+    table = page.locator(".jp-OutputArea .nbedit-history-table")
+    table.wait_for(state="visible", timeout=30_000)
+    entries = table.locator("tr.nb-entry")
+    assert entries.count() == 3
+
+    def files_column() -> list[str]:
+        return [text.strip() for text in table.locator("tr.nb-entry td:nth-child(4)").all_inner_texts()]
+
+    assert files_column() == ["alpha.py", "beta.py", "alpha.py"]  # newest first
+    newest = entries.nth(0).get_attribute("data-id")
+    oldest = entries.nth(2).get_attribute("data-id")
+    table.locator("button.nb-sort").click()
+    assert entries.nth(0).get_attribute("data-id") == oldest
+    assert table.locator("th[aria-sort=ascending]").count() == 1
+    table.locator("button.nb-sort").click()
+    assert entries.nth(0).get_attribute("data-id") == newest
+
+    table.locator("select.nb-filter-file").select_option("beta.py")
+    assert files_column() == ["beta.py"]
+    table.locator("select.nb-filter-file").select_option("")
+    table.locator("button.nbedit-history-all").click()
+    table.locator("tr.nb-entry", has_text="gamma.py").wait_for()
+    assert entries.count() >= 4  # (other tests' kernels wrote to the same history)
+    table.locator("select.nb-filter-session").select_option("colleague")
+    assert files_column() == ["gamma.py"]
+    table.locator("select.nb-filter-session").select_option("")
+    table.locator("button.nbedit-history-all").click()
+    table.locator("tr.nb-entry", has_text="gamma.py").wait_for(state="detached")
+
+    output = page.locator(".jp-OutputArea-output").filter(has=page.locator(".nbedit-history-table"))
+    output.scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    output.screenshot(path=str(ARTIFACTS / "history-light.png"), animations="disabled")
+    try:
+        set_theme(page, "JupyterLab Dark")
+        output.screenshot(path=str(ARTIFACTS / "history-dark.png"), animations="disabled")
+    finally:
+        set_theme(page, "JupyterLab Light")
+
+    # a row's click shows its diff below the table
+    entries.nth(1).locator("td").first.click()
+    detail = page.locator(".nbedit-history-detail")
+    detail.get_by_text("history entry").wait_for()
+    assert "+b = 2" in detail.inner_text()
+    # Undo opens a review; only Apply writes
+    assert table.locator("button.nbedit-history-undo").count() == 1
+    table.locator(f'button.nbedit-history-undo[data-id="{newest}"]').click()
+    review = detail.locator(".nbedit-review")
+    review.wait_for(state="visible")
+    assert alpha.read_text() == "a = 3\n"
+    review.locator("button.nbedit-apply").click()
+    status_text(review, "undone")
+    assert alpha.read_text() == "a = 2\n" and beta.read_text() == "b = 2\n"
+    table.locator("tr.nb-entry").filter(has_text="undoes").wait_for()
+    assert entries.count() == 4 and files_column()[0] == "alpha.py"

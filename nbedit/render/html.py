@@ -145,6 +145,17 @@ border-radius:2px}
 border-bottom:1px solid var(--jp-border-color2,rgba(128,128,128,.35));background:transparent;color:inherit}
 .nbedit-view table.nb-history th{font-weight:600;background:var(--jp-layout-color2,rgba(128,128,128,.10))}
 .nbedit-view table.nb-history td.num{text-align:right;font-variant-numeric:tabular-nums}
+.nbedit-view table.nb-history{width:100%}
+.nbedit-view table.nb-history td{white-space:nowrap;vertical-align:middle}
+.nbedit-view table.nb-history td.nb-files{white-space:normal}
+.nbedit-view table.nb-history td.nb-actions .nb-button{padding:1px 10px;margin-right:4px}
+.nbedit-view table.nb-history tr.nb-entry{cursor:pointer}
+.nbedit-view table.nb-history tr.nb-entry:hover td{background:rgba(56,139,253,.06)}
+.nbedit-view table.nb-history tr.nb-selected td{background:rgba(56,139,253,.12)}
+.nbedit-view button.nb-sort{background:none;border:0;padding:0;font:inherit;font-weight:600;color:inherit;cursor:pointer}
+.nbedit-view .nb-top label{white-space:nowrap}
+.nbedit-view .nb-top select{font:inherit;color:var(--jp-ui-font-color1,inherit);background:var(--jp-layout-color1,transparent);
+border:1px solid var(--jp-border-color1,rgba(128,128,128,.5));border-radius:4px;max-width:18em}
 """
 
 STYLE_TAG = f"<style>{STYLE.strip()}</style>"
