@@ -306,7 +306,9 @@ def test_a_notebook_plan_is_drawn_as_cells(lab: LabServer, page: Any) -> None:
         "step_1 = prepare(1)\n", "step_1 = prepare(1)\n# %% nbedit cell new [markdown]\nStep one is done.\n"
     ).replace("total = load()", "total = load(cache=True)")
     diff = "".join(
-        difflib.unified_diff(view.splitlines(True), new_view.splitlines(True), "a/sales.ipynb", "b/sales.ipynb")
+        difflib.unified_diff(
+            view.splitlines(True), new_view.splitlines(True), "a/sales.ipynb", "b/sales.ipynb"
+        )
     )
     write_notebook(
         lab.root / "sales_review.ipynb", [("code", "%load_ext nbedit"), ("code", f"%%patch\n{diff}")]
@@ -327,11 +329,15 @@ def test_a_notebook_plan_is_drawn_as_cells(lab: LabServer, page: Any) -> None:
         screenshot(page, "review-notebook-dark.png")
     finally:
         set_theme(page, "JupyterLab Light")
+    assert target.read_bytes() == original  # drawing the review wrote nothing
     widget.locator("button.nbedit-apply").click()
     status_text(widget, "applied")
     cells = nbformat.read(str(target), as_version=4).cells
     assert [cell.cell_type for cell in cells][:4] == ["markdown", "code", "code", "markdown"]
-    assert cells[3].source == "Step one is done." and cells[-1].source == "total = load(cache=True)\nprint(total)"
+    assert (
+        cells[3].source == "Step one is done."
+        and cells[-1].source == "total = load(cache=True)\nprint(total)"
+    )
 
 
 def test_history_table_sorts_filters_and_undoes(lab: LabServer, page: Any) -> None:
@@ -340,7 +346,9 @@ def test_history_table_sorts_filters_and_undoes(lab: LabServer, page: Any) -> No
     alpha, beta = lab.root / "alpha.py", lab.root / "beta.py"
     alpha.write_text("a = 1\n")
     beta.write_text("b = 1\n")
-    other = Workspace(lab.root, session="colleague", home=lab.nbedit_home)  # another session's entry, shown with "All sessions"
+    other = Workspace(
+        lab.root, session="colleague", home=lab.nbedit_home
+    )  # another session's entry, shown with "All sessions"
     (lab.root / "gamma.py").write_text("c = 1\n")
     other.apply(other.plan_edit("gamma.py", "c = 1", "c = 2"))
     edit = "%%edit {path} --yes\n<<<<<<< SEARCH\n{old}\n=======\n{new}\n>>>>>>> REPLACE\n"

@@ -189,7 +189,10 @@ def test_non_exact_matches_are_flagged(tmp_path: Path) -> None:
     widget = ReviewWidget(workspace, workspace.plan_patch(text, default_path="f.py"))
     (toggle,) = widget.toggles.values()
     assert "⚠ trailing-whitespace" in toggle.description
-    assert widget.doc["files"][0]["sections"][0]["hunks"][0]["why_tier"] == "matched ignoring trailing whitespace"
+    assert (
+        widget.doc["files"][0]["sections"][0]["hunks"][0]["why_tier"]
+        == "matched ignoring trailing whitespace"
+    )
     # the fuzzy tier needs a few real lines: one drifted context line among three
     (tmp_path / "g.py").write_bytes(
         b"def compute(values):\n    total = sum(values)\n    count = len(values)\n    return total / count\n"
@@ -250,7 +253,9 @@ def test_page_messages_drive_the_same_actions(workspace: Workspace, tmp_path: Pa
     (file,) = widget.doc["files"]
     position, gap = next((index, s) for index, s in enumerate(file["sections"]) if "gap" in s)
     count, old_line, _ = gap["gap"]
-    widget._on_message(widget, {"action": "expand", "file": 0, "section": position, "old_line": old_line, "count": count})
+    widget._on_message(
+        widget, {"action": "expand", "file": 0, "section": position, "old_line": old_line, "count": count}
+    )
     (reply,) = sent
     assert reply["kind"] == "lines" and reply["section"] == position
     assert reply["lines"] == [f"middle{n} = 0" for n in range(old_line - 2, old_line - 2 + count)]

@@ -22,17 +22,16 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
-import anywidget
 import ipywidgets as widgets
 import traitlets
 
 from nbedit.errors import NbeditError
 from nbedit.jupyter.review import ErrorView, Proposal, ReviewWidget, error_html
+from nbedit.jupyter.shared import NbeditView
 from nbedit.render.history import history_rows, history_to_html
-from nbedit.render.html import STYLE, unified_diff_html, wrap
+from nbedit.render.html import unified_diff_html, wrap
 
 __all__ = [
     "EntryDiffView",
@@ -117,12 +116,10 @@ def _undo_target(entries: list[Any], session: str) -> str | None:
     return None
 
 
-class HistoryTable(anywidget.AnyWidget):
+class HistoryTable(NbeditView):
     """The table alone: one widget model whose state is the rows (``history.js`` draws them)."""
 
-    _esm = (Path(__file__).with_name("history.js")).read_text(encoding="utf-8")
-    _css = STYLE
-
+    part = traitlets.Unicode("history").tag(sync=True)
     rows = traitlets.List().tag(sync=True)
     title = traitlets.Unicode("").tag(sync=True)
     all_sessions = traitlets.Bool(False).tag(sync=True)
@@ -292,7 +289,9 @@ class HistoryWidget(widgets.VBox):
             applied = entry.status == "applied"
             undoable = entry_id == target
             self._row_buttons[entry_id] = self._actions(entry_id, applied, undoable)
-            files = [str(getattr(file, "new_path", None) or getattr(file, "path", file)) for file in entry.files]
+            files = [
+                str(getattr(file, "new_path", None) or getattr(file, "path", file)) for file in entry.files
+            ]
             rows.append(
                 {
                     "id": entry_id,
@@ -316,7 +315,9 @@ class HistoryWidget(widgets.VBox):
     def _actions(self, entry_id: str, applied: bool, undoable: bool) -> dict[str, RowButton]:
         buttons = {"diff": RowButton("Diff", self._guarded(lambda: self.show_diff(entry_id)))}
         if undoable:
-            buttons["undo"] = RowButton("Undo", self._guarded(lambda: self.undo(entry_id)), disabled=not applied)
+            buttons["undo"] = RowButton(
+                "Undo", self._guarded(lambda: self.undo(entry_id)), disabled=not applied
+            )
         buttons["restore"] = RowButton(
             "Restore", self._guarded(lambda: self.restore(entry_id)), disabled=not applied
         )

@@ -41,16 +41,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from pathlib import Path
-
-import anywidget
-import ipywidgets
 import traitlets
 
 from nbedit.engine.models import Plan
 from nbedit.errors import NbeditError, StaleFile
+from nbedit.jupyter.shared import NbeditView
 from nbedit.render.errors import error_to_html
-from nbedit.render.html import STYLE, plan_to_html, wrap
+from nbedit.render.html import plan_to_html, wrap
 from nbedit.render.labels import tier_label
 from nbedit.render.review_data import gap_lines, review_document
 
@@ -60,8 +57,6 @@ State = Literal["pending", "applying", "applied", "rejected", "stale", "error", 
 
 # (file index, hunk index); hunk index None is the whole-file toggle of a file without located hunks.
 ToggleKey = tuple[int, "int | None"]
-
-_SCRIPT = (Path(__file__).with_name("review.js")).read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +132,9 @@ class HunkToggle:
 class ReviewButton:
     """Apply, Reject or Re-plan, headless: ``click()`` does what clicking it in the page does."""
 
-    def __init__(self, widget: ReviewWidget, name: str, description: str, action: Callable[[], object]) -> None:
+    def __init__(
+        self, widget: ReviewWidget, name: str, description: str, action: Callable[[], object]
+    ) -> None:
         self._widget = widget
         self.name = name
         self.description = description
@@ -164,17 +161,7 @@ class ReviewButton:
         return f"<ReviewButton {self.description}{' (disabled)' if self.disabled else ''}>"
 
 
-_LAYOUT: list[ipywidgets.Layout] = []
-
-
-def _shared_layout() -> ipywidgets.Layout:
-    """One ``Layout`` model for every review (ipywidgets gives each DOM widget its own otherwise)."""
-    if not _LAYOUT or _LAYOUT[0].comm is None:  # a closed model cannot be shared any more
-        _LAYOUT[:] = [ipywidgets.Layout()]
-    return _LAYOUT[0]
-
-
-class ReviewWidget(anywidget.AnyWidget):
+class ReviewWidget(NbeditView):
     """Review one plan; ``apply()``/``reject()`` or the buttons decide it.
 
     ``replan`` recomputes the same request against the current files (the
@@ -183,9 +170,7 @@ class ReviewWidget(anywidget.AnyWidget):
     ``Workspace.apply`` (``origin``, ``execution_count``, ``force``, ``undoes``).
     """
 
-    _esm = _SCRIPT
-    _css = STYLE
-
+    part = traitlets.Unicode("review").tag(sync=True)
     doc = traitlets.Dict().tag(sync=True)  # the plan's rows (nbedit.render.review_data)
     excluded = traitlets.List().tag(sync=True)  # [file, hunk or None] pairs left out of Apply
     view_mode = traitlets.Unicode("unified").tag(sync=True)  # "unified" or "split"
@@ -204,7 +189,7 @@ class ReviewWidget(anywidget.AnyWidget):
         title: str | None = None,
         **apply_options: Any,
     ) -> None:
-        super().__init__(layout=_shared_layout())
+        super().__init__()
         self.workspace = workspace
         self.plan = plan
         self.result: Any = None  # the ApplyResult once applied
@@ -345,7 +330,8 @@ class ReviewWidget(anywidget.AnyWidget):
         entry = f", entry {self.entry_id}" if self.entry_id else ""
         return f"<nbedit review of {files}: {self._state}{entry}>"
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+        # a plain bundle (anywidget returns data and metadata), as before: callers index it
         shown = super()._repr_mimebundle_(**kwargs)
         data = dict(shown[0] if isinstance(shown, tuple) else shown or {})
         data["text/plain"] = self.plain_text()
@@ -364,7 +350,9 @@ class ReviewWidget(anywidget.AnyWidget):
             f"{_escape(self.status_message)}</div>",
             style=False,
         )
-        title = wrap(f'<div class="nb-headline">{_escape(self._title)}</div>', style=False) if self._title else ""
+        title = (
+            wrap(f'<div class="nb-headline">{_escape(self._title)}</div>', style=False) if self._title else ""
+        )
         return title + plan_to_html(self.selected_plan()) + status + self.detail_html
 
     # ------------------------------------------------------------------ internals

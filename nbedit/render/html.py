@@ -26,10 +26,12 @@ from nbedit.render.summary import FileSummary, PlanSummary, cached_view, summari
 __all__ = [
     "STYLE",
     "STYLE_TAG",
+    "WIDGET_STYLE",
     "file_head_html",
     "file_to_html",
     "hunk_to_html",
     "hunks_to_html",
+    "line_range",
     "plan_header_html",
     "plan_to_html",
     "wrap",
@@ -42,18 +44,14 @@ STYLE = """
 font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:var(--jp-ui-font-size1,13px);line-height:1.45;
 padding:6px 10px;box-sizing:border-box}
 .nbedit-view .nbedit-view{padding:0}
-.nbedit-view .nb-head,.nbedit-view .nb-top{margin:0 0 6px 0}
-.nbedit-view .nb-top{display:flex;flex-wrap:wrap;align-items:center;gap:4px 10px}
+.nbedit-view .nb-head{margin:0 0 6px 0}
 .nbedit-view .nb-headline{font-weight:600;width:100%}
-.nbedit-view .nb-summary{font-weight:600}
-.nbedit-view .nb-views{margin-left:auto;display:inline-flex}
 .nbedit-view .nb-files{margin:2px 0 0 0;padding-left:18px}
 .nbedit-view .nb-flags{margin:2px 0 0 0;padding-left:18px;color:var(--jp-ui-font-color1,currentColor)}
 .nbedit-view .nb-file{border:1px solid var(--jp-border-color2,rgba(128,128,128,.35));border-radius:6px;
 margin:8px 0;overflow:hidden;background:var(--jp-layout-color0,transparent)}
 .nbedit-view .nb-file-head{display:flex;flex-wrap:wrap;align-items:center;gap:2px 8px;padding:5px 10px;
 background:var(--jp-layout-color2,rgba(128,128,128,.10));border-bottom:1px solid var(--jp-border-color2,rgba(128,128,128,.35))}
-.nbedit-view .nb-collapsed .nb-file-head{border-bottom:0}
 .nbedit-view .nb-path{font-family:var(--jp-code-font-family,ui-monospace,Menlo,Consolas,monospace);font-weight:600}
 .nbedit-view .nb-plus{color:var(--jp-success-color1,rgb(46,160,67));margin-left:8px;font-weight:600}
 .nbedit-view .nb-minus{color:var(--jp-error-color1,rgb(218,54,51));margin-left:4px;font-weight:600}
@@ -65,7 +63,6 @@ background:rgba(210,153,34,.22);border:1px solid rgba(210,153,34,.8);white-space
 .nbedit-view .nb-file-head .nb-badge,.nbedit-view tr.h .nb-badge{margin-left:0}
 .nbedit-view .nb-badge.nb-ok{background:rgba(46,160,67,.15);border-color:rgba(46,160,67,.6)}
 .nbedit-view .nb-badge.nb-cell{background:rgba(56,139,253,.15);border-color:rgba(56,139,253,.6)}
-.nbedit-view .nb-badge.nb-cellchange{background:rgba(163,113,247,.18);border-color:rgba(163,113,247,.7)}
 .nbedit-view .nb-scroll{overflow-x:auto}
 .nbedit-view table.nb-diff{border-collapse:collapse;width:100%;margin:0;border:0;color:inherit;
 font-family:var(--jp-code-font-family,ui-monospace,Menlo,Consolas,monospace);font-size:var(--jp-code-font-size,12px)}
@@ -77,12 +74,6 @@ background:transparent;color:inherit;line-height:1.5}
 .nbedit-view table.nb-diff tr.a td,.nbedit-view table.nb-diff td.a{background:rgba(46,160,67,.15)}
 .nbedit-view table.nb-diff tr.r .w,.nbedit-view table.nb-diff td.r .w{background:rgba(248,81,73,.45);border-radius:2px}
 .nbedit-view table.nb-diff tr.a .w,.nbedit-view table.nb-diff td.a .w{background:rgba(46,160,67,.45);border-radius:2px}
-.nbedit-view table.nb-diff td.e{background:rgba(128,128,128,.06)}
-.nbedit-view table.nb-split{table-layout:fixed}
-.nbedit-view table.nb-split col.cn{width:3.5em}
-.nbedit-view table.nb-split col.cm{width:1.4em}
-.nbedit-view table.nb-split td.n,.nbedit-view table.nb-split td.m{width:auto;min-width:0}
-.nbedit-view table.nb-split td.t{white-space:pre-wrap;overflow-wrap:anywhere}
 .nbedit-view table.nb-diff tr.g td{background:rgba(56,139,253,.07);font-style:italic;
 text-align:left;font-family:var(--jp-ui-font-family,system-ui,sans-serif);padding:1px 8px}
 .nbedit-view table.nb-diff tr.h td{background:rgba(56,139,253,.10);white-space:normal;padding:3px 8px;
@@ -90,6 +81,44 @@ font-family:var(--jp-ui-font-family,system-ui,sans-serif);border-top:1px solid v
 .nbedit-view table.nb-diff tbody:first-child tr.h td,.nbedit-view table.nb-diff tr.h:first-child td{border-top:0}
 .nbedit-view tr.h td>*{margin-right:6px}
 .nbedit-view .nb-range{font-family:var(--jp-code-font-family,ui-monospace,Menlo,Consolas,monospace);opacity:.75}
+.nbedit-view .nb-note{padding:4px 10px;opacity:.85}
+.nbedit-view .nb-outputs{font-style:italic}
+.nbedit-view .nb-toggle{margin:0 6px 0 0;vertical-align:middle}
+.nbedit-view .nbedit-status{margin-top:4px}
+.nbedit-view .nbedit-state-applied{color:var(--jp-success-color1,rgb(46,160,67))}
+.nbedit-view .nbedit-state-stale{color:var(--jp-warn-color1,rgb(210,153,34))}
+.nbedit-view .nbedit-state-error{color:var(--jp-error-color1,rgb(218,54,51))}
+.nbedit-view .nb-error{border-left:4px solid rgb(218,54,51);background:rgba(248,81,73,.08);padding:6px 10px;
+border-radius:2px}
+.nbedit-view .nb-error-title{font-weight:600;margin-bottom:4px}
+.nbedit-view .nb-error-message{white-space:pre-wrap}
+.nbedit-view .nb-error-caption{margin-top:6px;font-weight:600}
+.nbedit-view .nb-error-advice{margin-top:6px}
+.nbedit-view .nb-error ul{margin:2px 0;padding-left:18px}
+.nbedit-view table.nb-history{border-collapse:collapse;color:inherit}
+.nbedit-view table.nb-history th,.nbedit-view table.nb-history td{padding:3px 10px;text-align:left;
+border-bottom:1px solid var(--jp-border-color2,rgba(128,128,128,.35));background:transparent;color:inherit}
+.nbedit-view table.nb-history th{font-weight:600;background:var(--jp-layout-color2,rgba(128,128,128,.10))}
+.nbedit-view table.nb-history td.num{text-align:right;font-variant-numeric:tabular-nums}
+.nbedit-view table.nb-history{width:100%}
+.nbedit-view table.nb-history td{white-space:nowrap;vertical-align:middle}
+"""
+
+# Rules only the live widgets use (their controls, side by side, notebook cells, the history table's
+# controls); the static output leaves them out, because every saved output carries its own copy.
+WIDGET_STYLE = """
+.nbedit-view .nb-head,.nbedit-view .nb-top{margin:0 0 6px 0}
+.nbedit-view .nb-top{display:flex;flex-wrap:wrap;align-items:center;gap:4px 10px}
+.nbedit-view .nb-summary{font-weight:600}
+.nbedit-view .nb-views{margin-left:auto;display:inline-flex}
+.nbedit-view .nb-collapsed .nb-file-head{border-bottom:0}
+.nbedit-view .nb-badge.nb-cellchange{background:rgba(163,113,247,.18);border-color:rgba(163,113,247,.7)}
+.nbedit-view table.nb-diff td.e{background:rgba(128,128,128,.06)}
+.nbedit-view table.nb-split{table-layout:fixed}
+.nbedit-view table.nb-split col.cn{width:3.5em}
+.nbedit-view table.nb-split col.cm{width:1.4em}
+.nbedit-view table.nb-split td.n,.nbedit-view table.nb-split td.m{width:auto;min-width:0}
+.nbedit-view table.nb-split td.t{white-space:pre-wrap;overflow-wrap:anywhere}
 .nbedit-view table.nb-diff tr.m td{white-space:normal;font-family:var(--jp-ui-font-family,system-ui,sans-serif);
 font-weight:600;padding:4px 8px;background:var(--jp-layout-color2,rgba(128,128,128,.12));
 border-top:2px solid var(--jp-border-color1,rgba(128,128,128,.6))}
@@ -99,9 +128,6 @@ border-top:2px solid var(--jp-border-color1,rgba(128,128,128,.6))}
 .nbedit-view .nb-excluded tr:not(.h) td{opacity:.4}
 .nbedit-view .nb-excluded tr.h td{text-decoration:line-through}
 .nbedit-view .nb-excluded tr.h label{text-decoration:none}
-.nbedit-view .nb-note{padding:4px 10px;opacity:.85}
-.nbedit-view .nb-outputs{font-style:italic}
-.nbedit-view .nb-toggle{margin:0 6px 0 0;vertical-align:middle}
 .nbedit-view .nbedit-hunk-toggle{white-space:nowrap;cursor:pointer;font-weight:600}
 .nbedit-view .nbedit-hunk-toggle input{margin:0 4px 0 0;vertical-align:middle}
 .nbedit-view button.nb-expand,.nbedit-view button.nb-collapse{background:none;border:0;color:inherit;font:inherit;
@@ -124,29 +150,11 @@ border-color:var(--jp-success-color1,rgb(46,160,67))}
 .nbedit-view .nb-button:disabled{opacity:.5;cursor:default}
 .nbedit-view .nb-button[hidden]{display:none}
 .nbedit-view .nb-selection{opacity:.8;margin-left:6px}
-.nbedit-view .nbedit-status{margin-top:4px}
-.nbedit-view .nbedit-state-applied{color:var(--jp-success-color1,rgb(46,160,67))}
-.nbedit-view .nbedit-state-stale{color:var(--jp-warn-color1,rgb(210,153,34))}
-.nbedit-view .nbedit-state-error{color:var(--jp-error-color1,rgb(218,54,51))}
 .nbedit-view details.nb-why{margin-top:4px}
 .nbedit-view details.nb-why summary{cursor:pointer;font-weight:600}
 .nbedit-view table.nb-why-table{border-collapse:collapse;margin:2px 0 2px 14px}
 .nbedit-view table.nb-why-table th,.nbedit-view table.nb-why-table td{padding:1px 8px;text-align:left;
 vertical-align:top;border:0;background:transparent;color:inherit;white-space:pre-wrap}
-.nbedit-view .nb-error{border-left:4px solid rgb(218,54,51);background:rgba(248,81,73,.08);padding:6px 10px;
-border-radius:2px}
-.nbedit-view .nb-error-title{font-weight:600;margin-bottom:4px}
-.nbedit-view .nb-error-message{white-space:pre-wrap}
-.nbedit-view .nb-error-caption{margin-top:6px;font-weight:600}
-.nbedit-view .nb-error-advice{margin-top:6px}
-.nbedit-view .nb-error ul{margin:2px 0;padding-left:18px}
-.nbedit-view table.nb-history{border-collapse:collapse;color:inherit}
-.nbedit-view table.nb-history th,.nbedit-view table.nb-history td{padding:3px 10px;text-align:left;
-border-bottom:1px solid var(--jp-border-color2,rgba(128,128,128,.35));background:transparent;color:inherit}
-.nbedit-view table.nb-history th{font-weight:600;background:var(--jp-layout-color2,rgba(128,128,128,.10))}
-.nbedit-view table.nb-history td.num{text-align:right;font-variant-numeric:tabular-nums}
-.nbedit-view table.nb-history{width:100%}
-.nbedit-view table.nb-history td{white-space:nowrap;vertical-align:middle}
 .nbedit-view table.nb-history td.nb-files{white-space:normal}
 .nbedit-view table.nb-history td.nb-actions .nb-button{padding:1px 10px;margin-right:4px}
 .nbedit-view table.nb-history tr.nb-entry{cursor:pointer}
@@ -212,7 +220,8 @@ def _block_header(block: Block, file_index: int | None, toggles: bool) -> str:
             )
     if block.hunk_indices:
         numbers = ", ".join(str(index + 1) for index in block.hunk_indices)
-        pieces.append(f"hunk {numbers}" if len(block.hunk_indices) == 1 else f"hunks {numbers}")
+        pieces.append(f"<b>hunk {numbers}</b>" if len(block.hunk_indices) == 1 else f"<b>hunks {numbers}</b>")
+        pieces.append(f'<span class="nb-range">{_text(line_range(block))}</span>')
     if block.cell:
         pieces.append(_badge(block.cell, "notebook cell", "nb-cell"))
     pieces.append(_tier_badge(block.tier, block.score))
@@ -221,6 +230,15 @@ def _block_header(block: Block, file_index: int | None, toggles: bool) -> str:
         pieces.append(_badge(note, "the hunk's context was found at a different line", ""))
     header = " ".join(piece for piece in pieces if piece)
     return f'<tr class="h"><td colspan="4">{header}</td></tr>' if header else ""
+
+
+def line_range(block: Block) -> str:
+    """``@@ -4,6 +4,8 @@``: the old and new lines a block's rows cover."""
+    old = [row.old_line for row in block.rows if row.old_line is not None]
+    new = [row.new_line for row in block.rows if row.new_line is not None]
+    old_part = f"-{min(old)},{len(old)}" if old else "-0,0"
+    new_part = f"+{min(new)},{len(new)}" if new else "+0,0"
+    return f"@@ {old_part} {new_part} @@"
 
 
 def _block(block: Block, file_index: int | None = None, toggles: bool = False) -> str:
@@ -253,11 +271,18 @@ def _file_head(summary: FileSummary) -> str:
         flags.append(_badge("notebook", "edited through its cell view", "nb-cell"))
     if summary.already_applied:
         flags.append(_badge("already applied", "every hunk's new text is already in the file", "nb-ok"))
-    for flag in summary.non_exact:
-        flags.append(_badge("⚠ " + flag.label, flag.describe()))
+    if summary.tiers_note:
+        inexact = bool(summary.non_exact)
+        flags.append(
+            _badge(
+                ("⚠ " if inexact else "") + summary.tiers_note,
+                "; ".join(flag.describe() for flag in summary.non_exact) or "every hunk was found verbatim",
+                "" if inexact else "nb-ok",
+            )
+        )
     return (
         f'<div class="nb-file-head"><span class="nb-path">{_text(summary.title)}</span>'
-        f'<span class="nb-plus">+{summary.added}</span><span class="nb-minus">-{summary.removed}</span>'
+        f'<span class="nb-plus">+{summary.added}</span><span class="nb-minus">−{summary.removed}</span>'
         f'<span class="nb-status">{_text(summary.status)}</span>{"".join(flags)}</div>'
     )
 
@@ -286,25 +311,14 @@ def _file(file_plan: FilePlan, file_index: int, toggles: bool) -> str:
 
 
 def _header(summary: PlanSummary) -> str:
-    items = []
-    for file in summary.files:
-        hunks = "1 hunk" if file.hunk_count == 1 else f"{file.hunk_count} hunks"
-        detail = f"{file.status}, {hunks} ({file.tiers_note})" if file.hunk_count else file.status
-        items.append(
-            f'<li><span class="nb-path">{_text(file.title)}</span>'
-            f'<span class="nb-plus">+{file.added}</span><span class="nb-minus">-{file.removed}</span>'
-            f'<span class="nb-status">{_text(detail)}</span></li>'
-        )
+    """The headline and every flagged hunk; each file's facts are in its own header below, once."""
     flags = [
         f"<li>{'ℹ' if flag.exact else '⚠'} {_text(file.path)}: {_text(flag.describe())}</li>"
         for file in summary.files
         for flag in file.flags
     ]
     flag_list = f'<ul class="nb-flags">{"".join(flags)}</ul>' if flags else ""
-    return (
-        f'<div class="nb-head"><div class="nb-headline">{_text(summary.headline)}</div>'
-        f'<ul class="nb-files">{"".join(items)}</ul>{flag_list}</div>'
-    )
+    return f'<div class="nb-head"><div class="nb-headline">{_text(summary.headline)}</div>{flag_list}</div>'
 
 
 def plan_header_html(plan: Plan, *, style: bool = True) -> str:

@@ -28,8 +28,9 @@ from typing import Any
 
 from nbedit.engine.models import FilePlan, Plan, Tier
 from nbedit.engine.text import split_lines, strip_newline
+from nbedit.render.html import line_range
 from nbedit.render.rows import Block, Gap, Row
-from nbedit.render.summary import FileSummary, cached_view, summarize, summarize_file
+from nbedit.render.summary import FileSummary, cached_view, summarize
 
 __all__ = ["CLEARED_OUTPUTS_NOTE", "gap_lines", "review_document"]
 
@@ -95,14 +96,6 @@ def _mark_retyped(rows: list[list[Any]]) -> None:
             row.append(old[3]["type"])
 
 
-def _line_range(block: Block) -> str:
-    old = [row.old_line for row in block.rows if row.old_line is not None]
-    new = [row.new_line for row in block.rows if row.new_line is not None]
-    old_part = f"-{min(old)},{len(old)}" if old else "-0,0"
-    new_part = f"+{min(new)},{len(new)}" if new else "+0,0"
-    return f"@@ {old_part} {new_part} @@"
-
-
 def _hunks(file_plan: FilePlan, block: Block) -> list[dict[str, Any]]:
     hunks = []
     for index in block.hunk_indices:
@@ -139,7 +132,7 @@ def _offset(offset: int | None) -> str:
 
 def _block(file_plan: FilePlan, block: Block, notebook: bool) -> dict[str, Any]:
     section: dict[str, Any] = {
-        "range": _line_range(block),
+        "range": line_range(block),
         "hunks": _hunks(file_plan, block),
         "rows": _rows(block, notebook),
     }
@@ -153,15 +146,22 @@ def _block(file_plan: FilePlan, block: Block, notebook: bool) -> dict[str, Any]:
 def _gap(file_plan: FilePlan, gap: Gap) -> dict[str, Any]:
     section: dict[str, Any] = {"gap": [gap.count, gap.old_line, gap.new_line]}
     if file_plan.notebook:
-        cells = sum(1 for line in _source_lines(file_plan)[gap.old_line - 1 : gap.old_line - 1 + gap.count]
-                    if line.startswith("# %% nbedit cell"))
+        cells = sum(
+            1
+            for line in _source_lines(file_plan)[gap.old_line - 1 : gap.old_line - 1 + gap.count]
+            if line.startswith("# %% nbedit cell")
+        )
         if cells:
             section["cells"] = cells
     return section
 
 
 def _source_lines(file_plan: FilePlan) -> list[str]:
-    text = file_plan.display_before if file_plan.notebook and file_plan.display_before is not None else file_plan.before
+    text = (
+        file_plan.display_before
+        if file_plan.notebook and file_plan.display_before is not None
+        else file_plan.before
+    )
     return split_lines(text or "")
 
 
@@ -170,7 +170,9 @@ def _file(file_plan: FilePlan, summary: FileSummary, index: int) -> dict[str, An
     notebook = file_plan.notebook
     sections: list[dict[str, Any]] = []
     for section in view.sections:
-        sections.append(_gap(file_plan, section) if isinstance(section, Gap) else _block(file_plan, section, notebook))
+        sections.append(
+            _gap(file_plan, section) if isinstance(section, Gap) else _block(file_plan, section, notebook)
+        )
     outputs = ""
     if notebook:
         outputs = "cleared" if CLEARED_OUTPUTS_NOTE in file_plan.notes else "kept"
