@@ -44,6 +44,7 @@ def _payload(widget: Any) -> int:
 
 def run(scratch: Path, repeat: int = 3) -> list[Row]:
     from nbedit.jupyter.review import ReviewWidget
+    from nbedit.render.rows import _aligned_rows
     from nbedit.workspace import Workspace
 
     edited = edit_spread(code_lines(LINES, seed=9), HUNKS, seed=10)
@@ -57,6 +58,7 @@ def run(scratch: Path, repeat: int = 3) -> list[Row]:
     widget = None
     for _ in range(min(repeat, 2)):  # each build is slow today: keep the whole run under 5 minutes
         plan = workspace.plan_patch(patch)  # a fresh plan: no cached diff or rows
+        _aligned_rows.cache_clear()  # nor remembered line alignments from the previous build
         start = time.perf_counter()
         widget = ReviewWidget(workspace, plan)
         timings.append(time.perf_counter() - start)

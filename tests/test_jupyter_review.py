@@ -327,3 +327,29 @@ def test_plain_text_carries_the_non_exact_warning_the_html_shows(tmp_path: Path)
     assert "1 hunk not matched exactly" in text
     assert "⚠ w.py: hunk 1 (line 1) [trailing-whitespace]: matched ignoring trailing whitespace" in text
     assert "-value = 1   \n+value = 2\n" in text
+
+
+def test_why_here_rows_reach_the_page_only_when_the_matcher_gives_them(tmp_path: Path) -> None:
+    """The engine's per-hunk explanation (``match.explanation``) is passed through as rows; absent, nothing."""
+    from dataclasses import dataclass, replace
+
+    from nbedit.engine.models import Match
+
+    @dataclass(frozen=True, slots=True)
+    class ExplainedMatch(Match):  # the shape the engine's explanation takes: (label, text) rows
+        explanation: tuple[tuple[str, str], ...] = ()
+
+    (tmp_path / "f.py").write_bytes(b"a = 1\nb = 2\n")
+    workspace = Workspace(tmp_path, history=False)
+    plan = workspace.plan_edit("f.py", "b = 2", "b = 3")
+    (file_plan,) = plan.files
+    (located,) = file_plan.hunks
+    assert ReviewWidget(workspace, plan).doc["files"][0]["sections"][0]["hunks"][0]["why"] is None
+    rows = (("exact", "1 candidate at line 2"), ("runner-up", "no other candidate"))
+    explained = ExplainedMatch(**{name: getattr(located.match, name) for name in Match.__dataclass_fields__})
+    explained = replace(explained, explanation=rows)
+    plan = replace(plan, files=(replace(file_plan, hunks=(replace(located, match=explained),)),))
+    widget = ReviewWidget(workspace, plan)
+    assert widget.doc["files"][0]["sections"][0]["hunks"][0]["why"] == [list(row) for row in rows]
+    widget.apply()
+    assert (tmp_path / "f.py").read_bytes() == b"a = 1\nb = 3\n"

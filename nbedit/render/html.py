@@ -81,7 +81,7 @@ font-family:var(--jp-ui-font-family,system-ui,sans-serif);border-top:1px solid v
 .nbedit-view table.nb-diff tbody:first-child tr.h td,.nbedit-view table.nb-diff tr.h:first-child td{border-top:0}
 .nbedit-view tr.h td>*{margin-right:6px}
 .nbedit-view .nb-range{font-family:var(--jp-code-font-family,ui-monospace,Menlo,Consolas,monospace);opacity:.75}
-.nbedit-view .nb-note{padding:4px 10px;opacity:.85}
+.nbedit-view .nb-note{padding:3px 10px;opacity:.85}
 .nbedit-view .nb-outputs{font-style:italic}
 .nbedit-view .nb-toggle{margin:0 6px 0 0;vertical-align:middle}
 .nbedit-view .nbedit-status{margin-top:4px}
