@@ -259,6 +259,8 @@ def test_page_messages_drive_the_same_actions(workspace: Workspace, tmp_path: Pa
     (reply,) = sent
     assert reply["kind"] == "lines" and reply["section"] == position
     assert reply["lines"] == [f"middle{n} = 0" for n in range(old_line - 2, old_line - 2 + count)]
+    widget._on_message(widget, {"action": "expand", "file": 7, "section": 0, "old_line": 1, "count": 2})
+    assert len(sent) == 1 and widget.status == "pending"  # a stale request shows nothing and breaks nothing
     widget._on_message(widget, {"action": "apply"})
     widget._on_message(widget, {"action": "apply"})  # a double click writes once
     assert widget.status == "applied"

@@ -379,9 +379,15 @@ class ReviewWidget(NbeditView):
 
     def _send_gap(self, request: Mapping[str, Any]) -> None:
         """The lines of an unchanged run the page asked to see (they are not in the saved state)."""
-        file_index, old_line, count = int(request["file"]), int(request["old_line"]), int(request["count"])
-        lines = gap_lines(self.plan.files[file_index], old_line, count)
-        self.send({"kind": "lines", "file": file_index, "section": int(request["section"]), "lines": lines})
+        try:
+            file_index, old_line, count, section = (
+                int(request[name]) for name in ("file", "old_line", "count", "section")
+            )
+            file_plan = self.plan.files[file_index]
+        except (KeyError, TypeError, ValueError, IndexError):
+            return  # names nothing in this plan (a page drawn from an older one): nothing to show
+        lines = gap_lines(file_plan, old_line, count)
+        self.send({"kind": "lines", "file": file_index, "section": section, "lines": lines})
 
     def _load(self, plan: Plan) -> None:
         self.plan = plan

@@ -17,6 +17,7 @@ copies of it were 3.5 MB of a 4.8 MB widget.
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from nbedit.engine.models import FilePlan, Plan, Tier
@@ -102,6 +103,13 @@ border-bottom:1px solid var(--jp-border-color2,rgba(128,128,128,.35));background
 .nbedit-view table.nb-history td.num{text-align:right;font-variant-numeric:tabular-nums}
 .nbedit-view table.nb-history{width:100%}
 .nbedit-view table.nb-history td{white-space:nowrap;vertical-align:middle}
+.nbedit-view table.nb-diff tr.m td{white-space:normal;font-family:var(--jp-ui-font-family,system-ui,sans-serif);
+font-weight:600;padding:4px 8px;background:var(--jp-layout-color2,rgba(128,128,128,.12));
+border-top:2px solid var(--jp-border-color1,rgba(128,128,128,.6))}
+.nbedit-view table.nb-diff tr.mr td{background:rgba(248,81,73,.12)}
+.nbedit-view table.nb-diff tr.ma td{background:rgba(46,160,67,.12)}
+.nbedit-view .nb-cellmark{display:inline-block;width:1.2em;text-align:center}
+.nbedit-view .nb-badge.nb-cellchange{background:rgba(163,113,247,.18);border-color:rgba(163,113,247,.7)}
 """
 
 # Rules only the live widgets use (their controls, side by side, notebook cells, the history table's
@@ -112,19 +120,12 @@ WIDGET_STYLE = """
 .nbedit-view .nb-summary{font-weight:600}
 .nbedit-view .nb-views{margin-left:auto;display:inline-flex}
 .nbedit-view .nb-collapsed .nb-file-head{border-bottom:0}
-.nbedit-view .nb-badge.nb-cellchange{background:rgba(163,113,247,.18);border-color:rgba(163,113,247,.7)}
 .nbedit-view table.nb-diff td.e{background:rgba(128,128,128,.06)}
 .nbedit-view table.nb-split{table-layout:fixed}
 .nbedit-view table.nb-split col.cn{width:3.5em}
 .nbedit-view table.nb-split col.cm{width:1.4em}
 .nbedit-view table.nb-split td.n,.nbedit-view table.nb-split td.m{width:auto;min-width:0}
 .nbedit-view table.nb-split td.t{white-space:pre-wrap;overflow-wrap:anywhere}
-.nbedit-view table.nb-diff tr.m td{white-space:normal;font-family:var(--jp-ui-font-family,system-ui,sans-serif);
-font-weight:600;padding:4px 8px;background:var(--jp-layout-color2,rgba(128,128,128,.12));
-border-top:2px solid var(--jp-border-color1,rgba(128,128,128,.6))}
-.nbedit-view table.nb-diff tr.mr td{background:rgba(248,81,73,.12)}
-.nbedit-view table.nb-diff tr.ma td{background:rgba(46,160,67,.12)}
-.nbedit-view .nb-cellmark{display:inline-block;width:1.2em;text-align:center}
 .nbedit-view .nb-excluded tr:not(.h) td{opacity:.4}
 .nbedit-view .nb-excluded tr.h td{text-decoration:line-through}
 .nbedit-view .nb-excluded tr.h label{text-decoration:none}
@@ -194,7 +195,33 @@ def _tier_badge(tier: Tier, score: float) -> str:
     return _badge("⚠ " + tier_label(tier, score), explanation)
 
 
-def _row(row: Row) -> str:
+_CELL_MARKER = re.compile(r"^# %% nbedit cell (\S+)(?: \[([^\]]*)\])?(.*)$")
+
+
+def _cell_row(row: Row) -> str | None:
+    """A cell-view marker line drawn as the cell's header (index, type, id), as the live widget does."""
+    found = _CELL_MARKER.match(row.text)
+    if found is None:
+        return None
+    index, kind, rest = found.group(1), found.group(2) or "code", found.group(3)
+    identifier = re.search(r"\bid=(\S+)", rest)
+    parts = [f"cell {index}", kind] + ([f"id {identifier.group(1)}"] if identifier else [])
+    change = {"context": "", "removed": "deleted", "added": "inserted"}[row.kind]
+    css = {"context": "m", "removed": "m mr", "added": "m ma"}[row.kind]
+    badge = f' <span class="nb-badge nb-cellchange">{change}</span>' if change else ""
+    old = "" if row.old_line is None else str(row.old_line)
+    new = "" if row.new_line is None else str(row.new_line)
+    return (
+        f'<tr class="{css}"><td class="n">{old}</td><td class="n">{new}</td><td class="m">{row.marker}</td>'
+        f"<td>{_text(' · '.join(parts))}{badge}</td></tr>"
+    )
+
+
+def _row(row: Row, notebook: bool = False) -> str:
+    if notebook:
+        cell = _cell_row(row)
+        if cell is not None:
+            return cell
     css = {"context": "c", "removed": "r", "added": "a"}[row.kind]
     old = "" if row.old_line is None else str(row.old_line)
     new = "" if row.new_line is None else str(row.new_line)
@@ -241,9 +268,9 @@ def line_range(block: Block) -> str:
     return f"@@ {old_part} {new_part} @@"
 
 
-def _block(block: Block, file_index: int | None = None, toggles: bool = False) -> str:
+def _block(block: Block, file_index: int | None = None, toggles: bool = False, notebook: bool = False) -> str:
     parts = [_block_header(block, file_index, toggles)]
-    parts.extend(_row(row) for row in block.rows)
+    parts.extend(_row(row, notebook) for row in block.rows)
     if block.truncated:
         parts.append(
             f'<tr class="g"><td colspan="4">⋯ {block.truncated} more lines not shown '
@@ -297,7 +324,7 @@ def _file_body(file_plan: FilePlan, file_index: int, toggles: bool) -> str:
         if isinstance(section, Gap):
             rows.append(_gap(section))
         else:
-            rows.append(_block(section, file_index, toggles))
+            rows.append(_block(section, file_index, toggles, file_plan.notebook))
     if rows:
         parts.append(_table("".join(rows)))
     elif not view.already_applied:
