@@ -66,6 +66,7 @@ def test_inserted_deleted_and_retyped_cells_are_marked(tmp_path: Path) -> None:
     # the static fallback draws the same cell headers
     html = plan_to_html(plan)
     assert '<tr class="m mr">' in html and '<tr class="m ma">' in html and "cell 6 · code" in html
+    assert "outputs are kept" in html
 
 
 def test_cleared_outputs_are_said_once(tmp_path: Path) -> None:
@@ -73,6 +74,8 @@ def test_cleared_outputs_are_said_once(tmp_path: Path) -> None:
     (file,) = review_document(plan)["files"]
     assert file["outputs"] == "cleared"
     assert not any("clear_outputs" in note for note in file["notes"])
+    html = plan_to_html(plan)
+    assert "edited code cells lose their outputs" in html and "outputs are kept" not in html
 
 
 def test_gap_lines_are_the_hidden_unchanged_lines(tmp_path: Path) -> None:

@@ -319,6 +319,8 @@ def _file_body(file_plan: FilePlan, file_index: int, toggles: bool) -> str:
     parts = []
     for note in view.notes:
         parts.append(f'<div class="nb-note">{_text(note)}</div>')
+    if file_plan.notebook and not any(note.startswith("clear_outputs") for note in view.notes):
+        parts.append('<div class="nb-note nb-outputs">outputs are kept</div>')
     rows = []
     for section in view.sections:
         if isinstance(section, Gap):
