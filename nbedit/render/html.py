@@ -1,7 +1,9 @@
 """A plan as self-contained HTML: one ``<div>`` with its own ``<style>``, no scripts, no assets.
 
-The same string serves the review widget, a plain ``text/html`` output that
-survives nbconvert, and any page that strips styles: every rule is scoped under
+The same markup and class names serve the static ``text/html`` output that
+survives nbconvert and GitHub, and the live widgets (which draw the same classes
+in the page from the plan's rows and use ``STYLE`` plus ``WIDGET_STYLE``), so the
+two look alike; any page that strips styles still reads: every rule is scoped under
 ``.nbedit-view`` so nothing leaks into the notebook, colours come from
 JupyterLab's CSS variables with fallbacks, and diff colours are translucent so
 they read on light and dark themes alike. Without any CSS at all the table still
@@ -9,10 +11,10 @@ reads as a diff, because the ``-``/``+`` markers and line numbers are text.
 
 Size matters (a big plan must not freeze the browser), so rows are terse table
 markup and long unchanged stretches are collapsed to a single row. A host that
-shows many pieces side by side (the review widget: one piece per hunk) emits
-the style sheet once (``STYLE_TAG``) and asks for the pieces with
-``style=False``: a ``<style>`` element applies to the whole page, and 1,000
-copies of it were 3.5 MB of a 4.8 MB widget.
+shows many pieces side by side emits the style sheet once (``STYLE_TAG``) and
+asks for the pieces with ``style=False``: a ``<style>`` element applies to the
+whole page. Every saved output carries its own sheet, so the widget-only rules
+(controls, side by side, the history table's controls) stay out of ``STYLE``.
 """
 
 from __future__ import annotations
