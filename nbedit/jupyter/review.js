@@ -252,7 +252,15 @@ function render({ model, el }) {
       draw();
     } else if (button.classList.contains("nb-expand")) {
       button.disabled = true;
+      const label = button.textContent;
       button.textContent = "loading…";
+      // the lines come from the kernel; a saved notebook opened without one gets no answer
+      setTimeout(() => {
+        if (button.isConnected && button.disabled) {
+          button.disabled = false;
+          button.textContent = `${label} (showing them needs the running kernel; run the cell again)`;
+        }
+      }, 8000);
       model.send({
         action: "expand",
         file: Number(button.dataset.file),
