@@ -188,3 +188,234 @@ def test_unticked_hunk_is_left_out(lab: LabServer, page: Any) -> None:
     found = ENTRY_ID.search(text)
     assert found, f"no history entry id in the status: {text!r}"
     assert history_entry(lab, found.group(1)).status == "applied"
+
+
+# ------------------------------------------------------------------ layout, views, notebooks, keyboard
+
+LONG_BEFORE = "".join(f"line_{number} = {number}\n" for number in range(1, 61))
+LONG_EDIT = (
+    "<<<<<<< SEARCH\nline_5 = 5\n=======\nline_5 = 'five'\n>>>>>>> REPLACE\n"
+    "<<<<<<< SEARCH\nline_50 = 50\n=======\nline_50 = 'fifty'\n>>>>>>> REPLACE\n"
+)
+
+
+def prepare_long(lab: LabServer, name: str) -> Path:
+    target = lab.root / f"{name}.py"
+    target.write_text(LONG_BEFORE)
+    write_notebook(
+        lab.root / f"{name}.ipynb",
+        [("code", "%load_ext nbedit"), ("code", f"%%edit {name}.py\n{LONG_EDIT}")],
+    )
+    return target
+
+
+def test_unchanged_runs_expand_and_files_collapse(lab: LabServer, page: Any) -> None:
+    target = prepare_long(lab, "gap_case")
+    open_notebook(page, lab, "gap_case.ipynb")
+    run_all_cells(page)
+    widget = rendered_widget(page)
+    gap = widget.locator("button.nb-expand").filter(has_text="unchanged lines")
+    assert gap.count() == 2  # the run between the hunks and the file's tail, each shown once
+    assert widget.locator("td.t", has_text="line_25 = 25").count() == 0
+    between = widget.locator("button.nb-expand", has_text="⋯ 38 unchanged lines")
+    between.click()
+    widget.locator("td.t", has_text="line_25 = 25").wait_for()
+    rows = widget.locator("tr.c td.t").all_inner_texts()
+    expected = [f"line_{n} = {n}" for n in range(1, 54) if n not in (5, 50)]  # 1-8, the 38 shown, 47-53
+    assert [text for text in rows if text.startswith("line_")] == expected
+    assert widget.locator("button.nb-expand", has_text="⋯ 38 unchanged lines").count() == 0
+    # the file's header collapses and expands its diff
+    collapse = widget.locator("button.nb-collapse")
+    assert collapse.get_attribute("aria-expanded") == "true"
+    collapse.click()
+    widget.locator(".nb-file.nb-collapsed").wait_for()
+    assert widget.locator("table.nb-diff").count() == 0
+    assert widget.locator("button.nb-collapse").get_attribute("aria-expanded") == "false"
+    widget.locator("button.nb-collapse").click()
+    widget.locator("table.nb-diff").wait_for()
+    assert target.read_text() == LONG_BEFORE  # looking never writes
+
+
+def test_unified_and_side_by_side_views(lab: LabServer, page: Any) -> None:
+    prepare(lab, "split_case", BEFORE.encode())
+    open_notebook(page, lab, "split_case.ipynb")
+    run_all_cells(page)
+    widget = rendered_widget(page)
+    assert widget.locator("table.nb-diff.nb-split").count() == 0
+    assert widget.locator("button[data-view=unified]").get_attribute("aria-pressed") == "true"
+    widget.get_by_role("button", name="Side by side").click()
+    widget.locator("table.nb-split").wait_for()
+    # a changed line's old and new text sit on one row, each with its word highlight and marker
+    paired = widget.locator("table.nb-split tr.s").filter(has_text="goodbye")
+    assert paired.count() == 1
+    cells = paired.locator("td").all_inner_texts()
+    assert cells[0] == "6" and cells[1] == "-" and '"bye "' in cells[2]
+    assert cells[3] == "6" and cells[4] == "+" and "goodbye" in cells[5]
+    assert paired.locator("td.r .w").count() >= 1 and paired.locator("td.a .w").count() >= 1
+    assert widget.locator("button[data-view=split]").get_attribute("aria-pressed") == "true"
+    ARTIFACTS.mkdir(exist_ok=True)
+    screenshot(page, "review-split-light.png")
+    widget.get_by_role("button", name="Unified").click()
+    widget.locator("table.nb-diff:not(.nb-split)").wait_for()
+    assert widget.locator("tr.r").filter(has_text='"bye "').count() == 1
+
+
+def test_keyboard_only_apply(lab: LabServer, page: Any) -> None:
+    target = prepare(lab, "keyboard_case", BEFORE.encode())
+    open_notebook(page, lab, "keyboard_case.ipynb")
+    run_all_cells(page)
+    widget = rendered_widget(page)
+    # focus starts on the widget's first control; from there only keys are used
+    widget.locator("button[data-view=unified]").focus()
+    focused: list[str] = []
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        label = page.evaluate(
+            "() => { const e = document.activeElement; return (e.getAttribute('aria-label') || e.textContent || '').trim(); }"
+        )
+        focused.append(label)
+        if label.startswith("include hunk 1"):
+            page.keyboard.press("Space")  # leave the first hunk out
+        if label.startswith("Apply"):
+            break
+    assert any(label.startswith("include hunk 1") for label in focused), focused
+    assert any(label.startswith("collapse") for label in focused), focused
+    assert focused[-1].startswith("Apply"), focused
+    widget.get_by_text("1 of 2 parts selected").wait_for()
+    page.keyboard.press("Enter")
+    status_text(widget, "applied")
+    assert target.read_bytes() == ONLY_SECOND_APPLIED.encode()
+
+
+def test_a_notebook_plan_is_drawn_as_cells(lab: LabServer, page: Any) -> None:
+    import difflib
+
+    import nbformat
+
+    from nbedit.workspace import Workspace
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell("# Sales report")]
+    notebook.cells += [nbformat.v4.new_code_cell(f"step_{index} = prepare({index})") for index in range(6)]
+    notebook.cells.append(nbformat.v4.new_code_cell("total = load()\nprint(total)"))
+    target = lab.root / "sales.ipynb"
+    nbformat.write(notebook, str(target))
+    original = target.read_bytes()
+    view = Workspace(lab.root, history=False).view("sales.ipynb")
+    new_view = view.replace(
+        "step_1 = prepare(1)\n", "step_1 = prepare(1)\n# %% nbedit cell new [markdown]\nStep one is done.\n"
+    ).replace("total = load()", "total = load(cache=True)")
+    diff = "".join(
+        difflib.unified_diff(
+            view.splitlines(True), new_view.splitlines(True), "a/sales.ipynb", "b/sales.ipynb"
+        )
+    )
+    write_notebook(
+        lab.root / "sales_review.ipynb", [("code", "%load_ext nbedit"), ("code", f"%%patch\n{diff}")]
+    )
+    open_notebook(page, lab, "sales_review.ipynb")
+    run_all_cells(page)
+    widget = rendered_widget(page)
+    headers = widget.locator("tr.m").all_inner_texts()
+    assert any("cell new · markdown" in text and "inserted" in text for text in headers), headers
+    assert any(text.strip().startswith("▣ cell 7 · code · id") for text in headers), headers
+    assert widget.locator(".nb-outputs", has_text="outputs are kept").count() == 1
+    assert widget.locator("button.nb-expand", has_text="unchanged cells").count() >= 1
+    assert widget.locator(".nb-file-head .nb-badge", has_text="notebook").count() == 1
+    widget.scroll_into_view_if_needed()
+    screenshot(page, "review-notebook-light.png")
+    try:
+        set_theme(page, "JupyterLab Dark")
+        screenshot(page, "review-notebook-dark.png")
+    finally:
+        set_theme(page, "JupyterLab Light")
+    assert target.read_bytes() == original  # drawing the review wrote nothing
+    widget.locator("button.nbedit-apply").click()
+    status_text(widget, "applied")
+    cells = nbformat.read(str(target), as_version=4).cells
+    assert [cell.cell_type for cell in cells][:4] == ["markdown", "code", "code", "markdown"]
+    assert (
+        cells[3].source == "Step one is done."
+        and cells[-1].source == "total = load(cache=True)\nprint(total)"
+    )
+
+
+def test_history_table_sorts_filters_and_undoes(lab: LabServer, page: Any) -> None:
+    from nbedit.workspace import Workspace
+
+    alpha, beta = lab.root / "alpha.py", lab.root / "beta.py"
+    alpha.write_text("a = 1\n")
+    beta.write_text("b = 1\n")
+    other = Workspace(
+        lab.root, session="colleague", home=lab.nbedit_home
+    )  # another session's entry, shown with "All sessions"
+    (lab.root / "gamma.py").write_text("c = 1\n")
+    other.apply(other.plan_edit("gamma.py", "c = 1", "c = 2"))
+    edit = "%%edit {path} --yes\n<<<<<<< SEARCH\n{old}\n=======\n{new}\n>>>>>>> REPLACE\n"
+    write_notebook(
+        lab.root / "history_case.ipynb",
+        [
+            ("code", "%load_ext nbedit"),
+            ("code", edit.format(path="alpha.py", old="a = 1", new="a = 2")),
+            ("code", edit.format(path="beta.py", old="b = 1", new="b = 2")),
+            ("code", edit.format(path="alpha.py", old="a = 2", new="a = 3")),
+            ("code", "%nbedit history"),
+        ],
+    )
+    open_notebook(page, lab, "history_case.ipynb")
+    run_all_cells(page)
+    table = page.locator(".jp-OutputArea .nbedit-history-table")
+    table.wait_for(state="visible", timeout=30_000)
+    entries = table.locator("tr.nb-entry")
+    assert entries.count() == 3
+
+    def files_column() -> list[str]:
+        return [text.strip() for text in table.locator("tr.nb-entry td:nth-child(4)").all_inner_texts()]
+
+    assert files_column() == ["alpha.py", "beta.py", "alpha.py"]  # newest first
+    newest = entries.nth(0).get_attribute("data-id")
+    oldest = entries.nth(2).get_attribute("data-id")
+    table.locator("button.nb-sort").click()
+    assert entries.nth(0).get_attribute("data-id") == oldest
+    assert table.locator("th[aria-sort=ascending]").count() == 1
+    table.locator("button.nb-sort").click()
+    assert entries.nth(0).get_attribute("data-id") == newest
+
+    table.locator("select.nb-filter-file").select_option("beta.py")
+    assert files_column() == ["beta.py"]
+    table.locator("select.nb-filter-file").select_option("")
+    table.locator("button.nbedit-history-all").click()
+    table.locator("tr.nb-entry", has_text="gamma.py").wait_for()
+    assert entries.count() >= 4  # (other tests' kernels wrote to the same history)
+    table.locator("select.nb-filter-session").select_option("colleague")
+    assert files_column() == ["gamma.py"]
+    table.locator("select.nb-filter-session").select_option("")
+    table.locator("button.nbedit-history-all").click()
+    table.locator("tr.nb-entry", has_text="gamma.py").wait_for(state="detached")
+
+    output = page.locator(".jp-OutputArea-output").filter(has=page.locator(".nbedit-history-table"))
+    output.scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    output.screenshot(path=str(ARTIFACTS / "history-light.png"), animations="disabled")
+    try:
+        set_theme(page, "JupyterLab Dark")
+        output.screenshot(path=str(ARTIFACTS / "history-dark.png"), animations="disabled")
+    finally:
+        set_theme(page, "JupyterLab Light")
+
+    # a row's click shows its diff below the table
+    entries.nth(1).locator("td").first.click()
+    detail = page.locator(".nbedit-history-detail")
+    detail.get_by_text("history entry").wait_for()
+    assert "+b = 2" in detail.inner_text()
+    # Undo opens a review; only Apply writes
+    assert table.locator("button.nbedit-history-undo").count() == 1
+    table.locator(f'button.nbedit-history-undo[data-id="{newest}"]').click()
+    review = detail.locator(".nbedit-review")
+    review.wait_for(state="visible")
+    assert alpha.read_text() == "a = 3\n"
+    review.locator("button.nbedit-apply").click()
+    status_text(review, "undone")
+    assert alpha.read_text() == "a = 2\n" and beta.read_text() == "b = 2\n"
+    table.locator("tr.nb-entry").filter(has_text="undoes").wait_for()
+    assert entries.count() == 4 and files_column()[0] == "alpha.py"

@@ -47,7 +47,8 @@ def test_history_table_lists_this_kernels_entries(shell: Any, edited: Path, nbed
     assert "In[" in bundle["text/plain"] and "magic" in bundle["text/plain"]
     table.all_sessions = True
     assert len(table.entries) == 3
-    assert "all sessions" in table._title.value
+    assert "all sessions" in table.title_text
+    assert {row["session"] for row in table.rows} == {table.workspace.session, "someone-else"}
     assert len(run(shell, "%nbedit history --all").entries) == 3
 
 

@@ -122,3 +122,43 @@ def test_an_unattended_failure_stops_a_headless_run(tmp_path: Path, failing: str
     # the message alone, as the magics spell it: no Python traceback frames
     shown = "\n".join(error["traceback"])
     assert "nothing was written" in shown and "File " not in shown and "site-packages" not in shown
+
+
+@pytest.mark.skipif(
+    not _kernel_available(), reason="no python3 kernelspec (python -m ipykernel install --sys-prefix)"
+)
+def test_fourteen_saved_reviews_keep_one_model_each_and_the_code_once(tmp_path: Path) -> None:
+    """The saved widget state of a notebook of reviews: one small model per review, shared code once."""
+    from nbclient import NotebookClient
+
+    for number in range(14):
+        (tmp_path / f"module_{number}.py").write_text(f"value = {number}\nother = {number}\n")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("%load_ext nbedit")]
+    notebook.cells += [
+        nbformat.v4.new_code_cell(
+            f"%%edit module_{number}.py\n<<<<<<< SEARCH\nvalue = {number}\n=======\nvalue = {number + 1}\n"
+            f">>>>>>> REPLACE\n<<<<<<< SEARCH\nother = {number}\n=======\nother = -1\n>>>>>>> REPLACE\n"
+        )
+        for number in range(14)
+    ]
+    client = NotebookClient(  # nbclient saves the widget state into the notebook, as Lab's "save state" does
+        notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    assert "widgets" in notebook.metadata, [cell.get("outputs") for cell in notebook.cells[:2]]
+    state = notebook.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    models = {model_id: model for model_id, model in state.items()}
+    reviews = [model for model in models.values() if model["state"].get("part") == "review"]
+    assert len(reviews) == 14
+    others = [model["model_name"] for model in models.values() if model["state"].get("part") != "review"]
+    assert sorted(others) == ["LayoutModel", "WidgetModel"]  # the shared layout and the shared code
+    largest = max(len(json.dumps(model)) for model in reviews)
+    assert largest < 4_000, largest  # was about 32 KB in 34 models per review
+    widget_state = len(json.dumps(state).encode())
+    assert widget_state < 100_000, widget_state  # 14 reviews saved about 450 KB of widget state before
+    saved = len(nbformat.writes(notebook).encode())
+    html = sum(len(cell.outputs[0]["data"]["text/html"].encode()) for cell in notebook.cells[1:])
+    print(
+        f"largest review model {largest} B; widget state {widget_state} B; static html {html} B; file {saved} B"
+    )

@@ -350,7 +350,7 @@ def test_running_notebook_is_guarded(shell: Any, tmp_path: Path) -> None:
     widget = run(shell, "%%edit me.ipynb\n" + block("x = 1\n", "x = 2\n")).apply()
     assert widget.status == "error"
     assert isinstance(widget.error, NotebookError)
-    assert "running" in widget._detail.value or "this kernel" in widget._detail.value
+    assert "running" in widget.detail_html or "this kernel" in widget.detail_html
     assert path.read_bytes() == before
     with pytest.warns(NbeditWarning):
         forced = run(shell, "%%edit me.ipynb --yes --force\n" + block("x = 1\n", "x = 2\n"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,7 @@ def test_apply_button_writes_and_reports_the_entry(
     )
     (entry,) = history_entries(nbedit_home)
     assert widget.entry_id == entry.id
-    assert "applied" in widget._status.value and entry.id in widget._status.value
+    assert "applied" in widget.status_text and entry.id in widget.status_text
     assert widget.buttons["apply"].disabled and widget.buttons["reject"].disabled
     assert all(box.disabled for box in widget.toggles.values())
 
@@ -55,7 +56,8 @@ def test_unticked_hunk_is_not_written(workspace: Workspace, tmp_path: Path) -> N
     widget = review(workspace)
     assert sorted(widget.toggles) == [(0, 0), (0, 1)]
     widget.toggles[(0, 0)].value = False
-    assert "1 of 2 parts selected" in widget._header.value
+    assert widget.selection_text() == "1 of 2 parts selected"
+    assert widget.excluded == [[0, 0]]  # the synced state the page draws the unticked hunk from
     assert "first = 10" not in widget.selected_plan().diff
     widget.apply()
     assert (tmp_path / "f.py").read_bytes() == BEFORE.replace(b"last = 9", b"last = 90")
@@ -64,7 +66,7 @@ def test_unticked_hunk_is_not_written(workspace: Workspace, tmp_path: Path) -> N
 def test_reject_writes_nothing(workspace: Workspace, tmp_path: Path, nbedit_home: Path) -> None:
     widget = review(workspace)
     widget.buttons["reject"].click()
-    assert widget.status == "rejected" and "rejected" in widget._status.value
+    assert widget.status == "rejected" and "rejected" in widget.status_text
     widget.buttons["apply"].click()
     widget.apply()
     assert widget.status == "rejected"
@@ -88,10 +90,10 @@ def test_stale_file_is_not_overwritten_and_replan_recovers(workspace: Workspace,
     (tmp_path / "f.py").write_bytes(other)
     widget.buttons["apply"].click()
     assert widget.status == "stale"
-    assert "stale" in widget._status.value
-    assert "someone else" in widget._detail.value  # what changed on disk, shown in the widget
+    assert "stale" in widget.status_text and widget.review_state == "stale"
+    assert "someone else" in widget.detail_html  # what changed on disk, shown in the widget
     assert (tmp_path / "f.py").read_bytes() == other
-    assert widget.buttons["replan"].layout.display != "none"
+    assert widget.buttons["replan"].visible and widget.replan_available
     widget.buttons["replan"].click()
     assert widget.status == "pending"
     widget.apply()
@@ -115,7 +117,7 @@ def test_errors_are_shown_in_the_widget(tmp_path: Path) -> None:
     widget.buttons["apply"].click()  # a click must not swallow the failure
     assert widget.status == "error"
     assert isinstance(widget.error, NotebookError)
-    assert "NotebookError" in widget._status.value and "nb-error" in widget._detail.value
+    assert "NotebookError" in widget.status_text and "nb-error" in widget.detail_html
     assert (tmp_path / "me.ipynb").read_bytes() == before
     with pytest.raises(NotebookError):
         ReviewWidget(workspace, plan).apply(raise_errors=True)
@@ -137,7 +139,7 @@ def test_unexpected_exceptions_in_callbacks_are_shown(workspace: Workspace, tmp_
     widget.buttons["replan"].click()
     assert calls == [1]
     assert widget.status == "error"
-    assert "replanning exploded" in widget._detail.value and "traceback" in widget._detail.value
+    assert "replanning exploded" in widget.detail_html and "traceback" in widget.detail_html
     assert (tmp_path / "f.py").read_bytes() == b"changed\n"
 
 
@@ -148,7 +150,7 @@ def test_replan_error_from_the_engine(workspace: Workspace, tmp_path: Path) -> N
     widget.replan()
     assert widget.status == "error"
     assert isinstance(widget.error, NbeditError)
-    assert "NoMatch" in widget._status.value
+    assert "NoMatch" in widget.status_text
 
 
 def test_file_toggles_for_added_files(tmp_path: Path) -> None:
@@ -167,7 +169,7 @@ def test_nothing_selected_writes_nothing(workspace: Workspace, tmp_path: Path, n
     for box in widget.toggles.values():
         box.value = False
     widget.apply()
-    assert widget.status == "applied" and "nothing was written" in widget._status.value
+    assert widget.status == "applied" and "nothing was written" in widget.status_text
     assert (tmp_path / "f.py").read_bytes() == BEFORE
     assert history_entries(nbedit_home) == []
 
@@ -187,7 +189,10 @@ def test_non_exact_matches_are_flagged(tmp_path: Path) -> None:
     widget = ReviewWidget(workspace, workspace.plan_patch(text, default_path="f.py"))
     (toggle,) = widget.toggles.values()
     assert "⚠ trailing-whitespace" in toggle.description
-    assert "matched ignoring trailing whitespace" in widget._header.value
+    assert (
+        widget.doc["files"][0]["sections"][0]["hunks"][0]["why_tier"]
+        == "matched ignoring trailing whitespace"
+    )
     # the fuzzy tier needs a few real lines: one drifted context line among three
     (tmp_path / "g.py").write_bytes(
         b"def compute(values):\n    total = sum(values)\n    count = len(values)\n    return total / count\n"
@@ -200,7 +205,7 @@ def test_non_exact_matches_are_flagged(tmp_path: Path) -> None:
     widget = ReviewWidget(workspace, workspace.plan_patch(fuzzy, default_path="g.py", threshold=0.8))
     (toggle,) = widget.toggles.values()
     assert "⚠ fuzzy 0." in toggle.description
-    assert "fuzzy match" in widget._header.value
+    assert "fuzzy match" in widget.doc["files"][0]["sections"][0]["hunks"][0]["why_tier"]
 
 
 def test_output_bundle_keeps_the_widget_view_and_adds_static_diff(workspace: Workspace) -> None:
@@ -220,14 +225,46 @@ def test_output_bundle_keeps_the_widget_view_and_adds_static_diff(workspace: Wor
     assert "last = 90" not in bundle["text/plain"] and "applied" in bundle["text/plain"]
 
 
-def test_dom_hooks_for_browser_tests(workspace: Workspace) -> None:
+def test_one_widget_model_per_review_with_the_rows_as_state(workspace: Workspace) -> None:
+    from ipywidgets.widgets.widget import _instances
+
+    first = review(workspace)  # the first review also makes the layout model every review shares
+    before = set(_instances)
     widget = review(workspace)
-    assert "nbedit-review" in widget._dom_classes
-    assert "nbedit-apply" in widget.buttons["apply"]._dom_classes
-    assert "nbedit-reject" in widget.buttons["reject"]._dom_classes
-    assert "nbedit-status" in widget._status._dom_classes
-    assert all("nbedit-hunk-toggle" in box._dom_classes for box in widget.toggles.values())
+    created = set(_instances) - before
+    assert created == {widget.model_id}, "a review must be one widget model, not one per hunk"
+    assert widget.layout is first.layout
+    assert "nbedit-review-widget" in widget._dom_classes
+    (file,) = widget.doc["files"]
+    assert file["path"] == "f.py" and (file["added"], file["removed"]) == (2, 2)
+    blocks = [section for section in file["sections"] if "rows" in section]
+    assert [hunk["index"] for block in blocks for hunk in block["hunks"]] == [0, 1]
+    assert ["r", 1, None, [["first = ", 0], ["1", 1]]] in blocks[0]["rows"]
+    assert ["a", None, 1, [["first = ", 0], ["10", 1]]] in blocks[0]["rows"]
+    assert all(hunk["why"] is None for block in blocks for hunk in block["hunks"])
     assert widget.buttons["apply"].description == "Apply" and widget.buttons["reject"].description == "Reject"
+    assert not widget.buttons["replan"].visible
+
+
+def test_page_messages_drive_the_same_actions(workspace: Workspace, tmp_path: Path) -> None:
+    widget = review(workspace)
+    sent: list[Any] = []
+    widget.send = sent.append  # type: ignore[method-assign]  # what goes back to the page
+    (file,) = widget.doc["files"]
+    position, gap = next((index, s) for index, s in enumerate(file["sections"]) if "gap" in s)
+    count, old_line, _ = gap["gap"]
+    widget._on_message(
+        widget, {"action": "expand", "file": 0, "section": position, "old_line": old_line, "count": count}
+    )
+    (reply,) = sent
+    assert reply["kind"] == "lines" and reply["section"] == position
+    assert reply["lines"] == [f"middle{n} = 0" for n in range(old_line - 2, old_line - 2 + count)]
+    widget._on_message(widget, {"action": "expand", "file": 7, "section": 0, "old_line": 1, "count": 2})
+    assert len(sent) == 1 and widget.status == "pending"  # a stale request shows nothing and breaks nothing
+    widget._on_message(widget, {"action": "apply"})
+    widget._on_message(widget, {"action": "apply"})  # a double click writes once
+    assert widget.status == "applied"
+    assert (tmp_path / "f.py").read_bytes().count(b"first = 10") == 1
 
 
 def test_decided_listeners_run_once(workspace: Workspace) -> None:
@@ -248,18 +285,6 @@ def test_error_view_bundle() -> None:
     assert "nb-error" in bundle["text/html"] and "start with *** Begin Patch" in bundle["text/html"]
 
 
-def _html_children(widget: Any) -> list[str]:
-    import ipywidgets
-
-    values, stack = [], [widget]
-    while stack:  # depth first, in display order
-        item = stack.pop()
-        if isinstance(item, ipywidgets.HTML):
-            values.append(item.value)
-        stack.extend(reversed(getattr(item, "children", ())))
-    return values
-
-
 def test_a_thousand_hunk_change_stays_small_and_styles_once(tmp_path: Path) -> None:
     lines = [f"value_{number} = compute(item_{number}, scale={number % 7})\n" for number in range(20_000)]
     patch = ["--- a/big.py\n", "+++ b/big.py\n"]
@@ -273,20 +298,20 @@ def test_a_thousand_hunk_change_stays_small_and_styles_once(tmp_path: Path) -> N
     workspace = Workspace(tmp_path, history=False)
     widget = ReviewWidget(workspace, workspace.plan_patch("".join(patch)))
     assert sum(1 for key in widget.toggles if key[1] is not None) == 1000
-    values = _html_children(widget)
-    payload = sum(len(value.encode("utf-8")) for value in values)
-    assert payload < 2_000_000, payload
-    assert sum(value.count("<style>") for value in values) == 1
-    hunks = [value for value in values if '<table class="nb-diff">' in value]
-    assert len(hunks) == 1000
+    state = json.dumps(widget.get_state())  # what the page receives and a saved notebook keeps
+    assert len(state.encode("utf-8")) < 2_000_000, len(state)
+    blocks = [section for section in widget.doc["files"][0]["sections"] if "rows" in section]
+    assert len(blocks) == 1000
     # every hunk keeps its line numbers, markers, word highlight and header
-    for number, hunk in enumerate(hunks):
+    for number, block in enumerate(blocks):
         changed = 10 + 20 * number + 1
-        assert f'<td class="n">{changed}</td><td class="n"></td><td class="m">-</td>' in hunk
-        assert f'<td class="n"></td><td class="n">{changed}</td><td class="m">+</td>' in hunk
-        assert '<span class="w">measure</span>' in hunk and f"hunk {number + 1}<" in hunk
+        assert [hunk["index"] for hunk in block["hunks"]] == [number]
+        removed = next(row for row in block["rows"] if row[0] == "r")
+        added = next(row for row in block["rows"] if row[0] == "a")
+        assert removed[1:3] == [changed, None] and added[1:3] == [None, changed]
+        assert ["measure", 1] in added[3]
     widget.toggles[(0, 999)].value = False
-    assert "999 of 1000 parts selected" in widget._header.value
+    assert widget.selection_text() == "999 of 1000 parts selected"
     widget.apply()
     written = (tmp_path / "big.py").read_text()
     assert written.count("measure(") == 999 and "value_19990 = compute(" in written
@@ -304,3 +329,29 @@ def test_plain_text_carries_the_non_exact_warning_the_html_shows(tmp_path: Path)
     assert "1 hunk not matched exactly" in text
     assert "⚠ w.py: hunk 1 (line 1) [trailing-whitespace]: matched ignoring trailing whitespace" in text
     assert "-value = 1   \n+value = 2\n" in text
+
+
+def test_why_here_rows_reach_the_page_only_when_the_matcher_gives_them(tmp_path: Path) -> None:
+    """The engine's per-hunk explanation (``match.explanation``) is passed through as rows; absent, nothing."""
+    from dataclasses import dataclass, replace
+
+    from nbedit.engine.models import Match
+
+    @dataclass(frozen=True, slots=True)
+    class ExplainedMatch(Match):  # the shape the engine's explanation takes: (label, text) rows
+        explanation: tuple[tuple[str, str], ...] = ()
+
+    (tmp_path / "f.py").write_bytes(b"a = 1\nb = 2\n")
+    workspace = Workspace(tmp_path, history=False)
+    plan = workspace.plan_edit("f.py", "b = 2", "b = 3")
+    (file_plan,) = plan.files
+    (located,) = file_plan.hunks
+    assert ReviewWidget(workspace, plan).doc["files"][0]["sections"][0]["hunks"][0]["why"] is None
+    rows = (("exact", "1 candidate at line 2"), ("runner-up", "no other candidate"))
+    explained = ExplainedMatch(**{name: getattr(located.match, name) for name in Match.__dataclass_fields__})
+    explained = replace(explained, explanation=rows)
+    plan = replace(plan, files=(replace(file_plan, hunks=(replace(located, match=explained),)),))
+    widget = ReviewWidget(workspace, plan)
+    assert widget.doc["files"][0]["sections"][0]["hunks"][0]["why"] == [list(row) for row in rows]
+    widget.apply()
+    assert (tmp_path / "f.py").read_bytes() == b"a = 1\nb = 3\n"

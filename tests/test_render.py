@@ -371,7 +371,7 @@ def test_exact_plans_have_no_warning_badges(tmp_path: Path) -> None:
     assert "⚠" not in html and "⚠" not in terminal_text(plan)
     assert summarize(plan).headline == "edit: 1 file, +1 -1"
     assert summarize(plan).files[0].tiers_note == "exact"
-    assert "1 hunk (exact)" in html
+    assert '<span class="nb-badge nb-ok" title="every hunk was found verbatim">exact</span>' in html
 
 
 def test_fuzzy_match_shows_its_score(tmp_path: Path) -> None:
@@ -497,7 +497,8 @@ def test_file_to_html_and_header_are_wrapped(tmp_path: Path) -> None:
     plan = Workspace(tmp_path).plan_edit("a.py", "x = 1", "x = 2")
     for html in (plan_header_html(plan), file_to_html(plan.files[0])):
         assert html.startswith('<div class="nbedit-view"><style>') and html.endswith("</div>")
-    assert "a.py" in plan_header_html(plan) and "+1" in plan_header_html(plan)
+    # the file is named once, in its own box
+    assert "+1 -1" in plan_header_html(plan) and "a.py" in file_to_html(plan.files[0])
 
 
 # --- notebooks -----------------------------------------------------------------------------------

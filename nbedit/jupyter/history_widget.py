@@ -10,8 +10,11 @@ the review widget shows it and ``Workspace.apply`` writes it on Apply. The plan
 carries the fingerprints of the files as they were when proposed, so a file
 changed between the proposal and Apply is caught as stale.
 
-The table is a widget for live use and a plain HTML table (``_repr_html_``,
-``text/html`` in the bundle) for saved notebooks.
+The table is one widget model (``HistoryTable``, an anywidget whose state is
+the rows) drawn by ``history.js``: sortable by time, filtered by file and
+session in the page, a diff on a row's click, Undo/Restore per row. Below it
+sits the detail area (the diff, or the review of an undo or restore). Saved
+notebooks get a plain HTML table (``_repr_html_``, ``text/html`` in the bundle).
 """
 
 from __future__ import annotations
@@ -22,15 +25,18 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import ipywidgets as widgets
+import traitlets
 
 from nbedit.errors import NbeditError
 from nbedit.jupyter.review import ErrorView, Proposal, ReviewWidget, error_html
+from nbedit.jupyter.shared import NbeditView
 from nbedit.render.history import history_rows, history_to_html
 from nbedit.render.html import unified_diff_html, wrap
 
 __all__ = [
     "EntryDiffView",
     "HistoryRequest",
+    "HistoryTable",
     "HistoryWidget",
     "entry_diff",
     "propose",
@@ -110,6 +116,31 @@ def _undo_target(entries: list[Any], session: str) -> str | None:
     return None
 
 
+class HistoryTable(NbeditView):
+    """The table alone: one widget model whose state is the rows (``history.js`` draws them)."""
+
+    part = traitlets.Unicode("history").tag(sync=True)
+    rows = traitlets.List().tag(sync=True)
+    title = traitlets.Unicode("").tag(sync=True)
+    all_sessions = traitlets.Bool(False).tag(sync=True)
+
+
+class RowButton:
+    """Diff, Undo or Restore of one row, headless: ``click()`` does what clicking it in the page does."""
+
+    def __init__(self, description: str, action: Callable[[], object], *, disabled: bool = False) -> None:
+        self.description = description
+        self.disabled = disabled
+        self._action = action
+
+    def click(self) -> None:
+        if not self.disabled:
+            self._action()
+
+    def __repr__(self) -> str:
+        return f"<RowButton {self.description}{' (disabled)' if self.disabled else ''}>"
+
+
 class HistoryWidget(widgets.VBox):
     """The history table; ``magics`` (when given) makes undo/restore reviews record the cell number."""
 
@@ -120,22 +151,14 @@ class HistoryWidget(widgets.VBox):
         self.entries: list[Any] = []
         self.review: ReviewWidget | ErrorView | None = None
         self._magics = magics
-        self._row_buttons: dict[str, dict[str, widgets.Button]] = {}
-        self._all = widgets.ToggleButton(value=all_sessions, description="all sessions", icon="users")
-        self._all.add_class("nbedit-history-all")
-        self._refresh_button = widgets.Button(description="Refresh", icon="refresh")
-        self._title = widgets.HTML()
-        self._table = widgets.GridBox(
-            layout=widgets.Layout(
-                grid_template_columns="auto auto auto 1fr auto auto auto auto", grid_gap="2px 10px"
-            )
-        )
+        self._row_buttons: dict[str, dict[str, RowButton]] = {}
+        self._table = HistoryTable(all_sessions=all_sessions)
+        self._table.add_class("nbedit-history-rows")
+        self._table.on_msg(self._on_message)
+        self._table.observe(self._guarded(lambda: self.refresh()), names="all_sessions")
         self._detail = widgets.VBox()
         self._detail.add_class("nbedit-history-detail")
-        self._all.observe(self._guarded(lambda: self.refresh()), names="value")
-        self._refresh_button.on_click(self._guarded(lambda: self.refresh()))
-        controls = widgets.HBox([self._title, self._all, self._refresh_button])
-        super().__init__([controls, self._table, self._detail])
+        super().__init__([self._table, self._detail])
         self.add_class("nbedit-history")
         self.refresh()
 
@@ -143,21 +166,31 @@ class HistoryWidget(widgets.VBox):
 
     @property
     def all_sessions(self) -> bool:
-        return bool(self._all.value)
+        return bool(self._table.all_sessions)
 
     @all_sessions.setter
     def all_sessions(self, value: bool) -> None:
-        self._all.value = value
+        self._table.all_sessions = value
 
-    def buttons(self, entry_id: str) -> dict[str, widgets.Button]:
+    @property
+    def title_text(self) -> str:
+        return self._table.title
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """The rows the page draws (the table widget's state)."""
+        return list(self._table.rows)
+
+    def buttons(self, entry_id: str) -> dict[str, RowButton]:
         """The row's buttons by name: ``diff``, ``restore`` and, on the entry undo would revert, ``undo``."""
         return dict(self._row_buttons[entry_id])
 
     def refresh(self) -> HistoryWidget:
         self.entries = list(self.workspace.history(all_sessions=self.all_sessions))
         whose = "all sessions" if self.all_sessions else "this kernel"
-        self._title.value = f"<b>nbedit history</b> ({whose}): {len(self.entries)} entries"
-        self._table.children = self._cells()
+        count = len(self.entries)
+        self._table.title = f"nbedit history ({whose}): {count} {'entry' if count == 1 else 'entries'}"
+        self._table.rows = self._rows()
         return self
 
     def show_diff(self, entry_id: str) -> EntryDiffView:
@@ -214,6 +247,15 @@ class HistoryWidget(widgets.VBox):
 
         return handler
 
+    def _on_message(self, _widget: object, content: Any, _buffers: object = None) -> None:
+        if not isinstance(content, dict):
+            return
+        action, entry_id = content.get("action"), str(content.get("id", ""))
+        if action == "refresh":
+            self._guarded(lambda: self.refresh())()
+        elif entry_id in self._row_buttons and action in self._row_buttons[entry_id]:
+            self._row_buttons[entry_id][action].click()
+
     def _review(self, request: HistoryRequest) -> ReviewWidget | ErrorView:
         if self._magics is not None:
             review = self._magics.history_review(request, root=str(self.workspace.root))
@@ -238,41 +280,45 @@ class HistoryWidget(widgets.VBox):
         self.review = review
         return review
 
-    def _cells(self) -> tuple[widgets.Widget, ...]:
-        cells: list[widgets.Widget] = [widgets.HTML(f"<b>{name}</b>") for name in self.COLUMNS]
+    def _rows(self) -> list[dict[str, Any]]:
         target = _undo_target(self.entries, self.workspace.session)
         self._row_buttons = {}
-        for entry, row in zip(self.entries, history_rows(self.entries), strict=True):
-            values = (row.id, row.time, row.cell, row.files, None, row.origin, row.status)
-            for value in values:
-                if value is None:
-                    cells.append(
-                        widgets.HTML(
-                            f'<span style="color:rgb(46,160,67)">+{row.added}</span> '
-                            f'<span style="color:rgb(218,54,51)">-{row.removed}</span>'
-                        )
-                    )
-                else:
-                    cells.append(widgets.HTML(html.escape(value)))
-            cells.append(self._actions(entry, entry.id == target))
-        return tuple(cells)
+        rows = []
+        for order, (entry, row) in enumerate(zip(self.entries, history_rows(self.entries), strict=True)):
+            entry_id = str(entry.id)
+            applied = entry.status == "applied"
+            undoable = entry_id == target
+            self._row_buttons[entry_id] = self._actions(entry_id, applied, undoable)
+            files = [
+                str(getattr(file, "new_path", None) or getattr(file, "path", file)) for file in entry.files
+            ]
+            rows.append(
+                {
+                    "id": entry_id,
+                    "order": order,
+                    "time": row.time,
+                    "cell": row.cell,
+                    "files": files,
+                    "files_text": row.files,
+                    "added": row.added,
+                    "removed": row.removed,
+                    "origin": row.origin,
+                    "status": row.status,
+                    "flags": row.flags,
+                    "session": str(getattr(entry, "session", "") or ""),
+                    "applied": applied,
+                    "undoable": undoable,
+                }
+            )
+        return rows
 
-    def _actions(self, entry: Any, undoable: bool) -> widgets.HBox:
-        entry_id = str(entry.id)
-        applied = entry.status == "applied"
-        buttons = {"diff": widgets.Button(description="Diff", tooltip=f"show what {entry_id} changed")}
-        buttons["diff"].on_click(self._guarded(lambda: self.show_diff(entry_id)))
+    def _actions(self, entry_id: str, applied: bool, undoable: bool) -> dict[str, RowButton]:
+        buttons = {"diff": RowButton("Diff", self._guarded(lambda: self.show_diff(entry_id)))}
         if undoable:
-            buttons["undo"] = widgets.Button(description="Undo", tooltip=f"review undoing {entry_id}")
-            buttons["undo"].on_click(self._guarded(lambda: self.undo(entry_id)))
-        buttons["restore"] = widgets.Button(
-            description="Restore", tooltip=f"review putting the files back as they were before {entry_id}"
+            buttons["undo"] = RowButton(
+                "Undo", self._guarded(lambda: self.undo(entry_id)), disabled=not applied
+            )
+        buttons["restore"] = RowButton(
+            "Restore", self._guarded(lambda: self.restore(entry_id)), disabled=not applied
         )
-        buttons["restore"].on_click(self._guarded(lambda: self.restore(entry_id)))
-        for name, button in buttons.items():
-            button.layout = widgets.Layout(width="auto")
-            button.add_class(f"nbedit-history-{name}")
-            if name != "diff" and not applied:
-                button.disabled = True
-        self._row_buttons[entry_id] = buttons
-        return widgets.HBox(list(buttons.values()))
+        return buttons

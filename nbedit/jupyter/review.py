@@ -6,11 +6,8 @@ located against the original text, so dropping one never moves another) and
 then write exactly what is ticked, through the same ``Workspace.apply`` as
 every other front end (locked, stale-checked, recorded, atomic).
 
-Three facts about widgets shape the code:
+Two facts about widgets shape the code:
 
-* Button callbacks swallow exceptions (ipywidgets#2949), so every callback is
-  wrapped and any failure becomes the widget's ``error`` state, with the
-  message drawn in the widget itself.
 * Headless runs (nbclient, nbconvert --execute) never click, so ``apply()`` and
   ``reject()`` are methods that do what the buttons do, and ``status`` says
   what happened.
@@ -18,13 +15,16 @@ Three facts about widgets shape the code:
   the output bundle carries a static ``text/html`` diff and a ``text/plain``
   unified diff beside the widget view.
 
-A change can have a thousand hunks, so the widget stays light: the style
-sheet is sent once (its own ``HTML`` child; every other piece is unstyled
-markup under the scoped class), each hunk is one checkbox and one ``HTML``
-directly in the body (no box around the pair), and all checkboxes share one
-``Layout`` and one style model, as do all hunk ``HTML`` children. Each widget
-otherwise brings two models of its own; sharing them took building the
-widget for 1,000 hunks from about 1.2 s of widget construction to 0.3 s.
+One review is one widget model (an ``anywidget.AnyWidget``, built on
+ipywidgets): its synced state is the plan as rows (``review_data``), the set of
+hunks left out, the decision's state and message. The browser side
+(``review.js``, plain ES module, no build step) draws everything from that: a
+collapsible box per file, each hunk's header row inside the diff, unchanged
+runs as rows that fetch their lines on click, unified or side by side. Saved
+notebooks therefore carry a few kilobytes per review, where the older layout
+of one ipywidgets model per checkbox and per hunk saved about 32 KB and 34
+models. Buttons talk to the kernel with custom messages; every handler is
+wrapped, so a failure is drawn in the widget (ipywidgets#2949 swallows them).
 
 The state machine is small: ``pending`` -> ``applied`` | ``rejected`` | ``stale``
 | ``error``; ``stale`` and ``error`` offer Re-plan (the same request against
@@ -41,23 +41,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-import ipywidgets as widgets
+import traitlets
 
-from nbedit.engine.models import FilePlan, Plan
+from nbedit.engine.models import Plan
 from nbedit.errors import NbeditError, StaleFile
+from nbedit.jupyter.shared import NbeditView
 from nbedit.render.errors import error_to_html
-from nbedit.render.html import (
-    STYLE_TAG,
-    file_head_html,
-    file_to_html,
-    hunks_to_html,
-    plan_header_html,
-    plan_to_html,
-    wrap,
-)
-from nbedit.render.rows import tier_label
+from nbedit.render.html import plan_to_html, wrap
+from nbedit.render.labels import tier_label
+from nbedit.render.review_data import gap_lines, review_document
 
-__all__ = ["ErrorView", "Proposal", "ReviewWidget", "State"]
+__all__ = ["ErrorView", "HunkToggle", "Proposal", "ReviewButton", "ReviewWidget", "State"]
 
 State = Literal["pending", "applying", "applied", "rejected", "stale", "error", "preview"]
 
@@ -111,7 +105,63 @@ class ErrorView:
         return {"text/plain": error_text(self.error), "text/html": error_html(self.error)}
 
 
-class ReviewWidget(widgets.VBox):
+class HunkToggle:
+    """One include/exclude switch, headless: ``value`` True keeps the hunk (or whole file) in Apply."""
+
+    def __init__(self, widget: ReviewWidget, key: ToggleKey, description: str) -> None:
+        self._widget = widget
+        self.key = key
+        self.description = description
+
+    @property
+    def value(self) -> bool:
+        return self.key not in self._widget.excluded_keys
+
+    @value.setter
+    def value(self, include: bool) -> None:
+        self._widget.set_included(self.key, include)
+
+    @property
+    def disabled(self) -> bool:
+        return self._widget.status != "pending"
+
+    def __repr__(self) -> str:
+        return f"<HunkToggle {self.description}: {'included' if self.value else 'left out'}>"
+
+
+class ReviewButton:
+    """Apply, Reject or Re-plan, headless: ``click()`` does what clicking it in the page does."""
+
+    def __init__(
+        self, widget: ReviewWidget, name: str, description: str, action: Callable[[], object]
+    ) -> None:
+        self._widget = widget
+        self.name = name
+        self.description = description
+        self._action = action
+
+    def click(self) -> None:
+        if not self.disabled:
+            self._widget._guarded(self._action)()
+
+    @property
+    def disabled(self) -> bool:
+        state = self._widget.status
+        if self.name == "apply":
+            return state != "pending"
+        if self.name == "reject":
+            return state not in ("pending", "stale", "error")
+        return not self.visible
+
+    @property
+    def visible(self) -> bool:
+        return self.name != "replan" or bool(self._widget.replan_available)
+
+    def __repr__(self) -> str:
+        return f"<ReviewButton {self.description}{' (disabled)' if self.disabled else ''}>"
+
+
+class ReviewWidget(NbeditView):
     """Review one plan; ``apply()``/``reject()`` or the buttons decide it.
 
     ``replan`` recomputes the same request against the current files (the
@@ -119,6 +169,15 @@ class ReviewWidget(widgets.VBox):
     options replace the apply options. ``apply_options`` go to
     ``Workspace.apply`` (``origin``, ``execution_count``, ``force``, ``undoes``).
     """
+
+    part = traitlets.Unicode("review").tag(sync=True)
+    doc = traitlets.Dict().tag(sync=True)  # the plan's rows (nbedit.render.review_data)
+    excluded = traitlets.List().tag(sync=True)  # [file, hunk or None] pairs left out of Apply
+    view_mode = traitlets.Unicode("unified").tag(sync=True)  # "unified" or "split"
+    review_state = traitlets.Unicode("pending").tag(sync=True)
+    status_message = traitlets.Unicode("").tag(sync=True)
+    detail_html = traitlets.Unicode("").tag(sync=True)  # an error panel, drawn under the status
+    replan_available = traitlets.Bool(False).tag(sync=True)
 
     def __init__(
         self,
@@ -130,6 +189,7 @@ class ReviewWidget(widgets.VBox):
         title: str | None = None,
         **apply_options: Any,
     ) -> None:
+        super().__init__()
         self.workspace = workspace
         self.plan = plan
         self.result: Any = None  # the ApplyResult once applied
@@ -138,31 +198,15 @@ class ReviewWidget(widgets.VBox):
         self._title = title
         self._apply_options = apply_options
         self._state: State = "preview" if dry_run else "pending"
-        self._toggles: dict[ToggleKey, widgets.Checkbox] = {}
         self._decided_callbacks: list[Callable[[ReviewWidget], object]] = []
-        # Layout and style models shared by every toggle / every hunk HTML (see the module docstring).
-        self._shared: dict[str, dict[str, Any]] = {}
-
-        self._style = widgets.HTML(STYLE_TAG)
-        self._header = widgets.HTML()
-        self._body = widgets.VBox()
-        self._status = widgets.HTML()
-        self._status.add_class("nbedit-status")
-        self._detail = widgets.HTML()
-        self._apply_button = widgets.Button(description="Apply", button_style="success", icon="check")
-        self._apply_button.add_class("nbedit-apply")
-        self._reject_button = widgets.Button(description="Reject", icon="times")
-        self._reject_button.add_class("nbedit-reject")
-        self._replan_button = widgets.Button(
-            description="Re-plan", icon="refresh", layout=widgets.Layout(display="none")
-        )
-        self._replan_button.add_class("nbedit-replan")
-        self._apply_button.on_click(self._guarded(self.apply))
-        self._reject_button.on_click(self._guarded(self.reject))
-        self._replan_button.on_click(self._guarded(self.replan))
-        buttons = widgets.HBox([self._apply_button, self._reject_button, self._replan_button])
-        super().__init__([self._style, self._header, self._body, buttons, self._status, self._detail])
-        self.add_class("nbedit-review")
+        self._buttons = {
+            "apply": ReviewButton(self, "apply", "Apply", self.apply),
+            "reject": ReviewButton(self, "reject", "Reject", self.reject),
+            "replan": ReviewButton(self, "replan", "Re-plan", self.replan),
+        }
+        self._toggles: dict[ToggleKey, HunkToggle] = {}
+        self.add_class("nbedit-review-widget")
+        self.on_msg(self._on_message)
         self._load(plan)
 
     # ------------------------------------------------------------------ public
@@ -172,17 +216,43 @@ class ReviewWidget(widgets.VBox):
         return self._state
 
     @property
+    def status_text(self) -> str:
+        """The status line's words (``pending: review the change, then Apply or Reject`` ...)."""
+        return self.status_message
+
+    @property
     def entry_id(self) -> str | None:
         return getattr(self.result, "entry_id", None)
 
     @property
-    def toggles(self) -> dict[ToggleKey, widgets.Checkbox]:
-        """The include/exclude checkboxes, by (file index, hunk index or None for a whole file)."""
+    def toggles(self) -> dict[ToggleKey, HunkToggle]:
+        """The include/exclude switches, by (file index, hunk index or None for a whole file)."""
         return dict(self._toggles)
 
     @property
-    def buttons(self) -> dict[str, widgets.Button]:
-        return {"apply": self._apply_button, "reject": self._reject_button, "replan": self._replan_button}
+    def buttons(self) -> dict[str, ReviewButton]:
+        return dict(self._buttons)
+
+    @property
+    def excluded_keys(self) -> frozenset[ToggleKey]:
+        return frozenset((int(file), None if hunk is None else int(hunk)) for file, hunk in self.excluded)
+
+    def set_included(self, key: ToggleKey, include: bool) -> None:
+        """Keep (True) or leave out (False) one hunk, or a whole file with ``(file, None)``."""
+        if key not in self._toggles:
+            raise KeyError(f"no hunk {key!r} in this review; the keys are {sorted(self._toggles, key=str)}")
+        if self._state != "pending":
+            return
+        pairs = [pair for pair in self.excluded if (pair[0], pair[1]) != key]
+        if not include:
+            pairs.append([key[0], key[1]])
+        self.excluded = pairs
+
+    def selection_text(self) -> str:
+        """``1 of 2 parts selected`` when a choice exists, else empty."""
+        total = len(self._toggles)
+        chosen = total - len(self.excluded_keys & self._toggles.keys())
+        return f"{chosen} of {total} parts selected" if total > 1 or chosen < total else ""
 
     def on_decided(self, callback: Callable[..., object]) -> None:
         """Call ``callback(widget)`` after the change is applied or rejected."""
@@ -190,10 +260,9 @@ class ReviewWidget(widgets.VBox):
 
     def selected_plan(self) -> Plan:
         """The plan with the unticked hunks and files left out: exactly what Apply writes."""
-        hunks = {
-            (file, hunk) for (file, hunk), box in self._toggles.items() if hunk is not None and not box.value
-        }
-        files = {key[0] for key, box in self._toggles.items() if key[1] is None and not box.value}
+        excluded = self.excluded_keys & self._toggles.keys()
+        hunks = {(file, hunk) for file, hunk in excluded if hunk is not None}
+        files = {file for file, hunk in excluded if hunk is None}
         plan = self.plan.without_hunks(hunks) if hunks else self.plan
         if files:
             kept = tuple(file_plan for index, file_plan in enumerate(plan.files) if index not in files)
@@ -207,7 +276,6 @@ class ReviewWidget(widgets.VBox):
                 self._show_status("preview", "preview only (--dry-run): nothing can be applied from here")
             return self
         self._state = "applying"
-        self._freeze()
         self._show_status("applying", "applying…")
         try:
             result = self.workspace.apply(self.selected_plan(), **self._apply_options)
@@ -228,9 +296,8 @@ class ReviewWidget(widgets.VBox):
         if self._state not in ("pending", "stale", "error"):
             return self
         self._state = "rejected"
-        self._freeze()
-        self._replan_button.layout.display = "none"
-        self._detail.value = ""
+        self.replan_available = False
+        self.detail_html = ""
         self._show_status("rejected", "rejected: nothing was written")
         self._decided()
         return self
@@ -250,8 +317,8 @@ class ReviewWidget(widgets.VBox):
         else:
             plan = proposed
         self.error = None
-        self._detail.value = ""
-        self._replan_button.layout.display = "none"
+        self.detail_html = ""
+        self.replan_available = False
         self._state = "pending"
         self._load(plan)
         return self
@@ -263,21 +330,30 @@ class ReviewWidget(widgets.VBox):
         entry = f", entry {self.entry_id}" if self.entry_id else ""
         return f"<nbedit review of {files}: {self._state}{entry}>"
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        bundle = dict(super()._repr_mimebundle_(**kwargs) or {})
-        bundle["text/plain"] = self.plain_text()
-        bundle["text/html"] = self.static_html()
-        return bundle
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+        # a plain bundle (anywidget returns data and metadata), as before: callers index it
+        shown = super()._repr_mimebundle_(**kwargs)
+        data = dict(shown[0] if isinstance(shown, tuple) else shown or {})
+        data["text/plain"] = self.plain_text()
+        data["text/html"] = self.static_html()
+        return data
 
     def plain_text(self) -> str:
         """Status, the header's facts (counts, every hunk not matched exactly), then the diff."""
         from nbedit.render.text import plan_to_plain_diff
 
-        return f"nbedit: {self._status_text}\n{plan_to_plain_diff(self.selected_plan())}"
+        return f"nbedit: {self.status_message}\n{plan_to_plain_diff(self.selected_plan())}"
 
     def static_html(self) -> str:
-        status = wrap(f'<div class="nb-note"><b>nbedit</b>: {_escape(self._status_text)}</div>', style=False)
-        return plan_to_html(self.selected_plan()) + status + self._detail.value
+        status = wrap(
+            f'<div class="nbedit-status nbedit-state-{self._state}"><b>nbedit</b>: '
+            f"{_escape(self.status_message)}</div>",
+            style=False,
+        )
+        title = (
+            wrap(f'<div class="nb-headline">{_escape(self._title)}</div>', style=False) if self._title else ""
+        )
+        return title + plan_to_html(self.selected_plan()) + status + self.detail_html
 
     # ------------------------------------------------------------------ internals
 
@@ -290,83 +366,52 @@ class ReviewWidget(widgets.VBox):
 
         return handler
 
+    def _on_message(self, _widget: object, content: Any, _buffers: object = None) -> None:
+        action = content.get("action") if isinstance(content, dict) else None
+        if action == "apply":
+            self._guarded(self.apply)()
+        elif action == "reject":
+            self._guarded(self.reject)()
+        elif action == "replan":
+            self._guarded(self.replan)()
+        elif action == "expand":
+            self._guarded(lambda: self._send_gap(content))()
+
+    def _send_gap(self, request: Mapping[str, Any]) -> None:
+        """The lines of an unchanged run the page asked to see (they are not in the saved state)."""
+        try:
+            file_index, old_line, count, section = (
+                int(request[name]) for name in ("file", "old_line", "count", "section")
+            )
+            file_plan = self.plan.files[file_index]
+        except (KeyError, TypeError, ValueError, IndexError):
+            return  # names nothing in this plan (a page drawn from an older one): nothing to show
+        lines = gap_lines(file_plan, old_line, count)
+        self.send({"kind": "lines", "file": file_index, "section": section, "lines": lines})
+
     def _load(self, plan: Plan) -> None:
         self.plan = plan
         self._toggles = {}
-        sections: list[widgets.Widget] = []
         for file_index, file_plan in enumerate(plan.files):
-            sections.extend(self._file_section(file_index, file_plan))
-        self._body.children = tuple(sections)
-        self._refresh_header()
+            if not file_plan.hunks:
+                key: ToggleKey = (file_index, None)
+                self._toggles[key] = HunkToggle(self, key, f"include {file_plan.target_path}")
+            for hunk_index, located in enumerate(file_plan.hunks):
+                where = f"{located.cell}, line {located.line}" if located.cell else f"line {located.line}"
+                label = ("" if located.match.exact else "⚠ ") + tier_label(located.tier, located.score)
+                key = (file_index, hunk_index)
+                self._toggles[key] = HunkToggle(self, key, f"hunk {hunk_index + 1} ({where}) · {label}")
+        self.excluded = []
+        self.doc = review_document(plan, title=self._title)
         if self._state == "preview":
-            self._freeze()
             self._show_status("preview", "preview only (--dry-run): nothing was written")
         else:
-            self._apply_button.disabled = False
-            self._reject_button.disabled = False
             self._show_status("pending", "pending: review the change, then Apply or Reject")
 
-    def _toggle(self, key: ToggleKey, description: str) -> widgets.Checkbox:
-        shared = self._shared.get("toggle") or {"layout": widgets.Layout(width="auto", min_width="12em")}
-        box = widgets.Checkbox(value=True, description=description, indent=False, **shared)
-        self._shared.setdefault("toggle", {"layout": box.layout, "style": box.style})
-        box.add_class("nbedit-hunk-toggle")
-        box.observe(self._guarded(self._refresh_header), names="value")
-        self._toggles[key] = box
-        return box
-
-    def _piece(self, value: str) -> widgets.HTML:
-        shared = self._shared.get("piece", {})
-        piece = widgets.HTML(value, **shared)
-        self._shared.setdefault("piece", {"layout": piece.layout, "style": piece.style})
-        return piece
-
-    def _file_section(self, file_index: int, file_plan: FilePlan) -> list[widgets.Widget]:
-        if not file_plan.hunks:
-            box = self._toggle((file_index, None), f"include {file_plan.target_path}")
-            return [box, self._piece(file_to_html(file_plan, file_index=file_index, style=False))]
-        parts: list[widgets.Widget] = [self._piece(file_head_html(file_plan, style=False))]
-        for hunk_index, (located, hunk_html) in enumerate(
-            zip(file_plan.hunks, hunks_to_html(file_plan), strict=True)
-        ):
-            label = ("" if located.match.exact else "⚠ ") + tier_label(located.tier, located.score)
-            where = f"{located.cell}, line {located.line}" if located.cell else f"line {located.line}"
-            description = f"hunk {hunk_index + 1} ({where}) · {label}"
-            parts.append(self._toggle((file_index, hunk_index), description))
-            parts.append(self._piece(hunk_html))
-        return parts
-
-    def _refresh_header(self, *_: object) -> None:
-        plan = self.selected_plan()
-        total = len(self._toggles)
-        chosen = sum(box.value for box in self._toggles.values())
-        title = f'<div class="nb-headline">{_escape(self._title)}</div>' if self._title else ""
-        selection = ""
-        if total > 1 or chosen < total:
-            selection = f'<div class="nb-note">{chosen} of {total} parts selected</div>'
-        self._header.value = (
-            (wrap(title, style=False) if title else "")
-            + plan_header_html(plan, style=False)
-            + (wrap(selection, style=False) if selection else "")
-        )
-
-    def _freeze(self) -> None:
-        self._apply_button.disabled = True
-        self._reject_button.disabled = True
-        for box in self._toggles.values():
-            box.disabled = True
-
     def _show_status(self, state: str, text: str) -> None:
-        self._status_text = text
-        colour = {
-            "applied": "rgb(46,160,67)",
-            "rejected": "inherit",
-            "stale": "rgb(210,153,34)",
-            "error": "rgb(218,54,51)",
-        }.get(state, "inherit")
-        self._status.value = (
-            f'<span class="nbedit-state-{state}" style="color:{colour}"><b>nbedit</b>: {_escape(text)}</span>'
-        )
+        with self.hold_sync():
+            self.status_message = text
+            self.review_state = state
 
     def _applied(self, result: Any) -> None:
         self.result = result
@@ -392,28 +437,24 @@ class ReviewWidget(widgets.VBox):
                 callback(self)
             except Exception as error:  # a listener's failure must not hide the decision, but must show
                 self.error = error
-                self._detail.value = error_html(error)
+                self.detail_html = error_html(error)
 
     def _stale(self, error: StaleFile) -> None:
         self.error = error
         self._state = "stale"
-        self._freeze()
-        self._detail.value = error_html(error)
+        self.detail_html = error_html(error)
         self._show_status(
             "stale",
             f"stale: {error.path or 'a file'} changed on disk since this preview; nothing was written. "
             "Re-plan to review the change against the current file",
         )
-        if self._replan is not None:
-            self._replan_button.layout.display = None
+        self.replan_available = self._replan is not None
 
     def _fail(self, error: BaseException) -> None:
         self.error = error
         self._state = "error"
-        self._freeze()
-        self._detail.value = error_html(error)
+        self.detail_html = error_html(error)
         kind = type(error).__name__
         message = str(error).split("\n", 1)[0]
         self._show_status("error", f"error ({kind}): {message}; nothing was written")
-        if self._replan is not None:
-            self._replan_button.layout.display = None
+        self.replan_available = self._replan is not None

@@ -1,0 +1,304 @@
+// The review widget's browser side (anywidget ESM, no build step): draws the plan's rows.
+// State it reads: doc (the rows), excluded, view_mode, review_state, status_message, detail_html,
+// replan_available. What it sends: {action: apply|reject|replan} and {action: expand} for a gap's lines.
+const KINDS = { c: ["c", " "], r: ["r", "-"], a: ["a", "+"] };
+
+function esc(text) {
+  return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+function body(text) {
+  if (typeof text === "string") return esc(text);
+  return text.map(([piece, changed]) => (changed ? `<span class="w">${esc(piece)}</span>` : esc(piece))).join("");
+}
+
+function num(value) {
+  return value === null || value === undefined ? "" : String(value);
+}
+
+function cellLabel(row) {
+  const cell = row[3];
+  const change = row[4];
+  const parts = [`cell ${esc(cell.index)}`, esc(cell.type)];
+  if (cell.id) parts.push(`id ${esc(cell.id)}`);
+  if (cell.readonly) parts.push("read-only");
+  let badge = "";
+  if (change === "retyped") badge = `<span class="nb-badge nb-cellchange">retyped from ${esc(row[5])}</span>`;
+  else if (change) badge = `<span class="nb-badge nb-cellchange">${esc(change)}</span>`;
+  const marker = change === "deleted" || change === "replaced" ? "−" : change ? "+" : "▣";
+  return `<span class="nb-cellmark" aria-hidden="true">${marker}</span> ${parts.join(" · ")} ${badge}`;
+}
+
+function unifiedRow(row, columns) {
+  if (row[0] === "m") {
+    const css = row[4] === "deleted" || row[4] === "replaced" ? "m mr" : row[4] ? "m ma" : "m";
+    return `<tr class="${css}"><td colspan="${columns}">${cellLabel(row)}</td></tr>`;
+  }
+  const [css, marker] = KINDS[row[0]];
+  return `<tr class="${css}"><td class="n">${num(row[1])}</td><td class="n">${num(row[2])}</td><td class="m">${marker}</td><td class="t">${body(row[3])}</td></tr>`;
+}
+
+function half(row, side) {
+  if (!row) return `<td class="n e"></td><td class="m e"></td><td class="t e"></td>`;
+  const [css, marker] = KINDS[row[0]];
+  const line = side === "old" ? row[1] : row[2];
+  return `<td class="n ${css}">${num(line)}</td><td class="m ${css}">${marker}</td><td class="t ${css}">${body(row[3])}</td>`;
+}
+
+function splitRows(rows) {
+  const out = [];
+  let index = 0;
+  while (index < rows.length) {
+    const row = rows[index];
+    if (row[0] === "m") {
+      // a retyped cell is a deleted marker and an inserted one: one header row says both
+      out.push(unifiedRow(row, 6));
+      index += 1;
+    } else if (row[0] === "c") {
+      out.push(`<tr class="c">${half(row, "old")}${half(row, "new")}</tr>`);
+      index += 1;
+    } else {
+      const removed = [];
+      const added = [];
+      while (index < rows.length && rows[index][0] === "r") removed.push(rows[index++]);
+      while (index < rows.length && rows[index][0] === "a") added.push(rows[index++]);
+      for (let pair = 0; pair < Math.max(removed.length, added.length); pair++) {
+        out.push(`<tr class="s">${half(removed[pair], "old")}${half(added[pair], "new")}</tr>`);
+      }
+    }
+  }
+  return out.join("");
+}
+
+function whyHere(hunk) {
+  // The engine's explanation of how the matcher chose this place; nothing when it gives none.
+  if (!hunk.why || !hunk.why.length) return "";
+  const rows = hunk.why.map(([label, text]) => `<tr><th scope="row">${esc(label)}</th><td>${esc(text)}</td></tr>`).join("");
+  return `<details class="nb-why"><summary>Why here?</summary><table class="nb-why-table">${rows}</table></details>`;
+}
+
+function hunkHeader(file, section, columns, excluded, frozen) {
+  const pieces = [];
+  for (const hunk of section.hunks) {
+    const key = `${file.index}:${hunk.index}`;
+    const checked = excluded.has(key) ? "" : " checked";
+    const disabled = frozen ? " disabled" : "";
+    pieces.push(
+      `<label class="nbedit-hunk-toggle" title="include hunk ${hunk.index + 1} when applying">` +
+        `<input type="checkbox" data-key="${key}"${checked}${disabled} aria-label="include hunk ${hunk.index + 1} of ${esc(file.path)}"> hunk ${hunk.index + 1}</label>`,
+    );
+  }
+  pieces.push(`<span class="nb-range">${esc(section.range)}</span>`);
+  if (!file.notebook) {
+    // (a notebook's rows draw the cells themselves)
+    const cells = new Set(section.hunks.map((hunk) => hunk.cell).filter(Boolean));
+    for (const cell of cells) pieces.push(`<span class="nb-badge nb-cell">${esc(cell)}</span>`);
+  }
+  for (const hunk of section.hunks) {
+    if (!hunk.exact) pieces.push(`<span class="nb-badge" title="${esc(hunk.why_tier)}">⚠ ${esc(hunk.tier)}</span>`);
+    else pieces.push(`<span class="nb-badge nb-ok" title="found verbatim">exact</span>`);
+    if (hunk.offset) pieces.push(`<span class="nb-badge" title="the hunk's context was found at a different line">${esc(hunk.offset)}</span>`);
+  }
+  const why = section.hunks.map(whyHere).join("");
+  return `<tr class="h"><td colspan="${columns}">${pieces.join(" ")}${why}</td></tr>`;
+}
+
+function gapRow(file, section, position, columns) {
+  const [count, oldLine, newLine] = section.gap;
+  const lines = count === 1 ? "line" : "lines";
+  const cells = section.cells ? `${section.cells} unchanged ${section.cells === 1 ? "cell" : "cells"}, ` : "";
+  return `<tr class="g"><td colspan="${columns}"><button type="button" class="nb-expand" data-file="${file.index}" data-section="${position}" data-old="${oldLine}" data-new="${newLine}" data-count="${count}" aria-label="show ${count} unchanged ${lines}" title="show these lines">⋯ ${cells}${count} unchanged ${lines}</button></td></tr>`;
+}
+
+function expandedRows(file, section, lines, split) {
+  const [, oldLine, newLine] = section.gap;
+  const rows = lines.map((text, offset) => ["c", oldLine + offset, newLine + offset, text]);
+  return split ? splitRows(rows) : rows.map((row) => unifiedRow(row, 4)).join("");
+}
+
+function fileTable(file, excluded, frozen, split, expanded) {
+  const columns = split ? 6 : 4;
+  const out = [];
+  file.sections.forEach((section, position) => {
+    if (section.gap) {
+      const lines = expanded.get(`${file.index}:${position}`);
+      out.push(lines ? expandedRows(file, section, lines, split) : gapRow(file, section, position, columns));
+      return;
+    }
+    const left = section.hunks.length && section.hunks.every((hunk) => excluded.has(`${file.index}:${hunk.index}`));
+    out.push(`<tbody class="nb-block${left ? " nb-excluded" : ""}">`);
+    if (section.hunks.length) out.push(hunkHeader(file, section, columns, excluded, frozen));
+    out.push(split ? splitRows(section.rows) : section.rows.map((row) => unifiedRow(row, columns)).join(""));
+    if (section.more) out.push(`<tr class="g"><td colspan="${columns}">⋯ ${esc(section.more)}</td></tr>`);
+    out.push("</tbody>");
+  });
+  if (!out.length) return file.already_applied ? "" : `<div class="nb-note">no line changes</div>`;
+  // a fixed layout takes its widths from the first row (a full-width header): name them up front
+  const columnsSpec = split ? `<colgroup>${'<col class="cn"><col class="cm"><col class="ct">'.repeat(2)}</colgroup>` : "";
+  return `<div class="nb-scroll"><table class="nb-diff${split ? " nb-split" : ""}">${columnsSpec}${out.join("")}</table></div>`;
+}
+
+function fileBox(file, excluded, frozen, split, collapsed, expanded) {
+  const open = !collapsed.has(file.index);
+  const badges = [];
+  if (file.notebook) badges.push(`<span class="nb-badge nb-cell">notebook</span>`);
+  if (file.tiers) {
+    const kind = file.inexact ? "" : " nb-ok";
+    badges.push(`<span class="nb-badge${kind}">${file.inexact ? "⚠ " : ""}${esc(file.tiers)}</span>`);
+  }
+  let include = "";
+  if (file.whole) {
+    const key = `${file.index}:-1`;
+    include = `<label class="nbedit-hunk-toggle nb-file-include"><input type="checkbox" data-key="${key}"${excluded.has(key) ? "" : " checked"}${frozen ? " disabled" : ""} aria-label="include ${esc(file.path)}"> include</label>`;
+  }
+  const head =
+    `<div class="nb-file-head">` +
+    `<button type="button" class="nb-collapse" data-file="${file.index}" aria-expanded="${open}" aria-label="${open ? "collapse" : "expand"} ${esc(file.path)}">${open ? "▾" : "▸"}</button>` +
+    `<span class="nb-path">${esc(file.path)}</span>` +
+    `<span class="nb-plus" aria-label="${file.added} lines added">+${file.added}</span><span class="nb-minus" aria-label="${file.removed} lines removed">−${file.removed}</span>` +
+    `<span class="nb-status">${esc(file.status)}</span>${badges.join("")}${include}</div>`;
+  if (!open) return `<div class="nb-file nb-collapsed">${head}</div>`;
+  const notes = file.notes.map((note) => `<div class="nb-note">${esc(note)}</div>`).join("");
+  const outputs = file.outputs
+    ? `<div class="nb-note nb-outputs">outputs ${file.outputs === "cleared" ? "of edited code cells are cleared (--clear-outputs)" : "are kept"}</div>`
+    : "";
+  return `<div class="nb-file">${head}${notes}${outputs}${fileTable(file, excluded, frozen, split, expanded)}</div>`;
+}
+
+function render({ model, el }) {
+  const root = document.createElement("div");
+  root.className = "nbedit-review nbedit-view";
+  el.appendChild(root);
+  const collapsed = new Set();
+  const expanded = new Map();
+  let clicked = false; // the double-click guard: one decision per state change
+
+  const excludedSet = () => new Set((model.get("excluded") || []).map(([file, hunk]) => `${file}:${hunk === null ? -1 : hunk}`));
+
+  function selection(doc, excluded) {
+    let total = 0;
+    for (const file of doc.files) total += file.whole ? 1 : file.hunk_count;
+    return [total - excluded.size, total];
+  }
+
+  function draw() {
+    const doc = model.get("doc") || { files: [] };
+    const state = model.get("review_state");
+    const frozen = state !== "pending";
+    const split = model.get("view_mode") === "split";
+    const excluded = excludedSet();
+    const [chosen, total] = selection(doc, excluded);
+    const scroll = root.querySelector(".nb-scroll");
+    const title = doc.title ? `<div class="nb-headline">${esc(doc.title)}</div>` : "";
+    const top =
+      `<div class="nb-top">${title}<span class="nb-summary">${esc(doc.headline)}</span>` +
+      `<span class="nb-views" role="group" aria-label="diff layout">` +
+      `<button type="button" class="nb-view-button" data-view="unified" aria-pressed="${!split}">Unified</button>` +
+      `<button type="button" class="nb-view-button" data-view="split" aria-pressed="${split}">Side by side</button></span></div>`;
+    const files = doc.files.map((file) => fileBox(file, excluded, frozen, split, collapsed, expanded)).join("");
+    const note = chosen < total ? `<span class="nb-selection">${chosen} of ${total} parts selected</span>` : "";
+    const replan = model.get("replan_available") ? "" : " hidden";
+    const decided = frozen || clicked ? " disabled" : "";
+    const foot =
+      `<div class="nb-foot">` +
+      `<button type="button" class="nb-button nb-primary nbedit-apply"${decided} aria-label="Apply the selected changes">✔ Apply</button>` +
+      `<button type="button" class="nb-button nbedit-reject"${state === "pending" || state === "stale" || state === "error" ? "" : " disabled"} aria-label="Reject the change">✖ Reject</button>` +
+      `<button type="button" class="nb-button nbedit-replan"${replan} aria-label="Plan the change again against the current files">↻ Re-plan</button>${note}</div>` +
+      `<div class="nbedit-status nbedit-state-${esc(state)}" role="status" aria-live="polite"><b>nbedit</b>: ${esc(model.get("status_message"))}</div>` +
+      `<div class="nb-detail">${model.get("detail_html") || ""}</div>`;
+    const focused = document.activeElement && root.contains(document.activeElement) ? focusKey(document.activeElement) : null;
+    root.innerHTML = top + files + foot;
+    if (scroll) {
+      const again = root.querySelector(".nb-scroll");
+      if (again) again.scrollLeft = scroll.scrollLeft;
+    }
+    if (focused) {
+      const target = root.querySelector(focused);
+      if (target) target.focus();
+    }
+  }
+
+  function focusKey(element) {
+    // keep keyboard focus on the same control across a redraw
+    if (element.dataset.key) return `input[data-key="${element.dataset.key}"]`;
+    if (element.dataset.view) return `button[data-view="${element.dataset.view}"]`;
+    if (element.classList.contains("nb-collapse")) return `button.nb-collapse[data-file="${element.dataset.file}"]`;
+    for (const name of ["nbedit-apply", "nbedit-reject", "nbedit-replan"]) {
+      if (element.classList.contains(name)) return `button.${name}`;
+    }
+    return null;
+  }
+
+  root.addEventListener("click", (event) => {
+    const button = event.target.closest("button");
+    if (!button || button.disabled) return;
+    if (button.classList.contains("nbedit-apply")) {
+      clicked = true;
+      button.disabled = true;
+      model.send({ action: "apply" });
+    } else if (button.classList.contains("nbedit-reject")) {
+      clicked = true;
+      button.disabled = true;
+      model.send({ action: "reject" });
+    } else if (button.classList.contains("nbedit-replan")) {
+      model.send({ action: "replan" });
+    } else if (button.dataset.view) {
+      model.set("view_mode", button.dataset.view);
+      model.save_changes();
+    } else if (button.classList.contains("nb-collapse")) {
+      const index = Number(button.dataset.file);
+      if (collapsed.has(index)) collapsed.delete(index);
+      else collapsed.add(index);
+      draw();
+    } else if (button.classList.contains("nb-expand")) {
+      button.disabled = true;
+      const label = button.textContent;
+      button.textContent = "loading…";
+      // the lines come from the kernel; a saved notebook opened without one gets no answer
+      setTimeout(() => {
+        if (button.isConnected && button.disabled) {
+          button.disabled = false;
+          button.textContent = `${label} (showing them needs the running kernel; run the cell again)`;
+        }
+      }, 8000);
+      model.send({
+        action: "expand",
+        file: Number(button.dataset.file),
+        section: Number(button.dataset.section),
+        old_line: Number(button.dataset.old),
+        count: Number(button.dataset.count),
+      });
+    }
+  });
+
+  root.addEventListener("change", (event) => {
+    const box = event.target;
+    if (!box.dataset || !box.dataset.key) return;
+    const [file, hunk] = box.dataset.key.split(":").map(Number);
+    const current = (model.get("excluded") || []).filter(([f, h]) => !(f === file && (h === null ? -1 : h) === hunk));
+    if (!box.checked) current.push([file, hunk === -1 ? null : hunk]);
+    model.set("excluded", current);
+    model.save_changes();
+  });
+
+  model.on("msg:custom", (message) => {
+    if (message && message.kind === "lines") {
+      expanded.set(`${message.file}:${message.section}`, message.lines);
+      draw();
+    }
+  });
+
+  const redraw = () => {
+    clicked = false;
+    draw();
+  };
+  model.on("change:doc", () => expanded.clear()); // before the redraw below: new rows, new gaps
+  for (const name of ["doc", "review_state", "status_message", "detail_html", "replan_available"]) {
+    model.on(`change:${name}`, redraw);
+  }
+  model.on("change:excluded", draw);
+  model.on("change:view_mode", draw);
+  draw();
+}
+
+export default { render };
