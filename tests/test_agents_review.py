@@ -106,20 +106,27 @@ class FrontEnd:
         message = self.client.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
         self.client.shell_channel.send(message)
 
-    def click(self, widget: dict[str, Any]) -> None:
-        self.send(widget["comm_id"], {"method": "custom", "content": {"event": "click"}})
+    def act(self, review: dict[str, Any], action: str) -> None:
+        """What the review page sends when a button is pressed: one custom message on the one model."""
+        self.send(review["comm_id"], {"method": "custom", "content": {"action": action}})
 
-    def set_value(self, widget: dict[str, Any], value: Any) -> None:
-        self.send(widget["comm_id"], {"method": "update", "state": {"value": value}, "buffer_paths": []})
+    def set_state(self, widget: dict[str, Any], state: dict[str, Any]) -> None:
+        self.send(widget["comm_id"], {"method": "update", "state": state, "buffer_paths": []})
 
     def gate_widgets(self) -> dict[str, Any]:
-        """The widgets of the latest gate: its buttons, hunk toggles and reason box."""
-        start = max(i for i, w in enumerate(self.widgets) if w["state"].get("description") == "Apply")
-        mine = self.widgets[start:]  # the review widget builds its buttons, then its hunk toggles
+        """The latest gate: its review model (one per review, state = the plan's rows) and its reason box."""
+        start = max(i for i, w in enumerate(self.widgets) if w["state"].get("part") == "review")
+        mine = self.widgets[start:]
+        review = mine[0]
+        hunks = [
+            (file_index, hunk["index"])
+            for file_index, file in enumerate(review["state"]["doc"]["files"])
+            for section in file["sections"]
+            for hunk in section.get("hunks", [])
+        ]
         return {
-            "apply": mine[0],
-            "reject": next(w for w in mine if w["state"].get("description") == "Reject"),
-            "toggles": [w for w in mine if w["state"].get("_model_name") == "CheckboxModel"],
+            "review": review,
+            "hunks": hunks,
             "reason": next(w for w in mine if "reason" in str(w["state"].get("placeholder", ""))),
         }
 
@@ -151,6 +158,10 @@ def test_a_running_cell_waits_for_apply_partial_apply_reject_and_timeout(
             kind, content = message["msg_type"], message["content"]
             if kind == "comm_open" and content.get("target_name") == "jupyter.widget":
                 front.widgets.append({"comm_id": content["comm_id"], "state": content["data"]["state"]})
+            elif kind == "comm_msg" and content["data"].get("method") == "update":
+                for widget in front.widgets:  # the kernel's later state updates (the review's rows)
+                    if widget["comm_id"] == content["comm_id"]:
+                        widget["state"].update(content["data"]["state"])
             elif kind == "stream":
                 output += content["text"]
             elif kind == "error":
@@ -160,14 +171,14 @@ def test_a_running_cell_waits_for_apply_partial_apply_reject_and_timeout(
                 front.gates_seen += 1
                 gate = front.gate_widgets()
                 if action == "apply":
-                    front.click(gate["apply"])
+                    front.act(gate["review"], "apply")
                 elif action == "partial":
-                    assert len(gate["toggles"]) == 2
-                    front.set_value(gate["toggles"][1], False)
-                    front.click(gate["apply"])
+                    assert len(gate["hunks"]) == 2
+                    front.set_state(gate["review"], {"excluded": [list(gate["hunks"][1])]})
+                    front.act(gate["review"], "apply")
                 elif action == "reject":
-                    front.set_value(gate["reason"], "keep the signature untyped")
-                    front.click(gate["reject"])
+                    front.set_state(gate["reason"], {"value": "keep the signature untyped"})
+                    front.act(gate["review"], "reject")
             elif kind == "status" and content["execution_state"] == "idle":
                 finished = message["parent_header"].get("msg_id") == message_id
         assert finished, f"the cell did not finish; output so far: {output!r}"
