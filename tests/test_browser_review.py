@@ -419,3 +419,54 @@ def test_history_table_sorts_filters_and_undoes(lab: LabServer, page: Any) -> No
     assert alpha.read_text() == "a = 2\n" and beta.read_text() == "b = 2\n"
     table.locator("tr.nb-entry").filter(has_text="undoes").wait_for()
     assert entries.count() == 4 and files_column()[0] == "alpha.py"
+
+
+DRIFTED = (
+    "def total(items):\n"
+    "    subtotal = sum(item.price for item in items)\n"
+    "    tax = subtotal * 0.2\n"
+    "    return subtotal + tax\n"
+)
+# the model's copy of the first line drifted ('totals'); the change itself is on a line that is really there
+FUZZY_BLOCK = """\
+<<<<<<< SEARCH
+def totals(items):
+    subtotal = sum(item.price for item in items)
+    tax = subtotal * 0.2
+=======
+def totals(items):
+    subtotal = sum(item.price for item in items)
+    tax = round(subtotal * 0.2, 2)
+>>>>>>> REPLACE
+"""
+
+
+def test_why_here_explains_a_fuzzy_hunk(lab: LabServer, page: Any) -> None:
+    target = lab.root / "why_case.py"
+    target.write_bytes(DRIFTED.encode())
+    write_notebook(
+        lab.root / "why_case.ipynb",
+        [("code", "%load_ext nbedit"), ("code", f"%%edit why_case.py\n{FUZZY_BLOCK}")],
+    )
+    open_notebook(page, lab, "why_case.ipynb")
+    run_all_cells(page)
+    widget = rendered_widget(page)
+    disclosure = widget.locator("details.nb-why")
+    assert disclosure.count() == 1
+    summary = disclosure.locator("summary")
+    assert summary.inner_text() == "Why here?"
+    summary.focus()
+    page.keyboard.press("Enter")  # a disclosure opens from the keyboard too
+    table = disclosure.locator("table.nb-why-table")
+    table.wait_for(state="visible")
+    text = table.inner_text()
+    assert "tiers tried" in text and "exact: not found" in text and "fuzzy: " in text
+    assert "runner-up" in text and "no other candidate" in text
+    assert "-def totals(items):" in text and "+def total(items):" in text
+    screenshot(page, "review-why-light.png")
+    try:
+        set_theme(page, "JupyterLab Dark")
+        screenshot(page, "review-why-dark.png")
+    finally:
+        set_theme(page, "JupyterLab Light")
+    assert target.read_bytes() == DRIFTED.encode()  # looking explains; it never writes

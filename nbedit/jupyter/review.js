@@ -73,7 +73,9 @@ function splitRows(rows) {
 function whyHere(hunk) {
   // The engine's explanation of how the matcher chose this place; nothing when it gives none.
   if (!hunk.why || !hunk.why.length) return "";
-  const rows = hunk.why.map(([label, text]) => `<tr><th scope="row">${esc(label)}</th><td>${esc(text)}</td></tr>`).join("");
+  // a multi-line row (the lines expected vs the lines in the file) keeps its lines, in the code font
+  const cell = (text) => (text.includes("\n") ? `<pre class="nb-why-pre">${esc(text)}</pre>` : esc(text));
+  const rows = hunk.why.map(([label, text]) => `<tr><th scope="row">${esc(label)}</th><td>${cell(text)}</td></tr>`).join("");
   return `<details class="nb-why"><summary>Why here?</summary><table class="nb-why-table">${rows}</table></details>`;
 }
 

@@ -158,6 +158,8 @@ border-color:var(--jp-success-color1,rgb(46,160,67))}
 .nbedit-view table.nb-why-table{border-collapse:collapse;margin:2px 0 2px 14px}
 .nbedit-view table.nb-why-table th,.nbedit-view table.nb-why-table td{padding:1px 8px;text-align:left;
 vertical-align:top;border:0;background:transparent;color:inherit;white-space:pre-wrap}
+.nbedit-view pre.nb-why-pre{margin:0;padding:0;background:transparent;color:inherit;white-space:pre;
+font-family:var(--jp-code-font-family,monospace);font-size:var(--jp-code-font-size,12px);overflow-x:auto}
 .nbedit-view table.nb-history td.nb-files{white-space:normal}
 .nbedit-view table.nb-history td.nb-actions .nb-button{padding:1px 10px;margin-right:4px}
 .nbedit-view table.nb-history tr.nb-entry{cursor:pointer}
