@@ -10,19 +10,7 @@ import pytest
 
 from nbedit import Workspace
 from nbedit.agents import FunctionTools
-from tests.agents_support import make_project, snapshot
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return make_project(root)
-
-
-@pytest.fixture
-def workspace(project: Path, tmp_path: Path) -> Workspace:
-    return Workspace(project, home=tmp_path / "home", session="agent-test")
+from tests.agents_support import snapshot
 
 
 def test_schemas_in_each_flavor(workspace: Workspace) -> None:

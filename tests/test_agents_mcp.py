@@ -16,7 +16,7 @@ from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
 from nbedit import Workspace  # noqa: E402
-from tests.agents_support import make_project, snapshot  # noqa: E402
+from tests.agents_support import snapshot  # noqa: E402
 
 
 def _text(result: Any) -> str:
@@ -40,13 +40,6 @@ async def _session_calls(root: Path, home: Path, calls: list[tuple[str, dict]], 
 
 def run_session(root: Path, home: Path, calls: list[tuple[str, dict]], *extra: str) -> list[Any]:
     return asyncio.run(asyncio.wait_for(_session_calls(root, home, calls, *extra), timeout=120))
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return make_project(root)
 
 
 def test_tools_results_errors_and_shared_history(project: Path, tmp_path: Path) -> None:

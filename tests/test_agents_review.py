@@ -20,16 +20,9 @@ from typing import Any
 import pytest
 
 from nbedit import Workspace
-from tests.agents_support import DATA, make_project, recorded, snapshot
+from tests.agents_support import DATA, recorded, snapshot
 
 pytest.importorskip("jupyter_ui_poll")
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return make_project(root)
 
 
 def test_gate_decision_names_applied_and_left_out_hunks(project: Path, tmp_path: Path) -> None:

@@ -13,21 +13,9 @@ import pytest
 
 from nbedit import Workspace
 from nbedit.agents import TextEditorTool
-from tests.agents_support import make_project, recorded, snapshot
+from tests.agents_support import recorded, snapshot
 
 CALLS = recorded("anthropic_tool_use")
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return make_project(root)
-
-
-@pytest.fixture
-def workspace(project: Path, tmp_path: Path) -> Workspace:
-    return Workspace(project, home=tmp_path / "home", session="agent-test")
 
 
 def run(tool: TextEditorTool, name: str) -> dict:
