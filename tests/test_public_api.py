@@ -43,3 +43,20 @@ def test_the_lazily_loaded_names_resolve_and_are_listed() -> None:
         "assert {'NoMatch', 'Plan', 'Workspace'} <= set(dir(nbedit))\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True)
+
+
+def test_every_error_class_is_public() -> None:
+    """The lazy name lists in nbedit/__init__.py must not fall behind the error tree."""
+    import inspect
+
+    import nbedit
+    from nbedit import errors
+
+    classes = {
+        name
+        for name, value in vars(errors).items()
+        if inspect.isclass(value) and issubclass(value, errors.NbeditError)
+    }
+    assert classes <= set(nbedit.__all__)
+    for name in nbedit.__all__:
+        assert getattr(nbedit, name) is not None

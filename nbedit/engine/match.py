@@ -65,8 +65,6 @@ INDENT_PENALTY = 0.2  # a line whose relative indentation differs loses this muc
 LEFT_BEHIND = 0.8  # a line this similar to one the change removes means the old text is still there
 FUZZY_MAX_LINE = 1_000  # longer lines are compared for equality only (similarity is quadratic in length)
 
-_UNICODE_TABLE = UNICODE_TABLE
-
 
 @dataclass(frozen=True, slots=True)
 class MatchOptions:
@@ -77,7 +75,6 @@ class MatchOptions:
 _SPACES = (" ", "\t", "\r", "\f", "\v")
 _LEADING_SPACE = re.compile(r"\n[ \t]+")
 _RSTRIP = methodcaller("rstrip", " \t\r\f\v")
-_LSTRIP = methodcaller("lstrip", " \t")
 
 
 def _normalise(text: str, tier: Tier) -> str:
@@ -104,7 +101,7 @@ def _normalise_step(text: str, tier: Tier) -> str:
             return text  # nothing to strip: skip the split/join of every line
         return "\n".join(map(_RSTRIP, text.split("\n")))
     if tier is Tier.UNICODE:
-        return text.translate(_UNICODE_TABLE)
+        return text.translate(UNICODE_TABLE)
     if tier is Tier.INDENTATION:
         return _LEADING_SPACE.sub("\n", text).lstrip(" \t")
     return text
@@ -331,7 +328,7 @@ def locate(
     elsewhere = [item[0] for item in candidates if item[1] >= options.threshold]
     if new_text_present(index, hunk, (low, high), near_misses=elsewhere):
         return []
-    floor = LOCATOR_CONTEXT_FLOOR if (near_line is not None and _changes_lines(hunk)) else options.threshold
+    floor = _context_floor(hunk, near_line, options.threshold)
     raise NoMatch(
         _no_match_message(hunk, path, options),
         path=path,
@@ -341,7 +338,7 @@ def locate(
                 hunk,
                 item[0],
                 item[1],
-                None if options.exact else _rejection_reason(index, hunk, item, floor, options.threshold),
+                None if options.exact else _rejection_reason(index, hunk, item, floor),
             )
             for item in candidates[:3]
         ],
@@ -874,6 +871,11 @@ def _query_lines(hunk: Hunk) -> list[str]:
     return lines
 
 
+def _context_floor(hunk: Hunk, near_line: int | None, threshold: float) -> float:
+    """The lowest window score the fuzzy tier accepts: lower with a line number, when lines change."""
+    return LOCATOR_CONTEXT_FLOOR if (near_line is not None and _changes_lines(hunk)) else threshold
+
+
 def _changes_lines(hunk: Hunk) -> bool:
     """True when the hunk removes or rewrites at least one old line (exact comparison)."""
     old_lines, _ = split_change_lines(hunk.old)
@@ -1007,7 +1009,7 @@ def _fuzzy_winner(
     """
     if not candidates:
         return None
-    floor = LOCATOR_CONTEXT_FLOOR if (near_line is not None and _changes_lines(hunk)) else threshold
+    floor = _context_floor(hunk, near_line, threshold)
     replacements: dict[int, str | Refusal] = {}
 
     def carried(item: _Scored) -> str | Refusal:
@@ -1060,7 +1062,7 @@ def _overlaps(a: _Hit, b: _Hit) -> bool:
     return a.first_line < b.first_line + b.line_count and b.first_line < a.first_line + a.line_count
 
 
-def _rejection_reason(index: FileIndex, hunk: Hunk, item: _Scored, floor: float, threshold: float) -> str:
+def _rejection_reason(index: FileIndex, hunk: Hunk, item: _Scored, floor: float) -> str:
     """Why a near miss was not taken, in words (the real reason, not just a score)."""
     refusal = _replacement(index, hunk, item[0], Tier.FUZZY)
     if isinstance(refusal, Refusal):

@@ -183,17 +183,17 @@ def indentation_offset(
     pairs = strong or weak
     if not pairs:
         return Offset()
-    first_number, first = pairs[0]
+    first = pairs[0][1]
     for number, offset in pairs:
         if offset is None or offset != first:
-            shown = number if offset is None else first_number if first is None else number
             return Refusal(
                 "the file's indentation differs from the old text's by different amounts on different "
                 "lines, so nbedit cannot tell how to indent the new lines",
-                line=shown,
+                line=number,
                 kind="indentation",
             )
-    return first if first is not None else Offset()
+    assert first is not None  # every pair agreed with it, and none was None
+    return first
 
 
 def uniform_offset(
