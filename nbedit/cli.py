@@ -17,8 +17,13 @@ Exit codes: 0 applied (or nothing to do, or ``--dry-run``), 1 refused or failed
 (the error is printed on stderr, nothing was written; this includes declining the
 prompt and a preview without a terminal or ``--yes``), 2 usage error. ``nbedit diff`` follows diff(1): 0 same, 1 different, 2 trouble.
 
-Imports stay lazy so ``nbedit apply --yes`` starts fast: the workspace, rich and
-the renderers load only inside the subcommand that needs them.
+Start-up is most of the cost of one call (an agent runs ``nbedit`` once per
+edit), so imports stay where they are used: the workspace, rich and the
+renderers load only inside the subcommand that needs them. ``apply`` and
+``edit`` with plain options are read without argparse (``_quick_parse``: only
+argument lists argparse would read the same way; anything else, ``--help`` and
+every error go through argparse), and argparse fills in only the subcommand
+that was named, so ``nbedit --help`` does not build the other ten.
 
 The preview has two forms. On a terminal it is rich's coloured, numbered rows.
 Anywhere else (a pipe, a log, CI) it is plain text written in one call: the
@@ -30,20 +35,23 @@ back through by people, and the rows cost seconds for a 1,000-hunk change
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from types import SimpleNamespace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Collection, Sequence
     from typing import Any
 
     from rich.console import Console
 
     from nbedit.engine.models import Plan
     from nbedit.workspace import Workspace
+
+    Arguments = argparse.Namespace | SimpleNamespace  # the quick path makes a SimpleNamespace
 
 __all__ = ["build_parser", "main"]
 
@@ -86,7 +94,7 @@ def _read_text(source: str, what: str) -> str:
         raise _Usage(f"{what} {source!r} is not UTF-8 text (byte {error.start})") from None
 
 
-def _workspace(args: argparse.Namespace) -> Workspace:
+def _workspace(args: Arguments) -> Workspace:
     from nbedit.workspace import Workspace
 
     root = args.root
@@ -191,7 +199,7 @@ def _preview(plan: Plan) -> Callable[[str], None]:
 def _review_and_apply(
     workspace: Workspace,
     plan: Plan,
-    args: argparse.Namespace,
+    args: Arguments,
     stdin_used: bool,
     *,
     write: Callable[[], Any] | None = None,
@@ -237,7 +245,7 @@ def _review_and_apply(
 # --- subcommands -----------------------------------------------------------------------------------
 
 
-def _apply(args: argparse.Namespace) -> int:
+def _apply(args: Arguments) -> int:
     source = args.patch
     if source is None:
         if sys.stdin.isatty():
@@ -249,7 +257,7 @@ def _apply(args: argparse.Namespace) -> int:
     return _review_and_apply(workspace, plan, args, stdin_used=source == "-")
 
 
-def _edit(args: argparse.Namespace) -> int:
+def _edit(args: Arguments) -> int:
     old = args.old if args.old is not None else _read_text(args.old_file, "--old-file")
     new = args.new if args.new is not None else _read_text(args.new_file, "--new-file")
     workspace = _workspace(args)
@@ -258,7 +266,7 @@ def _edit(args: argparse.Namespace) -> int:
     return _review_and_apply(workspace, plan, args, stdin_used=stdin_used)
 
 
-def _diff(args: argparse.Namespace) -> int:
+def _diff(args: Arguments) -> int:
     from nbedit.engine.plan import text_diff
     from nbedit.engine.text import decode
     from nbedit.errors import NbeditError
@@ -295,7 +303,7 @@ def _print_diff(diff: str) -> None:
     _console().print(unified_diff_text(diff))
 
 
-def _view(args: argparse.Namespace) -> int:
+def _view(args: Arguments) -> int:
     text = _workspace(args).view(args.notebook)
     sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
     return OK
@@ -310,7 +318,7 @@ def _history_call(workspace: Workspace, name: str) -> Any:
     return method
 
 
-def _history(args: argparse.Namespace) -> int:
+def _history(args: Arguments) -> int:
     from nbedit.render.history import history_json, history_table, history_tsv
 
     workspace = _workspace(args)
@@ -330,7 +338,7 @@ def _history(args: argparse.Namespace) -> int:
     return OK
 
 
-def _show(args: argparse.Namespace) -> int:
+def _show(args: Arguments) -> int:
     workspace = _workspace(args)
     shown = _history_call(workspace, "show")(args.id)
     _print_shown(shown)
@@ -352,7 +360,7 @@ def _print_shown(shown: Any) -> None:
         _print_diff(diff)
 
 
-def _undo(args: argparse.Namespace) -> int:
+def _undo(args: Arguments) -> int:
     from nbedit import history_ops
 
     workspace = _workspace(args)
@@ -369,7 +377,7 @@ def _undo(args: argparse.Namespace) -> int:
     )
 
 
-def _restore(args: argparse.Namespace) -> int:
+def _restore(args: Arguments) -> int:
     from nbedit import history_ops
 
     workspace = _workspace(args)
@@ -387,7 +395,7 @@ def _restore(args: argparse.Namespace) -> int:
     )
 
 
-def _doctor(args: argparse.Namespace) -> int:
+def _doctor(args: Arguments) -> int:
     from nbedit.storage.doctor import check, repair
     from nbedit.storage.records import default_home
 
@@ -408,7 +416,7 @@ def _doctor(args: argparse.Namespace) -> int:
     return OK
 
 
-def _demo(args: argparse.Namespace) -> int:
+def _demo(args: Arguments) -> int:
     from nbedit.demo import run
 
     return int(run())
@@ -418,13 +426,21 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _threshold(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    import argparse  # only on the argparse path: the quick path checks the threshold itself
+
+    number = _threshold_number(value)
+    if number is None:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number")
     if not 0.0 < number <= 1.0:
         raise argparse.ArgumentTypeError("must be greater than 0 and at most 1 (e.g. 0.9)")
     return number
+
+
+def _threshold_number(value: str) -> float | None:
+    try:
+        return float(value)
+    except ValueError:
+        return None
 
 
 def _common(
@@ -432,6 +448,8 @@ def _common(
 ) -> argparse.ArgumentParser:
     """Options shared by subcommands; ``matching``/``overwrite``/``recording`` drop the ones that
     mean nothing for a subcommand (an undo neither matches nor adds files, and needs the history)."""
+    import argparse
+
     parent = argparse.ArgumentParser(add_help=False)
     parent.add_argument("--root", default=".", help="workspace root; paths are confined to it (default: .)")
     if write:
@@ -460,7 +478,18 @@ def _common(
     return parent
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The ``nbedit`` parser. ``only`` names the subcommands whose arguments are added (default:
+    all); the others keep their name and help line, which is all ``nbedit --help`` shows, so a
+    call builds just what it reads."""
+    import argparse
+
+    def wanted(name: str) -> bool:
+        return only is None or name in only
+
+    def parents(write: bool, **options: bool) -> list[argparse.ArgumentParser]:
+        return [_common(write, **options)]
+
     parser = argparse.ArgumentParser(
         prog="nbedit",
         description="Review and apply edits (diffs, apply_patch, SEARCH/REPLACE, old/new pairs) to files and notebooks.",
@@ -470,94 +499,132 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"nbedit {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    writing, reading = _common(write=True), _common(write=False)
-    editing = _common(write=True, overwrite=False)
-    reverting = _common(write=True, overwrite=False, matching=False, recording=False)
 
     apply = commands.add_parser(
-        "apply", parents=[writing], help="preview and apply a patch (any dialect, auto-detected)"
+        "apply",
+        parents=parents(write=True) if wanted("apply") else [],
+        help="preview and apply a patch (any dialect, auto-detected)",
     )
-    apply.add_argument(
-        "patch", nargs="?", metavar="PATCH", help="patch file, or - for stdin (default: stdin)"
-    )
-    apply.add_argument("--explain", action="store_true", help="say how each hunk was located (tiers, scores)")
+    if wanted("apply"):
+        apply.add_argument(
+            "patch", nargs="?", metavar="PATCH", help="patch file, or - for stdin (default: stdin)"
+        )
+        apply.add_argument(
+            "--explain", action="store_true", help="say how each hunk was located (tiers, scores)"
+        )
     apply.set_defaults(handler=_apply)
 
-    edit = commands.add_parser("edit", parents=[editing], help="replace old text with new text in one file")
-    edit.add_argument("file", metavar="FILE")
-    old = edit.add_mutually_exclusive_group(required=True)
-    old.add_argument("--old", help="the text to replace, exactly as it is in the file")
-    old.add_argument("--old-file", metavar="PATH", help="read the old text from a file (- for stdin)")
-    new = edit.add_mutually_exclusive_group(required=True)
-    new.add_argument("--new", help="the replacement text")
-    new.add_argument("--new-file", metavar="PATH", help="read the new text from a file (- for stdin)")
-    edit.add_argument(
-        "--replace-all", action="store_true", help="replace every occurrence, not just a unique one"
+    edit = commands.add_parser(
+        "edit",
+        parents=parents(write=True, overwrite=False) if wanted("edit") else [],
+        help="replace old text with new text in one file",
     )
-    edit.add_argument("--cell", metavar="ID|INDEX", help="limit the edit to one notebook cell")
-    edit.add_argument(
-        "--clear-outputs", action="store_true", help="clear the outputs of edited notebook code cells"
-    )
-    edit.add_argument(
-        "--explain", action="store_true", help="say how the old text was located (tiers, scores)"
-    )
+    if wanted("edit"):
+        edit.add_argument("file", metavar="FILE")
+        old = edit.add_mutually_exclusive_group(required=True)
+        old.add_argument("--old", help="the text to replace, exactly as it is in the file")
+        old.add_argument("--old-file", metavar="PATH", help="read the old text from a file (- for stdin)")
+        new = edit.add_mutually_exclusive_group(required=True)
+        new.add_argument("--new", help="the replacement text")
+        new.add_argument("--new-file", metavar="PATH", help="read the new text from a file (- for stdin)")
+        edit.add_argument(
+            "--replace-all", action="store_true", help="replace every occurrence, not just a unique one"
+        )
+        edit.add_argument("--cell", metavar="ID|INDEX", help="limit the edit to one notebook cell")
+        edit.add_argument(
+            "--clear-outputs", action="store_true", help="clear the outputs of edited notebook code cells"
+        )
+        edit.add_argument(
+            "--explain", action="store_true", help="say how the old text was located (tiers, scores)"
+        )
     edit.set_defaults(handler=_edit)
 
     diff = commands.add_parser("diff", help="unified diff of two files (exit 0 same, 1 different)")
-    diff.add_argument("a", metavar="A")
-    diff.add_argument("b", metavar="B")
+    if wanted("diff"):
+        diff.add_argument("a", metavar="A")
+        diff.add_argument("b", metavar="B")
     diff.set_defaults(handler=_diff)
 
-    view = commands.add_parser("view", parents=[reading], help="show a notebook as its editable cell view")
-    view.add_argument("notebook", metavar="NOTEBOOK")
+    view = commands.add_parser(
+        "view",
+        parents=parents(write=False) if wanted("view") else [],
+        help="show a notebook as its editable cell view",
+    )
+    if wanted("view"):
+        view.add_argument("notebook", metavar="NOTEBOOK")
     view.set_defaults(handler=_view)
 
-    history = commands.add_parser("history", parents=[reading], help="list recorded edits")
-    history.add_argument("--all", action="store_true", help="every session, not just this root's CLI edits")
-    history.add_argument("--path", help="only edits that touched this file")
-    history.add_argument(
-        "--json",
-        action="store_true",
-        help="print the entries as JSON (for scripts); piped output is tab-separated",
+    history = commands.add_parser(
+        "history", parents=parents(write=False) if wanted("history") else [], help="list recorded edits"
     )
+    if wanted("history"):
+        history.add_argument(
+            "--all", action="store_true", help="every session, not just this root's CLI edits"
+        )
+        history.add_argument("--path", help="only edits that touched this file")
+        history.add_argument(
+            "--json",
+            action="store_true",
+            help="print the entries as JSON (for scripts); piped output is tab-separated",
+        )
     history.set_defaults(handler=_history)
 
-    show = commands.add_parser("show", parents=[reading], help="show what a history entry changed")
-    show.add_argument("id", metavar="ID")
+    show = commands.add_parser(
+        "show",
+        parents=parents(write=False) if wanted("show") else [],
+        help="show what a history entry changed",
+    )
+    if wanted("show"):
+        show.add_argument("id", metavar="ID")
     show.set_defaults(handler=_show)
 
+    reverting = {"overwrite": False, "matching": False, "recording": False}
     undo = commands.add_parser(
-        "undo", parents=[reverting], help="preview, then undo the last edit of this session"
+        "undo",
+        parents=parents(write=True, **reverting) if wanted("undo") else [],
+        help="preview, then undo the last edit of this session",
     )
-    undo.add_argument("--force", action="store_true", help="undo even if the files changed since")
+    if wanted("undo"):
+        undo.add_argument("--force", action="store_true", help="undo even if the files changed since")
     undo.set_defaults(handler=_undo)
 
     restore = commands.add_parser(
-        "restore", parents=[reverting], help="preview, then put files back as they were before an entry"
+        "restore",
+        parents=parents(write=True, **reverting) if wanted("restore") else [],
+        help="preview, then put files back as they were before an entry",
     )
-    restore.add_argument("id", metavar="ID")
-    restore.add_argument("--after", action="store_true", help="restore the state after the entry instead")
-    restore.add_argument("--force", action="store_true", help="restore even if the files changed since")
+    if wanted("restore"):
+        restore.add_argument("id", metavar="ID")
+        restore.add_argument("--after", action="store_true", help="restore the state after the entry instead")
+        restore.add_argument("--force", action="store_true", help="restore even if the files changed since")
     restore.set_defaults(handler=_restore)
 
     doctor = commands.add_parser(
-        "doctor", parents=[reading], help="check the history store; --repair sets a damaged one aside"
+        "doctor",
+        parents=parents(write=False) if wanted("doctor") else [],
+        help="check the history store; --repair sets a damaged one aside",
     )
-    doctor.add_argument("--repair", action="store_true", help="set a damaged history aside and start anew")
+    if wanted("doctor"):
+        doctor.add_argument(
+            "--repair", action="store_true", help="set a damaged history aside and start anew"
+        )
     doctor.set_defaults(handler=_doctor, no_history=False)
 
     demo = commands.add_parser("demo", help="a guided tour on sample files in a temporary folder")
     demo.set_defaults(handler=_demo)
 
     mcp = commands.add_parser("mcp", help="serve view/edit/patch/history/undo to an MCP client over stdio")
-    mcp.add_argument("--root", default=".", help="workspace root; paths are confined to it (default: .)")
-    mcp.add_argument("--approval", choices=("auto", "dry-run"), default="auto", help="dry-run never writes")
-    mcp.add_argument("--no-history", action="store_true", help="do not record a snapshot for undo")
+    if wanted("mcp"):
+        mcp.add_argument("--root", default=".", help="workspace root; paths are confined to it (default: .)")
+        mcp.add_argument(
+            "--approval", choices=("auto", "dry-run"), default="auto", help="dry-run never writes"
+        )
+        mcp.add_argument("--no-history", action="store_true", help="do not record a snapshot for undo")
     mcp.set_defaults(handler=_mcp)
     return parser
 
 
-def _mcp(args: argparse.Namespace) -> int:
+def _mcp(args: Arguments) -> int:
     try:
         from nbedit.agents.mcp_server import serve
     except ImportError as error:
@@ -567,9 +634,111 @@ def _mcp(args: argparse.Namespace) -> int:
     return OK
 
 
+# --- the quick path ---------------------------------------------------------------------------------
+# ``apply`` and ``edit`` as agents call them, read without importing argparse (a few milliseconds of
+# every call). Only argument lists that argparse reads in exactly one way are taken: every option
+# spelled in full and separate from its value, values that do not start with "-" (but "-" itself),
+# the right number of positionals, one of each required pair. Anything else (``--help``, ``--root=x``,
+# abbreviations, ``--``, mistakes) returns None and argparse reads it, with its own messages.
+# tests/test_startup.py checks these tables against the argparse parser, option by option.
+
+_WRITING_OPTIONS = {  # option -> (destination, takes a value)
+    "--root": ("root", True),
+    "--dry-run": ("dry_run", False),
+    "-y": ("yes", False),
+    "--yes": ("yes", False),
+    "--exact": ("exact", False),
+    "--threshold": ("threshold", True),
+    "--encoding": ("encoding", True),
+    "--no-history": ("no_history", False),
+    "--force": ("force", False),
+}
+_QUICK_OPTIONS = {
+    "apply": {**_WRITING_OPTIONS, "--overwrite": ("overwrite", False), "--explain": ("explain", False)},
+    "edit": {
+        **_WRITING_OPTIONS,
+        "--old": ("old", True),
+        "--old-file": ("old_file", True),
+        "--new": ("new", True),
+        "--new-file": ("new_file", True),
+        "--replace-all": ("replace_all", False),
+        "--cell": ("cell", True),
+        "--clear-outputs": ("clear_outputs", False),
+        "--explain": ("explain", False),
+    },
+}
+_QUICK_POSITIONAL = {"apply": ("patch", 0), "edit": ("file", 1)}  # destination, least given (most: 1)
+_QUICK_ONE_OF = {"apply": (), "edit": (("old", "old_file"), ("new", "new_file"))}
+
+
+def _quick_parse(arguments: Sequence[str]) -> SimpleNamespace | None:
+    """``apply``/``edit`` arguments as argparse would read them, or None to let argparse read them."""
+    if not arguments or arguments[0] not in _QUICK_OPTIONS:
+        return None
+    command = arguments[0]
+    options = _QUICK_OPTIONS[command]
+    values: dict[str, Any] = {
+        destination: None if takes_value else False for destination, takes_value in options.values()
+    }
+    values["root"] = "."
+    given: set[str] = set()
+    positionals: list[str] = []
+    tokens = iter(arguments[1:])
+    for token in tokens:
+        if not token.startswith("-") or token == "-":
+            positionals.append(token)
+            continue
+        option = options.get(token)
+        if option is None:
+            return None
+        destination, takes_value = option
+        given.add(destination)
+        if not takes_value:
+            values[destination] = True
+            continue
+        value = next(tokens, None)
+        if value is None or (value.startswith("-") and value != "-"):
+            return None
+        if destination == "threshold":  # argparse checks each one given, not just the last
+            number = _threshold_number(value)
+            if number is None or not 0.0 < number <= 1.0:
+                return None
+            values[destination] = number
+        else:
+            values[destination] = value
+    positional, least = _QUICK_POSITIONAL[command]
+    if not least <= len(positionals) <= 1:
+        return None
+    values[positional] = positionals[0] if positionals else None
+    for pair in _QUICK_ONE_OF[command]:
+        if len(given.intersection(pair)) != 1:
+            return None
+    handler = _apply if command == "apply" else _edit
+    return SimpleNamespace(command=command, handler=handler, **values)
+
+
+def _parser_for(arguments: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser with only the named subcommand's arguments (all of them when that is unclear).
+
+    The top level takes no option with a value, so the first argument that is not an option names
+    the subcommand."""
+    for argument in arguments:
+        if argument == "--":
+            break
+        if not argument.startswith("-"):
+            return build_parser(only=(argument,))
+    else:
+        return build_parser(only=())
+    return build_parser()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    parser = None
+    args = _quick_parse(arguments)
+    if args is None:
+        parser = _parser_for(arguments)
+        args = parser.parse_args(arguments)
     stdout = sys.stdout
     sys.stdout = _ClosedStdoutGuard(stdout)  # type: ignore[assignment]
     try:
@@ -579,11 +748,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout = stdout
 
 
-def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+def _run(parser: argparse.ArgumentParser | None, args: Arguments) -> int:
     try:
         return int(args.handler(args))
     except _Usage as problem:
-        parser.error(str(problem))  # exits with status 2
+        (parser or build_parser(only=())).error(str(problem))  # exits with status 2
     except KeyboardInterrupt:
         _warn("interrupted; nothing written")
         return FAILED

@@ -1,0 +1,374 @@
+"""Start-up: the command line reads its arguments and imports only what the command needs.
+
+An agent runs ``nbedit`` once per edit, so start-up is most of the cost of a call. These tests
+are not timed (speed lives in ``benchmarks/``): they check *what* a real, fresh process imports
+(``python -X importtime`` lists every module it loads), and that the quick argument reader, which
+spares ``apply``/``edit`` the argparse import, reads every argument list it accepts exactly as
+argparse does and hands every other one to argparse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nbedit import cli
+
+REPO = Path(__file__).resolve().parents[1]
+
+# never on the path of a plain apply/edit/--help (each is imported where it is needed)
+HEAVY = (
+    "rich",
+    "rapidfuzz",
+    "charset_normalizer",
+    "nbformat",
+    "jsonschema",
+    "fastjsonschema",
+    "IPython",
+    "ipywidgets",
+    "anywidget",
+    "zstandard",
+    "nbedit.engine.notebook",
+    "nbedit.render.rows",
+    "nbedit.render.terminal",
+    "nbedit.render.html",
+    "nbedit.jupyter",
+    "nbedit.agents",
+)
+
+
+def imported(
+    *arguments: str, cwd: Path, stdin: bytes = b""
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run ``python -X importtime -m nbedit ARGUMENTS``; return the process and the modules it imported."""
+    completed = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "nbedit", *arguments],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"},
+        timeout=120,
+    )
+    stderr = completed.stderr.decode("utf-8", "replace")
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    messages = "\n".join(line for line in stderr.splitlines() if not line.startswith("import time:"))
+    result = subprocess.CompletedProcess(
+        completed.args, completed.returncode, completed.stdout.decode("utf-8", "replace"), messages
+    )
+    return result, modules
+
+
+def loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(name for name in names if name in modules or any(m.startswith(name + ".") for m in modules))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    lines = [f"def function_{index}(value):\n    return value + {index}\n\n\n" for index in range(40)]
+    (tmp_path / "app.py").write_text("".join(lines), encoding="utf-8")
+    patch = (
+        "--- a/app.py\n+++ b/app.py\n"
+        "@@ -5,2 +5,2 @@\n def function_1(value):\n-    return value + 1\n+    return value + 100\n"
+        "@@ -81,2 +81,2 @@\n def function_20(value):\n-    return value + 20\n+    return value + 200\n"
+    )
+    (tmp_path / "change.diff").write_text(patch, encoding="utf-8")
+    return tmp_path
+
+
+# --- what a process imports --------------------------------------------------------------------
+
+
+def test_apply_yes_imports_nothing_heavy(project: Path) -> None:
+    result, modules = imported("apply", "--yes", "change.diff", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "return value + 100" in (project / "app.py").read_text(encoding="utf-8")
+    assert "sqlite3" in modules  # history on: the entry was recorded
+    assert loaded(modules, HEAVY) == []
+    # the quick argument reader: no argparse; the preview is plain text, written without rich
+    assert loaded(modules, ("argparse", "nbedit.render.summary", "nbedit.history_ops")) == []
+
+
+def test_apply_from_stdin_imports_nothing_heavy(project: Path) -> None:
+    patch = (project / "change.diff").read_bytes()
+    result, modules = imported("apply", "-", "--yes", "--root", ".", cwd=project, stdin=patch)
+    assert result.returncode == 0, result.stderr
+    assert loaded(modules, (*HEAVY, "argparse")) == []
+
+
+def test_edit_imports_nothing_heavy(project: Path) -> None:
+    result, modules = imported(
+        "edit", "app.py", "--old", "return value + 3\n", "--new", "return value + 33\n", "--yes", cwd=project
+    )
+    assert result.returncode == 0, result.stderr
+    assert "return value + 33" in (project / "app.py").read_text(encoding="utf-8")
+    assert loaded(modules, (*HEAVY, "argparse")) == []
+
+
+def test_help_imports_only_argparse(project: Path) -> None:
+    result, modules = imported("--help", cwd=project)
+    assert result.returncode == 0
+    assert result.stdout == cli.build_parser().format_help()
+    assert "argparse" in modules
+    assert (
+        loaded(modules, (*HEAVY, "nbedit.workspace", "nbedit.engine", "nbedit.storage", "dataclasses")) == []
+    )
+
+
+def test_a_refusal_still_explains_itself_without_the_heavy_modules(project: Path) -> None:
+    before = (project / "app.py").read_bytes()
+    result, modules = imported("edit", "app.py", "--old", "no such text", "--new", "x", "--yes", cwd=project)
+    assert result.returncode == 1
+    assert "no such text" in result.stderr or "not found" in result.stderr.lower(), result.stderr
+    assert (project / "app.py").read_bytes() == before
+    # the error panel is drawn with rich (stderr); the matcher's fuzzy search needs rapidfuzz
+    assert loaded(modules, ("nbformat", "IPython", "anywidget", "charset_normalizer")) == []
+
+
+def test_the_fuzzy_tier_imports_rapidfuzz_when_it_is_needed(project: Path) -> None:
+    # the context lines drifted (a word changed), so only the fuzzy tier finds the place
+    text = (project / "app.py").read_text(encoding="utf-8")
+    (project / "app.py").write_text(text.replace("def function_7(value):", "def function_7(number):"))
+    patch = (
+        "--- a/app.py\n+++ b/app.py\n@@ -29,4 +29,4 @@\n def function_7(value):\n-    return value + 7\n"
+        "+    return value + 77\n \n \n"
+    )
+    (project / "drift.diff").write_text(patch, encoding="utf-8")
+    result, modules = imported("apply", "--yes", "drift.diff", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "return value + 77" in (project / "app.py").read_text(encoding="utf-8")
+    assert "rapidfuzz" in modules
+    assert "fuzzy" in result.stdout
+
+
+def test_a_western_8_bit_file_imports_the_detector(project: Path) -> None:
+    (project / "latin.txt").write_bytes("caf\xe9 au lait\nna\xefve\n".encode("cp1252"))
+    result, modules = imported("edit", "latin.txt", "--old", "lait", "--new", "miel", "--yes", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert (project / "latin.txt").read_bytes() == "caf\xe9 au miel\nna\xefve\n".encode("cp1252")
+    assert "charset_normalizer" in modules
+
+
+def test_a_notebook_edit_imports_the_notebook_code(project: Path) -> None:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("x = 1")]
+    notebook.cells[0]["id"] = "c0"
+    nbformat.write(notebook, str(project / "n.ipynb"))
+    result, modules = imported("edit", "n.ipynb", "--old", "x = 1", "--new", "x = 2", "--yes", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "nbedit.engine.notebook" in modules
+    assert loaded(modules, ("rich", "IPython", "anywidget")) == []
+
+
+# --- the quick argument reader reads exactly as argparse does ----------------------------------
+
+
+def _subparser(command: str) -> argparse.ArgumentParser:
+    parser = cli.build_parser()
+    (subparsers,) = (action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    chosen: argparse.ArgumentParser = subparsers.choices[command]
+    return chosen
+
+
+@pytest.mark.parametrize("command", sorted(cli._QUICK_OPTIONS))
+def test_the_quick_tables_are_the_argparse_options(command: str) -> None:
+    actions = [
+        action for action in _subparser(command)._actions if not isinstance(action, argparse._HelpAction)
+    ]
+    options = {
+        string: (action.dest, action.nargs is None and not isinstance(action, argparse._StoreTrueAction))
+        for action in actions
+        for string in action.option_strings
+    }
+    assert options == cli._QUICK_OPTIONS[command]
+    defaults = {action.dest: action.default for action in actions}
+    quick = cli._quick_parse(
+        [command, *(["x"] if cli._QUICK_POSITIONAL[command][1] else [])]
+        + [token for pair in cli._QUICK_ONE_OF[command] for token in (f"--{pair[0].replace('_', '-')}", "v")]
+    )
+    assert quick is not None
+    for destination, default in defaults.items():
+        if destination in (cli._QUICK_POSITIONAL[command][0], *sum(cli._QUICK_ONE_OF[command], ())):
+            continue
+        assert getattr(quick, destination) == default, destination
+    (positional,) = [action for action in actions if not action.option_strings]
+    assert positional.dest == cli._QUICK_POSITIONAL[command][0]
+    assert positional.nargs == ("?" if cli._QUICK_POSITIONAL[command][1] == 0 else None)
+    groups = _subparser(command)._mutually_exclusive_groups
+    assert sorted(tuple(action.dest for action in group._group_actions) for group in groups) == sorted(
+        cli._QUICK_ONE_OF[command]
+    )
+    assert all(group.required for group in groups)
+
+
+def _argparse_reading(arguments: list[str]) -> dict[str, object] | None:
+    """What the full argparse parser makes of ``arguments`` (None: it refused them)."""
+    try:
+        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+            return vars(cli.build_parser().parse_args(arguments))
+    except SystemExit:
+        return None
+
+
+TOKENS = sorted({string for options in cli._QUICK_OPTIONS.values() for string in options}) + [
+    "apply",
+    "edit",
+    "x.diff",
+    "app.py",
+    "-",
+    "--",
+    "",
+    "a b",
+    "-1",
+    "0.5",
+    "2",
+    "nan",
+    "cp1252",
+    "--ye",
+    "--root=x",
+    "-yy",
+    "-h",
+    "--help",
+    "--version",
+    "--all",
+    "-x",
+    "--old=",
+    "--threshold=0.5",
+]
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.sampled_from(["apply", "edit", "view", "--yes"]),
+    st.lists(st.sampled_from(TOKENS), max_size=8),
+)
+def test_the_quick_reader_agrees_with_argparse_or_steps_aside(command: str, rest: list[str]) -> None:
+    arguments = [command, *rest]
+    quick = cli._quick_parse(arguments)
+    if quick is None:
+        return  # argparse reads it (and says what is wrong, if anything)
+    assert vars(quick) == _argparse_reading(arguments)
+
+
+VALUES = ["app.py", "-", "0.5", "1", "x y", "", "cp1252", "2"]
+
+
+@st.composite
+def well_formed(draw: st.DrawFn) -> list[str]:
+    """Calls built the way agents write them: whole option names, each value after its option."""
+    command = draw(st.sampled_from(sorted(cli._QUICK_OPTIONS)))
+    options = cli._QUICK_OPTIONS[command]
+    groups: list[list[str]] = []
+    for string in draw(st.lists(st.sampled_from(sorted(options)), max_size=7)):
+        takes_value = options[string][1]
+        groups.append([string, draw(st.sampled_from(VALUES))] if takes_value else [string])
+    for _ in range(draw(st.integers(0, 2))):
+        groups.insert(draw(st.integers(0, len(groups))), [draw(st.sampled_from(VALUES))])
+    return [command, *(token for group in groups for token in group)]
+
+
+@settings(max_examples=800, deadline=None)
+@given(well_formed())
+def test_the_quick_reader_agrees_with_argparse_on_well_formed_calls(arguments: list[str]) -> None:
+    quick = cli._quick_parse(arguments)
+    if quick is None:
+        return
+    assert vars(quick) == _argparse_reading(arguments)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["apply", "--yes", "change.diff"],
+        ["apply", "change.diff", "--yes", "--root", "project", "--no-history"],
+        ["apply", "-", "-y", "--threshold", "0.8", "--explain", "--dry-run"],
+        ["apply", "--yes"],
+        ["apply", "--encoding", "cp1252", "--overwrite", "--force", "--exact", "p.diff"],
+        ["edit", "app.py", "--old", "a", "--new", "b", "--yes"],
+        ["edit", "--old-file", "-", "--new-file", "new.txt", "n.ipynb", "--cell", "2", "--clear-outputs"],
+        ["edit", "app.py", "--old", "", "--new", "x", "--replace-all", "--root", "."],
+    ],
+)
+def test_the_quick_reader_takes_the_usual_calls(arguments: list[str]) -> None:
+    quick = cli._quick_parse(arguments)
+    assert quick is not None
+    assert vars(quick) == _argparse_reading(arguments)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["apply", "--ye", "x.diff"],  # an abbreviation argparse accepts
+        ["apply", "--root=sub", "x.diff"],
+        ["apply", "--threshold", "2"],  # argparse says why it is wrong
+        ["apply", "a.diff", "b.diff"],
+        ["edit", "app.py", "--old", "a"],  # --new missing
+        ["edit", "app.py", "--old", "a", "--old-file", "f", "--new", "b"],
+        ["edit", "app.py", "--old", "-a", "--new", "b"],  # argparse reads -a as an option
+        ["apply", "--", "x.diff"],
+        ["apply", "--help"],
+    ],
+)
+def test_the_quick_reader_leaves_the_rest_to_argparse(arguments: list[str]) -> None:
+    assert cli._quick_parse(arguments) is None
+
+
+# --- the parser built for one subcommand reads like the whole parser ---------------------------
+
+
+COMMANDS = ("apply", "edit", "diff", "view", "history", "show", "undo", "restore", "doctor", "demo", "mcp")
+
+
+def _outcome(parser_factory: object, arguments: list[str]) -> tuple[object, str, str]:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(stdout):
+            result: object = vars(parser_factory(arguments).parse_args(arguments))  # type: ignore[operator]
+    except SystemExit as exit:
+        result = ("exit", exit.code)
+    return result, stdout.getvalue(), stderr.getvalue()
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["--help"],
+        ["-h"],
+        ["--version"],
+        [],
+        ["nosuch"],
+        ["-x", "apply"],
+        ["-", "apply"],
+        *([command, "--help"] for command in COMMANDS),
+        ["edit", "app.py"],
+        ["apply", "--threshold", "2"],
+        ["apply", "--threshold", "x"],
+        ["apply", "--ye"],
+        ["history", "--all", "--json"],
+        ["restore", "e1", "--after", "--yes"],
+        ["doctor"],
+        ["mcp", "--approval", "never"],
+        ["diff", "a"],
+        ["--", "apply"],
+    ],
+)
+def test_the_parser_for_one_subcommand_reads_like_the_whole_parser(
+    arguments: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    whole = _outcome(lambda _arguments: cli.build_parser(), arguments)
+    assert _outcome(cli._parser_for, arguments) == whole
