@@ -17,4 +17,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if sys.argv[1:] in ([], ["demo"]):
+        sys.exit(main())
+    from nbedit.cli import run
+
+    run()

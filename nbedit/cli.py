@@ -94,12 +94,15 @@ def _read_text(source: str, what: str) -> str:
         raise _Usage(f"{what} {source!r} is not UTF-8 text (byte {error.start})") from None
 
 
+_opened: list[Workspace] = []  # closed by ``run`` before the process ends
+
+
 def _workspace(args: Arguments) -> Workspace:
     from nbedit.workspace import Workspace
 
     root = args.root
     session = os.environ.get("NBEDIT_SESSION") or f"cli:{os.path.realpath(root)}"
-    return Workspace(
+    workspace = Workspace(
         root,
         exact=getattr(args, "exact", False),
         overwrite=getattr(args, "overwrite", False),
@@ -110,6 +113,8 @@ def _workspace(args: Arguments) -> Workspace:
         encoding=getattr(args, "encoding", None),
         **({"threshold": args.threshold} if getattr(args, "threshold", None) is not None else {}),
     )
+    _opened.append(workspace)
+    return workspace
 
 
 class _ClosedStdoutGuard:
@@ -443,6 +448,35 @@ def _threshold_number(value: str) -> float | None:
         return None
 
 
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    """argparse's formatter, given the width it would find itself (its own search imports shutil,
+    and with it bz2, lzma and fnmatch, for one number)."""
+    import argparse
+
+    return argparse.HelpFormatter(prog, width=_terminal_columns() - 2)
+
+
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``, found the same way: $COLUMNS, else stdout's terminal
+    (when $COLUMNS or $LINES is unset), else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    try:
+        lines = int(os.environ["LINES"])
+    except (KeyError, ValueError):
+        lines = 0
+    if columns <= 0 or lines <= 0:
+        try:
+            size = os.get_terminal_size(sys.__stdout__.fileno())  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            size = os.terminal_size((80, 24))
+        if columns <= 0:
+            columns = size.columns or 80
+    return columns
+
+
 def _common(
     write: bool, *, overwrite: bool = True, matching: bool = True, recording: bool = True
 ) -> argparse.ArgumentParser:
@@ -450,7 +484,7 @@ def _common(
     mean nothing for a subcommand (an undo neither matches nor adds files, and needs the history)."""
     import argparse
 
-    parent = argparse.ArgumentParser(add_help=False)
+    parent = argparse.ArgumentParser(add_help=False, formatter_class=_formatter)
     parent.add_argument("--root", default=".", help="workspace root; paths are confined to it (default: .)")
     if write:
         parent.add_argument("--dry-run", action="store_true", help="preview only; never write")
@@ -492,6 +526,7 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
 
     parser = argparse.ArgumentParser(
         prog="nbedit",
+        formatter_class=_formatter,
         description="Review and apply edits (diffs, apply_patch, SEARCH/REPLACE, old/new pairs) to files and notebooks.",
         epilog="exit status: 0 applied/ok, 1 refused, failed or not confirmed (nothing written), 2 usage error",
     )
@@ -500,7 +535,10 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
     parser.add_argument("--version", action="version", version=f"nbedit {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    apply = commands.add_parser(
+    def command(name: str, **options: Any) -> argparse.ArgumentParser:
+        return commands.add_parser(name, formatter_class=_formatter, **options)
+
+    apply = command(
         "apply",
         parents=parents(write=True) if wanted("apply") else [],
         help="preview and apply a patch (any dialect, auto-detected)",
@@ -514,7 +552,7 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
         )
     apply.set_defaults(handler=_apply)
 
-    edit = commands.add_parser(
+    edit = command(
         "edit",
         parents=parents(write=True, overwrite=False) if wanted("edit") else [],
         help="replace old text with new text in one file",
@@ -539,13 +577,13 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
         )
     edit.set_defaults(handler=_edit)
 
-    diff = commands.add_parser("diff", help="unified diff of two files (exit 0 same, 1 different)")
+    diff = command("diff", help="unified diff of two files (exit 0 same, 1 different)")
     if wanted("diff"):
         diff.add_argument("a", metavar="A")
         diff.add_argument("b", metavar="B")
     diff.set_defaults(handler=_diff)
 
-    view = commands.add_parser(
+    view = command(
         "view",
         parents=parents(write=False) if wanted("view") else [],
         help="show a notebook as its editable cell view",
@@ -554,7 +592,7 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
         view.add_argument("notebook", metavar="NOTEBOOK")
     view.set_defaults(handler=_view)
 
-    history = commands.add_parser(
+    history = command(
         "history", parents=parents(write=False) if wanted("history") else [], help="list recorded edits"
     )
     if wanted("history"):
@@ -569,7 +607,7 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
         )
     history.set_defaults(handler=_history)
 
-    show = commands.add_parser(
+    show = command(
         "show",
         parents=parents(write=False) if wanted("show") else [],
         help="show what a history entry changed",
@@ -579,7 +617,7 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
     show.set_defaults(handler=_show)
 
     reverting = {"overwrite": False, "matching": False, "recording": False}
-    undo = commands.add_parser(
+    undo = command(
         "undo",
         parents=parents(write=True, **reverting) if wanted("undo") else [],
         help="preview, then undo the last edit of this session",
@@ -588,7 +626,7 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
         undo.add_argument("--force", action="store_true", help="undo even if the files changed since")
     undo.set_defaults(handler=_undo)
 
-    restore = commands.add_parser(
+    restore = command(
         "restore",
         parents=parents(write=True, **reverting) if wanted("restore") else [],
         help="preview, then put files back as they were before an entry",
@@ -599,7 +637,7 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
         restore.add_argument("--force", action="store_true", help="restore even if the files changed since")
     restore.set_defaults(handler=_restore)
 
-    doctor = commands.add_parser(
+    doctor = command(
         "doctor",
         parents=parents(write=False) if wanted("doctor") else [],
         help="check the history store; --repair sets a damaged one aside",
@@ -610,10 +648,10 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
         )
     doctor.set_defaults(handler=_doctor, no_history=False)
 
-    demo = commands.add_parser("demo", help="a guided tour on sample files in a temporary folder")
+    demo = command("demo", help="a guided tour on sample files in a temporary folder")
     demo.set_defaults(handler=_demo)
 
-    mcp = commands.add_parser("mcp", help="serve view/edit/patch/history/undo to an MCP client over stdio")
+    mcp = command("mcp", help="serve view/edit/patch/history/undo to an MCP client over stdio")
     if wanted("mcp"):
         mcp.add_argument("--root", default=".", help="workspace root; paths are confined to it (default: .)")
         mcp.add_argument(
@@ -768,5 +806,41 @@ def _run(parser: argparse.ArgumentParser | None, args: Arguments) -> int:
     return USAGE  # not reached: parser.error exits
 
 
+# The commands that may leave a thread or an exit handler behind (the tour's temporary folder, the
+# MCP server): their process ends the usual way. Every other command ends at once.
+_USUAL_EXIT = frozenset({"demo", "mcp"})
+
+
+def run() -> None:
+    """The ``nbedit`` program (the console script, ``python -m nbedit``): ``main``, then exit.
+
+    A process that runs one command pays for two things a library call does not. The cyclic
+    garbage collector runs again and again while the imports create thousands of classes and
+    functions: here it runs less often (it still runs; a big change can make cyclic garbage).
+    And the interpreter's teardown frees every module object by object just before the system
+    frees the whole process: once a short command has returned, its output flushed and its
+    history stores closed (a normal exit would close them the same way), the process ends
+    with ``os._exit``. Errors that escape ``main``, ``demo`` and ``mcp`` exit the usual way.
+    """
+    import contextlib
+    import gc
+
+    gc.set_threshold(50_000, 20, 20)
+    try:
+        code = main()
+    except SystemExit as exit:  # argparse: --help, --version, usage errors (it printed them)
+        if not isinstance(exit.code, int | None):
+            raise
+        code = exit.code or 0
+    if _USUAL_EXIT.intersection(sys.argv[1:2]):
+        sys.exit(code)
+    for workspace in _opened:
+        workspace.close()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

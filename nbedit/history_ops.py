@@ -42,6 +42,7 @@ from nbedit.engine.models import FilePlan, Plan, is_notebook_path
 from nbedit.engine.plan import text_diff
 from nbedit.engine.text import decode, fingerprint
 from nbedit.errors import HistoryError, NbeditError, NothingToUndo, StaleFile, option
+from nbedit.recovery import recover
 from nbedit.storage.history import HistoryStore
 from nbedit.storage.records import Entry, FileVersion
 
@@ -89,26 +90,6 @@ def _root(workspace: Workspace) -> str:
 
 def _read(workspace: Workspace, path: str) -> bytes | None:
     return workspace._source.read(path)
-
-
-def recover(workspace: Workspace) -> list[tuple[Entry, bool]]:
-    """Settle entries left pending by a writer that died mid-apply (see ``HistoryStore.reconcile``)."""
-
-    def current(path: str) -> str | None:
-        try:
-            data = _read(workspace, path)
-        except NbeditError:
-            return "unreadable"
-        return fingerprint(data) if data is not None else None
-
-    from nbedit.storage.atomic import remove_leftovers
-
-    root = workspace._source.real_root
-
-    def leftovers(paths: object, pid: int, token: str) -> None:
-        remove_leftovers(root, list(paths), pid=pid, token=token)  # type: ignore[call-overload]
-
-    return _open(workspace).reconcile(current, root=_root(workspace), leftovers=leftovers)
 
 
 # -- listing and showing ------------------------------------------------------------------

@@ -459,15 +459,21 @@ class Workspace:
         """The history store, opened once; a damaged one is moved aside (with a warning)
         and entries a crashed writer left pending are settled against the files."""
         if self._history is None:
-            from nbedit import history_ops
+            from nbedit.recovery import recover
             from nbedit.storage.history import HistoryStore
 
             store = HistoryStore.open_or_recreate(self.home)
             if store.notice:
                 warnings.warn(store.notice, NbeditWarning, stacklevel=3)
             self._history = store
-            history_ops.recover(self)
+            recover(self)
         return self._history
+
+    def close(self) -> None:
+        """Close the history store now (it opens again when the history is next used)."""
+        store, self._history = self._history, None
+        if store is not None:
+            store.close()
 
     def _retain(self) -> None:
         """Apply the retention caps now and then (every 25 recorded entries)."""

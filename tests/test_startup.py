@@ -97,8 +97,8 @@ def test_apply_yes_imports_nothing_heavy(project: Path) -> None:
     assert "return value + 100" in (project / "app.py").read_text(encoding="utf-8")
     assert "sqlite3" in modules  # history on: the entry was recorded
     assert loaded(modules, HEAVY) == []
-    # the quick argument reader: no argparse; the preview is plain text, written without rich
-    assert loaded(modules, ("argparse", "nbedit.render.summary", "nbedit.history_ops")) == []
+    # the quick argument reader: no argparse; undo/restore/listing code stays out too
+    assert loaded(modules, ("argparse", "nbedit.history_ops", "shutil")) == []
 
 
 def test_apply_from_stdin_imports_nothing_heavy(project: Path) -> None:
@@ -177,11 +177,14 @@ def test_a_notebook_edit_imports_the_notebook_code(project: Path) -> None:
 # --- the quick argument reader reads exactly as argparse does ----------------------------------
 
 
-def _subparser(command: str) -> argparse.ArgumentParser:
-    parser = cli.build_parser()
+def _subcommand(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
     (subparsers,) = (action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
     chosen: argparse.ArgumentParser = subparsers.choices[command]
     return chosen
+
+
+def _subparser(command: str) -> argparse.ArgumentParser:
+    return _subcommand(cli.build_parser(), command)
 
 
 @pytest.mark.parametrize("command", sorted(cli._QUICK_OPTIONS))
@@ -372,3 +375,76 @@ def test_the_parser_for_one_subcommand_reads_like_the_whole_parser(
     monkeypatch.setenv("COLUMNS", "100")
     whole = _outcome(lambda _arguments: cli.build_parser(), arguments)
     assert _outcome(cli._parser_for, arguments) == whole
+
+
+# --- help is argparse's own, at the width argparse would choose -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "environment",
+    [
+        {},
+        {"COLUMNS": "60"},
+        {"COLUMNS": "60", "LINES": "20"},
+        {"COLUMNS": "0"},
+        {"COLUMNS": "wide"},
+        {"LINES": "5"},
+    ],
+)
+def test_the_help_width_is_the_one_shutil_finds(
+    environment: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    for name in ("COLUMNS", "LINES"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    assert cli._terminal_columns() == shutil.get_terminal_size().columns
+
+
+@pytest.mark.parametrize("columns", ["50", "100", "200"])
+def test_every_help_text_is_what_argparse_would_print(columns: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", columns)
+    ours = cli.build_parser()
+    monkeypatch.setattr(cli, "_formatter", argparse.HelpFormatter)
+    theirs = cli.build_parser()
+    assert ours.format_help() == theirs.format_help()
+    for command in COMMANDS:
+        assert _subcommand(ours, command).format_help() == _subcommand(theirs, command).format_help()
+        assert _subcommand(ours, command).format_usage() == _subcommand(theirs, command).format_usage()
+
+
+def test_the_help_width_follows_a_real_terminal(tmp_path: Path) -> None:
+    import pty
+
+    primary, secondary = pty.openpty()
+    os.set_blocking(primary, True)
+    import fcntl
+    import struct
+    import termios
+
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 57, 0, 0))
+    environment = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nbedit", "apply", "--help"],
+        cwd=tmp_path,
+        stdout=secondary,
+        stderr=secondary,
+        env={**environment, "PYTHONPATH": str(REPO)},
+    )
+    os.close(secondary)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+    os.close(primary)
+    assert process.wait(timeout=60) == 0
+    lines = output.decode().replace("\r\n", "\n").splitlines()
+    assert lines[0].startswith("usage: nbedit apply")
+    assert max(len(line) for line in lines) <= 55  # argparse wraps at the terminal's width less 2
