@@ -16,11 +16,12 @@ from __future__ import annotations
 import difflib
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 from benchmarks.corpus import code_lines, edit_spread, git_diff, write_text
-from benchmarks.timing import Row, Timing, best_of, median_of_processes
+from benchmarks.timing import Process, Row, Timing, best_of, interleaved_medians
 
 __all__ = ["run"]
 
@@ -176,19 +177,22 @@ def run(scratch: Path, repeat: int = 5) -> list[Row]:
         reset()
         os.environ["NBEDIT_HOME"] = str(scratch / "cli-home")
 
-    cli_cold, cold_code = median_of_processes(nbedit_command, str(work), 5, reset_cold)
-    cli_cold_ok = cold_code == 0 and correct()
-    cli, cli_code = median_of_processes(nbedit_command, str(work), 5, reset_warm)
-    cli_ok = cli_code == 0 and correct()
-    git_apply, git_code = median_of_processes(["git", "apply", str(patch_file)], str(work), 5, reset)
-    git_ok = git_code == 0 and correct()
-    gnu, gnu_code = (None, 1)
+    git_command = ["git", "apply", str(patch_file)]
+    gnu_command = ["patch", "-p1", "--batch", "--no-backup-if-mismatch", "-i", str(patch_file)]
+    reset_warm()
+    subprocess.run(nbedit_command, cwd=work, stdout=subprocess.DEVNULL, check=False)  # the home has seen it
+    processes = {
+        "cold": Process(nbedit_command, str(work), reset_cold, correct),
+        "warm": Process(nbedit_command, str(work), reset_warm, correct),
+        "git": Process(git_command, str(work), reset, correct),
+        "python": Process([sys.executable, "-c", "pass"], str(work)),
+    }
     if shutil.which("patch"):
-        gnu, gnu_code = median_of_processes(
-            ["patch", "-p1", "--batch", "--no-backup-if-mismatch", "-i", str(patch_file)], str(work), 5, reset
-        )
-    gnu_ok = gnu_code == 0 and correct()
-    startup, _ = median_of_processes([sys.executable, "-c", "pass"], str(work), 5)
+        processes["gnu"] = Process(gnu_command, str(work), reset, correct)
+    timed = interleaved_medians(processes, 5)
+    (cli_cold, cli_cold_ok), (cli, cli_ok), (git_apply, git_ok) = timed["cold"], timed["warm"], timed["git"]
+    startup = timed["python"][0]
+    gnu, gnu_ok = timed.get("gnu", (None, False))
     for label, timing, ok in (("cold (new file)", cli_cold, cli_cold_ok), ("warm", cli, cli_ok)):
         rows.append(
             Row(
@@ -218,7 +222,7 @@ def run(scratch: Path, repeat: int = 5) -> list[Row]:
                 samples={"peer": list(gnu.samples)},
             )
         )
-    rows.extend(_small_commit_rows(scratch, startup))
+    rows.extend(_small_commit_rows(scratch))
 
     # -- preview diff ------------------------------------------------------------------------------
     preview = best_of(lambda: plan_diff(plan), repeat)
@@ -243,7 +247,7 @@ def run(scratch: Path, repeat: int = 5) -> list[Row]:
     return rows
 
 
-def _small_commit_rows(scratch: Path, startup: Timing) -> list[Row]:
+def _small_commit_rows(scratch: Path) -> list[Row]:
     """A real commit's diff of a few hunks (this repository's CLI module, edited in four places) and
     ``nbedit --help``, as processes, against a bare ``python -c pass``: the cost an agent that calls the
     CLI once per edit pays every time."""
@@ -268,10 +272,21 @@ def _small_commit_rows(scratch: Path, startup: Timing) -> list[Row]:
     def reset() -> None:
         write_text(str(target), source)
 
+    def correct() -> bool:
+        return target.read_text(encoding="utf-8") == after
+
     command = [sys.executable, "-m", "nbedit", "apply", "--yes", str(patch_file), "--root", str(folder)]
-    small, code = median_of_processes(command, str(folder), 9, reset)
-    small_ok = code == 0 and target.read_text(encoding="utf-8") == after
-    help_timing, help_code = median_of_processes([sys.executable, "-m", "nbedit", "--help"], str(folder), 9)
+    reset()
+    subprocess.run(command, cwd=folder, stdout=subprocess.DEVNULL, check=False)  # the home has seen the file
+    timed = interleaved_medians(
+        {
+            "small": Process(command, str(folder), reset, correct),
+            "help": Process([sys.executable, "-m", "nbedit", "--help"], str(folder)),
+            "python": Process([sys.executable, "-c", "pass"], str(folder)),
+        },
+        9,
+    )
+    (small, small_ok), (help_timing, help_ok), (startup, _) = timed["small"], timed["help"], timed["python"]
     bare = startup.seconds
     return [
         Row(
@@ -294,7 +309,7 @@ def _small_commit_rows(scratch: Path, startup: Timing) -> list[Row]:
             "python -c pass",
             bare,
             "within 3x of python -c pass",
-            help_timing.seconds <= 3 * bare and help_code == 0,
+            help_timing.seconds <= 3 * bare and help_ok,
             note=f"{help_timing.seconds / bare:.1f}x start-up",
             samples={"nbedit": list(help_timing.samples), "peer": list(startup.samples)},
         ),

@@ -3,7 +3,10 @@
 In-process timings report the *best* of several runs: on a shared machine
 every slower run measures someone else's load, not the code (the reasoning of
 the ``timeit`` documentation). Whole-process timings report the median of 5, as
-process start-up varies more. Every sample is kept for ``--json``.
+process start-up varies more; processes compared with each other (nbedit against
+``git apply``, or against a bare ``python -c pass``) run in turn, one of each per
+round (``interleaved_medians``), so a burst of someone else's load falls on both
+sides of a ratio instead of on one. Every sample is kept for ``--json``.
 """
 
 from __future__ import annotations
@@ -14,7 +17,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 
-__all__ = ["Row", "Timing", "best_of", "format_table", "median_of_processes"]
+__all__ = [
+    "Process",
+    "Row",
+    "Timing",
+    "best_of",
+    "format_table",
+    "interleaved_medians",
+    "median_of_processes",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +88,46 @@ def median_of_processes(
         samples.append(time.perf_counter() - start)
         code = finished.returncode
     return Timing(statistics.median(samples), tuple(samples), f"median of {repeat}"), code
+
+
+@dataclass(frozen=True, slots=True)
+class Process:
+    """A command to time as a whole process: ``setup`` runs before each run (untimed), ``check``
+    after it (False: the run's result was wrong)."""
+
+    command: Sequence[str]
+    cwd: str
+    setup: Callable[[], object] | None = None
+    check: Callable[[], bool] | None = None
+
+
+def interleaved_medians(processes: dict[str, Process], repeat: int = 5) -> dict[str, tuple[Timing, bool]]:
+    """Median wall time of each process, run one of each per round; and whether every run of it
+    exited 0 and passed its check."""
+    samples: dict[str, list[float]] = {label: [] for label in processes}
+    correct = dict.fromkeys(processes, True)
+    for _ in range(repeat):
+        for label, process in processes.items():
+            if process.setup is not None:
+                process.setup()
+            start = time.perf_counter()
+            finished = subprocess.run(
+                process.command,
+                cwd=process.cwd,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=False,
+            )
+            samples[label].append(time.perf_counter() - start)
+            ok = finished.returncode == 0 and (process.check is None or process.check())
+            correct[label] = correct[label] and ok
+    return {
+        label: (
+            Timing(statistics.median(times), tuple(times), f"median of {repeat}, interleaved"),
+            correct[label],
+        )
+        for label, times in samples.items()
+    }
 
 
 def _value(value: float | None, unit: str) -> str:
