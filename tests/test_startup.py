@@ -97,8 +97,9 @@ def test_apply_yes_imports_nothing_heavy(project: Path) -> None:
     assert "return value + 100" in (project / "app.py").read_text(encoding="utf-8")
     assert "sqlite3" in modules  # history on: the entry was recorded
     assert loaded(modules, HEAVY) == []
-    # the quick argument reader: no argparse; undo/restore/listing code stays out too
-    assert loaded(modules, ("argparse", "nbedit.history_ops", "shutil")) == []
+    # the quick argument reader: no argparse; undo/restore/listing code stays out too, and so
+    # does the transport (what a leniently found place gets: every hunk here is exact)
+    assert loaded(modules, ("argparse", "nbedit.history_ops", "nbedit.engine.transport", "shutil")) == []
 
 
 def test_apply_from_stdin_imports_nothing_heavy(project: Path) -> None:
@@ -149,7 +150,7 @@ def test_the_fuzzy_tier_imports_rapidfuzz_when_it_is_needed(project: Path) -> No
     result, modules = imported("apply", "--yes", "drift.diff", cwd=project)
     assert result.returncode == 0, result.stderr
     assert "return value + 77" in (project / "app.py").read_text(encoding="utf-8")
-    assert "rapidfuzz" in modules
+    assert "rapidfuzz" in modules and "nbedit.engine.transport" in modules
     assert "fuzzy" in result.stdout
 
 

@@ -39,16 +39,15 @@ from operator import methodcaller
 
 from nbedit.engine.models import Hunk, Match, Tier
 from nbedit.engine.text import dominant_newline, line_starts, newline_of, split_lines, strip_newline
-from nbedit.engine.transport import (
-    UNICODE_TABLE,
-    Offset,
-    Refusal,
-    indentation_offset,
-    split_change_lines,
-    transport,
-    uniform_offset,
-)
 from nbedit.errors import AmbiguousMatch, Candidate, MatchError, NoMatch, OverlappingHunks, UnsafeChange
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+
+if TYPE_CHECKING:
+    from nbedit.engine.transport import Refusal
+
+# ``transport`` (what is written at a leniently found place) is imported by the functions that
+# need it: a change found exactly, as most are, never loads it.
 
 __all__ = ["DEFAULT_THRESHOLD", "FileIndex", "MatchOptions", "locate", "new_text_present"]
 
@@ -101,6 +100,8 @@ def _normalise_step(text: str, tier: Tier) -> str:
             return text  # nothing to strip: skip the split/join of every line
         return "\n".join(map(_RSTRIP, text.split("\n")))
     if tier is Tier.UNICODE:
+        from nbedit.engine.transport import UNICODE_TABLE
+
         return text.translate(UNICODE_TABLE)
     if tier is Tier.INDENTATION:
         return _LEADING_SPACE.sub("\n", text).lstrip(" \t")
@@ -365,7 +366,7 @@ def _runner_up(
         if _overlaps(hit, winner):
             continue
         carried = _replacement(index, hunk, hit, Tier.FUZZY)
-        why = carried.reason if isinstance(carried, Refusal) else "lower score"
+        why = carried.reason if not isinstance(carried, str) else "lower score"
         return f"{score:.2f} at {_span(hit)} ({why})"
     return "no other candidate"
 
@@ -482,6 +483,8 @@ def new_text_present(
 
 def _old_lines_still_in_line(hunk: Hunk, lines: Sequence[str], first: int, last: int) -> bool:
     """Old has lines new lacks; are they still right after (or before) the new text, in order?"""
+    from nbedit.engine.transport import split_change_lines
+
     old_lines = [_fuzzy_line(line) for line in split_change_lines(hunk.old)[0]]
     extra = len(old_lines) - (last - first)
     if extra <= 0:
@@ -500,6 +503,8 @@ def _loosely_equal(first: str, second: str) -> bool:
 
 def _holds_moved(index: FileIndex, text: str, hit: _Hit) -> bool:
     """The hit's lines are ``text``'s lines moved by one uniform indentation offset, character for character."""
+    from nbedit.engine.transport import Offset, indentation_offset, split_change_lines
+
     lines, _ = split_change_lines(text)
     bodies = [strip_newline(line) for line in index.line_range(hit.first_line, hit.line_count)]
     if len(bodies) != len(lines) or hit.start != index.starts[hit.first_line]:
@@ -512,6 +517,8 @@ def _holds_moved(index: FileIndex, text: str, hit: _Hit) -> bool:
 
 def _removed_lines(hunk: Hunk) -> set[str]:
     """Non-blank old lines the change removes or rewrites, as the fuzzy tier sees lines."""
+    from nbedit.engine.transport import split_change_lines
+
     old_lines, _ = split_change_lines(hunk.old)
     new_lines, _ = split_change_lines(hunk.new)
     removed: set[str] = set()
@@ -668,6 +675,8 @@ def _original_column(line: str, column: int, tier: Tier) -> int:
 
 def _uniform_indent(index: FileIndex, hunk: Hunk, first: int, count: int, from_line_start: bool) -> bool:
     """Every non-blank old line sits at the same indentation offset from its file line."""
+    from nbedit.engine.transport import split_change_lines, uniform_offset
+
     old_lines, _ = split_change_lines(hunk.old)
     file_lines = [strip_newline(line) for line in index.line_range(first, count)]
     return uniform_offset(old_lines, file_lines, skip_first=not from_line_start) is not None
@@ -878,6 +887,8 @@ def _context_floor(hunk: Hunk, near_line: int | None, threshold: float) -> float
 
 def _changes_lines(hunk: Hunk) -> bool:
     """True when the hunk removes or rewrites at least one old line (exact comparison)."""
+    from nbedit.engine.transport import split_change_lines
+
     old_lines, _ = split_change_lines(hunk.old)
     new_lines, _ = split_change_lines(hunk.new)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
@@ -1023,7 +1034,7 @@ def _fuzzy_winner(
     def acceptable(item: _Scored) -> bool:
         if item[1] < floor or (short and 1.0 not in item[2]):
             return False
-        return not isinstance(carried(item), Refusal)
+        return isinstance(carried(item), str)
 
     passing = [item for item in candidates if acceptable(item)]
     if not passing:
@@ -1065,7 +1076,7 @@ def _overlaps(a: _Hit, b: _Hit) -> bool:
 def _rejection_reason(index: FileIndex, hunk: Hunk, item: _Scored, floor: float) -> str:
     """Why a near miss was not taken, in words (the real reason, not just a score)."""
     refusal = _replacement(index, hunk, item[0], Tier.FUZZY)
-    if isinstance(refusal, Refusal):
+    if not isinstance(refusal, str):
         return refusal.reason
     if item[1] < floor:
         wanted = _relative_indents(_query_lines(hunk))
@@ -1117,7 +1128,7 @@ def _no_match_message(hunk: Hunk, path: str | None, options: MatchOptions) -> st
 
 def _build(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier, score: float, near_line: int | None) -> Match:
     replacement = _replacement(index, hunk, hit, tier)
-    if isinstance(replacement, Refusal):
+    if not isinstance(replacement, str):
         raise _refusal_error(index, hunk, hit, tier, replacement)
     offset = None
     if near_line is not None and hunk.start_line is not None:
@@ -1138,6 +1149,8 @@ def _replacement(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier) -> str | R
             # a patch written with LF lines, matched exactly within one CRLF line
             replacement = _adapt_newlines(replacement, newline)
     else:
+        from nbedit.engine.transport import Refusal, split_change_lines, transport
+
         first_partial = hit.start != index.starts[hit.first_line]
         region = split_lines(matched)
         if len(region) < hit.line_count and (not matched or matched.endswith("\n")):
