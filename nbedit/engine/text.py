@@ -203,7 +203,11 @@ def _detect(data: bytes) -> tuple[str, Codec] | None:
             text = data.decode(encoding)
         except UnicodeDecodeError:
             continue
-        if _CONTROL.search(text) is None and _looks_western(text[:_SAMPLE]) and text.encode(encoding) == data:
+        if (
+            re.search(_CONTROL, text) is None
+            and _looks_western(text[:_SAMPLE])
+            and text.encode(encoding) == data
+        ):
             return text, Codec(encoding, False, detected=True)
         return None
     return None
@@ -213,12 +217,13 @@ _CHAOS_MARGIN = 0.2  # how much "messier" than the detector's favourite a Wester
 _SAMPLE = 1 << 20  # the detector and the word check read the first MiB; decoding checks every byte
 # Searched in C: a control character other than tab, newline, form feed and carriage return (in the
 # whole text); runs of two or more non-ASCII characters outside ASCII words (in the sample).
-_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f]")
-_NON_ASCII_RUN = re.compile("(?<![A-Za-z])[^\x00-\x7f]{2,}(?![A-Za-z])")  # not inside an ASCII word
+# Patterns compiled (and cached by ``re``) on first use: a UTF-8 file never needs them.
+_CONTROL = "[\x00-\x08\x0b\x0e-\x1f\x7f]"
+_NON_ASCII_RUN = "(?<![A-Za-z])[^\x00-\x7f]{2,}(?![A-Za-z])"  # not inside an ASCII word
 
 
 def _looks_western(text: str) -> bool:
-    for found in _NON_ASCII_RUN.finditer(text):
+    for found in re.finditer(_NON_ASCII_RUN, text):
         run = found.group()  # "Ïðèâåò" is refused; "Grüße" and "Øresund" never get here
         if any(first.isalpha() and second.isalpha() for first, second in zip(run, run[1:], strict=False)):
             return False  # a word of non-ASCII letters only

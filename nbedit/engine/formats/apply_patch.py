@@ -42,7 +42,9 @@ UPDATE = "*** Update File: "
 MOVE = "*** Move to: "
 END_OF_FILE = "*** End of File"
 
-_HEREDOC_OPEN = re.compile(
+# a pattern, compiled (and cached by ``re``) the first time a patch is parsed: detecting the
+# dialect, which every change goes through, does not need it
+_HEREDOC_OPEN = (
     r"(?:cd\s+\S+\s*&&\s*)?"
     r"(?:(?:apply_patch|applypatch)\s*<<-?\s*(?P<q1>['\"]?)(?P<d1>[A-Za-z_][A-Za-z0-9_]*)(?P=q1)"
     r"|<<-?\s*(?P<q2>['\"]?)(?P<d2>[A-Za-z_][A-Za-z0-9_]*)(?P=q2)"
@@ -121,7 +123,7 @@ def _unwrap(lines: list[Line]) -> list[Line]:
         if first.startswith("```") and last == "```":
             lines = _trim_blank(lines[1:-1])
             continue
-        opener = _HEREDOC_OPEN.fullmatch(first)
+        opener = re.fullmatch(_HEREDOC_OPEN, first)
         if opener is not None:
             delimiter = opener.group("d1") or opener.group("d2") or opener.group("d3")
             if last != delimiter:
