@@ -94,7 +94,7 @@ def _read_text(source: str, what: str) -> str:
         raise _Usage(f"{what} {source!r} is not UTF-8 text (byte {error.start})") from None
 
 
-_opened: list[Workspace] = []  # closed by ``run`` before the process ends
+_opened: list[Workspace] | None = None  # under ``run``: the workspaces to close before the process ends
 
 
 def _workspace(args: Arguments) -> Workspace:
@@ -113,7 +113,8 @@ def _workspace(args: Arguments) -> Workspace:
         encoding=getattr(args, "encoding", None),
         **({"threshold": args.threshold} if getattr(args, "threshold", None) is not None else {}),
     )
-    _opened.append(workspace)
+    if _opened is not None:
+        _opened.append(workspace)
     return workspace
 
 
@@ -825,6 +826,8 @@ def run() -> None:
     import contextlib
     import gc
 
+    global _opened
+    _opened = []
     gc.set_threshold(50_000, 20, 20)
     try:
         code = main()

@@ -118,6 +118,36 @@ def test_edit_imports_nothing_heavy(project: Path) -> None:
     assert loaded(modules, (*HEAVY, "argparse")) == []
 
 
+def test_the_program_closes_its_history_before_it_ends(project: Path, tmp_path: Path) -> None:
+    # the process ends with os._exit: the history must be closed first, as a normal exit closes it
+    # (SQLite folds its write-ahead log into the database and removes it when the last user closes)
+    home = tmp_path / "home"
+    completed = subprocess.run(
+        [sys.executable, "-m", "nbedit", "apply", "--yes", "change.diff"],
+        cwd=project,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(REPO), "NBEDIT_HOME": str(home)},
+        timeout=120,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.decode().rstrip().endswith("undo with: nbedit undo)")  # flushed before the end
+    assert sorted(path.name for path in home.iterdir()) == ["history.sqlite3", "history.sqlite3.last-id"]
+    listed = subprocess.run(
+        [sys.executable, "-m", "nbedit", "history", "--all", "--json"],
+        cwd=project,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(REPO), "NBEDIT_HOME": str(home)},
+        timeout=120,
+    )
+    assert listed.returncode == 0 and '"app.py"' in listed.stdout.decode()
+
+
+def test_main_called_in_a_program_returns_and_keeps_nothing_open(project: Path) -> None:
+    code = cli.main(["apply", "--yes", str(project / "change.diff"), "--root", str(project)])
+    assert code == 0
+    assert cli._opened is None  # only ``run`` collects workspaces to close
+
+
 def test_help_imports_only_argparse(project: Path) -> None:
     result, modules = imported("--help", cwd=project)
     assert result.returncode == 0
