@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
     Arguments = argparse.Namespace | SimpleNamespace  # the quick path makes a SimpleNamespace
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "run"]
 
 OK, FAILED, USAGE = 0, 1, 2
 
@@ -774,7 +774,7 @@ def _parser_for(arguments: Sequence[str]) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     parser = None
-    args = _quick_parse(arguments)
+    args: Arguments | None = _quick_parse(arguments)
     if args is None:
         parser = _parser_for(arguments)
         args = parser.parse_args(arguments)
