@@ -67,6 +67,8 @@ FUZZY_MAX_LINE = 1_000  # longer lines are compared for equality only (similarit
 
 @dataclass(frozen=True, slots=True)
 class MatchOptions:
+    """How lenient the matcher may be: the exact tier only, or down to the fuzzy ``threshold``."""
+
     exact: bool = False  # only the exact tier
     threshold: float = DEFAULT_THRESHOLD
 
@@ -222,6 +224,8 @@ class FileIndex:
 
 @dataclass(frozen=True, slots=True)
 class _Hit:
+    """A place a hunk's old text was found: character offsets and the lines they span."""
+
     start: int  # offsets into the original text
     end: int
     first_line: int  # 0-based

@@ -149,6 +149,8 @@ class Match:
 
 @dataclass(frozen=True, slots=True)
 class LocatedHunk:
+    """A hunk and the place the matcher found for it (``cell``: the notebook cell it lies in)."""
+
     hunk: Hunk
     match: Match
     cell: str | None = None  # notebook cell label, filled by the notebook planner

@@ -53,6 +53,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class PlanOptions:
+    """The planner's options, as a ``Workspace`` sets them; ``match`` gives the matcher's share."""
+
     exact: bool = False
     threshold: float = DEFAULT_THRESHOLD
     overwrite: bool = False

@@ -46,6 +46,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Codec:
+    """How a file's bytes become text and back: the codec, a leading BOM, and whether it was guessed."""
+
     encoding: str  # a Python codec name: "utf-8", "utf-16-le", "utf-16-be", "cp1252", "iso8859-1", ...
     bom: bool = False
     detected: bool = False  # guessed by the detector rather than declared or UTF-8

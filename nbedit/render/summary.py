@@ -74,6 +74,8 @@ class HunkFlag:
 
 @dataclass(frozen=True, slots=True)
 class FileSummary:
+    """What the header says about one file: counts, status, notes and the hunks to look at twice."""
+
     path: str
     new_path: str | None
     operation: str
@@ -130,6 +132,8 @@ class FileSummary:
 
 @dataclass(frozen=True, slots=True)
 class PlanSummary:
+    """What the header says about a whole plan, file by file."""
+
     dialect: str
     files: tuple[FileSummary, ...]
 
