@@ -162,7 +162,9 @@ def test_a_refusal_still_explains_itself_without_the_heavy_modules(project: Path
     before = (project / "app.py").read_bytes()
     result, modules = imported("edit", "app.py", "--old", "no such text", "--new", "x", "--yes", cwd=project)
     assert result.returncode == 1
-    assert "no such text" in result.stderr or "not found" in result.stderr.lower(), result.stderr
+    assert (
+        "NoMatch" in result.stderr and "could not find the old text starting 'no such text'" in result.stderr
+    )
     assert (project / "app.py").read_bytes() == before
     # the error panel is drawn with rich (stderr); the matcher's fuzzy search needs rapidfuzz
     assert loaded(modules, ("nbformat", "IPython", "anywidget", "charset_normalizer")) == []
