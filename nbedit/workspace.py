@@ -377,6 +377,7 @@ class Workspace:
                 self._store().commit(entry_id)
         if entry_id is not None:
             self._retain()
+            self._store().compact_soon()
         written = tuple(dict.fromkeys(p for f in files for p in (f.path, f.new_path) if p))
         return ApplyResult(plan, entry_id, written, already_applied=False)
 
@@ -489,6 +490,7 @@ class Workspace:
         if not self.history_enabled:
             return None
         modes = modes or {}
+        from nbedit.engine.spans import byte_spans
         from nbedit.storage.history import EntryDraft, FileRecord
 
         stats = plan.stats()
@@ -498,6 +500,8 @@ class Workspace:
             added, removed = stats.get(file_plan.target_path, (0, 0))
             records.append(
                 FileRecord(
+                    before_file=self._replaced_file(file_plan),
+                    spans=byte_spans(file_plan) if file_plan.after_bytes is not None else None,
                     path=file_plan.path,
                     new_path=file_plan.new_path,
                     before=file_plan.before_bytes,
@@ -545,6 +549,19 @@ class Workspace:
                 f"the history store at {self.home} could not record this change ({error}); nothing was "
                 f"written. Fix or remove that folder, or run with {option('no_history')}"
             ) from error
+
+    def _replaced_file(self, file_plan: FilePlan) -> str | None:
+        """The file whose inode the write will detach from its name (so the history may link it):
+        a regular file, not a symbolic link (deleting a link leaves its target in place)."""
+        if file_plan.before_bytes is None:
+            return None
+        location = self._source.absolute(file_plan.path)
+        try:
+            if not stat.S_ISREG(os.lstat(location).st_mode):
+                return None
+        except OSError:
+            return None
+        return str(location)
 
     # ------------------------------------------------------------------ history operations (nbedit.history_ops)
 
