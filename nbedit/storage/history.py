@@ -370,7 +370,7 @@ class HistoryStore:
             chosen, total = [], 0
             for version, size, first_use in waiting:  # newest first: the budget keeps the newest
                 total += size
-                if total > LINKED_BUDGET or first_use is None or latest - first_use >= LINKED_ENTRIES:
+                if total > LINKED_BUDGET or first_use is None or latest + 1 - first_use >= LINKED_ENTRIES:
                     chosen.append(int(version))
             return chosen
 
