@@ -403,3 +403,22 @@ def test_a_store_written_by_the_schema_2_code_opens_restores_and_records(tmp_pat
         assert store.integrity_check() == ["ok"]
     with sqlite3.connect(home / "history.sqlite3") as connection:
         assert connection.execute("PRAGMA user_version").fetchone()[0] == 3
+
+
+def test_a_damaged_database_is_set_aside_with_its_linked_copies(tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path)
+    original = big_text()
+    (workspace.root / "big.py").write_bytes(original)
+    edit_line(workspace, "big.py", 2)
+    workspace._store().close()
+    (link,) = blobs(workspace.home)
+    (workspace.home / "history.sqlite3").write_bytes(b"this is not a database" * 100)
+    for suffix in ("-wal", "-shm"):
+        (workspace.home / f"history.sqlite3{suffix}").unlink(missing_ok=True)
+    with pytest.warns(Warning, match="damaged"):
+        fresh = make_workspace(tmp_path)
+        edit_line(fresh, "big.py", 3)
+    (kept,) = tmp_path.joinpath("home").glob("history.sqlite3.corrupt-*-blobs")
+    assert (kept / link).read_bytes() == original  # the old store's copy is kept, not swept
+    fresh._store().compact()
+    assert (kept / link).read_bytes() == original

@@ -178,7 +178,7 @@ def last_sequence(database: Path) -> int:
 
 
 def move_aside(database: Path) -> Path:
-    """Rename a damaged database (and its WAL files) to ``<name>.corrupt-<time>-<pid>``.
+    """Rename a damaged database (its WAL files and linked copies too) to ``<name>.corrupt-<time>-<pid>``.
 
     The highest id it may have handed out is remembered first, so the new database
     never reuses an id of the old one.
@@ -196,6 +196,10 @@ def move_aside(database: Path) -> Path:
             companion = database.with_name(database.name + suffix)
             if companion.exists():
                 os.replace(companion, target.with_name(target.name + suffix))
+        # So do its linked copies: a new database names none of them and would sweep them away.
+        blobs = database.with_name("blobs")
+        if blobs.is_dir():
+            os.replace(blobs, target.with_name(target.name + "-blobs"))
     except OSError as error:
         raise HistoryError(
             f"the history database {database} is damaged and could not be moved aside ({error}); "
