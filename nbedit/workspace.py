@@ -159,19 +159,11 @@ class _RootSource:
 
     def holds(self, path: str, expected: bytes, chunk: int = 1 << 20) -> bool:
         """True if the file's bytes are exactly ``expected``; never holds a second whole copy."""
+        from nbedit.storage.atomic import holds_bytes
+
         try:
-            with open(self.absolute(path), "rb") as handle:
-                if os.fstat(handle.fileno()).st_size != len(expected):
-                    return False
-                position = 0
-                while True:
-                    block = handle.read(chunk)
-                    if not block:
-                        return position == len(expected)
-                    # bytes slices compare with memcmp (a memoryview compares item by item)
-                    if expected[position : position + len(block)] != block:
-                        return False
-                    position += len(block)
+            with open(self.absolute(path), "rb", buffering=0) as handle:
+                return holds_bytes(handle.fileno(), expected, chunk)
         except OSError:
             return False
 

@@ -422,3 +422,17 @@ def test_a_damaged_database_is_set_aside_with_its_linked_copies(tmp_path: Path) 
     assert (kept / link).read_bytes() == original  # the old store's copy is kept, not swept
     fresh._store().compact()
     assert (kept / link).read_bytes() == original
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200), st.binary(max_size=200), st.binary(max_size=40))
+def test_prefix_suffix_deltas_rebuild_the_target(head: bytes, tail: bytes, middle: bytes) -> None:
+    from nbedit.storage.delta import common_prefix_length, common_suffix_length, make_delta
+
+    base = head + b"x" + tail
+    target = head + middle + tail
+    delta = make_delta(base, target)
+    assert apply_deltas(base, [delta]) == target
+    assert base[: common_prefix_length(base, target)] == target[: common_prefix_length(base, target)]
+    suffix = common_suffix_length(base, target)
+    assert suffix <= min(len(base), len(target)) and base[len(base) - suffix :] == target[len(target) - suffix :]

@@ -30,6 +30,8 @@ import os
 import stat
 from pathlib import Path
 
+from nbedit.storage.atomic import holds_bytes
+
 __all__ = ["fsync_folder", "link_copy"]
 
 _PROC_FD = "/proc/self/fd"
@@ -56,16 +58,6 @@ def _folder(destination: Path) -> int:
         folder.mkdir(mode=0o700, exist_ok=True)
         fsync_folder(folder.parent)
         return os.open(folder, flags)
-
-
-def _holds(descriptor: int, expected: bytes, chunk: int = 1 << 20) -> bool:
-    position = 0
-    while position < len(expected):
-        block = os.pread(descriptor, min(chunk, len(expected) - position), position)
-        if not block or expected[position : position + len(block)] != block:
-            return False
-        position += len(block)
-    return not os.pread(descriptor, 1, position)
 
 
 def link_copy(source: str | os.PathLike[str], destination: Path, expected: bytes) -> bool:
@@ -97,7 +89,7 @@ def link_copy(source: str | os.PathLike[str], destination: Path, expected: bytes
             return False  # another file system (EXDEV), no links allowed (EPERM), too many links ...
         try:
             linked = os.stat(name, dir_fd=folder, follow_symlinks=False)
-            if (linked.st_dev, linked.st_ino) != (info.st_dev, info.st_ino) or not _holds(descriptor, expected):
+            if (linked.st_dev, linked.st_ino) != (info.st_dev, info.st_ino) or not holds_bytes(descriptor, expected):
                 raise OSError(errno.ESTALE, "the file changed while it was linked")
             os.fsync(descriptor)  # the old bytes reach the disk before the entry that names them commits
             os.fsync(folder)

@@ -18,11 +18,11 @@ replayed on the base, give the target exactly (one compare per piece, no copy), 
 refuses them otherwise. Stored, a region delta is a table of little-endian 64-bit
 (start, end, length) triples, then the replacements one after another.
 
-The common prefix is found by binary search over byte slices: each probe compares
-only the window still in doubt (``a[low:middle] == b[low:middle]``, a C ``memcmp``),
-so the total work is about one pass over the data and there is no Python byte loop.
-(``memoryview`` equality would avoid the copies, but CPython compares memoryviews
-item by item, which is forty times slower.)
+The common prefix is found by binary search: each probe compares only the window
+still in doubt, as ``b.startswith(memoryview(a)[low:middle], low)``, one C
+``memcmp`` with no copy of either side (slicing the bytes would copy both windows,
+ten times slower on a 50 MB notebook; ``memoryview`` equality compares item by
+item, slower still), so the total work is about one pass over the data.
 
 Replaying a chain of deltas never materialises the intermediate versions: a version
 is kept as a list of pieces (memoryviews into the keyframe and into the middles), a
@@ -65,10 +65,11 @@ class Delta:
 
 def common_prefix_length(first: bytes, second: bytes) -> int:
     low, high = 0, min(len(first), len(second))
+    view = memoryview(first)
     # Invariant: first[:low] == second[:low], and they differ somewhere before high + 1.
     while low < high:
         middle = (low + high + 1) // 2
-        if first[low:middle] == second[low:middle]:
+        if second.startswith(view[low:middle], low):
             low = middle
         else:
             high = middle - 1
@@ -81,10 +82,11 @@ def common_suffix_length(first: bytes, second: bytes, *, limit: int | None = Non
     if limit is not None:
         high = min(high, limit)
     low = 0
+    view = memoryview(first)
     first_end, second_end = len(first), len(second)
     while low < high:
         middle = (low + high + 1) // 2
-        if first[first_end - middle : first_end - low] == second[second_end - middle : second_end - low]:
+        if second.endswith(view[first_end - middle : first_end - low], 0, second_end - low):
             low = middle
         else:
             high = middle - 1
