@@ -222,7 +222,6 @@ class Workspace:
         self._history = None
         self.keep_per_file = keep_per_file  # retention: entries kept per file (None: all)
         self.keep_bytes = keep_bytes  # retention: total stored bytes (None: no cap)
-        self._recorded = 0
 
     def __repr__(self) -> str:
         return f"Workspace(root={str(self.root)!r}, session={self.session!r})"
@@ -371,7 +370,7 @@ class Workspace:
             if entry_id is not None:
                 self._store().commit(entry_id, counts=counting.result() if counting else None)
         if entry_id is not None:
-            self._retain()
+            self._retain(entry_id)
             self._store().compact_soon()
         written = tuple(dict.fromkeys(p for f in files for p in (f.path, f.new_path) if p))
         return ApplyResult(plan, entry_id, written, already_applied=False)
@@ -465,10 +464,15 @@ class Workspace:
             history_ops.recover(self)
         return self._history
 
-    def _retain(self) -> None:
-        """Apply the retention caps now and then (every 25 recorded entries)."""
-        self._recorded += 1
-        if self._recorded % 25 != 1 or (self.keep_per_file is None and self.keep_bytes is None):
+    def _retain(self, entry_id: str) -> None:
+        """Apply the retention caps now and then: after every 25th entry of the store.
+
+        Counted by the store's entry ids, not per process: a CLI call records one entry
+        per process, and pruning a long history on each call cost it tens of ms.
+        """
+        if self.keep_per_file is None and self.keep_bytes is None:
+            return
+        if int(entry_id.removeprefix("e"), 16) % 25 != 0:
             return
         self._store().prune(max_entries_per_file=self.keep_per_file, max_total_bytes=self.keep_bytes)
 

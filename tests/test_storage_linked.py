@@ -31,7 +31,9 @@ LINKED, LOST = 3, 4
 
 
 def big_text(lines: int = 6000, marker: str = "") -> bytes:
-    return "".join(f"value_{number} = compute({number}, '{marker}')  # ünïcode\n" for number in range(lines)).encode()
+    return "".join(
+        f"value_{number} = compute({number}, '{marker}')  # ünïcode\n" for number in range(lines)
+    ).encode()
 
 
 def make_workspace(base: Path, **options: object) -> Workspace:
@@ -43,7 +45,9 @@ def make_workspace(base: Path, **options: object) -> Workspace:
 def versions(home: Path) -> list[tuple[int, int, int, int]]:
     """(id, packing, regions, stored bytes) of every version row."""
     with sqlite3.connect(home / "history.sqlite3") as connection:
-        return connection.execute("SELECT id, compressed, regions, LENGTH(data) FROM versions ORDER BY id").fetchall()
+        return connection.execute(
+            "SELECT id, compressed, regions, LENGTH(data) FROM versions ORDER BY id"
+        ).fetchall()
 
 
 def blobs(home: Path) -> list[str]:
@@ -92,7 +96,9 @@ def test_compaction_packs_links_into_the_database_and_removes_them(tmp_path: Pat
     assert target.read_bytes() == original
 
 
-def test_an_idle_process_packs_its_links_in_the_background(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_idle_process_packs_its_links_in_the_background(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(history_module, "IDLE_SECONDS", 0.2)
     workspace = make_workspace(tmp_path)
     (workspace.root / "big.py").write_bytes(big_text())
@@ -435,4 +441,6 @@ def test_prefix_suffix_deltas_rebuild_the_target(head: bytes, tail: bytes, middl
     assert apply_deltas(base, [delta]) == target
     assert base[: common_prefix_length(base, target)] == target[: common_prefix_length(base, target)]
     suffix = common_suffix_length(base, target)
-    assert suffix <= min(len(base), len(target)) and base[len(base) - suffix :] == target[len(target) - suffix :]
+    assert (
+        suffix <= min(len(base), len(target)) and base[len(base) - suffix :] == target[len(target) - suffix :]
+    )

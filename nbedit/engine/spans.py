@@ -36,7 +36,9 @@ def byte_spans(file_plan: FilePlan) -> tuple[Span, ...] | None:
     ):
         return None
     encoding = file_plan.encoding or "utf-8"
-    matches = sorted((located.match for located in file_plan.hunks), key=lambda match: (match.start, match.end))
+    matches = sorted(
+        (located.match for located in file_plan.hunks), key=lambda match: (match.start, match.end)
+    )
     try:
         if encoding in _SINGLE_BYTE:
             return tuple((match.start, match.end, match.replacement.encode(encoding)) for match in matches)
@@ -45,7 +47,8 @@ def byte_spans(file_plan: FilePlan) -> tuple[Span, ...] | None:
         offset = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
         if before.isascii():  # one byte per character: the offsets carry over
             return tuple(
-                (offset + match.start, offset + match.end, match.replacement.encode("utf-8")) for match in matches
+                (offset + match.start, offset + match.end, match.replacement.encode("utf-8"))
+                for match in matches
             )
         spans: list[Span] = []
         character = 0

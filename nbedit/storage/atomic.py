@@ -188,7 +188,11 @@ def holds_bytes(descriptor: int, expected: bytes, chunk: int = 1 << 20) -> bool:
     view = memoryview(buffer)
     position = 0
     while True:
-        count = os.preadv(descriptor, [buffer], position) if hasattr(os, "preadv") else _pread_into(descriptor, view, position)
+        count = (
+            os.preadv(descriptor, [buffer], position)
+            if hasattr(os, "preadv")
+            else _pread_into(descriptor, view, position)
+        )
         if not count:
             return position == len(expected)
         if not expected.startswith(view[:count], position):

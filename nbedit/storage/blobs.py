@@ -89,7 +89,9 @@ def link_copy(source: str | os.PathLike[str], destination: Path, expected: bytes
             return False  # another file system (EXDEV), no links allowed (EPERM), too many links ...
         try:
             linked = os.stat(name, dir_fd=folder, follow_symlinks=False)
-            if (linked.st_dev, linked.st_ino) != (info.st_dev, info.st_ino) or not holds_bytes(descriptor, expected):
+            if (linked.st_dev, linked.st_ino) != (info.st_dev, info.st_ino) or not holds_bytes(
+                descriptor, expected
+            ):
                 raise OSError(errno.ESTALE, "the file changed while it was linked")
             os.fsync(descriptor)  # the old bytes reach the disk before the entry that names them commits
             os.fsync(folder)

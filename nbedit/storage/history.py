@@ -366,7 +366,12 @@ class HistoryStore:
         """Pack links older than ``LINKED_ENTRIES`` entries, and the oldest beyond ``LINKED_BUDGET`` bytes."""
 
         def overdue(connection: sqlite3.Connection) -> list[int]:
-            if connection.execute("SELECT 1 FROM versions WHERE compressed = ? LIMIT 1", (LINKED,)).fetchone() is None:
+            if (
+                connection.execute(
+                    "SELECT 1 FROM versions WHERE compressed = ? LIMIT 1", (LINKED,)
+                ).fetchone()
+                is None
+            ):
                 return []
             latest = connection.execute("SELECT COALESCE(MAX(seq), 0) FROM entries").fetchone()[0]
             waiting = connection.execute(
@@ -408,7 +413,12 @@ class HistoryStore:
             else:
                 packing, packed = LOST, b""
 
-            def store(connection: sqlite3.Connection, version: int = version) -> bool:
+            def store(
+                connection: sqlite3.Connection,
+                version: int = version,
+                packing: int = packing,
+                packed: bytes = packed,
+            ) -> bool:
                 if stop is not None and stop.is_set():
                     return False
                 return pack_linked(connection, version, packing, packed)

@@ -238,7 +238,9 @@ def store_version(
             "SELECT depth, chain_bytes FROM versions WHERE id = ?", (base_id,)
         ).fetchone()
         regions = region_delta(base_data, data, spans) if spans is not None else None
-        if regions is not None and _fits_as_delta(depth, chain_bytes, regions.payload + 24 * len(regions.spans), len(data)):
+        if regions is not None and _fits_as_delta(
+            depth, chain_bytes, regions.payload + 24 * len(regions.spans), len(data)
+        ):
             compressed, packed = _pack(regions.encode())
             return _insert(
                 connection,
@@ -309,10 +311,13 @@ def pack_linked(connection: sqlite3.Connection, version: int, compressed: int, p
     if row is None or row[0] != LINKED:
         return False
     if len(packed) < BLOB_STREAM_FROM or not hasattr(connection, "blobopen"):
-        connection.execute("UPDATE versions SET compressed = ?, data = ? WHERE id = ?", (compressed, packed, version))
+        connection.execute(
+            "UPDATE versions SET compressed = ?, data = ? WHERE id = ?", (compressed, packed, version)
+        )
         return True
     connection.execute(
-        "UPDATE versions SET compressed = ?, data = zeroblob(?) WHERE id = ?", (compressed, len(packed), version)
+        "UPDATE versions SET compressed = ?, data = zeroblob(?) WHERE id = ?",
+        (compressed, len(packed), version),
     )
     _fill(connection, version, packed)
     return True
@@ -329,7 +334,9 @@ def orphan_blobs(connection: sqlite3.Connection) -> list[Path]:
         names = os.listdir(folder)
     except FileNotFoundError:
         return []
-    linked = {str(row[0]) for row in connection.execute("SELECT id FROM versions WHERE compressed = ?", (LINKED,))}
+    linked = {
+        str(row[0]) for row in connection.execute("SELECT id FROM versions WHERE compressed = ?", (LINKED,))
+    }
     return [folder / name for name in names if name not in linked]
 
 
