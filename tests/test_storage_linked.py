@@ -444,3 +444,31 @@ def test_prefix_suffix_deltas_rebuild_the_target(head: bytes, tail: bytes, middl
     assert (
         suffix <= min(len(base), len(target)) and base[len(base) - suffix :] == target[len(target) - suffix :]
     )
+
+
+def write_then_die(base: Path) -> None:
+    """Replace the file and die before the entry is marked applied (its line counts unstored)."""
+
+    def crash(*arguments: object, **options: object) -> None:
+        os._exit(0)
+
+    HistoryStore.commit = crash  # type: ignore[method-assign]
+    workspace = make_workspace(base)
+    edit_line(workspace, "big.py", 12)
+
+
+def test_an_entry_kept_by_recovery_gets_its_line_counts(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    original = big_text()
+    (root / "big.py").write_bytes(original)
+    child = context.Process(target=write_then_die, args=(tmp_path,))
+    child.start()
+    child.join(60)
+    assert (root / "big.py").read_bytes() != original  # the write happened
+    workspace = make_workspace(tmp_path)
+    (entry,) = workspace.history(all_sessions=True)
+    assert entry.status == "applied"
+    assert (entry.files[0].added, entry.files[0].removed) == (1, 1)
+    workspace.undo(entry.id)
+    assert (root / "big.py").read_bytes() == original

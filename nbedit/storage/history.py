@@ -446,6 +446,18 @@ class HistoryStore:
             if not self._closed.is_set():
                 self._database.write(sweep, durable=False)
 
+    def set_counts(self, entry_id: str, counts: Sequence[tuple[int, int]]) -> None:
+        """Store (added, removed) lines per file of an entry, in the draft's order."""
+
+        def store(connection: sqlite3.Connection) -> None:
+            seq = self._resolve(connection, entry_id)
+            connection.executemany(
+                "UPDATE files SET added = ?, removed = ? WHERE entry = ? AND position = ?",
+                [(added, removed, seq, position) for position, (added, removed) in enumerate(counts)],
+            )
+
+        self._database.write(store, durable=False)
+
     # -- crash recovery ----------------------------------------------------------------
 
     def pending(self, *, include_live: bool = False) -> list[Entry]:
