@@ -318,12 +318,12 @@ class HistoryStore:
         """Bytes of linked copies waiting to be packed into the database."""
         return sum(size for _, _, size in self._database.read(linked_versions))
 
-    def compact(self, *, keep_bytes: int = 0) -> int:
+    def compact(self, *, keep_bytes: int = 0, stop: threading.Event | None = None) -> int:
         """Pack linked copies into the database, oldest first, until at most ``keep_bytes`` wait.
 
         Each is read, checked against its SHA-256 and packed outside any transaction;
         only the row update holds the write lock, and the link is removed once that
-        commits. A copy that no longer matches was written into behind nbedit's back:
+        commits. ``stop``: set it to stop between two copies (the background thread's). A copy that no longer matches was written into behind nbedit's back:
         its version is marked lost (restoring it says so) rather than kept wrong.
         Returns how many were packed.
         """
@@ -335,7 +335,7 @@ class HistoryStore:
                 break
             chosen.append(version)
             excess -= size
-        packed = self._pack_linked(chosen, stop=self._closed)
+        packed = self._pack_linked(chosen, stop=stop)
         self._sweep()
         return packed
 
@@ -360,7 +360,7 @@ class HistoryStore:
             return
         self._linked = False
         with contextlib.suppress(HistoryError, OSError, sqlite3.Error):
-            self.compact()
+            self.compact(stop=self._closed)  # close() stops it between two copies
 
     def _pack_overdue(self) -> None:
         """Pack links older than ``LINKED_ENTRIES`` entries, and the oldest beyond ``LINKED_BUDGET`` bytes."""
@@ -426,8 +426,9 @@ class HistoryStore:
             with self._database_lock():
                 if stop is not None and stop.is_set():
                     break
-                if self._database.write(store):
-                    packed_count += 1
+                if not self._database.write(store):
+                    continue  # stopped, or packed by another process (which removes the link)
+                packed_count += 1
             with contextlib.suppress(OSError):
                 blob.unlink()
         return packed_count
