@@ -108,36 +108,7 @@ def recover(workspace: Workspace) -> list[tuple[Entry, bool]]:
     def leftovers(paths: object, pid: int, token: str) -> None:
         remove_leftovers(root, list(paths), pid=pid, token=token)  # type: ignore[call-overload]
 
-    store = _open(workspace)
-    settled = store.reconcile(current, root=_root(workspace), leftovers=leftovers)
-    for entry, kept in settled:
-        if kept:
-            _count_lines(store, entry.id)
-    return settled
-
-
-def _count_lines(store: HistoryStore, entry_id: str) -> None:
-    """Fill in the +/- counts of an entry a crashed writer left: they are stored when an entry
-    commits (the writer counts them while it writes), so a crash leaves them at zero."""
-    counts = []
-    try:
-        for version in store.file_versions(entry_id):
-            texts = []
-            for data in (version.before, version.after):
-                if data is None:
-                    texts.append(None)
-                elif is_notebook_path(version.target_path):
-                    from nbedit.engine.notebook import cell_view
-
-                    texts.append(cell_view(data, version.target_path))
-                else:
-                    texts.append(decode(data, version.path)[0])
-            from nbedit.engine.diff import diff_stats
-
-            counts.append(diff_stats(text_diff(texts[0], texts[1], version.path, version.new_path)))
-    except NbeditError:
-        return  # a version that cannot be read back or decoded: the counts stay unknown (zero)
-    store.set_counts(entry_id, counts)
+    return _open(workspace).reconcile(current, root=_root(workspace), leftovers=leftovers)
 
 
 # -- listing and showing ------------------------------------------------------------------

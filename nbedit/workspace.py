@@ -351,9 +351,6 @@ class Workspace:
         source = self._source
         targets = sorted({source.absolute(p) for f in files for p in (f.path, f.new_path) if p})
         token = new_token()
-        # The entry's +/- line counts are only shown when listing, so they are counted while
-        # this thread waits on the disk (hashing, fsyncs) and stored when the entry commits.
-        counting = _Counting(plan, files) if self.history_enabled else None
         with lock_paths(targets, root=source.real_root):
             self._check_fresh(files)
             modes = {file_plan.path: self._mode_now(file_plan) for file_plan in files}
@@ -368,7 +365,7 @@ class Workspace:
                     self._store().abort(entry_id)
                 raise
             if entry_id is not None:
-                self._store().commit(entry_id, counts=counting.result() if counting else None)
+                self._store().commit(entry_id)
         if entry_id is not None:
             self._retain(entry_id)
             self._store().compact_soon()
@@ -492,10 +489,11 @@ class Workspace:
         from nbedit.engine.spans import byte_spans
         from nbedit.storage.history import EntryDraft, FileRecord
 
+        stats = plan.stats()
         records = []
         tiers: list[str] = []
         for file_plan in files:
-            added, removed = 0, 0  # counted alongside (``_Counting``), stored by commit
+            added, removed = stats.get(file_plan.target_path, (0, 0))
             records.append(
                 FileRecord(
                     before_file=self._replaced_file(file_plan),
@@ -597,36 +595,6 @@ class Workspace:
 
         chosen = which if after is None else ("after" if after else "before")
         return history_ops.restore(self, entry_id, which=chosen, force=force)  # type: ignore[arg-type]
-
-
-class _Counting:
-    """Lines added and removed per file of a plan, counted in a worker thread.
-
-    Counting a 900-hunk change is pure Python (about 8 ms); the applying thread
-    spends longer than that in calls that release the interpreter (SHA-256, writes,
-    fsyncs), so the count costs close to nothing when done alongside. A count that
-    fails is left at zero: it must never fail a write that has already happened.
-    """
-
-    def __init__(self, plan: Plan, files: Sequence[FilePlan]) -> None:
-        import threading
-
-        self._plan = plan
-        self._paths = [file_plan.target_path for file_plan in files]
-        self._counts: dict[str, tuple[int, int]] | None = None
-        self._thread = threading.Thread(target=self._count, name="nbedit-count", daemon=True)
-        self._thread.start()
-
-    def _count(self) -> None:
-        try:
-            self._counts = self._plan.stats()
-        except Exception:  # noqa: BLE001 - see the class docstring
-            self._counts = None
-
-    def result(self) -> list[tuple[int, int]]:
-        self._thread.join()
-        counts = self._counts or {}
-        return [counts.get(path, (0, 0)) for path in self._paths]
 
 
 def _check_text(text: str, what: str) -> None:

@@ -447,7 +447,7 @@ def test_prefix_suffix_deltas_rebuild_the_target(head: bytes, tail: bytes, middl
 
 
 def write_then_die(base: Path) -> None:
-    """Replace the file and die before the entry is marked applied (its line counts unstored)."""
+    """Replace the file and die before the entry is marked applied."""
 
     def crash(*arguments: object, **options: object) -> None:
         os._exit(0)
@@ -457,7 +457,9 @@ def write_then_die(base: Path) -> None:
     edit_line(workspace, "big.py", 12)
 
 
-def test_an_entry_kept_by_recovery_gets_its_line_counts(tmp_path: Path) -> None:
+def test_an_entry_whose_mark_was_lost_is_kept_with_its_line_counts(tmp_path: Path) -> None:
+    """The mark "applied" is not fsynced on its own: losing it (here, the writer dies before it)
+    leaves a pending entry that recovery keeps, counts and all, because the file was written."""
     root = tmp_path / "root"
     root.mkdir()
     original = big_text()

@@ -264,11 +264,9 @@ class HistoryStore:
         while len(self._recent) > 8 or sum(len(item[2]) for item in self._recent.values()) > 64 << 20:
             self._recent.pop(next(iter(self._recent)))
 
-    def commit(self, entry_id: str, *, counts: Sequence[tuple[int, int]] | None = None) -> None:
+    def commit(self, entry_id: str) -> None:
         """Mark an entry applied: its files were written.
 
-        ``counts``: (added, removed) lines per file, in the draft's order, when the
-        caller counted them while the files were written (they replace the draft's).
         Not fsynced on its own: if a power cut loses the mark, the entry is pending
         again and recovery finds the files written and marks it applied.
         """
@@ -276,11 +274,6 @@ class HistoryStore:
         def mark(connection: sqlite3.Connection) -> None:
             seq = self._resolve(connection, entry_id)
             connection.execute("UPDATE entries SET status = 'applied' WHERE seq = ?", (seq,))
-            if counts is not None:
-                connection.executemany(
-                    "UPDATE files SET added = ?, removed = ? WHERE entry = ? AND position = ?",
-                    [(added, removed, seq, position) for position, (added, removed) in enumerate(counts)],
-                )
 
         self._database.write(mark, durable=False)
         self._database.checkpoint_if_large()
@@ -446,18 +439,6 @@ class HistoryStore:
         with self._database_lock():
             if not self._closed.is_set():
                 self._database.write(sweep, durable=False)
-
-    def set_counts(self, entry_id: str, counts: Sequence[tuple[int, int]]) -> None:
-        """Store (added, removed) lines per file of an entry, in the draft's order."""
-
-        def store(connection: sqlite3.Connection) -> None:
-            seq = self._resolve(connection, entry_id)
-            connection.executemany(
-                "UPDATE files SET added = ?, removed = ? WHERE entry = ? AND position = ?",
-                [(added, removed, seq, position) for position, (added, removed) in enumerate(counts)],
-            )
-
-        self._database.write(store, durable=False)
 
     # -- crash recovery ----------------------------------------------------------------
 
