@@ -474,3 +474,19 @@ def test_an_entry_whose_mark_was_lost_is_kept_with_its_line_counts(tmp_path: Pat
     assert (entry.files[0].added, entry.files[0].removed) == (1, 1)
     workspace.undo(entry.id)
     assert (root / "big.py").read_bytes() == original
+
+
+def test_doctor_reports_the_bytes_waiting_as_links(tmp_path: Path) -> None:
+    from nbedit.storage.doctor import check
+
+    workspace = make_workspace(tmp_path)
+    original = big_text()
+    (workspace.root / "big.py").write_bytes(original)
+    edit_line(workspace, "big.py", 6)
+    checkup = check(workspace.home)
+    assert checkup.healthy
+    assert any(
+        f"{len(original):,} bytes of first snapshots are kept as links" in line for line in checkup.findings
+    )
+    workspace._store().compact()
+    assert not any("links" in line for line in check(workspace.home).findings)
