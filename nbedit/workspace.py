@@ -159,19 +159,11 @@ class _RootSource:
 
     def holds(self, path: str, expected: bytes, chunk: int = 1 << 20) -> bool:
         """True if the file's bytes are exactly ``expected``; never holds a second whole copy."""
+        from nbedit.storage.atomic import holds_bytes
+
         try:
-            with open(self.absolute(path), "rb") as handle:
-                if os.fstat(handle.fileno()).st_size != len(expected):
-                    return False
-                position = 0
-                while True:
-                    block = handle.read(chunk)
-                    if not block:
-                        return position == len(expected)
-                    # bytes slices compare with memcmp (a memoryview compares item by item)
-                    if expected[position : position + len(block)] != block:
-                        return False
-                    position += len(block)
+            with open(self.absolute(path), "rb", buffering=0) as handle:
+                return holds_bytes(handle.fileno(), expected, chunk)
         except OSError:
             return False
 
@@ -230,7 +222,6 @@ class Workspace:
         self._history = None
         self.keep_per_file = keep_per_file  # retention: entries kept per file (None: all)
         self.keep_bytes = keep_bytes  # retention: total stored bytes (None: no cap)
-        self._recorded = 0
 
     def __repr__(self) -> str:
         return f"Workspace(root={str(self.root)!r}, session={self.session!r})"
@@ -376,7 +367,8 @@ class Workspace:
             if entry_id is not None:
                 self._store().commit(entry_id)
         if entry_id is not None:
-            self._retain()
+            self._retain(entry_id)
+            self._store().compact_soon()
         written = tuple(dict.fromkeys(p for f in files for p in (f.path, f.new_path) if p))
         return ApplyResult(plan, entry_id, written, already_applied=False)
 
@@ -475,10 +467,15 @@ class Workspace:
         if store is not None:
             store.close()
 
-    def _retain(self) -> None:
-        """Apply the retention caps now and then (every 25 recorded entries)."""
-        self._recorded += 1
-        if self._recorded % 25 != 1 or (self.keep_per_file is None and self.keep_bytes is None):
+    def _retain(self, entry_id: str) -> None:
+        """Apply the retention caps now and then: after every 25th entry of the store.
+
+        Counted by the store's entry ids, not per process: a CLI call records one entry
+        per process, and pruning a long history on each call cost it tens of ms.
+        """
+        if self.keep_per_file is None and self.keep_bytes is None:
+            return
+        if int(entry_id.removeprefix("e"), 16) % 25 != 0:
             return
         self._store().prune(max_entries_per_file=self.keep_per_file, max_total_bytes=self.keep_bytes)
 
@@ -495,6 +492,7 @@ class Workspace:
         if not self.history_enabled:
             return None
         modes = modes or {}
+        from nbedit.engine.spans import byte_spans
         from nbedit.storage.history import EntryDraft, FileRecord
 
         stats = plan.stats()
@@ -504,6 +502,8 @@ class Workspace:
             added, removed = stats.get(file_plan.target_path, (0, 0))
             records.append(
                 FileRecord(
+                    before_file=self._replaced_file(file_plan),
+                    spans=byte_spans(file_plan) if file_plan.after_bytes is not None else None,
                     path=file_plan.path,
                     new_path=file_plan.new_path,
                     before=file_plan.before_bytes,
@@ -551,6 +551,19 @@ class Workspace:
                 f"the history store at {self.home} could not record this change ({error}); nothing was "
                 f"written. Fix or remove that folder, or run with {option('no_history')}"
             ) from error
+
+    def _replaced_file(self, file_plan: FilePlan) -> str | None:
+        """The file whose inode the write will detach from its name (so the history may link it):
+        a regular file, not a symbolic link (deleting a link leaves its target in place)."""
+        if file_plan.before_bytes is None:
+            return None
+        location = self._source.absolute(file_plan.path)
+        try:
+            if not stat.S_ISREG(os.lstat(location).st_mode):
+                return None
+        except OSError:
+            return None
+        return str(location)
 
     # ------------------------------------------------------------------ history operations (nbedit.history_ops)
 

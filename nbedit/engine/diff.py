@@ -237,14 +237,18 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
     """(added, removed) lines of ``file_diff(file_plan)``, counted without writing the diff.
 
     Recording an entry needs only the counts; for a 900-hunk patch, writing and
-    re-reading the diff text cost as much as planning it.
+    re-reading the diff text cost as much as planning it. The counts come from the
+    changed lines of each diff block alone: context lines are equal on both sides, and
+    trimming equal lines from the ends of a block (what the diff does before it aligns
+    the rest) removes them again, so they cannot change a count. A block whose new
+    text would run into its trailing context (a change that drops a line's newline)
+    is counted with its context, as the diff shows it.
     """
     before, _ = _texts(file_plan)
     if not file_plan.hunks or before is None:
         return diff_stats(file_diff(file_plan))
     added = removed = 0
-    for block in file_blocks(file_plan):
-        old, new = block.old_lines, block.new_lines
+    for old, new in _changed_spans(before, file_plan, CONTEXT):
         head, tail = common_ends(old, new)
         middle_old, middle_new = old[head : len(old) - tail], new[head : len(new) - tail]
         for tag, a0, a1, b0, b1 in _middle_opcodes(middle_old, middle_new):
@@ -252,6 +256,60 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
                 removed += a1 - a0
                 added += b1 - b0
     return added, removed
+
+
+def _changed_spans(
+    before: str, file_plan: FilePlan, context: int
+) -> list[tuple[Sequence[str], Sequence[str]]]:
+    """Per diff block: its old and new lines without the context (see ``file_stats``)."""
+    walker = _Walker(before)
+    changes: list[tuple[int, int, str]] = []  # (first_offset, last_offset, new_text) per located hunk
+    for located in sorted(file_plan.hunks, key=lambda item: item.match.start):
+        match = located.match
+        first_offset = before.rfind("\n", 0, match.start) + 1
+        if match.end > match.start:
+            last_offset = walker.end_of_line(match.end - 1)
+        elif match.start == first_offset:
+            last_offset = first_offset
+        else:
+            last_offset = walker.end_of_line(match.start)
+        changes.append(
+            (first_offset, last_offset, before[first_offset : match.start] + match.replacement + before[match.end : last_offset])
+        )
+    spans: list[tuple[Sequence[str], Sequence[str]]] = []
+    group: list[tuple[int, int, str]] = []
+
+    def close() -> None:
+        pieces = []
+        for number, (_, last_offset, new_text) in enumerate(group):
+            following = group[number + 1][0] if number + 1 < len(group) else last_offset
+            pieces.append(new_text)
+            pieces.append(before[last_offset:following])
+        new = "".join(pieces)
+        end = group[-1][1]
+        if new and not new.endswith("\n") and end < len(before):
+            blocks = file_blocks(file_plan, context)  # rare: count this file the long way
+            raise _CountWithContext(blocks)
+        spans.append((split_lines(before[group[0][0] : end]), split_lines(new)))
+
+    try:
+        for change in changes:
+            # the diff joins hunks whose changed lines are at most 2 * context lines apart
+            if group and before.count("\n", group[-1][1], change[0]) > 2 * context:
+                close()
+                group = []
+            group.append(change)
+        if group:
+            close()
+    except _CountWithContext as fallback:
+        return [(block.old_lines, block.new_lines) for block in fallback.blocks]
+    return spans
+
+
+class _CountWithContext(Exception):
+    def __init__(self, blocks: list[DiffBlock]) -> None:
+        super().__init__()
+        self.blocks = blocks
 
 
 def _rename_only(file_plan: FilePlan, old_name: str, new_name: str) -> str:

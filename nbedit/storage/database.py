@@ -6,6 +6,11 @@ IMMEDIATE`` for writes (taking the write lock up front avoids the deadlock where
 two readers both try to upgrade); anything still reported as "database is locked"
 is retried with back-off until the timeout. ``synchronous = FULL`` makes a
 committed entry survive a power cut, which the crash-recovery story relies on.
+Writes whose loss a crash recovery repairs anyway (marking an entry applied once its
+files are written, forgetting an aborted one) pass ``durable=False``: they commit
+without an fsync of their own and become durable with the next durable write or
+checkpoint (WAL mode keeps the database consistent either way), so an apply costs
+one log fsync instead of two.
 
 The write-ahead log is kept small however the store is used: a long-lived kernel
 never closes its connection, so SQLite's own clean-up at close never runs there, and
@@ -20,6 +25,12 @@ becomes ``HistoryError`` with the database path in the message.
 
 A connection opened before ``os.fork`` is not used in the child: the child opens
 its own (SQLite forbids sharing a connection across fork).
+
+Opening is cheap on purpose, since a CLI run opens the store once per call: settings
+that write the database header (``auto_vacuum``) are given only to a new database,
+and a new database is built whole under a temporary name without fsyncs, flushed
+once and linked into place (``os.link`` never replaces a database another process
+created meanwhile), instead of paying a synced header write for each setting.
 """
 
 from __future__ import annotations
@@ -29,6 +40,7 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -37,7 +49,7 @@ from nbedit.errors import HistoryError
 
 __all__ = ["SCHEMA_VERSION", "DamagedHistory", "Database", "move_aside"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 WAL_LIMIT = 256 << 10  # bytes of write-ahead log left behind after a change, at most
 _SQLITE_CORRUPT = 11  # result codes; sqlite3 names them only from Python 3.11
 _SQLITE_NOTADB = 26
@@ -53,10 +65,12 @@ CREATE TABLE IF NOT EXISTS versions (
     suffix INTEGER NOT NULL DEFAULT 0,
     depth INTEGER NOT NULL DEFAULT 0,
     chain_bytes INTEGER NOT NULL DEFAULT 0,
+    regions INTEGER NOT NULL DEFAULT 0,
     compressed INTEGER NOT NULL,
     data BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS versions_base ON versions(base);
+CREATE INDEX IF NOT EXISTS versions_linked ON versions(id) WHERE compressed = 3;
 CREATE TABLE IF NOT EXISTS entries (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     session TEXT NOT NULL,
@@ -98,6 +112,12 @@ _UPGRADE_FROM_1 = (
     "ALTER TABLE entries ADD COLUMN partial INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE files ADD COLUMN before_mode INTEGER",
     "ALTER TABLE files ADD COLUMN after_mode INTEGER",
+)
+# Schema 2 -> 3: region deltas (a table of replaced byte spans); packing 3 (a keyframe hard-linked
+# into the blob folder) needs no column. A schema-2 nbedit refuses a schema-3 store by its version.
+_UPGRADE_FROM_2 = (
+    "ALTER TABLE versions ADD COLUMN regions INTEGER NOT NULL DEFAULT 0",
+    "CREATE INDEX IF NOT EXISTS versions_linked ON versions(id) WHERE compressed = 3",
 )
 SEQUENCE_FLOOR_NAME = "history.sqlite3.last-id"
 
@@ -158,7 +178,7 @@ def last_sequence(database: Path) -> int:
 
 
 def move_aside(database: Path) -> Path:
-    """Rename a damaged database (and its WAL files) to ``<name>.corrupt-<time>-<pid>``.
+    """Rename a damaged database (its WAL files and linked copies too) to ``<name>.corrupt-<time>-<pid>``.
 
     The highest id it may have handed out is remembered first, so the new database
     never reuses an id of the old one.
@@ -176,12 +196,30 @@ def move_aside(database: Path) -> Path:
             companion = database.with_name(database.name + suffix)
             if companion.exists():
                 os.replace(companion, target.with_name(target.name + suffix))
+        # So do its linked copies: a new database names none of them and would sweep them away.
+        blobs = database.with_name("blobs")
+        if blobs.is_dir():
+            os.replace(blobs, target.with_name(target.name + "-blobs"))
     except OSError as error:
         raise HistoryError(
             f"the history database {database} is damaged and could not be moved aside ({error}); "
             "move or delete it by hand"
         ) from None
     return target
+
+
+_OPEN: weakref.WeakSet[Database] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    # A lock held by another thread (a background compaction) at the fork would stay held
+    # forever in the child, where that thread does not exist: give the child fresh ones.
+    for database in list(_OPEN):
+        database._lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class Database:
@@ -192,6 +230,7 @@ class Database:
         self._connection: sqlite3.Connection | None = None
         self._connection_pid = -1
         self._inherited: list[sqlite3.Connection] = []  # kept alive, never closed, after a fork
+        _OPEN.add(self)
         self.connect()
 
     def connect(self) -> sqlite3.Connection:
@@ -208,6 +247,9 @@ class Database:
                     f"cannot create the nbedit home {self.path.parent}: {error}; "
                     "set NBEDIT_HOME to a writable directory"
                 ) from None
+            if not self.path.exists():
+                with contextlib.suppress(OSError, sqlite3.Error):
+                    self._create()
             try:
                 connection = sqlite3.connect(
                     self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
@@ -223,16 +265,51 @@ class Database:
             self._connection_pid = os.getpid()
             return connection
 
+    def _create(self) -> None:
+        """Build a new, empty database under a temporary name and link it into place."""
+        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}-{os.urandom(4).hex()}.new")
+        try:
+            connection = sqlite3.connect(temporary, isolation_level=None)
+            try:
+                connection.execute("PRAGMA synchronous = OFF")  # one fsync of the whole file below
+                connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
+                connection.execute("PRAGMA journal_mode = WAL")
+                connection.execute("BEGIN IMMEDIATE")
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        connection.execute(statement)
+                self._seed_sequence(connection)
+                connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                connection.execute("COMMIT")
+            finally:
+                connection.close()  # the last connection checkpoints the log into the file and removes it
+            descriptor = os.open(temporary, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
+            try:
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
+            with contextlib.suppress(FileExistsError):  # another process made one first: use that
+                os.link(temporary, self.path)
+            from nbedit.storage.blobs import fsync_folder
+
+            fsync_folder(self.path.parent)
+        finally:
+            for name in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
+                with contextlib.suppress(OSError):
+                    name.unlink()
+
     def _prepare(self, connection: sqlite3.Connection) -> None:
         try:
             connection.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
-            connection.execute("PRAGMA auto_vacuum = INCREMENTAL")  # takes effect on a new database only
+            version = connection.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:
+                # Takes effect on a new database only, and writes the header each time it is given.
+                connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = FULL")
             connection.execute("PRAGMA foreign_keys = ON")
             connection.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
             connection.execute("PRAGMA wal_autocheckpoint = 64")  # pages: about WAL_LIMIT
-            version = connection.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise HistoryError(
                     f"the history database {self.path} was written by a newer nbedit (schema {version}); "
@@ -243,8 +320,8 @@ class Database:
                 version = connection.execute("PRAGMA user_version").fetchone()[
                     0
                 ]  # another writer may have won
-                if version == 1:
-                    for statement in _UPGRADE_FROM_1:
+                if version in (1, 2):
+                    for statement in (_UPGRADE_FROM_1 if version == 1 else ()) + _UPGRADE_FROM_2:
                         connection.execute(statement)
                 elif version == 0:
                     for statement in _SCHEMA.split(";"):
@@ -304,20 +381,29 @@ class Database:
                     continue
                 raise self.translate(error) from None
 
-    def write(self, operation: Callable[[sqlite3.Connection], _T]) -> _T:
-        """Run ``operation`` in one write transaction, retried as a whole while the database is locked."""
+    def write(self, operation: Callable[[sqlite3.Connection], _T], *, durable: bool = True) -> _T:
+        """Run ``operation`` in one write transaction, retried as a whole while the database is locked.
+
+        ``durable=False``: commit without waiting for the disk (see the module docstring).
+        """
 
         def attempt() -> _T:
             connection = self.connect()
-            connection.execute("BEGIN IMMEDIATE")
+            if not durable:
+                connection.execute("PRAGMA synchronous = NORMAL")
             try:
-                result = operation(connection)
-                connection.execute("COMMIT")
-            except BaseException:
-                if connection.in_transaction:
-                    with contextlib.suppress(sqlite3.Error):
-                        connection.execute("ROLLBACK")
-                raise
+                connection.execute("BEGIN IMMEDIATE")
+                try:
+                    result = operation(connection)
+                    connection.execute("COMMIT")
+                except BaseException:
+                    if connection.in_transaction:
+                        with contextlib.suppress(sqlite3.Error):
+                            connection.execute("ROLLBACK")
+                    raise
+            finally:
+                if not durable:
+                    connection.execute("PRAGMA synchronous = FULL")
             return result
 
         with self._lock:

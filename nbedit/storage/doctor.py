@@ -60,6 +60,7 @@ def check(home: Path) -> Checkup:
             entries = store.entries()
             pending = store.pending(include_live=True)
             stale = store.pending()
+            linked = store.linked_bytes()
     except DamagedHistory as damage:
         findings.append(f"the database is damaged: {damage.message.split(';')[0]}")
         return Checkup(home, False, tuple(findings))
@@ -74,6 +75,11 @@ def check(home: Path) -> Checkup:
         )
     elif pending:
         findings.append(f"{len(pending)} entries are being written right now")
+    if linked:
+        findings.append(
+            f"{linked:,} bytes of first snapshots are kept as links to the old files; they are packed into "
+            "the database when an nbedit process is idle, or by a later recorded edit"
+        )
     return Checkup(home, True, tuple(findings))
 
 

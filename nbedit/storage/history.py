@@ -16,6 +16,14 @@ before any file is touched), the caller replaces the files, then ``commit`` mark
 it "applied" or ``abort`` forgets it. A crash in between leaves a pending entry
 whose writer process is gone; ``reconcile`` compares the files on disk with the
 entry's fingerprints and keeps or drops it.
+
+``begin`` keeps the "before" of a file the history has not seen as a hard link to
+the old file (``blobs.py``) when the caller names it, and ``compact`` packs such
+links into the database later, off the path a person waits on: from a background
+thread once the process has been idle for ``IDLE_SECONDS`` (a kernel between cells),
+and at the start of a ``begin`` for every link older than ``LINKED_ENTRIES`` entries
+or beyond ``LINKED_BUDGET`` bytes, so the home stays bounded however short-lived
+the processes are (a CLI call never idles).
 """
 
 from __future__ import annotations
@@ -25,12 +33,14 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from nbedit.errors import HistoryError
 from nbedit.storage.atomic import process_alive
+from nbedit.storage.blobs import link_copy
 from nbedit.storage.database import (
     DamagedHistory,
     Database,
@@ -50,10 +60,17 @@ from nbedit.storage.records import (
     known_origin,
 )
 from nbedit.storage.versions import (
+    LINKED,
     LIVE_VERSIONS,
+    LOST,
     collect_unused,
+    linked_versions,
+    orphan_blobs,
+    pack,
+    pack_linked,
     previous_version,
     rebase_orphans,
+    store_linked,
     store_version,
     verified_bytes,
 )
@@ -73,6 +90,9 @@ __all__ = [
 ]
 
 DATABASE_NAME = "history.sqlite3"
+LINKED_BUDGET = 128 << 20  # bytes of linked copies a store lets wait for compaction
+LINKED_ENTRIES = 16  # a linked copy is packed by the first begin this many entries after it
+IDLE_SECONDS = 2.0  # a process that recorded nothing for this long packs its links in the background
 _ID_BLOCK = 1024
 _TOTAL_BYTES = "SELECT COALESCE(SUM(LENGTH(data)), 0) FROM versions"
 
@@ -94,6 +114,10 @@ class HistoryStore:
         # record of that path without rebuilding it from the database (id, bytes)
         self._recent: dict[str, tuple[int, str, bytes]] = {}
         self._floor = read_sequence_floor(self.database)
+        self._compactor: threading.Thread | None = None
+        self._closed = threading.Event()
+        self._linked = False  # this process linked a copy since its last compaction
+        self._last_activity = 0.0
 
     @classmethod
     def open_or_recreate(cls, home: Path | str, *, busy_timeout: float = 30.0) -> HistoryStore:
@@ -121,7 +145,13 @@ class HistoryStore:
             return store
 
     def close(self) -> None:
-        self._database.close()
+        """Close the connection; a background compaction stops at its next step (its work is kept)."""
+        self._closed.set()
+        with self._database_lock():
+            self._database.close()
+
+    def _database_lock(self) -> threading.RLock:
+        return self._database._lock  # noqa: SLF001 - one lock guards the connection and close
 
     def __enter__(self) -> HistoryStore:
         return self
@@ -142,6 +172,9 @@ class HistoryStore:
         for file in draft.files:
             if file.before is None and file.after is None:
                 raise HistoryError(f"{file.path}: a file record needs before or after bytes")
+        self._closed.clear()  # used again after close: the connection reopens, compaction may run
+        self._last_activity = time.monotonic()
+        self._pack_overdue()
 
         def record(connection: sqlite3.Connection) -> int:
             versions = [self._store_file(connection, file) for file in draft.files]
@@ -182,17 +215,29 @@ class HistoryStore:
             known = connection.execute(
                 "SELECT 1 FROM versions WHERE fingerprint = ?", (fingerprint,)
             ).fetchone()
-            base = None if known else self._previous(connection, file.path, len(file.before))
-            before_id = store_version(connection, file.before, fingerprint, base)
+            base = None if known else self._recent_base(connection, file.path, len(file.before))
+            if not known and base is None and file.before_file is not None:
+                expected, source = file.before, file.before_file
+                before_id = store_linked(
+                    connection, len(expected), fingerprint, lambda blob: link_copy(source, blob, expected)
+                )
+                if before_id is not None:
+                    self._linked = True
+            if before_id is None:
+                if not known and base is None:
+                    base = previous_version(connection, file.path, len(file.before))
+                before_id = store_version(connection, file.before, fingerprint, base)
         if file.after is not None:
             base = (before_id, file.before) if before_id is not None and file.before is not None else None
-            after_id = store_version(connection, file.after, file.after_fingerprint, base)
+            after_id = store_version(
+                connection, file.after, file.after_fingerprint, base, spans=file.spans if base else None
+            )
             if file.after_fingerprint is not None:
                 self._remember(file.new_path or file.path, after_id, file.after_fingerprint, file.after)
         return before_id, after_id
 
-    def _previous(self, connection: sqlite3.Connection, path: str, size: int) -> tuple[int, bytes] | None:
-        """The path's last recorded version, from memory when this process recorded it.
+    def _recent_base(self, connection: sqlite3.Connection, path: str, size: int) -> tuple[int, bytes] | None:
+        """The path's last recorded version if this process recorded it (kept in memory).
 
         Trusted only if the database still names that very version (same id and
         fingerprint) as the path's latest: a rolled-back or pruned one is not used.
@@ -211,7 +256,7 @@ class HistoryStore:
                 and size // 2 <= len(data) <= size * 2
             ):
                 return version, data
-        return previous_version(connection, path, size)
+        return None
 
     def _remember(self, path: str, version: int, fingerprint: str, data: bytes) -> None:
         self._recent.pop(path, None)
@@ -220,19 +265,23 @@ class HistoryStore:
             self._recent.pop(next(iter(self._recent)))
 
     def commit(self, entry_id: str) -> None:
-        """Mark an entry applied: its files were written."""
+        """Mark an entry applied: its files were written.
+
+        Not fsynced on its own: if a power cut loses the mark, the entry is pending
+        again and recovery finds the files written and marks it applied.
+        """
 
         def mark(connection: sqlite3.Connection) -> None:
             seq = self._resolve(connection, entry_id)
             connection.execute("UPDATE entries SET status = 'applied' WHERE seq = ?", (seq,))
 
-        self._database.write(mark)
+        self._database.write(mark, durable=False)
         self._database.checkpoint_if_large()
 
     def abort(self, entry_id: str) -> None:
         """Forget a pending entry (its files were not written) and the versions only it used."""
 
-        def forget(connection: sqlite3.Connection) -> None:
+        def forget(connection: sqlite3.Connection) -> set[int]:
             seq = self._resolve(connection, entry_id)
             status = connection.execute("SELECT status FROM entries WHERE seq = ?", (seq,)).fetchone()[0]
             if status != "pending":
@@ -247,9 +296,149 @@ class HistoryStore:
             }
             connection.execute("DELETE FROM entries WHERE seq = ?", (seq,))
             collect_unused(connection, candidates)
+            return candidates
 
-        self._database.write(forget)
+        candidates = self._database.write(forget, durable=False)
+        # A linked "before" of an entry that never replaced its file is still that file's
+        # inode: drop the link, or pack the bytes first if another entry uses them too.
+        self._pack_linked(candidates, stop=None)
+        self._sweep()
         self._database.checkpoint_if_large()
+
+    # -- linked copies -------------------------------------------------------------------
+
+    def linked_bytes(self) -> int:
+        """Bytes of linked copies waiting to be packed into the database."""
+        return sum(size for _, _, size in self._database.read(linked_versions))
+
+    def compact(self, *, keep_bytes: int = 0, stop: threading.Event | None = None) -> int:
+        """Pack linked copies into the database, oldest first, until at most ``keep_bytes`` wait.
+
+        Each is read, checked against its SHA-256 and packed outside any transaction;
+        only the row update holds the write lock, and the link is removed once that
+        commits. ``stop``: set it to stop between two copies (the background thread's). A copy that no longer matches was written into behind nbedit's back:
+        its version is marked lost (restoring it says so) rather than kept wrong.
+        Returns how many were packed.
+        """
+        waiting = self._database.read(linked_versions)
+        excess = sum(size for _, _, size in waiting) - keep_bytes
+        chosen: list[int] = []
+        for version, _, size in waiting:
+            if excess <= 0:
+                break
+            chosen.append(version)
+            excess -= size
+        packed = self._pack_linked(chosen, stop=stop)
+        self._sweep()
+        return packed
+
+    def compact_soon(self) -> None:
+        """Pack this process's links in a background thread once it has been idle ``IDLE_SECONDS``."""
+        self._last_activity = time.monotonic()
+        if not self._linked or self._closed.is_set():
+            return
+        if self._compactor is not None and self._compactor.is_alive():
+            return
+        thread = threading.Thread(target=self._compact_when_idle, name="nbedit-history-compact", daemon=True)
+        self._compactor = thread
+        thread.start()
+
+    def _compact_when_idle(self) -> None:
+        while not self._closed.is_set():
+            wait = self._last_activity + IDLE_SECONDS - time.monotonic()
+            if wait <= 0:
+                break
+            self._closed.wait(wait)
+        if self._closed.is_set():
+            return
+        self._linked = False
+        with contextlib.suppress(HistoryError, OSError, sqlite3.Error):
+            self.compact(stop=self._closed)  # close() stops it between two copies
+
+    def _pack_overdue(self) -> None:
+        """Pack links older than ``LINKED_ENTRIES`` entries, and the oldest beyond ``LINKED_BUDGET`` bytes."""
+
+        def overdue(connection: sqlite3.Connection) -> list[int]:
+            if (
+                connection.execute(
+                    "SELECT 1 FROM versions WHERE compressed = ? LIMIT 1", (LINKED,)
+                ).fetchone()
+                is None
+            ):
+                return []
+            latest = connection.execute("SELECT COALESCE(MAX(seq), 0) FROM entries").fetchone()[0]
+            waiting = connection.execute(
+                "SELECT v.id, v.size, (SELECT MIN(entry) FROM files WHERE before_version = v.id"
+                " OR after_version = v.id) FROM versions AS v WHERE v.compressed = ? ORDER BY v.id DESC",
+                (LINKED,),
+            ).fetchall()
+            chosen, total = [], 0
+            for version, size, first_use in waiting:  # newest first: the budget keeps the newest
+                total += size
+                if total > LINKED_BUDGET or first_use is None or latest + 1 - first_use >= LINKED_ENTRIES:
+                    chosen.append(int(version))
+            return chosen
+
+        chosen = self._database.read(overdue)
+        if chosen:
+            self._pack_linked(chosen, stop=None)
+            self._sweep()
+
+    def _pack_linked(self, versions: Sequence[int] | set[int], stop: threading.Event | None) -> int:
+        packed_count = 0
+        for version in sorted(versions):
+            if stop is not None and stop.is_set():
+                break
+            row = self._database.read(
+                lambda connection, version=version: connection.execute(  # type: ignore[misc]
+                    "SELECT fingerprint, compressed FROM versions WHERE id = ?", (version,)
+                ).fetchone()
+            )
+            if row is None or row[1] != LINKED:
+                continue
+            blob = blob_folder_of(self.database) / str(version)
+            try:
+                data = blob.read_bytes()
+            except FileNotFoundError:
+                data = b""
+            if hashlib.sha256(data).hexdigest() == row[0]:
+                packing, packed = pack(data)
+            else:
+                packing, packed = LOST, b""
+
+            def store(
+                connection: sqlite3.Connection,
+                version: int = version,
+                packing: int = packing,
+                packed: bytes = packed,
+            ) -> bool:
+                if stop is not None and stop.is_set():
+                    return False
+                return pack_linked(connection, version, packing, packed)
+
+            with self._database_lock():
+                if stop is not None and stop.is_set():
+                    break
+                if not self._database.write(store):
+                    continue  # stopped, or packed by another process (which removes the link)
+                packed_count += 1
+            with contextlib.suppress(OSError):
+                blob.unlink()
+        return packed_count
+
+    def _sweep(self) -> None:
+        """Remove links no version names (a crash between link and commit, an abort, a prune)."""
+        if not (blob_folder_of(self.database)).is_dir():
+            return
+
+        def sweep(connection: sqlite3.Connection) -> None:
+            for orphan in orphan_blobs(connection):
+                with contextlib.suppress(OSError):
+                    orphan.unlink()
+
+        with self._database_lock():
+            if not self._closed.is_set():
+                self._database.write(sweep, durable=False)
 
     # -- crash recovery ----------------------------------------------------------------
 
@@ -538,6 +727,7 @@ class HistoryStore:
             return PruneResult(removed, versions_before - versions_after, bytes_before, bytes_after)
 
         result = self._database.write(prune)
+        self._sweep()
         self._database.execute_outside_transaction("PRAGMA incremental_vacuum")
         self._database.checkpoint_if_large()
         return result
@@ -556,6 +746,10 @@ class HistoryStore:
         return self._database.read(
             lambda connection: [row[0] for row in connection.execute("PRAGMA integrity_check")]
         )
+
+
+def blob_folder_of(database: Path) -> Path:
+    return database.parent / "blobs"
 
 
 def _beyond_per_file_limit(connection: sqlite3.Connection, limit: int) -> list[int]:

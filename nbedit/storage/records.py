@@ -52,6 +52,12 @@ class FileRecord:
     pass them when already computed so a big file is not hashed again (they are
     trusted, so they must be right). ``before``/``after`` None: the file did not
     exist before / does not exist after. ``new_path``: the file was moved there.
+    ``before_file``: the absolute path of the file that holds ``before`` now and that
+    the writer will rename a new file over (or delete): the history may hard-link it
+    instead of packing a copy (``storage.blobs``). ``spans``: the byte spans of
+    ``before`` the change replaced, in order, as (start, end, replacement); the
+    "after" is then stored as a region delta without scanning the file (checked,
+    never trusted).
     """
 
     path: str
@@ -64,6 +70,8 @@ class FileRecord:
     removed: int = 0
     before_mode: int | None = None  # permission bits before / written (None: unknown or no file)
     after_mode: int | None = None
+    before_file: str | None = None
+    spans: tuple[tuple[int, int, bytes], ...] | None = None
 
     @property
     def target_path(self) -> str:

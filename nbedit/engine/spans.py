@@ -1,0 +1,63 @@
+"""Where a plan's hunks land in the file's bytes.
+
+The history stores an edit's "after" as the byte spans of the "before" it replaced
+(a region delta): a 900-hunk patch of a 4 MB file is then recorded from its hunks,
+without comparing or compressing the whole file. The planner knows each hunk as
+character offsets into the decoded text; this module turns them into byte offsets
+for files whose bytes are exactly their text in UTF-8 (after an optional BOM) or in
+a single-byte encoding. Anything else (notebooks, whose hunks live in the cell view;
+UTF-16; changes planned as a whole, without located hunks) gets None, and the
+history compares the bytes instead. The history checks the spans against the bytes
+before it keeps them, so a wrong mapping could only cost space, never a version.
+"""
+
+from __future__ import annotations
+
+import codecs
+
+from nbedit.engine.models import FilePlan
+
+__all__ = ["Span", "byte_spans"]
+
+Span = tuple[int, int, bytes]  # (start, end, replacement): data[start:end] becomes replacement
+
+_SINGLE_BYTE = frozenset({"cp1252", "iso8859-1", "iso8859-15", "ascii"})
+
+
+def byte_spans(file_plan: FilePlan) -> tuple[Span, ...] | None:
+    """The byte spans of ``file_plan.before_bytes`` its hunks replace, in order; None when unknown."""
+    before, data = file_plan.before, file_plan.before_bytes
+    if (
+        file_plan.notebook
+        or not file_plan.hunks
+        or before is None
+        or data is None
+        or file_plan.after_bytes is None
+    ):
+        return None
+    encoding = file_plan.encoding or "utf-8"
+    matches = sorted(
+        (located.match for located in file_plan.hunks), key=lambda match: (match.start, match.end)
+    )
+    try:
+        if encoding in _SINGLE_BYTE:
+            return tuple((match.start, match.end, match.replacement.encode(encoding)) for match in matches)
+        if encoding != "utf-8":
+            return None
+        offset = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+        if before.isascii():  # one byte per character: the offsets carry over
+            return tuple(
+                (offset + match.start, offset + match.end, match.replacement.encode("utf-8"))
+                for match in matches
+            )
+        spans: list[Span] = []
+        character = 0
+        byte = offset
+        for match in matches:
+            start = byte + len(before[character : match.start].encode("utf-8"))
+            end = start + len(before[match.start : match.end].encode("utf-8"))
+            spans.append((start, end, match.replacement.encode("utf-8")))
+            character, byte = match.end, end
+        return tuple(spans)
+    except UnicodeEncodeError:
+        return None
