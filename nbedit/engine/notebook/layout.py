@@ -20,6 +20,7 @@ text can be located without decoding it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,9 +41,24 @@ class Member:
 
 @dataclass(slots=True)
 class ObjectLayout:
+    """Where one JSON object is, and where each of its members is.
+
+    The members of a cell are read from the bytes only when something asks for them
+    (``reader``): the scan checks a cell with one call of the ``json`` C scanner, and an
+    edit needs the member offsets of the few cells it rewrites, not of all 2,000.
+    """
+
     start: int
     end: int = -1
-    members: dict[str, Member] = field(default_factory=dict)
+    known: dict[str, Member] | None = field(default_factory=dict)
+    reader: Callable[[ObjectLayout], dict[str, Member]] | None = field(default=None, repr=False)
+
+    @property
+    def members(self) -> dict[str, Member]:
+        if self.known is None:
+            assert self.reader is not None
+            self.known = self.reader(self)
+        return self.known
 
 
 @dataclass(slots=True)
