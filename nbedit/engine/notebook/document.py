@@ -141,7 +141,9 @@ class NotebookDocument:
             ) from None
         except JsonSyntaxError as error:
             line = data.count(b"\n", body_start, error.position) + 1
-            column = error.position - max(data.rfind(b"\n", body_start, error.position) + 1, body_start) + 1
+            line_start = max(data.rfind(b"\n", body_start, error.position) + 1, body_start)
+            # json counts columns in characters
+            column = len(data[line_start : error.position].decode("utf-8", "replace")) + 1
             raise NotebookError(
                 f"{path}: is not valid JSON (line {line} column {column}: {error.message}); "
                 f"repair it or open it in Jupyter first; {_UNCHANGED}",

@@ -111,7 +111,9 @@ def _replaced_members(layout: ObjectLayout, write: CellWrite) -> list[Member]:
     return sorted((layout.members[key] for key in write.replace), key=lambda member: member.value_start)
 
 
-def _original_bytes(data: bytes, layout: ObjectLayout, write: CellWrite, style: Style, pieces: _Pieces) -> None:
+def _original_bytes(
+    data: bytes, layout: ObjectLayout, write: CellWrite, style: Style, pieces: _Pieces
+) -> None:
     position = layout.start
     for member in _replaced_members(layout, write):
         pieces.copy(position, member.value_start)
