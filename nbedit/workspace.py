@@ -160,18 +160,21 @@ class _RootSource:
     def holds(self, path: str, expected: bytes, chunk: int = 1 << 20) -> bool:
         """True if the file's bytes are exactly ``expected``; never holds a second whole copy."""
         try:
-            with open(self.absolute(path), "rb") as handle:
+            with open(self.absolute(path), "rb", buffering=0) as handle:
                 if os.fstat(handle.fileno()).st_size != len(expected):
                     return False
+                buffer = bytearray(min(chunk, len(expected) + 1))
+                block = memoryview(buffer)
                 position = 0
                 while True:
-                    block = handle.read(chunk)
-                    if not block:
+                    count = handle.readinto(buffer)
+                    if not count:
                         return position == len(expected)
-                    # bytes slices compare with memcmp (a memoryview compares item by item)
-                    if expected[position : position + len(block)] != block:
+                    # startswith at an offset compares with memcmp, copying neither side
+                    # (a memoryview == compares item by item)
+                    if not expected.startswith(block[:count], position):
                         return False
-                    position += len(block)
+                    position += count
         except OSError:
             return False
 
