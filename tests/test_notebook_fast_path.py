@@ -228,6 +228,18 @@ def test_damage_in_a_big_output_is_refused_with_jsons_message(damage: bytes) -> 
     assert expected in str(caught.value)
 
 
+def test_an_integer_python_cannot_read_is_refused_like_json_refuses_it() -> None:
+    data = b'{"cells": [], "metadata": {"n": ' + b"9" * 5000 + b'}, "nbformat": 4, "nbformat_minor": 4}'
+    with pytest.raises(ValueError, match="Exceeds the limit"):
+        json.loads(data)
+    for window in (64, 1 << 20):
+        with (
+            tiny_windows(window, 16),
+            pytest.raises(NotebookError, match="is not valid JSON.*Exceeds the limit"),
+        ):
+            NotebookDocument.parse(data, "n.ipynb")
+
+
 def test_values_longer_than_the_window_and_long_whitespace() -> None:
     notebook = build_notebook(5)
     notebook["cells"][2]["outputs"][0]["data"]["image/png"] = "QUJD" * 800_000  # 3.2 MB, beyond 1 MiB

@@ -194,6 +194,11 @@ class _Scanner:
                     self.grow(position)
                     continue
                 raise JsonSyntaxError(error.msg, self.base + error.pos) from None
+            except ValueError as error:  # JSON, but not for Python: an integer of over 4,300 digits
+                if not self.complete():
+                    self.grow(position)
+                    continue
+                raise JsonSyntaxError(str(error).split(";")[0], position) from None
             if end + _LOOKAHEAD <= len(self.text) or self.complete():
                 return value, self.base + end
             self.grow(position)
