@@ -25,7 +25,6 @@ from __future__ import annotations
 import codecs
 import json
 import re
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,6 +81,8 @@ class NotebookEdit:
 
 
 def _fresh_id() -> str:
+    import uuid  # only new cells need it; it imports platform (a few ms of every first edit)
+
     return uuid.uuid4().hex[:8]
 
 

@@ -20,13 +20,16 @@ text can be located without decoding it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["Layout", "Member", "ObjectLayout", "Style", "detect_style", "format_json"]
 
-_HEX_DIGITS = frozenset(b"0123456789abcdefABCDEF")
+_NON_ASCII_ESCAPE = re.compile(
+    rb"\\u(?:00[89a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]|[1-9a-fA-F][0-9a-fA-F]{2})[0-9a-fA-F]"
+)
 _BACKSLASH = 0x5C
 
 
@@ -112,19 +115,16 @@ def _uses_ascii_escapes(data: bytes) -> bool:
     """True when the file escapes non-ASCII text as ``\\uXXXX`` (``ensure_ascii``)."""
     if not data.isascii():
         return False
-    # Only the (usually few) "\\u" occurrences are looked at; one counts as an escape
-    # when an even number of backslashes precedes it, so an escaped backslash followed
-    # by "u00e9" is not mistaken for an escape of "\\u00e9".
-    position = data.find(b"\\u")
-    while position != -1:
-        digits = data[position + 2 : position + 6]
-        if len(digits) == 4 and all(digit in _HEX_DIGITS for digit in digits) and int(digits, 16) >= 0x80:
-            backslashes = 0
-            while position - 1 - backslashes >= 0 and data[position - 1 - backslashes] == _BACKSLASH:
-                backslashes += 1
-            if backslashes % 2 == 0:
-                return True
-        position = data.find(b"\\u", position + 2)
+    # Only escapes of code points from U+0080 are looked at (a notebook of coloured output has
+    # a million "\\u001b"); one counts when an even number of backslashes precedes it, so an
+    # escaped backslash followed by "u00e9" is not mistaken for an escape of "\\u00e9".
+    for found in _NON_ASCII_ESCAPE.finditer(data):
+        position = found.start()
+        backslashes = 0
+        while position - 1 - backslashes >= 0 and data[position - 1 - backslashes] == _BACKSLASH:
+            backslashes += 1
+        if backslashes % 2 == 0:
+            return True
     return False
 
 
