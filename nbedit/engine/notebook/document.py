@@ -1,11 +1,13 @@
 """A notebook read once, shown as a cell view, and written back minimally.
 
 ``NotebookDocument.parse`` scans the bytes once (``scan.scan_notebook``: JSON
-syntax checked as ``json.loads`` would, cell and member offsets recorded, only the
-small members kept, outputs never held) and builds the cell view from the cells'
-sources. ``edit`` reads an edited view back (``view.parse_view``), maps its cells
-to the originals, validates the result (``validate``) and splices it into the
-original bytes (``write.splice_cells``). A cell's full JSON object is parsed from
+syntax checked as ``json.loads`` would, cell offsets recorded, only the small
+members kept, outputs never held) and builds the cell view from the cells'
+sources. ``edit`` reads an edited view back (``view.parse_view``; when only one
+cell's body changed, that body alone), maps its cells to the originals, validates
+the result (``validate``), splices it into the original bytes
+(``write.splice_cells``) and, for source edits, checks the splice before anything
+is written (``write.check_spliced``). A cell's full JSON object is parsed from
 its bytes only when an edit needs it (a retyped cell, a cell rewritten whole, or
 schema validation of a structural edit), so the document holds the file's bytes
 and little else.

@@ -16,8 +16,10 @@ The rules, in order of preference:
    separator between cells is used.
 
 Everything outside the ``cells`` array, and every untouched cell, is copied as
-bytes. On a file in nbformat's canonical form these rules produce exactly
-``nbformat.writes(edited) + "\\n"``; the tests hold us to that.
+bytes, each untouched stretch in one piece. On a file in nbformat's canonical form
+these rules produce exactly ``nbformat.writes(edited) + "\\n"``; the tests hold us
+to that. ``check_spliced`` then proves a source edit: the bytes outside the new
+values are the original's and each new value reads back as meant.
 """
 
 from __future__ import annotations
