@@ -91,8 +91,11 @@ def _fresh_id() -> str:
 def _join_source(value: Any) -> str | None:
     if isinstance(value, str):
         return value
-    if isinstance(value, list) and all(isinstance(line, str) for line in value):
-        return "".join(value)
+    if isinstance(value, list):
+        try:
+            return "".join(value)  # raises unless every line is a string
+        except TypeError:
+            return None
     return None
 
 
