@@ -1,11 +1,13 @@
 """A notebook read once, shown as a cell view, and written back minimally.
 
 ``NotebookDocument.parse`` scans the bytes once (``scan.scan_notebook``: JSON
-syntax checked as ``json.loads`` would, cell and member offsets recorded, only the
-small members kept, outputs never held) and builds the cell view from the cells'
-sources. ``edit`` reads an edited view back (``view.parse_view``), maps its cells
-to the originals, validates the result (``validate``) and splices it into the
-original bytes (``write.splice_cells``). A cell's full JSON object is parsed from
+syntax checked as ``json.loads`` would, cell offsets recorded, only the small
+members kept, outputs never held) and builds the cell view from the cells'
+sources. ``edit`` reads an edited view back (``view.parse_view``; when only one
+cell's body changed, that body alone), maps its cells to the originals, validates
+the result (``validate``), splices it into the original bytes
+(``write.splice_cells``) and, for source edits, checks the splice before anything
+is written (``write.check_spliced``). A cell's full JSON object is parsed from
 its bytes only when an edit needs it (a retyped cell, a cell rewritten whole, or
 schema validation of a structural edit), so the document holds the file's bytes
 and little else.
@@ -25,7 +27,6 @@ from __future__ import annotations
 import codecs
 import json
 import re
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,7 +49,7 @@ from nbedit.engine.notebook.view import (
     render_view,
     shown_type,
 )
-from nbedit.engine.notebook.write import CellWrite, source_value, splice_cells
+from nbedit.engine.notebook.write import CellWrite, check_spliced, source_value, splice_cells
 from nbedit.errors import NotebookError
 
 __all__ = ["NotebookCell", "NotebookDocument", "NotebookEdit"]
@@ -82,14 +83,19 @@ class NotebookEdit:
 
 
 def _fresh_id() -> str:
+    import uuid  # only new cells need it; it imports platform (a few ms of every first edit)
+
     return uuid.uuid4().hex[:8]
 
 
 def _join_source(value: Any) -> str | None:
     if isinstance(value, str):
         return value
-    if isinstance(value, list) and all(isinstance(line, str) for line in value):
-        return "".join(value)
+    if isinstance(value, list):
+        try:
+            return "".join(value)  # raises unless every line is a string
+        except TypeError:
+            return None
     return None
 
 
@@ -141,7 +147,9 @@ class NotebookDocument:
             ) from None
         except JsonSyntaxError as error:
             line = data.count(b"\n", body_start, error.position) + 1
-            column = error.position - max(data.rfind(b"\n", body_start, error.position) + 1, body_start) + 1
+            line_start = max(data.rfind(b"\n", body_start, error.position) + 1, body_start)
+            # json counts columns in characters
+            column = len(data[line_start : error.position].decode("utf-8", "replace")) + 1
             raise NotebookError(
                 f"{path}: is not valid JSON (line {line} column {column}: {error.message}); "
                 f"repair it or open it in Jupyter first; {_UNCHANGED}",
@@ -302,12 +310,56 @@ class NotebookDocument:
         """
         if new_view == self.view:
             return NotebookEdit(self.data)
-        writes, changes = self._plan_writes(parse_view(new_view), clear_outputs, new_cell_id)
+        one_body = self._changed_body(new_view)
+        if one_body is not None:
+            writes, changes = self._plan_one_body(*one_body, clear_outputs)
+        else:
+            writes, changes = self._plan_writes(parse_view(new_view), clear_outputs, new_cell_id)
         if not changes:
             return NotebookEdit(self.data)
         notes = self._validate(writes)
         style = detect_style(self.data, self.layout, escapes_matter=not all(map(_is_ascii, writes)))
-        return NotebookEdit(splice_cells(self.data, self.layout, style, writes), tuple(changes), tuple(notes))
+        data = splice_cells(self.data, self.layout, style, writes)
+        if is_source_only(writes):
+            check_spliced(self.data, data, self.layout, writes, self.path)
+        return NotebookEdit(data, tuple(changes), tuple(notes))
+
+    def _changed_body(self, new_view: str) -> tuple[int, ViewCell] | None:
+        """The one cell whose body alone differs in ``new_view``, read back; None if it is not so.
+
+        Most edits change one cell's text. Comparing the two views from both ends
+        (slices compare with ``memcmp``) finds the changed stretch; when it lies inside
+        one cell's body, the new view is the old one with that body replaced, so reading
+        back the cell's marker line and new body alone gives what ``parse_view`` would
+        give for the whole view. Anything else (a marker touched or added, a body that
+        would run into the next marker) returns None and the whole view is read back.
+        """
+        old = self.view
+        prefix = _common_prefix(old, new_view)
+        suffix = _common_suffix(old, new_view, min(len(old), len(new_view)) - prefix)
+        index = self.body_cell(prefix, len(old) - suffix)
+        if index is None:
+            return None
+        span = self.spans[index]
+        body = new_view[span.start : len(new_view) - (len(old) - span.end)]
+        if body and not body.endswith("\n") and span.end != len(old):
+            return None  # the next marker would no longer start a line
+        try:
+            cells = parse_view(old[self.marker_starts[index] : span.start] + body)
+        except NotebookError:
+            return None  # the whole view says where (its line numbers)
+        if len(cells) != 1 or cells[0].index != index:
+            return None
+        return index, cells[0]
+
+    def _plan_one_body(
+        self, index: int, view_cell: ViewCell, clear_outputs: bool
+    ) -> tuple[list[CellWrite], list[str]]:
+        """``_plan_writes`` for a view in which only cell ``index``'s body changed."""
+        writes = [CellWrite({}, original) for original in range(len(self.cells))]
+        write, change = self._claimed_write(index, view_cell, clear_outputs)
+        writes[index] = write
+        return writes, [change] if change is not None else []
 
     def raw_cell(self, index: int) -> dict[str, Any]:
         """Cell ``index`` as ``json.loads`` reads it, parsed from its bytes now."""
@@ -330,34 +382,18 @@ class NotebookDocument:
         changes: list[str] = []
         for view_cell in view_cells:
             original = self._claim(view_cell, by_id, claimed)
-            if original is not None and self.cells[original].read_only:
-                self._check_read_only(self.cells[original], view_cell)
-                claimed.add(original)
-                writes.append(CellWrite({}, original))
-                continue
-            if view_cell.cell_type is not None and view_cell.cell_type not in CELL_TYPES:
-                raise NotebookError(
-                    f"cell view line {view_cell.line}: unknown cell type [{view_cell.cell_type}]; "
-                    f"use [code], [markdown] or [raw]; {_UNCHANGED}",
-                    path=self.path,
-                )
             if original is None:
+                self._check_type(view_cell)
                 cell_id = self._new_id(view_cell, used_ids, new_cell_id)
                 write = self._new_cell(view_cell, cell_id)
                 writes.append(write)
                 changes.append(f"new {write.cell['cell_type']} cell at position {len(writes) - 1}")
                 continue
             claimed.add(original)
-            before = self.cells[original]
-            cell_type = view_cell.cell_type or before.cell_type
-            if cell_type != before.cell_type:
-                writes.append(self._retyped_cell(before, cell_type, view_cell.source))
-                changes.append(f"{before.label}: type changed to {cell_type}")
-            elif view_cell.source != before.source:
-                writes.append(self._edited_cell(before, view_cell.source, clear_outputs))
-                changes.append(f"{before.label}: source changed")
-            else:
-                writes.append(CellWrite({}, original))
+            write, change = self._claimed_write(original, view_cell, clear_outputs)
+            writes.append(write)
+            if change is not None:
+                changes.append(change)
         for cell in self.cells:
             if cell.index not in claimed:
                 if cell.read_only:
@@ -371,6 +407,36 @@ class NotebookDocument:
         if [write.original for write in writes] != list(range(len(self.cells))) and not changes:
             changes.append("cells reordered")
         return writes, changes
+
+    def _claimed_write(
+        self, original: int, view_cell: ViewCell, clear_outputs: bool
+    ) -> tuple[CellWrite, str | None]:
+        """What becomes of original cell ``original``, read back as ``view_cell``, and the change."""
+        before = self.cells[original]
+        if before.read_only:
+            self._check_read_only(before, view_cell)
+            return CellWrite({}, original), None
+        self._check_type(view_cell)
+        cell_type = view_cell.cell_type or before.cell_type
+        if cell_type != before.cell_type:
+            return (
+                self._retyped_cell(before, cell_type, view_cell.source),
+                f"{before.label}: type changed to {cell_type}",
+            )
+        if view_cell.source != before.source:
+            return (
+                self._edited_cell(before, view_cell.source, clear_outputs),
+                f"{before.label}: source changed",
+            )
+        return CellWrite({}, original), None
+
+    def _check_type(self, view_cell: ViewCell) -> None:
+        if view_cell.cell_type is not None and view_cell.cell_type not in CELL_TYPES:
+            raise NotebookError(
+                f"cell view line {view_cell.line}: unknown cell type [{view_cell.cell_type}]; "
+                f"use [code], [markdown] or [raw]; {_UNCHANGED}",
+                path=self.path,
+            )
 
     def _check_read_only(self, before: NotebookCell, view_cell: ViewCell) -> None:
         """A cell of a type nbedit does not know must come back exactly as the view showed it."""
@@ -471,6 +537,30 @@ class NotebookDocument:
         original_cells = [self.raw_cell(index) for index in range(len(self.cells))]
         labels = [cell.label for cell in self.cells]
         return schema_notes(self.path, self.top, original_cells, labels, writes, self.nbformat_minor)
+
+
+def _common_prefix(old: str, new: str) -> int:
+    """Length of the longest common prefix, found by halving (each slice comparison is a ``memcmp``)."""
+    low, high = 0, min(len(old), len(new))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old[low:middle] == new[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_suffix(old: str, new: str, limit: int) -> int:
+    """Length of the longest common suffix, at most ``limit``."""
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if old[len(old) - middle : len(old) - low] == new[len(new) - middle : len(new) - low]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _is_ascii(write: CellWrite) -> bool:

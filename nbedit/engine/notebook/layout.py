@@ -20,12 +20,16 @@ text can be located without decoding it.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["Layout", "Member", "ObjectLayout", "Style", "detect_style", "format_json"]
 
-_HEX_DIGITS = frozenset(b"0123456789abcdefABCDEF")
+_NON_ASCII_ESCAPE = re.compile(
+    rb"\\u(?:00[89a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]|[1-9a-fA-F][0-9a-fA-F]{2})[0-9a-fA-F]"
+)
 _BACKSLASH = 0x5C
 
 
@@ -40,9 +44,24 @@ class Member:
 
 @dataclass(slots=True)
 class ObjectLayout:
+    """Where one JSON object is, and where each of its members is.
+
+    The members of a cell are read from the bytes only when something asks for them
+    (``reader``): the scan checks a cell with one call of the ``json`` C scanner, and an
+    edit needs the member offsets of the few cells it rewrites, not of all 2,000.
+    """
+
     start: int
     end: int = -1
-    members: dict[str, Member] = field(default_factory=dict)
+    known: dict[str, Member] | None = field(default_factory=dict)
+    reader: Callable[[ObjectLayout], dict[str, Member]] | None = field(default=None, repr=False)
+
+    @property
+    def members(self) -> dict[str, Member]:
+        if self.known is None:
+            assert self.reader is not None
+            self.known = self.reader(self)
+        return self.known
 
 
 @dataclass(slots=True)
@@ -96,19 +115,16 @@ def _uses_ascii_escapes(data: bytes) -> bool:
     """True when the file escapes non-ASCII text as ``\\uXXXX`` (``ensure_ascii``)."""
     if not data.isascii():
         return False
-    # Only the (usually few) "\\u" occurrences are looked at; one counts as an escape
-    # when an even number of backslashes precedes it, so an escaped backslash followed
-    # by "u00e9" is not mistaken for an escape of "\\u00e9".
-    position = data.find(b"\\u")
-    while position != -1:
-        digits = data[position + 2 : position + 6]
-        if len(digits) == 4 and all(digit in _HEX_DIGITS for digit in digits) and int(digits, 16) >= 0x80:
-            backslashes = 0
-            while position - 1 - backslashes >= 0 and data[position - 1 - backslashes] == _BACKSLASH:
-                backslashes += 1
-            if backslashes % 2 == 0:
-                return True
-        position = data.find(b"\\u", position + 2)
+    # Only escapes of code points from U+0080 are looked at (a notebook of coloured output has
+    # a million "\\u001b"); one counts when an even number of backslashes precedes it, so an
+    # escaped backslash followed by "u00e9" is not mistaken for an escape of "\\u00e9".
+    for found in _NON_ASCII_ESCAPE.finditer(data):
+        position = found.start()
+        backslashes = 0
+        while position - 1 - backslashes >= 0 and data[position - 1 - backslashes] == _BACKSLASH:
+            backslashes += 1
+        if backslashes % 2 == 0:
+            return True
     return False
 
 

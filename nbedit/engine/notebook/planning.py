@@ -37,7 +37,8 @@ The ``FilePlan`` carries the cell views as ``before``/``after`` (and
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -56,6 +57,7 @@ __all__ = ["CELL_DIALECTS", "CLEARED_OUTPUTS_NOTE", "cell_view", "plan_notebook"
 CLEARED_OUTPUTS_NOTE = "clear_outputs: edited code cells lose their outputs and execution count"
 _MARKER_TEXT = "# %% nbedit"
 _MARKER_LIKE = re.compile(r"^\\*# %% nbedit")
+_HASH_IN_BACKGROUND = 4 << 20
 CELL_DIALECTS = frozenset({"edit", "search_replace"})  # edits of one cell's text, never of the structure
 _JSON_MISMATCH = (
     "{path}: the diff looks like a diff of the notebook's JSON (.ipynb text) but does not match "
@@ -86,6 +88,7 @@ def plan_notebook(
     """
     from nbedit.engine.plan import edit_text
 
+    digest = _fingerprint_meanwhile(data)
     document = NotebookDocument.parse(data, path)
     if dialect in CELL_DIALECTS:
         for number, hunk in enumerate(change.hunks):
@@ -137,7 +140,7 @@ def plan_notebook(
         after=after_view,
         before_bytes=data,
         after_bytes=edit.data,
-        fingerprint=fingerprint(data),
+        fingerprint=digest(),
         hunks=located,
         new_path=change.new_path if change.new_path != path else None,
         mode=change.new_mode if change.new_mode is not None else mode,
@@ -147,6 +150,27 @@ def plan_notebook(
         display_after=after_view,
         notes=tuple(notes),
     )
+
+
+def _fingerprint_meanwhile(data: bytes) -> Callable[[], str]:
+    """The bytes' fingerprint, hashed on another core while this one scans and plans.
+
+    ``hashlib`` releases the GIL while it hashes a large buffer, and the sha256 of a
+    50 MB notebook takes about as long as scanning its images; the caller asks for
+    the result (``join``) when it builds the plan. Small files are hashed at once.
+    """
+    if len(data) < _HASH_IN_BACKGROUND:
+        value = fingerprint(data)
+        return lambda: value
+    result: list[str] = []
+    thread = threading.Thread(target=lambda: result.append(fingerprint(data)), name="nbedit-fingerprint")
+    thread.start()
+
+    def join() -> str:
+        thread.join()
+        return result[0] if result else fingerprint(data)  # the thread failed: hash here, raise here
+
+    return join
 
 
 def _check_cell_edit(hunk: Hunk, number: int, count: int, path: str) -> None:

@@ -2,28 +2,38 @@
 
 Parsing a 50 MB notebook of base64 images with ``json.loads`` builds 50 MB of
 strings the editor never looks at, and the writer then needs the byte offsets of
-every cell anyway. This scanner does both jobs in one pass without keeping the
-outputs:
+the cells it rewrites anyway. This scanner does both jobs in one pass without
+keeping the outputs:
 
 * The bytes are decoded as Latin-1 (after a separate UTF-8 validity check), which
   maps byte ``i`` to character ``i``: offsets in the text *are* byte offsets, and
   every byte JSON treats as structure is ASCII, so UTF-8 text cannot be mistaken
-  for structure.
-* Python walks only the top-level object, the ``cells`` array and each cell's
-  members (a few tokens per cell). Every member *value* is parsed by the C scanner
-  of the ``json`` module (``scan_once``), which returns the value and where it
-  ends: that checks the value's syntax exactly as ``json.loads`` would and gives
-  its span. Values the editor needs (``cell_type``, ``id``, ``source``,
-  ``metadata``, ``execution_count`` and the top-level members) are kept; all
-  others, the outputs above all, are dropped at once, so memory holds one output
-  at a time, never the whole notebook.
-* A kept string that contains non-ASCII bytes was decoded as Latin-1 characters;
-  it is parsed again from its bytes as UTF-8.
+  for structure. Only a window of about 1 MiB is decoded at a time: a whole-file
+  copy would cost a fresh 50 MB allocation (most of the time of decoding it is the
+  kernel handing out new pages), while a window's memory is reused.
+* Python walks only the top-level object and the ``cells`` array. Each cell is
+  parsed by the C scanner of the ``json`` module (``scan_once``) in one call, which
+  checks its syntax exactly as ``json.loads`` would and says where it ends. The
+  members the editor needs (``cell_type``, ``id``, ``source``, ``metadata``,
+  ``execution_count``) are kept; the outputs are dropped at once, so memory holds
+  one cell's outputs at a time, never the whole notebook.
+* Where each member of a cell sits is read only for the cells an edit rewrites
+  (``ObjectLayout.members`` asks ``_MemberReader``): a one-cell edit of a
+  2,000-cell notebook walks one cell's members, not 14,000.
+* A kept value that holds non-ASCII text was decoded from Latin-1 characters; such
+  a cell is parsed again from its bytes as UTF-8.
 
 So a file this scanner accepts is exactly a file ``json.loads`` accepts (duplicate
 keys included: the last value wins, the first position keeps the key's place),
-apart from two refusals of its own: a second top-level ``cells`` array (which
-``json.loads`` would silently drop) and anything other than UTF-8.
+with ``json``'s own message and position for every error, apart from two refusals
+of its own: a second top-level ``cells`` array (which ``json.loads`` would silently
+drop) and anything other than UTF-8.
+
+Windows and exactness: a regular expression or a C scan that runs into the end of
+the window (or fails there) is not trusted; it is repeated on a window that is
+larger, up to the end of the region, so a value is never cut short. A scalar is
+trusted only when at least ``_LOOKAHEAD`` characters follow it in the window (a
+number's scanner looks a few characters ahead for ``.``, ``e`` and digits).
 """
 
 from __future__ import annotations
@@ -44,11 +54,11 @@ KEPT_CELL_KEYS = frozenset({"cell_type", "id", "source", "metadata", "execution_
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 # The common case in one match each: a plain key with its colon, and what follows a value.
 _PLAIN_KEY = re.compile(r'[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*')
-_AFTER_MEMBER = re.compile(r"[ \t\n\r]*([,}])")
-_AFTER_ELEMENT = re.compile(r"[ \t\n\r]*([,\]])")
-_EMPTY_OBJECT = re.compile(r"[ \t\n\r]*}")
-_EMPTY_ARRAY = re.compile(r"[ \t\n\r]*]")
+_AFTER = re.compile(r"[ \t\n\r]*([,}\]])")
 _CHUNK = 1 << 20
+_WINDOW = 1 << 20  # characters decoded at a time
+_MARGIN = 1 << 16  # a token is matched only with this much window after it (or the region's end)
+_LOOKAHEAD = 8
 _scan_value = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 _scan_string = json.decoder.scanstring  # type: ignore[attr-defined]
 
@@ -116,45 +126,127 @@ def scan_notebook(data: bytes, start: int = 0, *, is_ascii: bool | None = None) 
     scanner = _Scanner(data, data.isascii() if is_ascii is None else is_ascii)
     try:
         return scanner.document(start)
-    except StopIteration as stop:  # how the C scanner says "no value starts here"
-        raise JsonSyntaxError("Expecting value", stop.value) from None
-    except json.JSONDecodeError as error:
-        raise JsonSyntaxError(error.msg, error.pos) from None
     except RecursionError:
         raise JsonSyntaxError("Nested too deeply", start) from None
 
 
 class _Scanner:
-    """The walk over the three levels the editor needs; values below them go to ``json``."""
+    """The walk over the levels the editor needs, on a Latin-1 window of ``data[:limit]``.
 
-    def __init__(self, data: bytes, is_ascii: bool) -> None:
+    Every method takes and returns absolute byte offsets; ``local`` turns one into an
+    offset in the window (decoding another window when needed).
+    """
+
+    def __init__(self, data: bytes, is_ascii: bool, limit: int | None = None) -> None:
         self.data = data
-        self.text = data.decode("latin-1")
+        self.view = memoryview(data)
         self.ascii = is_ascii
+        self.limit = len(data) if limit is None else limit
+        self.base = 0
+        self.text = ""
+        self.reader = _MemberReader(data, is_ascii)
+
+    # -- the window ---------------------------------------------------------------------------
+
+    def load(self, position: int, size: int) -> None:
+        self.base = position
+        self.text = str(self.view[position : min(self.limit, position + size)], "latin-1")
+
+    def complete(self) -> bool:
+        """The window reaches the end of the region: nothing in it can be cut short."""
+        return self.base + len(self.text) >= self.limit
+
+    def local(self, position: int) -> int:
+        if position < self.base or (position + _MARGIN > self.base + len(self.text) and not self.complete()):
+            self.load(position, _WINDOW)
+        return position - self.base
+
+    def grow(self, position: int) -> None:
+        self.load(position, max(2 * len(self.text), _WINDOW))
+
+    # -- tokens -------------------------------------------------------------------------------
 
     def skip(self, position: int) -> int:
-        return _WHITESPACE.match(self.text, position).end()  # type: ignore[union-attr]
+        while True:
+            local = self.local(position)
+            end = _WHITESPACE.match(self.text, local).end()  # type: ignore[union-attr]
+            if end < len(self.text) or self.complete():
+                return self.base + end
+            self.grow(position)
 
     def char(self, position: int) -> str:
-        return self.text[position : position + 1]
+        local = self.local(position)
+        return self.text[local : local + 1]
+
+    def value(self, position: int) -> tuple[Any, int]:
+        """The JSON value at ``position`` and where it ends, as ``json`` parses it."""
+        while True:
+            local = self.local(position)
+            try:
+                value, end = _scan_value(self.text, local)
+            except StopIteration as stop:  # how the C scanner says "no value starts here"
+                if not self.complete():
+                    self.grow(position)
+                    continue
+                raise JsonSyntaxError("Expecting value", self.base + stop.value) from None
+            except json.JSONDecodeError as error:
+                if not self.complete():
+                    self.grow(position)
+                    continue
+                raise JsonSyntaxError(error.msg, self.base + error.pos) from None
+            except ValueError as error:  # JSON, but not for Python: an integer of over 4,300 digits
+                if not self.complete():
+                    self.grow(position)
+                    continue
+                raise JsonSyntaxError(str(error).split(";")[0], position) from None
+            if end + _LOOKAHEAD <= len(self.text) or self.complete():
+                return value, self.base + end
+            self.grow(position)
+
+    def string(self, position: int) -> tuple[str, int]:
+        """The string whose opening quote is at ``position``, and where it ends."""
+        while True:
+            local = self.local(position)
+            try:
+                value, end = _scan_string(self.text, local + 1, True)
+            except json.JSONDecodeError as error:
+                if not self.complete():
+                    self.grow(position)
+                    continue
+                raise JsonSyntaxError(error.msg, self.base + error.pos) from None
+            return value, self.base + end
+
+    def after(self, position: int, closing: str) -> tuple[str, int]:
+        """The ``,`` or ``closing`` bracket that must follow a value ending at ``position``."""
+        local = self.local(position)
+        found = _AFTER.match(self.text, local)
+        if found is not None and found.end() < len(self.text) and found[1] in ("," + closing):
+            return found[1], self.base + found.end()
+        after = self.skip(position)
+        character = self.char(after)
+        if character not in ("," + closing) or not character:
+            raise JsonSyntaxError("Expecting ',' delimiter", after)
+        return character, after + 1
 
     def kept(self, value: Any, start: int, end: int) -> Any:
         """``value`` decoded properly when its bytes are not ASCII."""
         if self.ascii or self.data[start:end].isascii():
             return value
-        return json.loads(self.data[start:end].decode("utf-8"))
+        return json.loads(str(self.view[start:end], "utf-8"))
+
+    # -- the walk -----------------------------------------------------------------------------
 
     def document(self, start: int) -> NotebookScan:
         position = self.skip(start)
         if self.char(position) != "{":
-            _, end = _scan_value(self.text, position)
+            _, end = self.value(position)
             self.expect_end(end)
             return NotebookScan({}, None, [], is_object=False)
         top_layout = ObjectLayout(position)
         top: dict[str, Any] = {}
         cells: list[CellScan] = []
         cells_bounds: tuple[int, int] | None = None
-        for member in self.members(top_layout):
+        for member in self.members(top_layout, top_layout.members):
             if member.key == "cells" and self.char(member.value_start) == "[":
                 if cells_bounds is not None:
                     raise DuplicateCells("a second top-level 'cells' array", member.key_start)
@@ -162,7 +254,7 @@ class _Scanner:
                 member.value_end = self.cells(member.value_start, cells)
                 cells_bounds = (member.value_start, member.value_end)
             else:
-                value, member.value_end = _scan_value(self.text, member.value_start)
+                value, member.value_end = self.value(member.value_start)
                 top[member.key] = self.kept(value, member.value_start, member.value_end)
                 if member.key == "cells":  # the last "cells" wins, as in json.loads
                     cells.clear()
@@ -173,83 +265,104 @@ class _Scanner:
         objects = [cell.layout for cell in cells if cell.layout is not None]
         return NotebookScan(top, Layout(top_layout, *cells_bounds, objects), cells, is_object=True)
 
-    def members(self, layout: ObjectLayout) -> Iterator[Member]:
-        """Each member of the object whose ``{`` is at ``layout.start``, recorded in ``layout``.
+    def members(self, layout: ObjectLayout, into: dict[str, Member]) -> Iterator[Member]:
+        """Each member of the object whose ``{`` is at ``layout.start``, recorded in ``into``.
 
         The consumer parses the value and sets ``value_end`` before asking for the
         next member; ``layout.end`` is set when the object closes. As in
         ``json.loads``, a repeated key keeps its first place and its last value.
         """
-        text = self.text
-        empty = _EMPTY_OBJECT.match(text, layout.start + 1)
-        if empty is not None:
-            layout.end = empty.end()
+        position = self.skip(layout.start + 1)
+        if self.char(position) == "}":
+            layout.end = position + 1
             return
-        position = layout.start + 1
         while True:
             member = self.key(position)
-            layout.members[member.key] = member
+            into[member.key] = member
             yield member
-            after = _AFTER_MEMBER.match(text, member.value_end)
-            if after is None:
-                raise JsonSyntaxError("Expecting ',' delimiter", self.skip(member.value_end))
-            if after[1] == "}":
-                layout.end = after.end()
+            character, position = self.after(member.value_end, "}")
+            if character == "}":
+                layout.end = position
                 return
-            position = after.end()
 
     def key(self, position: int) -> Member:
         """The key starting after whitespace at ``position``, up to where its value starts."""
-        found = _PLAIN_KEY.match(self.text, position)
-        if found is not None:
-            key_start, key_end = found.start(1) - 1, found.end(1) + 1
+        local = self.local(position)
+        found = _PLAIN_KEY.match(self.text, local)
+        if found is not None and found.end() < len(self.text):
+            key_start, key_end = self.base + found.start(1) - 1, self.base + found.end(1) + 1
             key = found[1] if self.ascii else self.kept(found[1], key_start, key_end)
-            return Member(key, key_start, key_end, found.end())
+            return Member(key, key_start, key_end, self.base + found.end())
         # escapes, or not JSON: the json module decodes the key or names the error
         key_start = self.skip(position)
         if self.char(key_start) != '"':
             raise JsonSyntaxError("Expecting property name enclosed in double quotes", key_start)
-        key, key_end = _scan_string(self.text, key_start + 1, True)
+        key, key_end = self.string(key_start)
         colon = self.skip(key_end)
         if self.char(colon) != ":":
             raise JsonSyntaxError("Expecting ':' delimiter", colon)
         return Member(self.kept(key, key_start, key_end), key_start, key_end, self.skip(colon + 1))
 
     def cells(self, start: int, cells: list[CellScan]) -> int:
-        text = self.text
-        empty = _EMPTY_ARRAY.match(text, start + 1)
-        if empty is not None:
-            return empty.end()
-        position = start + 1
+        position = self.skip(start + 1)
+        if self.char(position) == "]":
+            return position + 1
         while True:
             position = self.skip(position)
-            if self.char(position) == "{":
-                cell = self.cell(position)
-                position = cell.layout.end  # type: ignore[union-attr]
+            value, end = self.value(position)
+            if type(value) is dict:
+                cells.append(self.cell(value, position, end))
             else:
-                cell = CellScan(None)
-                _, position = _scan_value(text, position)
-            cells.append(cell)
-            after = _AFTER_ELEMENT.match(text, position)
-            if after is None:
-                raise JsonSyntaxError("Expecting ',' delimiter", self.skip(position))
-            if after[1] == "]":
-                return after.end()
-            position = after.end()
+                cells.append(CellScan(None))
+            character, position = self.after(end, "]")
+            if character == "]":
+                return position
 
-    def cell(self, start: int) -> CellScan:
-        layout = ObjectLayout(start)
-        cell = CellScan(layout)
-        values, kinds, text = cell.values, cell.kinds, self.text
-        for member in self.members(layout):
-            key = member.key
-            value, member.value_end = _scan_value(text, member.value_start)
-            if key in KEPT_CELL_KEYS or (key == "outputs" and value == []):
-                values[key] = self.kept(value, member.value_start, member.value_end)
-            kinds[key] = type(value)
-        return cell
+    def cell(self, value: dict[str, Any], start: int, end: int) -> CellScan:
+        if not self.ascii and not _plain(value):
+            value = json.loads(str(self.view[start:end], "utf-8"))
+        kept = {key: value[key] for key in KEPT_CELL_KEYS if key in value}
+        if value.get("outputs") == []:
+            kept["outputs"] = []
+        kinds = {key: type(member) for key, member in value.items()}
+        return CellScan(ObjectLayout(start, end, None, self.reader), kept, kinds)
 
     def expect_end(self, end: int) -> None:
         end = self.skip(end)
-        if end != len(self.text):
+        if end != self.limit:
             raise JsonSyntaxError("Extra data", end)
+
+
+def _plain(cell: dict[str, Any]) -> bool:
+    """Whether the cell's keys and kept values read the same from Latin-1 as from UTF-8.
+
+    A character from U+0080 to U+00FF in them may be a UTF-8 byte read as Latin-1.
+    """
+    if not all(key.isascii() for key in cell):
+        return False
+    for key in KEPT_CELL_KEYS:
+        member = cell.get(key)
+        if isinstance(member, str):
+            if not member.isascii():
+                return False
+        elif isinstance(member, (list, dict)) and not json.dumps(member, ensure_ascii=False).isascii():
+            return False
+    return True
+
+
+class _MemberReader:
+    """Reads where each member of one cell is, when an edit first needs it."""
+
+    __slots__ = ("ascii", "data")
+
+    def __init__(self, data: bytes, is_ascii: bool) -> None:
+        self.data = data
+        self.ascii = is_ascii
+
+    def __call__(self, layout: ObjectLayout) -> dict[str, Member]:
+        scanner = _Scanner(self.data, self.ascii, limit=layout.end)
+        scanner.load(layout.start, layout.end - layout.start)
+        members: dict[str, Member] = {}
+        for member in scanner.members(ObjectLayout(layout.start), members):
+            _, member.value_end = scanner.value(member.value_start)
+        return members

@@ -16,19 +16,26 @@ The rules, in order of preference:
    separator between cells is used.
 
 Everything outside the ``cells`` array, and every untouched cell, is copied as
-bytes. On a file in nbformat's canonical form these rules produce exactly
-``nbformat.writes(edited) + "\\n"``; the tests hold us to that.
+bytes, each untouched stretch in one piece. On a file in nbformat's canonical form
+these rules produce exactly ``nbformat.writes(edited) + "\\n"``; the tests hold us
+to that. ``check_spliced`` then proves a source edit: the bytes outside the new
+values are the original's and each new value reads back as meant.
 """
 
 from __future__ import annotations
 
+import json
+import json.scanner
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nbedit.engine.notebook.layout import Layout, ObjectLayout, Style, format_json
+from nbedit.engine.notebook.layout import Layout, Member, ObjectLayout, Style, format_json
+from nbedit.errors import NotebookError
 
-__all__ = ["CellWrite", "source_value", "splice_cells"]
+__all__ = ["CellWrite", "check_spliced", "source_value", "splice_cells"]
+
+_scan_value = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,27 +83,49 @@ def _object_bytes(write: CellWrite, style: Style, indent: str | None) -> bytes:
     return format_json(cell, style, indent)
 
 
-def _original_bytes(
-    data: bytes, layout: ObjectLayout, write: CellWrite, style: Style
-) -> list[bytes | memoryview]:
-    view = memoryview(data)
+class _Pieces:
+    """The result as a list of new bytes and stretches of the original; touching stretches merge,
+    so a one-cell edit of a 2,000-cell file is three pieces and ``join`` copies each byte once."""
+
+    def __init__(self, data: bytes) -> None:
+        self.view = memoryview(data)
+        self.parts: list[bytes | tuple[int, int]] = []
+
+    def copy(self, start: int, end: int) -> None:
+        if start == end:
+            return
+        last = self.parts[-1] if self.parts else None
+        if isinstance(last, tuple) and last[1] == start:
+            self.parts[-1] = (last[0], end)
+        else:
+            self.parts.append((start, end))
+
+    def add(self, new: bytes) -> None:
+        self.parts.append(new)
+
+    def join(self) -> bytes:
+        view = self.view
+        return b"".join(view[part[0] : part[1]] if isinstance(part, tuple) else part for part in self.parts)
+
+
+def _replaced_members(layout: ObjectLayout, write: CellWrite) -> list[Member]:
     assert write.replace is not None
-    replacements = sorted(
-        (layout.members[key] for key in write.replace), key=lambda member: member.value_start
-    )
-    pieces: list[bytes | memoryview] = []
+    return sorted((layout.members[key] for key in write.replace), key=lambda member: member.value_start)
+
+
+def _original_bytes(
+    data: bytes, layout: ObjectLayout, write: CellWrite, style: Style, pieces: _Pieces
+) -> None:
     position = layout.start
-    for member in replacements:
-        pieces.append(view[position : member.value_start])
-        pieces.append(format_json(write.cell[member.key], style, _line_indent(data, member.key_start)))
+    for member in _replaced_members(layout, write):
+        pieces.copy(position, member.value_start)
+        pieces.add(format_json(write.cell[member.key], style, _line_indent(data, member.key_start)))
         position = member.value_end
-    pieces.append(view[position : layout.end])
-    return pieces
+    pieces.copy(position, layout.end)
 
 
 def splice_cells(data: bytes, layout: Layout, style: Style, writes: Sequence[CellWrite]) -> bytes:
     """The file with its ``cells`` array rebuilt from ``writes`` (see module docstring)."""
-    view = memoryview(data)
     originals = layout.cells
     array_indent = _line_indent(data, layout.top.members["cells"].key_start)
     if originals:
@@ -106,40 +135,105 @@ def splice_cells(data: bytes, layout: Layout, style: Style, writes: Sequence[Cel
     else:
         element_indent = None
     layout_break = style.newline + (element_indent or "") if style.indent is not None else ""
-    if len(originals) >= 2:
-        default_gap: bytes | memoryview = view[originals[0].end : originals[1].start]
-    else:
-        default_gap = (style.item_separator + layout_break).encode("ascii")
+    default_gap = (style.item_separator + layout_break).encode("ascii")
 
-    pieces: list[bytes | memoryview] = [view[: layout.cells_start]]
+    pieces = _Pieces(data)
+    pieces.copy(0, layout.cells_start)
     if not writes:
-        pieces.append(b"[]")
+        pieces.add(b"[]")
     else:
-        pieces.append(b"[")
         if originals:
-            pieces.append(view[layout.cells_start + 1 : originals[0].start])
+            pieces.copy(layout.cells_start, originals[0].start)
         else:
-            pieces.append(layout_break.encode("ascii"))
+            pieces.add(b"[" + layout_break.encode("ascii"))
         previous: int | None = None
         for position, write in enumerate(writes):
             if position:
                 if previous is not None and write.original == previous + 1:
-                    pieces.append(view[originals[previous].end : originals[write.original].start])
+                    pieces.copy(originals[previous].end, originals[write.original].start)
+                elif len(originals) >= 2:
+                    pieces.copy(originals[0].end, originals[1].start)
                 else:
-                    pieces.append(default_gap)
-            if write.original is not None and write.replace is not None:
-                pieces.extend(_original_bytes(data, originals[write.original], write, style))
+                    pieces.add(default_gap)
+            if write.original is not None and write.replace == ():
+                pieces.copy(originals[write.original].start, originals[write.original].end)
+            elif write.original is not None and write.replace is not None:
+                _original_bytes(data, originals[write.original], write, style, pieces)
             elif write.original is not None:
                 own_indent = _line_indent(data, originals[write.original].start)
-                pieces.append(_object_bytes(write, style, own_indent))
+                pieces.add(_object_bytes(write, style, own_indent))
             else:
-                pieces.append(_object_bytes(write, style, element_indent))
+                pieces.add(_object_bytes(write, style, element_indent))
             previous = write.original
         if originals:
-            pieces.append(view[originals[-1].end : layout.cells_end])
+            pieces.copy(originals[-1].end, layout.cells_end)
         elif style.indent is not None:
-            pieces.append((style.newline + (array_indent or "") + "]").encode("ascii"))
+            pieces.add((style.newline + (array_indent or "") + "]").encode("ascii"))
         else:
-            pieces.append(b"]")
-    pieces.append(view[layout.cells_end :])
-    return b"".join(pieces)
+            pieces.add(b"]")
+    pieces.copy(layout.cells_end, len(data))
+    return pieces.join()
+
+
+def check_spliced(data: bytes, result: bytes, layout: Layout, writes: Sequence[CellWrite], path: str) -> None:
+    """Prove a source edit wrote what it should: ``NotebookError`` (nothing is written) if not.
+
+    For writes that keep every original cell in its place and rewrite only member
+    values (``validate.is_source_only`` without deletions or moves), every byte
+    outside the rewritten values must be the original's, compared with ``memcmp``
+    (``bytes.startswith`` at an offset), and each new value must be one JSON value
+    that ``json`` reads back as exactly the value meant. The input was checked to be
+    JSON as a whole, and replacing one JSON value by another keeps a document JSON
+    (strings and lists delimit themselves), so the result is JSON too. Other edits
+    (cells moved, deleted or inserted) are checked by the validator instead.
+    """
+    if [write.original for write in writes] != list(range(len(layout.cells))):
+        return
+    view = memoryview(data)
+    position = 0  # in data
+    shift = 0  # len(result) - len(data) so far
+    for write in writes:
+        if not write.replace:
+            continue
+        assert write.original is not None
+        for member in _replaced_members(layout.cells[write.original], write):
+            if not result.startswith(view[position : member.value_start], position + shift):
+                raise _failed(path, "bytes outside the edited values changed")
+            new_end = _value_end(result, member.value_start + shift, write.cell[member.key])
+            if new_end is None:
+                raise _failed(path, f"the new {member.key!r} value does not read back as written")
+            shift = new_end - member.value_end
+            position = member.value_end
+    if len(result) - len(data) != shift or not result.startswith(view[position:], position + shift):
+        raise _failed(path, "bytes outside the edited values changed")
+
+
+def _value_end(result: bytes, start: int, expected: Any) -> int | None:
+    """Where the JSON value at ``start`` ends, if it reads back as exactly ``expected``."""
+    view = memoryview(result)
+    size = 4 * len(json.dumps(expected)) + 4096
+    while True:
+        # Latin-1: offsets are byte offsets; lists and strings end with their own bracket or quote
+        text = str(view[start : start + size], "latin-1")
+        try:
+            _, end = _scan_value(text, 0)
+            break
+        except (StopIteration, ValueError):
+            if start + size >= len(result):
+                return None
+            size *= 2
+    try:
+        value = json.loads(str(view[start : start + end], "utf-8"))
+    except ValueError:
+        return None
+    if type(value) is not type(expected) or value != expected:
+        return None
+    return start + end
+
+
+def _failed(path: str, problem: str) -> NotebookError:
+    return NotebookError(
+        f"{path}: nbedit's check of the edited notebook failed ({problem}); this is a bug in nbedit, "
+        "please report it with the notebook and the edit; the file was not changed",
+        path=path,
+    )
