@@ -23,6 +23,7 @@ structured facts a caller (a person, a widget, an LLM tool loop) needs to retry:
     │   ├── FileTooLarge        over the configured size limit
     │   └── NotebookError       not a valid notebook, or the edit would make it invalid
     ├── StaleFile               the file changed since the plan was made
+    ├── LiveConflict            an open tab has unsaved text where the change goes (.cells, .lines)
     ├── WriteError              the filesystem refused; everything was rolled back
     └── HistoryError            the snapshot history cannot do what was asked
         └── NothingToUndo
@@ -53,6 +54,7 @@ __all__ = [
     "FileMissing",
     "FileTooLarge",
     "HistoryError",
+    "LiveConflict",
     "MatchError",
     "NbeditError",
     "NoMatch",
@@ -343,6 +345,27 @@ class StaleFile(NbeditError):
         self.expected = expected  # fingerprint the plan saw
         self.actual = actual  # fingerprint found now (None: file gone)
         self.diff = diff
+
+
+class LiveConflict(NbeditError):
+    """The live document (an open tab, a collaborative room) no longer holds the old text of
+    an edited cell or line: someone typed there and has not saved. Nothing was applied."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        cells: Sequence[int] = (),
+        lines: Sequence[int] = (),
+    ) -> None:
+        super().__init__(
+            message + "\nsave or undo the typing in the open tab, or re-plan the change against the "
+            "live document (nothing was applied)",
+            path=path,
+        )
+        self.cells = tuple(cells)  # 0-based indexes of the edited cells that disagree
+        self.lines = tuple(lines)  # 0-based first lines of the runs that disagree
 
 
 class WriteError(NbeditError):

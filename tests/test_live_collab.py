@@ -1,0 +1,241 @@
+"""``nbedit.live.collab`` against a real Jupyter server with real-time collaboration.
+
+The server runs from the collaboration environment with a test-only extension
+(``tests/live_collab_server.py``) that calls ``prepare``/``commit`` exactly as nbedit's
+server extension does. A room is opened the way a tab opens one (the server holds the
+shared document) and a collaborator's typing lands in it as a client's update would. The
+assertions are on the bytes the server wrote and on what the live document holds; the
+browser test (``test_browser_live_collab.py``) proves the same with real JupyterLab tabs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+pytest.register_assert_rewrite("browser_support", "collab_support")
+
+from collab_support import call, relative  # noqa: E402
+
+from nbedit.live.protocol import LiveChange, TextEdit, notebook_change, text_change  # noqa: E402
+
+pytest_plugins = ["collab_support"]
+pytestmark = [pytest.mark.slow]
+
+CELLS = [
+    ("markdown", "# Analysis"),
+    ("code", "total = 1 + 1\nprint(total)"),
+    ("code", 'label = "café ☕"\nlabel'),
+    ("code", "def square(x):\n    return x * x"),
+]
+
+
+def write_notebook(path: Path) -> bytes:
+    """A notebook with outputs and cell ids, written the way Jupyter writes it."""
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    for number, (kind, source) in enumerate(CELLS):
+        if kind == "markdown":
+            cell = nbformat.v4.new_markdown_cell(source)
+        else:
+            cell = nbformat.v4.new_code_cell(source, execution_count=number)
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"output {number}\n")]
+        cell.id = f"cell-{number}"
+        notebook.cells.append(cell)
+    nbformat.write(notebook, str(path))
+    return path.read_bytes()
+
+
+def edited(before: bytes, index: int, old: str, new: str) -> bytes:
+    notebook = nbformat.reads(before.decode(), as_version=4)
+    assert old in notebook.cells[index].source
+    notebook.cells[index].source = notebook.cells[index].source.replace(old, new)
+    return (nbformat.writes(notebook) + "\n").encode()
+
+
+def change_json(change: LiveChange) -> dict[str, Any]:
+    return change.to_json()
+
+
+@pytest.fixture
+def notebook(collab_lab: Any, request: pytest.FixtureRequest) -> tuple[Path, bytes]:
+    path = collab_lab.root / f"{request.node.name[:40]}.ipynb"
+    before = write_notebook(path)
+    assert call(collab_lab, "open", {"path": relative(collab_lab, path), "kind": "notebook"})["opened"]
+    return path, before
+
+
+def test_collaboration_is_available_and_a_closed_file_has_no_room(collab_lab: Any) -> None:
+    assert call(collab_lab, "state")["available"] is True
+    path = collab_lab.root / "closed.ipynb"
+    before = write_notebook(path)
+    change = notebook_change("closed.ipynb", before, edited(before, 1, "1 + 1", "2 + 2"))
+    assert call(collab_lab, "prepare", {"change": change_json(change)})["result"] is None
+    reply = call(collab_lab, "commit", {"change": change_json(change)})
+    assert reply["error"] == "WriteError" and "no longer open" in reply["message"]
+    assert path.read_bytes() == before
+
+
+def test_commit_rewrites_only_the_edited_cell_and_the_server_saves(
+    collab_lab: Any, notebook: tuple[Path, bytes]
+) -> None:
+    path, before = notebook
+    after = edited(before, 2, '"café ☕"', '"naïve 🍵 café"')
+    change = notebook_change(relative(collab_lab, path), before, after)
+    assert [edit.operation for edit in change.cells] == ["replace"]
+    prepared = call(collab_lab, "prepare", {"change": change_json(change)})["result"]
+    assert prepared["state"] == "live", prepared
+    reply = call(collab_lab, "commit", {"change": change_json(change)})
+    saved = path.read_bytes()
+    assert reply == {"sha256": hashlib.sha256(saved).hexdigest()}
+    # the server wrote the notebook as Jupyter writes it: the planned result byte for byte, but for
+    # the empty language_info every collaborative room adds to a notebook's metadata when it loads it
+    expected = json.loads(after)
+    expected["metadata"]["language_info"] = {"name": ""}
+    assert saved == (json.dumps(expected, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode()
+    cells = json.loads(saved)["cells"]
+    assert [cell["outputs"] for cell in cells[1:]] == [
+        [{"name": "stdout", "output_type": "stream", "text": [f"output {number}\n"]}] for number in (1, 2, 3)
+    ]
+    # the live document holds the change too: the same change again is a conflict now
+    again = call(collab_lab, "prepare", {"change": change_json(change)})["result"]
+    assert again["state"] == "conflict" and "cell 3 (id cell-2)" in again["detail"]
+
+
+def test_typing_in_the_edited_cell_is_a_conflict_and_nothing_is_applied(
+    collab_lab: Any, notebook: tuple[Path, bytes]
+) -> None:
+    path, before = notebook
+    name = relative(collab_lab, path)
+    change = notebook_change(name, before, edited(before, 1, "1 + 1", "40 + 2"))
+    call(collab_lab, "type", {"path": name, "kind": "notebook", "cell": 1, "text": "\n# typed, not saved"})
+    prepared = call(collab_lab, "prepare", {"change": change_json(change)})["result"]
+    assert prepared["state"] == "conflict"
+    assert prepared["cells"] == [1]
+    assert "cell 2 (id cell-1) has unsaved text" in prepared["detail"]
+    live = json.loads(prepared["live_text"])
+    assert live["cells"][1]["source"] == "total = 1 + 1\nprint(total)\n# typed, not saved"
+
+    reply = call(collab_lab, "commit", {"change": change_json(change)})
+    assert reply["error"] == "LiveConflict" and reply["cells"] == [1]
+    assert "re-plan" in reply["message"]
+    assert path.read_bytes() == before
+    # nothing reached the live document either
+    still = json.loads(call(collab_lab, "prepare", {"change": change_json(change)})["result"]["live_text"])
+    assert still == live
+
+
+def test_typing_in_another_cell_is_kept_and_saved_with_the_change(
+    collab_lab: Any, notebook: tuple[Path, bytes]
+) -> None:
+    path, before = notebook
+    name = relative(collab_lab, path)
+    change = notebook_change(name, before, edited(before, 3, "x * x", "x ** 2"))
+    call(collab_lab, "type", {"path": name, "kind": "notebook", "cell": 1, "text": "\nprint('typed')"})
+    assert call(collab_lab, "prepare", {"change": change_json(change)})["result"]["state"] == "live"
+    reply = call(collab_lab, "commit", {"change": change_json(change)})
+    saved = path.read_bytes()
+    assert reply["sha256"] == hashlib.sha256(saved).hexdigest()
+    sources = ["".join(cell["source"]) for cell in json.loads(saved)["cells"]]
+    assert sources[1] == "total = 1 + 1\nprint(total)\nprint('typed')"
+    assert sources[3] == "def square(x):\n    return x ** 2"
+    assert sources[0] == "# Analysis" and sources[2] == 'label = "café ☕"\nlabel'
+
+
+def test_several_cells_change_in_one_transaction(collab_lab: Any, notebook: tuple[Path, bytes]) -> None:
+    path, before = notebook
+    after = edited(edited(before, 0, "Analysis", "Results"), 3, "return x * x", "return x * x  # squared")
+    change = notebook_change(relative(collab_lab, path), before, after)
+    assert len(change.cells) == 2
+    assert "sha256" in call(collab_lab, "commit", {"change": change_json(change)})
+    saved = json.loads(path.read_bytes())
+    assert saved["cells"] == json.loads(after)["cells"]
+
+
+def test_one_conflicting_cell_blocks_the_other_cells_too(
+    collab_lab: Any, notebook: tuple[Path, bytes]
+) -> None:
+    path, before = notebook
+    name = relative(collab_lab, path)
+    after = edited(edited(before, 1, "1 + 1", "3"), 3, "x * x", "x + x")
+    change = notebook_change(name, before, after)
+    call(collab_lab, "type", {"path": name, "kind": "notebook", "cell": 3, "text": " + 0"})
+    reply = call(collab_lab, "commit", {"change": change_json(change)})
+    assert reply["error"] == "LiveConflict" and reply["cells"] == [3]
+    assert path.read_bytes() == before
+    live = json.loads(call(collab_lab, "prepare", {"change": change_json(change)})["result"]["live_text"])
+    assert live["cells"][1]["source"] == "total = 1 + 1\nprint(total)"  # cell 2 was not applied alone
+
+
+def test_structural_changes_are_refused_for_a_live_notebook(
+    collab_lab: Any, notebook: tuple[Path, bytes]
+) -> None:
+    path, before = notebook
+    parsed = nbformat.reads(before.decode(), as_version=4)
+    del parsed.cells[0]
+    change = notebook_change(relative(collab_lab, path), before, (nbformat.writes(parsed) + "\n").encode())
+    prepared = call(collab_lab, "prepare", {"change": change_json(change)})["result"]
+    assert prepared["state"] == "unsupported"
+    assert "inserts, deletes or retypes cells" in prepared["detail"]
+    reply = call(collab_lab, "commit", {"change": change_json(change)})
+    assert reply["error"] == "WriteError" and "nothing was applied" in reply["message"]
+    assert path.read_bytes() == before
+
+
+TEXT = "def greet(name):\n    return 'hello ' + name  # café\n\n\nVALUE = 1\n"
+
+
+def open_text(collab_lab: Any, name: str, content: bytes) -> Path:
+    path = collab_lab.root / name
+    path.write_bytes(content)
+    assert call(collab_lab, "open", {"path": name, "kind": "text"})["opened"]
+    return path
+
+
+def test_text_file_lines_change_in_the_live_document(collab_lab: Any) -> None:
+    path = open_text(collab_lab, "greet.py", TEXT.encode())
+    after = TEXT.replace("'hello ' + name", "f'hello, {name}!'").replace("VALUE = 1", "VALUE = 2")
+    change = text_change("greet.py", TEXT, after)
+    assert len(change.lines) == 2
+    assert call(collab_lab, "prepare", {"change": change_json(change)})["result"]["state"] == "live"
+    reply = call(collab_lab, "commit", {"change": change_json(change)})
+    assert path.read_bytes() == after.encode()
+    assert reply["sha256"] == hashlib.sha256(after.encode()).hexdigest()
+
+
+def test_text_file_typing_on_the_edited_line_is_a_conflict(collab_lab: Any) -> None:
+    path = open_text(collab_lab, "typed.py", TEXT.encode())
+    call(collab_lab, "type", {"path": "typed.py", "kind": "text", "text": "# typed at the end\n"})
+    other = text_change("typed.py", TEXT, TEXT.replace("VALUE = 1", "VALUE = 3"))
+    # the typing sits after the last line: the edited line still holds its old text
+    assert call(collab_lab, "prepare", {"change": change_json(other)})["result"]["state"] == "live"
+    clash = LiveChange(
+        "typed.py", "text", lines=(TextEdit(5, "", "# mine\n"),)
+    )  # an insertion where the collaborator typed
+    prepared = call(collab_lab, "prepare", {"change": change_json(clash)})["result"]
+    assert prepared["state"] == "live"  # an insertion replaces nothing: nothing to lose
+    clash_replace = LiveChange("typed.py", "text", lines=(TextEdit(5, "# other\n", "# mine\n"),))
+    prepared = call(collab_lab, "prepare", {"change": change_json(clash_replace)})["result"]
+    assert prepared["state"] == "conflict" and prepared["lines"] == [5]
+    assert prepared["live_text"] == TEXT + "# typed at the end\n"
+    reply = call(collab_lab, "commit", {"change": change_json(clash_replace)})
+    assert reply["error"] == "LiveConflict" and reply["lines"] == [5]
+    assert path.read_bytes() == TEXT.encode()
+    reply = call(collab_lab, "commit", {"change": change_json(other)})
+    assert path.read_bytes() == (TEXT.replace("VALUE = 1", "VALUE = 3") + "# typed at the end\n").encode()
+
+
+def test_a_crlf_text_file_is_not_rewritten_through_the_room(collab_lab: Any) -> None:
+    content = TEXT.replace("\n", "\r\n")
+    path = open_text(collab_lab, "windows.py", content.encode())
+    change = text_change("windows.py", content, content.replace("VALUE = 1", "VALUE = 2"))
+    prepared = call(collab_lab, "prepare", {"change": change_json(change)})["result"]
+    assert prepared["state"] == "unsupported" and "line endings" in prepared["detail"]
+    reply = call(collab_lab, "commit", {"change": change_json(change)})
+    assert reply["error"] == "WriteError"
+    assert path.read_bytes() == content.encode()
