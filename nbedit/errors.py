@@ -23,7 +23,7 @@ structured facts a caller (a person, a widget, an LLM tool loop) needs to retry:
     │   ├── FileTooLarge        over the configured size limit
     │   └── NotebookError       not a valid notebook, or the edit would make it invalid
     ├── StaleFile               the file changed since the plan was made
-    ├── LiveConflict            an open tab has unsaved text where the change goes (.cells, .lines)
+    ├── LiveConflict            an open tab has unsaved typing in the very cells/lines edited (.conflicts)
     ├── WriteError              the filesystem refused; everything was rolled back
     └── HistoryError            the snapshot history cannot do what was asked
         └── NothingToUndo
@@ -55,6 +55,7 @@ __all__ = [
     "FileTooLarge",
     "HistoryError",
     "LiveConflict",
+    "LiveDifference",
     "MatchError",
     "NbeditError",
     "NoMatch",
@@ -347,25 +348,43 @@ class StaleFile(NbeditError):
         self.diff = diff
 
 
+@dataclass(frozen=True)
+class LiveDifference:
+    """Where an open tab no longer holds the text a change was planned from.
+
+    ``where`` names the cell (``cell 3 (id abc)``) or the lines (``lines 10-12``);
+    ``expected`` is the text the plan replaces, ``live`` what the tab shows now.
+    """
+
+    path: str
+    where: str
+    expected: str
+    live: str | None
+
+
 class LiveConflict(NbeditError):
-    """The live document (an open tab, a collaborative room) no longer holds the old text of
-    an edited cell or line: someone typed there and has not saved. Nothing was applied."""
+    """An open tab has unsaved typing in the very cells or lines a change rewrites.
+
+    Nothing was written: writing the file would leave the tab and the disk disagreeing,
+    and the tab's next save would throw the change (or the typing) away.
+    ``conflicts`` says where; ``documents`` maps a path to the tab's whole live document
+    when the tab sent it (a text file's text, or a notebook's cells as
+    ``[{"id", "cell_type", "source"}, ...]``), which re-planning uses as the base.
+    """
 
     def __init__(
-        self,
-        message: str,
-        *,
-        path: str | None = None,
-        cells: Sequence[int] = (),
-        lines: Sequence[int] = (),
+        self, conflicts: Sequence[LiveDifference], *, documents: dict[str, object] | None = None
     ) -> None:
-        super().__init__(
-            message + "\nsave or undo the typing in the open tab, or re-plan the change against the "
-            "live document (nothing was applied)",
-            path=path,
+        self.conflicts = tuple(conflicts)
+        self.documents = dict(documents or {})
+        places = "; ".join(f"{item.path}: {item.where}" for item in self.conflicts)
+        message = (
+            f"the open tab differs: {places} has unsaved changes in the text this change rewrites, "
+            "so nothing was written. Save or undo the typing in that tab and apply again, or "
+            "re-plan the change against the live document (the review's 'Re-plan against the "
+            "live document' button; Workspace.replan_live(plan, error) in Python)"
         )
-        self.cells = tuple(cells)  # 0-based indexes of the edited cells that disagree
-        self.lines = tuple(lines)  # 0-based first lines of the runs that disagree
+        super().__init__(message, path=self.conflicts[0].path if self.conflicts else None)
 
 
 class WriteError(NbeditError):

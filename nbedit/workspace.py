@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nbedit.engine import formats
 from nbedit.engine.match import DEFAULT_THRESHOLD
@@ -40,6 +41,10 @@ from nbedit.warnings import NbeditWarning
 __all__ = ["ApplyResult", "Workspace", "default_home"]
 
 DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024
+_UNSET = object()  # the live client is found on the first write
+
+if TYPE_CHECKING:
+    from nbedit.live.client import LiveWrite as _LiveWrite
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +214,7 @@ class Workspace:
         keep_per_file: int | None = 1000,
         keep_bytes: int | None = None,
         encoding: str | None = None,
+        live: object = "auto",
     ) -> None:
         self.root = Path(root)
         if not self.root.is_dir():
@@ -231,6 +237,10 @@ class Workspace:
         self.keep_per_file = keep_per_file  # retention: entries kept per file (None: all)
         self.keep_bytes = keep_bytes  # retention: total stored bytes (None: no cap)
         self._recorded = 0
+        # open JupyterLab tabs: "auto" finds the server this process runs under on the first
+        # write (nbedit.live); None/False: off; any other object is the client (tests)
+        self.live = live
+        self._live_client: object = None if live in (None, False) else (live if live != "auto" else _UNSET)
 
     def __repr__(self) -> str:
         return f"Workspace(root={str(self.root)!r}, session={self.session!r})"
@@ -356,18 +366,27 @@ class Workspace:
         files = [file_plan for file_plan in plan.files if file_plan.changed]
         if not files:
             return ApplyResult(plan, None, (), already_applied=plan.already_applied)
-        self._guard_running_notebook(files, force)
+        running = self._running_notebook_plan(files)
+        if running is not None and self._live_client is None:
+            self._guard_running_notebook(running, force, None)  # no live tabs: refuse before locking
         source = self._source
         targets = sorted({source.absolute(p) for f in files for p in (f.path, f.new_path) if p})
         token = new_token()
         with lock_paths(targets, root=source.real_root):
             self._check_fresh(files)
+            live = self._live_prepare(files)  # raises LiveConflict: every file untouched
+            if running is not None:
+                self._guard_running_notebook(running, force, live)
             modes = {file_plan.path: self._mode_now(file_plan) for file_plan in files}
             writes: list[Write] = []
             for file_plan in files:
-                writes.extend(self._writes_for(file_plan, Write, modes[file_plan.path]))
+                if live is None or file_plan.path not in live.in_rooms:
+                    writes.extend(self._writes_for(file_plan, Write, modes[file_plan.path]))
             entry_id = self._record(plan, files, origin, execution_count, undoes, modes, token)
             try:
+                if live is not None and live.in_rooms:
+                    files, entry_id = self._live_commit(live, plan, files, entry_id, modes, token, origin,
+                                                        execution_count, undoes)  # fmt: skip
                 apply_writes(writes, root=source.real_root, token=token, force=force)
             except BaseException:
                 if entry_id is not None:
@@ -375,6 +394,8 @@ class Workspace:
                 raise
             if entry_id is not None:
                 self._store().commit(entry_id)
+        if live is not None:
+            live.notify()
         if entry_id is not None:
             self._retain()
         written = tuple(dict.fromkeys(p for f in files for p in (f.path, f.new_path) if p))
@@ -391,25 +412,77 @@ class Workspace:
         sets_mode = file_plan.mode is not None and file_plan.mode != file_plan.before_mode
         return current, file_plan.mode if sets_mode else current
 
-    def _guard_running_notebook(self, files: Sequence[FilePlan], force: bool) -> None:
+    def _running_notebook_plan(self, files: Sequence[FilePlan]) -> FilePlan | None:
+        """The plan of the notebook this kernel runs in, if the change touches it."""
         if not self.running_notebook:
-            return
+            return None
         running = os.path.realpath(self.running_notebook)
         for file_plan in files:
-            if os.path.realpath(self._source.absolute(file_plan.path)) != running:
-                continue
-            if not force:
-                raise NotebookError(
-                    f"{file_plan.path}: is the notebook this kernel runs in; its open tab would not "
-                    f"show the change and saving the tab would overwrite it. Pass {option('force')} "
-                    "to write anyway, then reload the notebook from disk",
-                    path=file_plan.path,
-                )
-            warnings.warn(
-                f"{file_plan.path} is open in this kernel's tab: reload it from disk before saving",
-                NbeditWarning,
-                stacklevel=3,
+            if os.path.realpath(self._source.absolute(file_plan.path)) == running:
+                return file_plan
+        return None
+
+    def _guard_running_notebook(self, file_plan: FilePlan, force: bool, live: _LiveWrite | None) -> None:
+        """The kernel's own notebook is written only if its open tab takes the change in place
+        (the nbedit extension is connected to it, or a collaboration room holds it), or with force."""
+        if live is not None and live.state(file_plan.path) in ("open", "live"):
+            return
+        if not force:
+            raise NotebookError(
+                f"{file_plan.path}: is the notebook this kernel runs in; its open tab would not "
+                f"show the change and saving the tab would overwrite it. Pass {option('force')} "
+                "to write anyway, then reload the notebook from disk (with nbedit installed in "
+                "the Jupyter server's environment, the tab takes the change in place instead)",
+                path=file_plan.path,
             )
+        warnings.warn(
+            f"{file_plan.path} is open in this kernel's tab: reload it from disk before saving",
+            NbeditWarning,
+            stacklevel=4,
+        )
+
+    def _live_prepare(self, files: Sequence[FilePlan]) -> _LiveWrite | None:
+        """Ask the open tabs about the change (None: no Jupyter server, or none of these files
+        is served by it). Raises ``LiveConflict`` if a tab has unsaved typing where it lands."""
+        if self._live_client is None:
+            return None
+        if self._live_client is _UNSET:
+            from nbedit.live.client import connect
+
+            self._live_client = connect()
+            if self._live_client is None:
+                return None
+        from nbedit.live.client import LiveWrite
+
+        return LiveWrite.prepare(self._live_client, files, self._source.absolute)
+
+    def _live_commit(
+        self,
+        live: _LiveWrite,
+        plan: Plan,
+        files: list[FilePlan],
+        entry_id: str | None,
+        modes: dict[str, tuple[int | None, int | None]],
+        token: str,
+        origin: str | None,
+        execution_count: int | None,
+        undoes: str | None,
+    ) -> tuple[list[FilePlan], str | None]:
+        """Apply the files collaboration rooms hold there (the server saves them); the history
+        entry then records the bytes the server saved, which are the file's real "after"."""
+        saved = live.commit()  # path -> bytes now on disk; raises LiveConflict (nothing applied)
+        from dataclasses import replace
+
+        updated = [
+            replace(file_plan, after_bytes=saved[file_plan.path])
+            if file_plan.path in saved and saved[file_plan.path] != file_plan.after_bytes
+            else file_plan
+            for file_plan in files
+        ]
+        if entry_id is not None and updated != files:
+            self._store().abort(entry_id)
+            entry_id = self._record(plan, updated, origin, execution_count, undoes, modes, token)
+        return updated, entry_id
 
     def _check_fresh(self, files: Sequence[FilePlan]) -> None:
         """Raise StaleFile if any file is not what the plan was computed from."""
