@@ -479,6 +479,15 @@ class Workspace:
             else file_plan
             for file_plan in files
         ]
+        # under collaboration the room saved what people typed elsewhere along with the change:
+        # the entry starts from the live document as it was, so undo takes back the change only
+        updated = [
+            replace(file_plan, before_bytes=before, fingerprint=fingerprint(before))
+            if (before := live.live_before.get(file_plan.path)) is not None
+            and before != file_plan.before_bytes
+            else file_plan
+            for file_plan in updated
+        ]
         if entry_id is not None and updated != files:
             self._store().abort(entry_id)
             entry_id = self._record(plan, updated, origin, execution_count, undoes, modes, token)

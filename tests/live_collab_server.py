@@ -53,8 +53,8 @@ class CommitHandler(_Handler):
             reply: dict[str, Any] = {
                 "error": "LiveConflict",
                 "message": str(error),
-                "cells": list(error.cells),
-                "lines": list(error.lines),
+                "conflicts": [[item.path, item.where, item.expected, item.live] for item in error.conflicts],
+                "documents": error.documents,
             }
         except NbeditError as error:
             reply = {"error": type(error).__name__, "message": str(error)}
@@ -105,6 +105,27 @@ class TypeHandler(_Handler):
         self.finish(json.dumps({"live": document.get() if body["kind"] != "notebook" else None}))
 
 
+class InsertHandler(_Handler):
+    """A collaborator adds a cell (not saved)."""
+
+    @web.authenticated
+    async def post(self) -> None:
+        body = self.body()
+        document = await _document(self, body["path"], "notebook", create=False)
+        if document is None:
+            raise web.HTTPError(404, "no live document")
+        cell = {
+            "cell_type": "code",
+            "source": body["source"],
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+        }
+        with document.ydoc.transaction(origin="collaborator"):
+            document.ycells.insert(int(body["index"]), document.create_ycell(cell))
+        self.finish(json.dumps({"cells": document.cell_number}))
+
+
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     base = serverapp.web_app.settings["base_url"]
     serverapp.web_app.add_handlers(
@@ -117,6 +138,7 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
                 ("state", StateHandler),
                 ("open", OpenHandler),
                 ("type", TypeHandler),
+                ("insert", InsertHandler),
             )
         ],
     )

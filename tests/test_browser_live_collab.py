@@ -252,3 +252,175 @@ def test_latency_from_apply_to_the_other_tab(collab_lab: Any, collab_page: Any) 
     )
     assert median < VISIBLE_WITHIN
     assert Path(notebook).read_bytes().count(b"counter = 20") == 1
+
+
+def search_replace(search: str, replace: str) -> str:
+    return f"<<<<<<< SEARCH\n{search}\n=======\n{replace}\n>>>>>>> REPLACE\n"
+
+
+def open_in_main_area(page: Any, lab: Any, name: str) -> None:
+    page.goto(f"{lab.url}/lab/tree/{name}?reset", wait_until="domcontentloaded")
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=60_000)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    wait_kernel_idle(page, timeout=90_000)
+
+
+def run_cell(page: Any, path: str, index: int) -> None:
+    """Start running cell ``index`` of the open notebook ``path`` (returns at once)."""
+    page.evaluate(
+        """([path, index]) => {
+            const panel = [...window.jupyterapp.shell.widgets('main')].find(w => w.context && w.context.path === path);
+            window.jupyterapp.shell.activateById(panel.id);
+            panel.content.activeCellIndex = index;
+            window.jupyterapp.commands.execute('notebook:run-cell');  // not awaited: it resolves once run
+        }""",
+        [path, index],
+    )
+
+
+def wait_cell_ran(page: Any, path: str, index: int, timeout: float = 60) -> str:
+    """The text of cell ``index``'s outputs once it has run (its prompt shows a number)."""
+    page.wait_for_function(
+        """([path, index]) => {
+            const panel = [...window.jupyterapp.shell.widgets('main')].find(w => w.context && w.context.path === path);
+            const cell = panel.node.querySelectorAll('.jp-Cell')[index];
+            const prompt = cell.querySelector('.jp-InputArea-prompt');
+            return /\\[\\d+\\]/.test(prompt.textContent) && panel.sessionContext.session.kernel.status === 'idle';
+        }""",
+        arg=[path, index],
+        timeout=timeout * 1000,
+    )
+    return str(
+        page.evaluate(
+            """([path, index]) => {
+                const panel = [...window.jupyterapp.shell.widgets('main')].find(w => w.context && w.context.path === path);
+                const output = panel.node.querySelectorAll('.jp-Cell')[index].querySelector('.jp-OutputArea');
+                return output ? output.innerText : '';
+            }""",
+            [path, index],
+        )
+    )
+
+
+def entries_for(lab: Any, path: str) -> list[tuple[Any, Any]]:
+    """(entry, (path, new_path, before sha256, after sha256)) of every recorded change of ``path``."""
+    from nbedit.storage.history import HistoryStore
+
+    found = []
+    with HistoryStore(lab.nbedit_home) as store:
+        for entry in store.entries():
+            for row in store.file_fingerprints(entry.id):
+                if row[0] == path:
+                    found.append((entry, row))
+    return found
+
+
+def test_edits_from_another_notebooks_kernel_undo_and_the_running_notebook(
+    collab_lab: Any, collab_page: Any
+) -> None:
+    """The issue's proof, through nbedit itself: %%edit in notebook A's kernel, undo, and
+    %%edit on the notebook the kernel runs in, each seen in the open tabs of the server."""
+    page = collab_page
+    notebook = collab_lab.root / "kernel_b.ipynb"
+    write_notebook(
+        notebook,
+        [
+            ("markdown", "# Notebook B"),
+            ("code", "answer = 21\nprint('the answer is', answer * 2)"),
+            ("code", "target = 'old value'\ntarget"),
+            ("code", "# scratch"),
+        ],
+    )
+    helper = collab_lab.root / "kernel_helper.py"
+    helper.write_bytes(HELPER.encode())
+    b_name, a_name = "kernel_b.ipynb", "kernel_a.ipynb"
+    write_notebook(
+        collab_lab.root / a_name,
+        [
+            ("code", "%load_ext nbedit"),
+            (
+                "code",
+                "%%edit kernel_helper.py --yes\n"
+                + search_replace("    return value * 2", "    return value * 3"),
+            ),
+            (
+                "code",
+                f"%%edit {b_name} --yes\n" + search_replace("target = 'old value'", "target = 'from A'"),
+            ),
+            ("code", "%nbedit undo --yes"),
+            (
+                "code",
+                f"%%edit {a_name} --yes --cell 5\n" + search_replace("marker = 'before'", "marker = 'after'"),
+            ),
+            ("code", "marker = 'before'"),
+        ],
+    )
+
+    # B with outputs and unsaved typing, the .py file beside it
+    open_in_main_area(page, collab_lab, b_name)
+    run_all_cells(page)
+    page.locator(".jp-OutputArea-output").filter(has_text="the answer is 42").wait_for()
+    page.locator(".jp-Cell").nth(3).locator(".cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\ntyped_here = 'not saved yet'")
+    wait_for_text(page, b_name, 3, "typed_here = 'not saved yet'", 5)
+    page.keyboard.press("Escape")
+    page.evaluate(
+        "() => window.jupyterapp.commands.execute('docmanager:open',"
+        " {path: 'kernel_helper.py', options: {mode: 'split-right'}})"
+    )
+    wait_for_text(page, "kernel_helper.py", None, "return value * 2", 30)
+    disk_before = notebook.read_bytes()
+
+    # notebook A in another browser tab: its kernel applies the edits
+    other = page.context.new_page()
+    open_in_main_area(other, collab_lab, a_name)
+    run_cell(other, a_name, 0)
+    wait_cell_ran(other, a_name, 0)
+
+    started = time.monotonic()
+    run_cell(other, a_name, 1)
+    wait_for_text(page, "kernel_helper.py", None, "return value * 3", VISIBLE_WITHIN)
+    print(f"\nkernel %%edit of the .py file: visible {1000 * (time.monotonic() - started):.0f} ms after Run")
+    assert "applied" in wait_cell_ran(other, a_name, 1)
+
+    started = time.monotonic()
+    run_cell(other, a_name, 2)
+    wait_for_text(page, b_name, 2, "target = 'from A'", VISIBLE_WITHIN)
+    print(f"kernel %%edit of notebook B: visible {1000 * (time.monotonic() - started):.0f} ms after Run")
+    output = wait_cell_ran(other, a_name, 2)
+    assert "applied" in output, output
+    assert dialogs(page) == 0
+    assert "the answer is 42" in page.locator(".jp-Cell").nth(1).locator(".jp-OutputArea").inner_text()
+    assert "typed_here = 'not saved yet'" in cell_text(page, b_name, 3)
+    assert helper.read_bytes() == HELPER.replace("value * 2", "value * 3").encode()
+    # the history entry holds the bytes the server saved, and starts from the live document
+    saved = notebook.read_bytes()
+    (entry, (_, _, before_sha, after_sha)), *_ = reversed(entries_for(collab_lab, b_name))
+    assert after_sha == hashlib.sha256(saved).hexdigest()
+    assert before_sha != hashlib.sha256(disk_before).hexdigest()  # the typing was live, not on disk
+    page.screenshot(path=str(ARTIFACTS / "live-collab-kernel-after.png"))
+
+    # undo from the history: the tab goes back in place, the typing stays
+    started = time.monotonic()
+    run_cell(other, a_name, 3)
+    wait_for_text(page, b_name, 2, "target = 'old value'", VISIBLE_WITHIN)
+    print(f"%nbedit undo: visible {1000 * (time.monotonic() - started):.0f} ms after Run")
+    wait_cell_ran(other, a_name, 3)
+    assert "typed_here = 'not saved yet'" in cell_text(page, b_name, 3)
+    assert "the answer is 42" in page.locator(".jp-Cell").nth(1).locator(".jp-OutputArea").inner_text()
+    undone = ["".join(cell["source"]) for cell in json.loads(notebook.read_bytes())["cells"]]
+    assert undone[2] == "target = 'old value'\ntarget"
+    assert undone[3] == "# scratch\ntyped_here = 'not saved yet'"
+    assert dialogs(page) == 0
+
+    # %%edit on the notebook the kernel runs in: no --force, the edit lands in A's own tab
+    run_cell(other, a_name, 4)
+    wait_for_text(other, a_name, 5, "marker = 'after'", 10)
+    output = wait_cell_ran(other, a_name, 4)
+    assert "applied" in output and "--force" not in output, output
+    assert dialogs(other) == 0
+    a_saved = json.loads((collab_lab.root / a_name).read_bytes())
+    assert "".join(a_saved["cells"][5]["source"]) == "marker = 'after'"
+    other.screenshot(path=str(ARTIFACTS / "live-collab-running-notebook.png"))
+    other.close()

@@ -116,18 +116,23 @@ def test_typing_in_the_edited_cell_is_a_conflict_and_nothing_is_applied(
     call(collab_lab, "type", {"path": name, "kind": "notebook", "cell": 1, "text": "\n# typed, not saved"})
     prepared = call(collab_lab, "prepare", {"change": change_json(change)})["result"]
     assert prepared["state"] == "conflict"
-    assert prepared["cells"] == [1]
-    assert "cell 2 (id cell-1) has unsaved text" in prepared["detail"]
-    live = json.loads(prepared["live_text"])
-    assert live["cells"][1]["source"] == "total = 1 + 1\nprint(total)\n# typed, not saved"
+    typed = "total = 1 + 1\nprint(total)\n# typed, not saved"
+    assert prepared["conflicts"] == [
+        {"where": "cell 2 (id cell-1)", "expected": "total = 1 + 1\nprint(total)", "live": typed}
+    ]
+    assert "cell 2 (id cell-1)" in prepared["detail"]
+    live = prepared["document"]
+    assert [cell["id"] for cell in live] == ["cell-0", "cell-1", "cell-2", "cell-3"]
+    assert live[1] == {"id": "cell-1", "cell_type": "code", "source": typed}
 
     reply = call(collab_lab, "commit", {"change": change_json(change)})
-    assert reply["error"] == "LiveConflict" and reply["cells"] == [1]
+    assert reply["error"] == "LiveConflict"
+    assert reply["conflicts"] == [[name, "cell 2 (id cell-1)", "total = 1 + 1\nprint(total)", typed]]
+    assert reply["documents"] == {name: live}
     assert "re-plan" in reply["message"]
     assert path.read_bytes() == before
     # nothing reached the live document either
-    still = json.loads(call(collab_lab, "prepare", {"change": change_json(change)})["result"]["live_text"])
-    assert still == live
+    assert call(collab_lab, "prepare", {"change": change_json(change)})["result"]["document"] == live
 
 
 def test_typing_in_another_cell_is_kept_and_saved_with_the_change(
@@ -166,22 +171,85 @@ def test_one_conflicting_cell_blocks_the_other_cells_too(
     change = notebook_change(name, before, after)
     call(collab_lab, "type", {"path": name, "kind": "notebook", "cell": 3, "text": " + 0"})
     reply = call(collab_lab, "commit", {"change": change_json(change)})
-    assert reply["error"] == "LiveConflict" and reply["cells"] == [3]
+    assert reply["error"] == "LiveConflict" and [item[1] for item in reply["conflicts"]] == [
+        "cell 4 (id cell-3)"
+    ]
     assert path.read_bytes() == before
-    live = json.loads(call(collab_lab, "prepare", {"change": change_json(change)})["result"]["live_text"])
-    assert live["cells"][1]["source"] == "total = 1 + 1\nprint(total)"  # cell 2 was not applied alone
+    live = call(collab_lab, "prepare", {"change": change_json(change)})["result"]["document"]
+    assert live[1]["source"] == "total = 1 + 1\nprint(total)"  # cell 2 was not applied alone
 
 
-def test_structural_changes_are_refused_for_a_live_notebook(
+def reparsed(before: bytes, change: Any) -> bytes:
+    notebook = nbformat.reads(before.decode(), as_version=4)
+    change(notebook)
+    return (nbformat.writes(notebook) + "\n").encode()
+
+
+def test_cells_inserted_deleted_and_retyped_in_one_transaction(
     collab_lab: Any, notebook: tuple[Path, bytes]
 ) -> None:
     path, before = notebook
-    parsed = nbformat.reads(before.decode(), as_version=4)
-    del parsed.cells[0]
-    change = notebook_change(relative(collab_lab, path), before, (nbformat.writes(parsed) + "\n").encode())
+
+    def restructure(notebook: Any) -> None:
+        del notebook.cells[0]  # the markdown title goes
+        notebook.cells[1].cell_type = "markdown"  # the label cell becomes markdown
+        notebook.cells[1].source = "A *label*"
+        for key in ("outputs", "execution_count"):
+            del notebook.cells[1][key]
+        added = nbformat.v4.new_code_cell("inserted = True")
+        added.id = "cell-new"
+        notebook.cells.insert(2, added)
+        notebook.metadata["nbedit"] = {"reviewed": True}
+
+    after = reparsed(before, restructure)
+    change = notebook_change(relative(collab_lab, path), before, after)
+    assert change.structural and {edit.operation for edit in change.cells} == {"replace", "insert", "delete"}
+    assert call(collab_lab, "prepare", {"change": change_json(change)})["result"]["state"] == "live"
+    reply = call(collab_lab, "commit", {"change": change_json(change)})
+    saved = json.loads(path.read_bytes())
+    assert reply["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert [(cell["id"], cell["cell_type"], "".join(cell["source"])) for cell in saved["cells"]] == [
+        ("cell-1", "code", "total = 1 + 1\nprint(total)"),
+        ("cell-2", "markdown", "A *label*"),
+        ("cell-new", "code", "inserted = True"),
+        ("cell-3", "code", "def square(x):\n    return x * x"),
+    ]
+    assert saved["cells"][0]["outputs"][0]["text"] == ["output 1\n"]  # outputs of the other cells kept
+    assert saved["metadata"]["nbedit"] == {"reviewed": True}
+    assert saved["metadata"]["kernelspec"]["name"] == "python3"
+
+
+def test_a_structural_change_conflicts_with_an_unsaved_new_cell(
+    collab_lab: Any, notebook: tuple[Path, bytes]
+) -> None:
+    path, before = notebook
+    name = relative(collab_lab, path)
+    call(collab_lab, "insert", {"path": name, "index": 1, "source": "# a collaborator's new cell"})
+
+    def delete_last(notebook: Any) -> None:
+        del notebook.cells[3]
+
+    change = notebook_change(name, before, reparsed(before, delete_last))
     prepared = call(collab_lab, "prepare", {"change": change_json(change)})["result"]
-    assert prepared["state"] == "unsupported"
-    assert "inserts, deletes or retypes cells" in prepared["detail"]
+    assert prepared["state"] == "conflict"
+    assert [item["where"] for item in prepared["conflicts"]] == ["the list of cells"]
+    reply = call(collab_lab, "commit", {"change": change_json(change)})
+    assert reply["error"] == "LiveConflict"
+    assert path.read_bytes() == before
+    assert len(call(collab_lab, "prepare", {"change": change_json(change)})["result"]["document"]) == 5
+
+
+def test_a_type_only_change_is_unsupported_and_nothing_is_written(
+    collab_lab: Any, notebook: tuple[Path, bytes]
+) -> None:
+    path, before = notebook
+
+    def retype(notebook: Any) -> None:
+        notebook.cells[0].cell_type = "raw"
+
+    change = notebook_change(relative(collab_lab, path), before, reparsed(before, retype))
+    prepared = call(collab_lab, "prepare", {"change": change_json(change)})["result"]
+    assert prepared["state"] == "unsupported" and "without changing its source" in prepared["detail"]
     reply = call(collab_lab, "commit", {"change": change_json(change)})
     assert reply["error"] == "WriteError" and "nothing was applied" in reply["message"]
     assert path.read_bytes() == before
@@ -221,10 +289,13 @@ def test_text_file_typing_on_the_edited_line_is_a_conflict(collab_lab: Any) -> N
     assert prepared["state"] == "live"  # an insertion replaces nothing: nothing to lose
     clash_replace = LiveChange("typed.py", "text", lines=(TextEdit(5, "# other\n", "# mine\n"),))
     prepared = call(collab_lab, "prepare", {"change": change_json(clash_replace)})["result"]
-    assert prepared["state"] == "conflict" and prepared["lines"] == [5]
-    assert prepared["live_text"] == TEXT + "# typed at the end\n"
+    assert prepared["state"] == "conflict"
+    assert prepared["conflicts"] == [
+        {"where": "line 6", "expected": "# other\n", "live": "# typed at the end\n"}
+    ]
+    assert prepared["document"] == TEXT + "# typed at the end\n"
     reply = call(collab_lab, "commit", {"change": change_json(clash_replace)})
-    assert reply["error"] == "LiveConflict" and reply["lines"] == [5]
+    assert reply["error"] == "LiveConflict" and [item[1] for item in reply["conflicts"]] == ["line 6"]
     assert path.read_bytes() == TEXT.encode()
     reply = call(collab_lab, "commit", {"change": change_json(other)})
     assert path.read_bytes() == (TEXT.replace("VALUE = 1", "VALUE = 3") + "# typed at the end\n").encode()

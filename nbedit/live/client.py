@@ -122,6 +122,9 @@ class LiveWrite:
         self.client = client
         self.changes = changes
         self.results = results
+        # path -> the bytes a collaboration room held just before the change (typing elsewhere
+        # included, saved along with the change): the history entry's "before"
+        self.live_before: dict[str, bytes] = {}
 
     def state(self, path: str) -> str:
         return str(self.results.get(path, {}).get("state", "closed"))
@@ -171,6 +174,13 @@ class LiveWrite:
             if result.get("state") == "conflict"
             for item in (result.get("conflicts") or [{"where": result.get("detail", "")}])
         ]
+        unsupported = [result for result in results.values() if result.get("state") == "unsupported"]
+        if unsupported:
+            # a collaboration room holds the file but cannot take this change in place; writing
+            # the file behind the room would make it reload and drop what people typed
+            raise WriteError(
+                "; ".join(str(result.get("detail", "")) for result in unsupported) + " (nothing was written)"
+            )
         if conflicts:
             documents = {
                 path: result.get("document")
@@ -192,6 +202,11 @@ class LiveWrite:
                 raise LiveConflict(
                     [LiveDifference(path=path, where=str(result.get("detail", "")), expected="", live=None)]
                 )
+            if result.get("state") != "committed":
+                raise WriteError(
+                    f"{path}: the collaboration room did not take the change "
+                    f"({result.get('detail') or 'no answer for this file'}); nothing was recorded"
+                )
             data = self.client.read(change.path) if hasattr(self.client, "read") else None
             if data is None:
                 from pathlib import Path
@@ -208,6 +223,8 @@ class LiveWrite:
                     "recorded. Look at the open tab, then apply again"
                 )
             saved[path] = data
+            if isinstance(result.get("live_before"), str):
+                self.live_before[path] = result["live_before"].encode("utf-8")
         return saved
 
     def notify(self) -> None:

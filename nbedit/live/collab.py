@@ -1,32 +1,26 @@
 """Apply a change to the server's live shared document under real-time collaboration.
 
 With ``jupyter-collaboration`` installed, an open notebook or text file is not the file on
-disk: it is a shared document (a pycrdt ``Doc`` in a "room" of the ``jupyter_server_ydoc``
-server extension) that every connected tab edits and that the room saves to disk a moment
-after each change. Writing the file ourselves would make the room see an out-of-band change
-and reload the document from disk, throwing away what people typed since the last save. So
-for a path that has a room, nbedit never writes the disk: the server extension calls this
-module to
+disk: it is a shared document in a "room" of the ``jupyter_server_ydoc`` server extension,
+which every connected tab edits and which the room saves to disk a moment after each
+change. Writing the file ourselves would make the room see an out-of-band change and
+reload the document from disk, throwing away what people typed since the last save. So for
+a path a room holds, nbedit never writes the disk; the server extension (``server``) calls:
 
-* ``prepare``: check that the live text of every edited cell (or run of lines) still equals
-  the text the plan was computed from. Anything else is somebody's unsaved typing there, and
-  nbedit must not overwrite it: the state is ``"conflict"`` and the live text comes back so
-  the change can be re-planned against it.
-* ``commit``: check again and, in ONE transaction, replace only the edited cells' sources
-  (or lines) in the shared document, so every connected client updates in place, outputs and
-  other cells untouched; then have the room save now (what Ctrl+S in a collaborative tab
-  does), wait for it, and return the sha256 of the bytes the server wrote.
+* ``prepare``: does a room hold the path, and does the live document still hold, at every
+  place the change rewrites, the text the plan was computed from? Anything else is somebody's
+  unsaved typing there, which nbedit must not overwrite: state ``"conflict"``, with the live
+  document so the change can be re-planned against it.
+* ``commit``: check again and apply in ONE transaction (``shared_document`` says how: only
+  the edited cells' sources, lines, cells or metadata keys), so every connected client
+  updates in place and outputs are kept; then have the room save now (what Ctrl+S in a
+  collaborative tab does), wait for it, and return the sha256 of the bytes it wrote.
 
-Cells are found by their nbformat 4.5 id when the change carries one, else by position. A
-change that inserts, deletes or retypes cells or changes notebook metadata ("structural")
-is not applied to a live document here: the wire form carries only cell sources, and an
-insertion placed by index into a document others are editing could land in the wrong place.
-The same holds for a text file whose bytes the room cannot write back unchanged (CRLF line
-endings: the room normalises them to LF when it loads the file, so its save would rewrite
-every line ending).
+The room writes the whole document, as any save from a tab does: text typed in other cells
+is saved with the change, and the notebook is written in Jupyter's own JSON formatting.
 
-Everything here runs in the Jupyter server's event loop and imports ``jupyter_server_ydoc``
-(and pycrdt) only through the extension object the server already holds.
+Runs in the Jupyter server's event loop; reaches jupyter_server_ydoc only through the
+extension object the server already holds (no import of it here).
 """
 
 from __future__ import annotations
@@ -34,44 +28,44 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import json
 import os
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from nbedit.errors import LiveConflict, WriteError
-from nbedit.live.protocol import CellEdit, LiveChange, TextEdit
+from nbedit.errors import LiveConflict, LiveDifference, WriteError
+from nbedit.live.protocol import LiveChange, saved_holds
+from nbedit.live.shared_document import Check, check_notebook, check_text, live_cells
+
+__all__ = ["Committed", "apply_and_save", "available", "commit", "prepare"]
 
 EXTENSION_SETTING = "jupyter_server_ydoc"  # the ExtensionApp registers itself under its name
 SAVE_POLL_INTERVAL = 0.02  # seconds between checks while the room saves
 
 
 def _extension(serverapp: Any) -> Any | None:
-    web_app = getattr(serverapp, "web_app", None)
-    settings = getattr(web_app, "settings", None) or {}
+    settings = getattr(getattr(serverapp, "web_app", None), "settings", None) or {}
     extension = settings.get(EXTENSION_SETTING)
     if extension is None or not hasattr(extension, "get_document"):
         return None
-    if extension.serverapp.web_app.settings.get("page_config_data", {}).get("disableRTC"):
+    if settings.get("page_config_data", {}).get("disableRTC"):
         return None
     return extension
 
 
 def available(serverapp: Any) -> bool:
-    """Is real-time collaboration running in this server (rooms may hold documents)?"""
+    """Is real-time collaboration running in this server (may rooms hold documents)?"""
     return _extension(serverapp) is not None
 
 
 @dataclass(frozen=True)
 class _Room:
-    """A document room that holds ``path`` right now, and its shared document."""
-
     room: Any
-    document: Any  # jupyter_ydoc YNotebook or YUnicode, the live one (not a fork)
+    document: Any  # the room's own YNotebook or YUnicode (not a fork)
 
 
 async def _live_room(serverapp: Any, change: LiveChange) -> _Room | None:
+    """The room holding ``change.path`` right now; None if no tab or client has it open."""
     extension = _extension(serverapp)
     if extension is None:
         return None
@@ -95,229 +89,64 @@ def _os_path(serverapp: Any, path: str) -> str:
     return os.path.join(root, *path.split("/"))
 
 
-# ---------------------------------------------------------------------- notebooks
-
-
-def _cell_source(ycell: Any) -> str:
-    source = ycell.get("source", "") if hasattr(ycell, "get") else ""
-    return str(source)
-
-
-def _find_cell(ycells: Any, edit: CellEdit) -> int | None:
-    """The live index of the cell ``edit`` rewrites: by id when it has one, else by position."""
-    if edit.cell_id:
-        for index, ycell in enumerate(ycells):
-            if ycell.get("id") == edit.cell_id:
-                return index
-        return None
-    return edit.index if 0 <= edit.index < len(ycells) else None
-
-
-@dataclass(frozen=True)
-class _Check:
-    """What the live document says about a change: where each edit goes, and what disagrees."""
-
-    targets: tuple[tuple[int, CellEdit], ...] = ()
-    line_targets: tuple[TextEdit, ...] = ()
-    conflicts: tuple[str, ...] = ()  # one human-readable line per cell or run of lines
-    conflict_cells: tuple[int, ...] = ()
-    conflict_lines: tuple[int, ...] = ()
-    unsupported: str = ""
-
-
-def _describe_cell(edit: CellEdit) -> str:
-    return f"cell {edit.index + 1}" + (f" (id {edit.cell_id})" if edit.cell_id else "")
-
-
-def _check_notebook(document: Any, change: LiveChange) -> _Check:
-    if change.structural or any(edit.operation != "replace" for edit in change.cells):
-        return _Check(
-            unsupported=(
-                "the change inserts, deletes or retypes cells or changes the notebook's metadata; "
-                "only cell sources are applied to a live collaborative notebook"
-            )
-        )
-    ycells = document.ycells
-    targets: list[tuple[int, CellEdit]] = []
-    conflicts: list[str] = []
-    conflict_cells: list[int] = []
-    for edit in change.cells:
-        index = _find_cell(ycells, edit)
-        if index is None:
-            conflicts.append(f"{_describe_cell(edit)} is no longer in the live notebook")
-            conflict_cells.append(edit.index)
-            continue
-        ycell = ycells[index]
-        if ycell.get("cell_type") != edit.cell_type:
-            conflicts.append(
-                f"{_describe_cell(edit)} is a {ycell.get('cell_type')} cell in the live notebook"
-            )
-            conflict_cells.append(edit.index)
-        elif _cell_source(ycell) != edit.old_source:
-            conflicts.append(f"{_describe_cell(edit)} has unsaved text in the live notebook")
-            conflict_cells.append(edit.index)
-        else:
-            targets.append((index, edit))
-    return _Check(targets=tuple(targets), conflicts=tuple(conflicts), conflict_cells=tuple(conflict_cells))
-
-
-def _replace_text(text: Any, old: str, new: str, offset: int = 0) -> None:
-    """Rewrite the shared ``text`` (holding ``old``) into ``new`` by one splice of the middle.
-
-    The common prefix and suffix stay untouched, so a collaborator's cursor outside the
-    changed span keeps its place. pycrdt indexes text by UTF-8 byte offsets; ``old`` starts
-    at byte ``offset`` of ``text``.
-    """
-    prefix = 0
-    limit = min(len(old), len(new))
-    while prefix < limit and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
-        suffix += 1
-    start = offset + len(old[:prefix].encode("utf-8"))
-    old_end = offset + len(old[: len(old) - suffix].encode("utf-8"))
-    middle = new[prefix : len(new) - suffix]
-    if old_end > start:
-        del text[start:old_end]
-    if middle:
-        text.insert(start, middle)
-
-
-def _notebook_json(document: Any) -> str:
-    """The live notebook as nbformat writes it (what the room would save)."""
-    return json.dumps(document.get(), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
-
-
-# ---------------------------------------------------------------------- text files
-
-
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    for index, character in enumerate(text):
-        if character == "\n":
-            starts.append(index + 1)
-    return starts
-
-
-def _check_text(document: Any, change: LiveChange, disk: bytes | None) -> _Check:
-    if disk is not None and b"\r" in disk:
-        return _Check(
-            unsupported=(
-                "the file has CR line endings, which the collaborative room turns into LF when it "
-                "loads the file, so its save would rewrite every line"
-            )
-        )
-    live = str(document.get())
-    lines = live.splitlines(keepends=True)
-    conflicts: list[str] = []
-    conflict_lines: list[int] = []
-    for edit in change.lines:
-        count = len(edit.old_text.splitlines(keepends=True))
-        if "".join(lines[edit.start_line : edit.start_line + count]) != edit.old_text or (
-            count == 0 and edit.start_line > len(lines)
-        ):
-            first, last = edit.start_line + 1, edit.start_line + max(count, 1)
-            where = f"line {first}" if first == last else f"lines {first}-{last}"
-            conflicts.append(f"{where} differ in the live document (unsaved typing there)")
-            conflict_lines.append(edit.start_line)
-    return _Check(line_targets=change.lines, conflicts=tuple(conflicts), conflict_lines=tuple(conflict_lines))
-
-
-def _apply_text(document: Any, edits: tuple[TextEdit, ...]) -> None:
-    text = document._ysource
-    live = str(text)
-    starts = _line_starts(live)
-    # bottom-up, so the offsets of the earlier runs stay valid
-    for edit in sorted(edits, key=lambda item: item.start_line, reverse=True):
-        begin = starts[edit.start_line] if edit.start_line < len(starts) else len(live)
-        _replace_text(text, edit.old_text, edit.new_text, offset=len(live[:begin].encode("utf-8")))
-
-
-# ---------------------------------------------------------------------- the interface
-
-
-async def _check(serverapp: Any, live: _Room, change: LiveChange) -> _Check:
-    if change.operation != "update":
-        return _Check(unsupported=f"a {change.operation} of an open collaborative document")
-    if change.kind == "notebook":
-        return _check_notebook(live.document, change)
+def _read(serverapp: Any, path: str) -> bytes | None:
     try:
-        with open(_os_path(serverapp, change.path), "rb") as file:
-            disk: bytes | None = file.read()
+        with open(_os_path(serverapp, path), "rb") as file:
+            return file.read()
     except OSError:
-        disk = None
-    return _check_text(live.document, change, disk)
+        return None
 
 
-def _live_text(live: _Room, change: LiveChange) -> str:
+def _check(serverapp: Any, live: _Room, change: LiveChange) -> Check:
+    if change.operation != "update" or change.new_path:
+        return Check(unsupported=f"a {change.operation} of a document open in a collaborative session")
+    before = _read(serverapp, change.path)  # the plan was computed from it (the kernel checked)
     if change.kind == "notebook":
-        return _notebook_json(live.document)
+        return check_notebook(live.document, change, before)
+    return check_text(live.document, change, before)
+
+
+def _document(live: _Room, change: LiveChange) -> object:
+    """The live document for a re-plan: a text file's text, or a notebook's cells."""
+    if change.kind == "notebook":
+        return live_cells(live.document)
     return str(live.document.get())
 
 
 async def prepare(serverapp: Any, change: LiveChange) -> dict[str, Any] | None:
-    """How a change to ``change.path`` meets the live document: None when no room holds it.
+    """How ``change`` meets the live document; None when no room holds the path.
 
-    ``{"state": "live"}``: the server will apply it (``commit``). ``{"state": "conflict",
-    "detail", "live_text", "cells"|"lines"}``: the live text of an edited cell or run of lines
-    differs from the plan's old text; nothing may be applied. ``{"state": "unsupported",
-    "detail"}``: a room holds the document but this kind of change cannot be applied to it
-    in place (see the module docstring); the caller must not write the file behind the room.
+    ``{"state": "live"}``: ``commit`` will apply it. ``{"state": "conflict", "detail",
+    "conflicts": [{"where", "expected", "live"}], "document"}``: the live text differs where
+    the change writes; nothing may be applied. ``{"state": "unsupported", "detail"}``: a room
+    holds the document but cannot take this change in place (CRLF text, a type-only change):
+    the file must not be written behind the room either.
     """
     live = await _live_room(serverapp, change)
     if live is None:
         return None
-    checked = await _check(serverapp, live, change)
+    checked = _check(serverapp, live, change)
     if checked.unsupported:
         return {
             "state": "unsupported",
             "detail": f"{change.path} is open in a collaborative session and {checked.unsupported}; "
-            "close its tabs (or wait until the server closes the shared document) and apply again",
+            "close its tabs (the server lets the shared document go a minute later) and apply again",
         }
-    if checked.conflicts:
+    if checked.differences:
         return {
             "state": "conflict",
-            "detail": f"{change.path}: " + "; ".join(checked.conflicts),
-            "live_text": _live_text(live, change),
-            "cells": list(checked.conflict_cells),
-            "lines": list(checked.conflict_lines),
+            "detail": f"{change.path}: the live document differs in "
+            + ", ".join(item.where for item in checked.differences),
+            "conflicts": [
+                {"where": item.where, "expected": item.expected, "live": item.live}
+                for item in checked.differences
+            ],
+            "document": _document(live, change),
         }
     return {
         "state": "live",
-        "detail": f"{change.path} is a live collaborative document; the server applies the change",
+        "detail": f"{change.path} is a live collaborative document: the server applies it",
     }
-
-
-def _conflict(change: LiveChange, checked: _Check) -> LiveConflict:
-    return LiveConflict(
-        f"{change.path} changed in the open collaborative document: " + "; ".join(checked.conflicts),
-        path=change.path,
-        cells=checked.conflict_cells,
-        lines=checked.conflict_lines,
-    )
-
-
-def _saved_matches(change: LiveChange, saved: bytes) -> bool:
-    """Does the file the room wrote hold every new text of the change?"""
-    try:
-        if change.kind == "notebook":
-            cells = json.loads(saved).get("cells", [])
-            by_id = {cell.get("id"): cell for cell in cells if cell.get("id")}
-            for edit in change.cells:
-                cell = by_id.get(edit.cell_id) if edit.cell_id else None
-                if cell is None and not edit.cell_id and 0 <= edit.index < len(cells):
-                    cell = cells[edit.index]
-                if cell is None:
-                    return False
-                source = cell.get("source", "")
-                if ("".join(source) if isinstance(source, list) else source) != edit.new_source:
-                    return False
-            return True
-        text = saved.decode("utf-8")
-    except (ValueError, UnicodeDecodeError, AttributeError):
-        return False
-    return all(edit.new_text in text for edit in change.lines)
 
 
 async def _save_now(room: Any, deadline: float) -> None:
@@ -330,14 +159,47 @@ async def _save_now(room: Any, deadline: float) -> None:
         await asyncio.sleep(SAVE_POLL_INTERVAL)  # the room is loading or reloading: its lock is held
 
 
+def _as_saved(document: Any, kind: str) -> bytes | None:
+    """The bytes the room's save would write for the live document now (what Jupyter's
+    contents manager writes for its content); None if that cannot be said."""
+    if kind != "notebook":
+        return str(document.get()).encode("utf-8")
+    try:
+        import nbformat
+
+        text = nbformat.writes(nbformat.from_dict(document.get()), version=nbformat.NO_CONVERT)
+    except Exception:  # any failure only costs the refinement of the history's "before"
+        return None
+    return (text if text.endswith("\n") else text + "\n").encode("utf-8")
+
+
+@dataclass(frozen=True)
+class Committed:
+    """What a commit did: the sha256 of the bytes the server saved, and the bytes the live
+    document would have been saved as just before the change (None if unknown).
+
+    The two differ by exactly the change, also when people had unsaved typing elsewhere in
+    the document (the room saves it with the change): a history entry recorded from them
+    undoes the change and nothing else."""
+
+    sha256: str
+    saved: bytes
+    live_before: bytes | None
+
+
 async def commit(serverapp: Any, change: LiveChange, timeout: float = 5.0) -> str:
-    """Apply ``change`` to the live document in one transaction, let the room save, wait.
+    """Apply ``change`` to the live document in one transaction, have the room save, wait.
 
     Returns the sha256 of the bytes the server wrote. Raises ``LiveConflict`` (nothing
-    applied) when the live text of an edited cell or line is not the plan's old text, and
-    ``WriteError`` when no room holds the path, the change cannot be applied in place, or
-    the save did not produce the change within ``timeout`` seconds.
+    applied) when the live document differs where the change writes, and ``WriteError``
+    when no room holds the path, the change cannot be applied in place (nothing applied),
+    or the file did not hold the change within ``timeout`` seconds.
     """
+    return (await apply_and_save(serverapp, change, timeout)).sha256
+
+
+async def apply_and_save(serverapp: Any, change: LiveChange, timeout: float = 5.0) -> Committed:
+    """``commit``, with the live document's bytes before the change as well."""
     deadline = time.monotonic() + timeout
     live = await _live_room(serverapp, change)
     if live is None:
@@ -345,32 +207,37 @@ async def commit(serverapp: Any, change: LiveChange, timeout: float = 5.0) -> st
             f"{change.path} is no longer open in a collaborative session; plan and apply again",
             path=change.path,
         )
-    checked = await _check(serverapp, live, change)
+    checked = _check(serverapp, live, change)
     if checked.unsupported:
         raise WriteError(f"{change.path}: {checked.unsupported}; nothing was applied", path=change.path)
-    if checked.conflicts:
-        raise _conflict(change, checked)
-    document = live.document
-    # no await between the check above and this transaction: nobody's edit can slip in between
-    with document.ydoc.transaction(origin="nbedit"):
-        if change.kind == "notebook":
-            for index, edit in checked.targets:
-                assert edit.old_source is not None and edit.new_source is not None
-                _replace_text(document.ycells[index]["source"], edit.old_source, edit.new_source)
-        else:
-            _apply_text(document, checked.line_targets)
-    with contextlib.suppress(asyncio.TimeoutError):  # then the file is checked below and we say so
+    if checked.differences or checked.apply is None:
+        raise LiveConflict(
+            [
+                LiveDifference(change.path, item.where, item.expected, item.live)
+                for item in checked.differences
+            ],
+            documents={change.path: _document(live, change)},
+        )
+    # no await between the check and the transaction: no other edit can land in between
+    live_before = _as_saved(live.document, change.kind)
+    with live.document.ydoc.transaction(origin="nbedit"):
+        checked.apply()
+    live_after = _as_saved(live.document, change.kind)
+    with contextlib.suppress(asyncio.TimeoutError):  # the file is checked below, and we say so
         await _save_now(live.room, deadline)
-    path = _os_path(serverapp, change.path)
     while True:
-        with open(path, "rb") as file:
-            saved = file.read()
-        if _saved_matches(change, saved):
-            return hashlib.sha256(saved).hexdigest()
+        saved = _read(serverapp, change.path)
+        if saved is not None and saved_holds(change, saved):
+            return Committed(
+                sha256=hashlib.sha256(saved).hexdigest(),
+                saved=saved,
+                # only when the room wrote exactly what we serialised (nobody typed meanwhile)
+                live_before=live_before if saved == live_after else None,
+            )
         if time.monotonic() >= deadline:
             raise WriteError(
-                f"the change to {change.path} is in the open collaborative document, but the server "
-                f"did not save it within {timeout:g} s; save the document from its tab",
+                f"the change to {change.path} is in the open collaborative document, but the server did "
+                f"not save it within {timeout:g} s; save the document from its tab",
                 path=change.path,
             )
         await asyncio.sleep(SAVE_POLL_INTERVAL)

@@ -179,16 +179,32 @@ def make_handlers(hub: LiveHub) -> list[tuple[str, type, dict[str, Any]]]:
             collab = _collab()
             if collab is None or not collab.available(self.serverapp):
                 raise web.HTTPError(409, "no collaboration rooms on this server: write the file instead")
-            from nbedit.errors import LiveConflict
+            from nbedit.errors import LiveConflict, NbeditError
 
             results: dict[str, dict[str, Any]] = {}
+            # every document is checked before any is changed: a conflict in the second file
+            # must not leave the first one applied and saved
+            for change in changes:
+                found = await collab.prepare(self.serverapp, change)
+                if found is None or found.get("state") != "live":
+                    state = "conflict" if found is not None and found.get("state") == "conflict" else "failed"
+                    detail = found["detail"] if found else f"{change.path} is no longer open in a room"
+                    self.reply({change.path: {"state": state, "detail": detail}})
+                    return
             for change in changes:
                 try:
-                    digest = await collab.commit(self.serverapp, change)
+                    committed = await collab.apply_and_save(self.serverapp, change)
                 except LiveConflict as error:
                     results[change.path] = {"state": "conflict", "detail": str(error)}
                     break  # the rest is not applied: the kernel writes nothing more
-                results[change.path] = {"state": "committed", "sha256": digest}
+                except NbeditError as error:
+                    results[change.path] = {"state": "failed", "detail": str(error)}
+                    break
+                results[change.path] = {"state": "committed", "sha256": committed.sha256}
+                if committed.live_before is not None and committed.live_before != committed.saved:
+                    # what the room held before the change, typing elsewhere included: the history
+                    # entry's "before", so that undoing the change undoes nothing else
+                    results[change.path]["live_before"] = committed.live_before.decode("utf-8")
             self.reply(results)
 
     class NotifyHandler(LiveHandler):
