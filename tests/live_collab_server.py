@@ -126,6 +126,19 @@ class InsertHandler(_Handler):
         self.finish(json.dumps({"cells": document.cell_number}))
 
 
+class ReplaceHandler(_Handler):
+    """A collaborator rewrites a text document (granularly, as typing does)."""
+
+    @web.authenticated
+    async def post(self) -> None:
+        body = self.body()
+        document = await _document(self, body["path"], "text", create=False)
+        if document is None:
+            raise web.HTTPError(404, "no live document")
+        document.set(body["text"])
+        self.finish(json.dumps({"live": document.get()}))
+
+
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     base = serverapp.web_app.settings["base_url"]
     serverapp.web_app.add_handlers(
@@ -139,6 +152,7 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
                 ("open", OpenHandler),
                 ("type", TypeHandler),
                 ("insert", InsertHandler),
+                ("replace", ReplaceHandler),
             )
         ],
     )

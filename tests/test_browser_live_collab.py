@@ -422,5 +422,6 @@ def test_edits_from_another_notebooks_kernel_undo_and_the_running_notebook(
     assert dialogs(other) == 0
     a_saved = json.loads((collab_lab.root / a_name).read_bytes())
     assert "".join(a_saved["cells"][5]["source"]) == "marker = 'after'"
+    other.locator(".jp-Cell").nth(5).scroll_into_view_if_needed()
     other.screenshot(path=str(ARTIFACTS / "live-collab-running-notebook.png"))
     other.close()

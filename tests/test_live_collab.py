@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,13 @@ pytest.register_assert_rewrite("browser_support", "collab_support")
 
 from collab_support import call, relative  # noqa: E402
 
-from nbedit.live.protocol import LiveChange, TextEdit, notebook_change, text_change  # noqa: E402
+from nbedit.live.protocol import (  # noqa: E402
+    LiveChange,
+    TextEdit,
+    changes_to_json,
+    notebook_change,
+    text_change,
+)
 
 pytest_plugins = ["collab_support"]
 pytestmark = [pytest.mark.slow]
@@ -310,3 +317,48 @@ def test_a_crlf_text_file_is_not_rewritten_through_the_room(collab_lab: Any) -> 
     reply = call(collab_lab, "commit", {"change": change_json(change)})
     assert reply["error"] == "WriteError"
     assert path.read_bytes() == content.encode()
+
+
+def live_endpoint(collab_lab: Any, name: str, changes: list[LiveChange]) -> dict[str, Any]:
+    """POST to nbedit's own server extension (/nbedit/live/...), as the kernel's client does."""
+    request = urllib.request.Request(
+        f"{collab_lab.url}/nbedit/live/{name}",
+        data=changes_to_json(changes).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return dict(json.load(response)["results"])
+
+
+def test_the_server_extension_checks_every_document_before_changing_any(
+    collab_lab: Any, notebook: tuple[Path, bytes]
+) -> None:
+    path, before = notebook
+    name = relative(collab_lab, path)
+    text_path = open_text(collab_lab, "second.py", TEXT.encode())
+    cell_change = notebook_change(name, before, edited(before, 1, "1 + 1", "1 + 2"))
+    text_edit = text_change("second.py", TEXT, TEXT.replace("VALUE = 1", "VALUE = 5"))
+    prepared = live_endpoint(collab_lab, "prepare", [cell_change, text_edit])
+    assert {path: result["state"] for path, result in prepared.items()} == {name: "live", "second.py": "live"}
+
+    # a collaborator now types on the line the text change rewrites
+    clash = text_edit
+    _replace_live_text(collab_lab, "second.py", TEXT.replace("VALUE = 1", "VALUE = 1  # typed"))
+    results = live_endpoint(collab_lab, "commit", [cell_change, clash])
+    assert results["second.py"]["state"] == "conflict", results
+    assert name not in results or results[name].get("state") != "committed"
+    assert path.read_bytes() == before  # the notebook, first in the list, was not applied
+    assert text_path.read_bytes() == TEXT.encode()
+
+    # with the typing undone by its author, both go through in one request
+    _replace_live_text(collab_lab, "second.py", TEXT)
+    results = live_endpoint(collab_lab, "commit", [cell_change, clash])
+    assert [results[key]["state"] for key in (name, "second.py")] == ["committed", "committed"]
+    assert results[name]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert text_path.read_bytes() == TEXT.replace("VALUE = 1", "VALUE = 5").encode()
+
+
+def _replace_live_text(collab_lab: Any, name: str, text: str) -> None:
+    reply = call(collab_lab, "replace", {"path": name, "text": text})
+    assert reply["live"] == text
