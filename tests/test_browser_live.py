@@ -422,3 +422,54 @@ def test_cli_and_api_updates_reach_the_tabs_with_the_latency_logged(lab: LabServ
     assert on_disk_sources(b)[1].startswith("label = 'round 18'")
     assert on_disk_sources(b)[0].endswith(TYPED)
     assert "LIMIT = 21" in helper.read_text()
+
+
+def test_the_review_says_the_tab_differs_and_replans_against_it(lab: LabServer, page: Any) -> None:
+    b = write_b(lab, "live_review_b.ipynb")
+    write_notebook(
+        lab.root / "live_review_a.ipynb",
+        [
+            ("code", "%load_ext nbedit"),
+            (
+                "code",
+                "%%edit live_review_b.ipynb\n<<<<<<< SEARCH\nlabel = 'old label'\n=======\n"
+                "label = 'reviewed label'\n>>>>>>> REPLACE\n",
+            ),
+        ],
+    )
+    start_lab_page(page, lab, "live_review_b.ipynb")
+    type_into_cell(page, "live_review_b.ipynb", 1, TYPED)
+    before = b.read_bytes()
+    open_path(page, lab, "live_review_a.ipynb", "split-right")
+    activate(page, "live_review_a.ipynb")
+    wait_kernel_idle(page, timeout=90_000)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    widget = page.locator(".jp-OutputArea .nbedit-review")
+    widget.wait_for(state="visible", timeout=60_000)
+    page.wait_for_function(
+        "() => { const b = document.querySelector('.nbedit-review button.nbedit-apply'); return b && !b.disabled; }"
+    )
+    widget.locator("button.nbedit-apply").click()
+    status = widget.locator(".nbedit-status")
+    status.filter(has_text="the open tab differs").wait_for(timeout=30_000)
+    assert b.read_bytes() == before, "a conflict writes nothing"
+    replan = widget.locator("button.nbedit-replan")
+    assert replan.inner_text().strip() == "↻ Re-plan against the live document"
+    widget.scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator(".jp-OutputArea-output").filter(has=page.locator(".nbedit-review")).screenshot(
+        path=str(ARTIFACTS / "live-review-conflict.png"), animations="disabled"
+    )
+    replan.click()
+    status.filter(has_text="pending").wait_for(timeout=30_000)
+    widget.locator("button.nbedit-apply").click()
+    status.filter(has_text="applied").wait_for(timeout=30_000)
+    expected = "label = 'reviewed label'\nlabel\n" + TYPED
+    wait_for(
+        page, widget_js("live_review_b.ipynb", "return widget.node.innerText.includes('reviewed label');")
+    )
+    assert cell_sources(page, "live_review_b.ipynb")[1] == expected
+    assert on_disk_sources(b)[1] == expected
+    no_dialog(page)
+    save(page, "live_review_b.ipynb")
+    assert on_disk_sources(b)[1] == expected
