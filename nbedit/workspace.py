@@ -26,6 +26,7 @@ from nbedit.engine.plan import PlanOptions, plan_change, text_diff
 from nbedit.engine.text import canonical_encoding, decode, fingerprint
 from nbedit.errors import (
     FileTooLarge,
+    LiveConflict,
     NbeditError,
     NotAFile,
     NotebookError,
@@ -80,6 +81,23 @@ class ApplyResult:
 
         note = escape(repr(self)[1:-1], quote=False)
         return wrap(f'<div class="nb-note"><b>nbedit</b>: {note}</div>') + plan_to_html(self.plan)
+
+
+class _OverlaySource:
+    """The root, except that some files read as given bytes (an open tab's live document)."""
+
+    def __init__(self, source: _RootSource, overlay: dict[str, bytes]) -> None:
+        self.source = source
+        self.overlay = overlay
+
+    def normalise(self, path: str) -> str:
+        return self.source.normalise(path)
+
+    def read(self, path: str) -> bytes | None:
+        return self.overlay[path] if path in self.overlay else self.source.read(path)
+
+    def mode(self, path: str) -> int | None:
+        return self.source.mode(path)
 
 
 class _RootSource:
@@ -241,6 +259,7 @@ class Workspace:
         # write (nbedit.live); None/False: off; any other object is the client (tests)
         self.live = live
         self._live_client: object = None if live in (None, False) else (live if live != "auto" else _UNSET)
+        self._live_bases: dict[str, tuple[str, bytes]] = {}  # re-planned against a tab: path -> (disk, base)
 
     def __repr__(self) -> str:
         return f"Workspace(root={str(self.root)!r}, session={self.session!r})"
@@ -348,6 +367,49 @@ class Workspace:
         text, _ = decode(data, normalised, self.options.encoding)
         return text
 
+    def replan_live(self, plan: Plan, conflict: LiveConflict) -> Plan:
+        """``plan``'s change located again against the open tab's live document.
+
+        After a ``LiveConflict`` (unsaved typing in the edited cells or lines): the
+        edited cells' live sources (a text file: the tab's whole text) become the base,
+        the plan's edits are placed on it by the matcher as a zero-context diff, and
+        applying the result writes the edit on top of the typing; the tab takes it in
+        place. Raises ``LiveConflict`` again if the tab did not send its document.
+        """
+        from dataclasses import replace
+
+        from nbedit.live.rebase import combined_diff, live_base
+
+        bases: dict[str, bytes] = {}
+        for file_plan in plan.files:
+            document = conflict.documents.get(file_plan.path)
+            if document is None or file_plan.before_bytes is None or file_plan.after_bytes is None:
+                continue
+            base = live_base(
+                file_plan.notebook, file_plan.before_bytes, file_plan.after_bytes, document, file_plan.encoding
+            )
+            if base is not None:
+                bases[file_plan.path] = base
+        if not bases:
+            raise conflict
+        texts = []
+        for file_plan in plan.files:
+            if file_plan.operation != "update" or file_plan.new_path is not None:
+                raise conflict  # creating, deleting or renaming files is not re-planned on a tab
+            before = file_plan.display_before if file_plan.notebook else file_plan.before
+            after = file_plan.display_after if file_plan.notebook else file_plan.after
+            texts.append((file_plan.path, before or "", after or ""))
+        change = formats.parse(combined_diff(texts), dialect="unified")
+        replanned = plan_change(change, _OverlaySource(self._source, bases), self.options, root=str(self.root))
+        files = []
+        for file_plan in replanned.files:
+            disk = next((f.before_bytes for f in plan.files if f.path == file_plan.path), None)
+            if file_plan.path in bases and disk is not None:
+                self._live_bases[file_plan.path] = (fingerprint(disk), bases[file_plan.path])
+                file_plan = replace(file_plan, before_bytes=disk, fingerprint=fingerprint(disk))
+            files.append(file_plan)
+        return replace(replanned, files=tuple(files), _diff_cache=[])
+
     # ------------------------------------------------------------------ applying
 
     def apply(
@@ -394,6 +456,8 @@ class Workspace:
                 raise
             if entry_id is not None:
                 self._store().commit(entry_id)
+            for file_plan in files:
+                self._live_bases.pop(file_plan.path, None)
         if live is not None:
             live.notify()
         if entry_id is not None:
@@ -454,7 +518,12 @@ class Workspace:
                 return None
         from nbedit.live.client import LiveWrite
 
-        return LiveWrite.prepare(self._live_client, files, self._source.absolute)
+        bases = {
+            file_plan.path: self._live_bases[file_plan.path][1]
+            for file_plan in files
+            if file_plan.path in self._live_bases and self._live_bases[file_plan.path][0] == file_plan.fingerprint
+        }
+        return LiveWrite.prepare(self._live_client, files, self._source.absolute, bases)
 
     def _live_commit(
         self,

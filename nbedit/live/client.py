@@ -19,7 +19,8 @@ import json
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from nbedit.errors import LiveConflict, LiveDifference, WriteError
@@ -70,6 +71,12 @@ class LiveClient:
         )
         if self.server.token:
             request.add_header("Authorization", f"token {self.server.token}")
+        results = self._send(request, timeout).get("results")
+        if not isinstance(results, dict):
+            raise LiveUnavailable("the Jupyter server's answer was not understood")
+        return results
+
+    def _send(self, request: urllib.request.Request, timeout: float) -> dict[str, Any]:
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
                 body = json.load(response)
@@ -85,10 +92,16 @@ class LiveClient:
             raise LiveUnavailable(
                 f"the Jupyter server at {self.server.url} did not answer ({reason})"
             ) from None
-        results = body.get("results") if isinstance(body, dict) else None
-        if not isinstance(results, dict):
+        if not isinstance(body, dict):
             raise LiveUnavailable("the Jupyter server's answer was not understood")
-        return results
+        return body
+
+    def info(self) -> dict[str, Any]:
+        """The server's {root_dir, frontends}."""
+        request = urllib.request.Request(f"{self.server.url}/nbedit/live/info")
+        if self.server.token:
+            request.add_header("Authorization", f"token {self.server.token}")
+        return self._send(request, PREPARE_TIMEOUT)
 
     def prepare(self, changes: Sequence[LiveChange]) -> dict[str, dict[str, Any]]:
         """Per path: {"state": "closed"|"open"|"live"|"conflict", "detail", "conflicts"}."""
@@ -106,7 +119,15 @@ class LiveClient:
 def connect() -> LiveClient | None:
     """A client for the Jupyter server this process runs under, or None (no server: no cost)."""
     server = find_server()
-    return LiveClient(server) if server is not None else None
+    if server is None:
+        return None
+    if server.root_dir is None:  # NBEDIT_SERVER_URL alone: ask the server which folder it serves
+        try:
+            server = replace(server, root_dir=LiveClient(server).info()["root_dir"])
+        except (LiveUnavailable, KeyError, TypeError) as error:
+            note(f"{error}; open tabs will not show the change until reloaded", once=str(error))
+            return None
+    return LiveClient(server)
 
 
 class LiveWrite:
@@ -135,9 +156,18 @@ class LiveWrite:
         return {path for path in self.changes if self.state(path) == "live"}
 
     @classmethod
-    def prepare(cls, client: Any, files: Sequence[Any], absolute: Callable[[str], Any]) -> LiveWrite | None:
+    def prepare(
+        cls,
+        client: Any,
+        files: Sequence[Any],
+        absolute: Callable[[str], Any],
+        bases: Mapping[str, bytes] | None = None,
+    ) -> LiveWrite | None:
         """Ask the server about the files of a plan; raise LiveConflict where a tab has typing
-        in the edited text. None: the server serves none of them, or cannot be asked."""
+        in the edited text. None: the server serves none of them, or cannot be asked.
+        ``bases``: files re-planned against a tab's live document, with its bytes (the
+        tab holds those, not the disk's)."""
+        bases = bases or {}
         changes: dict[str, LiveChange] = {}
         for file_plan in files:
             if file_plan.operation != "update" or file_plan.new_path or file_plan.before_bytes is None:
@@ -147,9 +177,8 @@ class LiveWrite:
             server_path = client.relative(str(absolute(file_plan.path)))
             if server_path is None:
                 continue
-            change = file_change(
-                server_path, file_plan.notebook, file_plan.before_bytes, file_plan.after_bytes
-            )
+            before = bases.get(file_plan.path, file_plan.before_bytes)
+            change = file_change(server_path, file_plan.notebook, before, file_plan.after_bytes)
             if change is not None and (change.cells or change.lines or change.metadata is not None):
                 changes[file_plan.path] = change
         if not changes:

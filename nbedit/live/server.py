@@ -16,6 +16,8 @@ that lives in a collaboration room is edited on the server instead
     POST /nbedit/live/notify   {changes} -> {results: {path: {state, detail}}}  after nbedit wrote
          the disk: the tabs take the change in place and catch up with the file on disk
     GET  /nbedit/live/events   websocket of the front-end extension
+    GET  /nbedit/live/info     {root_dir, frontends}: the folder the server serves (for a client
+         given only NBEDIT_SERVER_URL) and how many front-ends listen
 """
 
 from __future__ import annotations
@@ -123,6 +125,8 @@ def merge(changes: list[LiveChange], replies: list[dict[str, Any]]) -> dict[str,
             state = str(result.get("state", "closed"))
             merged["tabs"] += int(result.get("tabs", 0) or 0)
             merged["conflicts"].extend(result.get("conflicts") or [])
+            if state == "conflict" and "document" in result:
+                merged["document"] = result["document"]  # the tab's live text, to re-plan against
             if _PRECEDENCE.get(state, 0) > _PRECEDENCE.get(merged["state"], 0):
                 merged["state"] = state
                 merged["detail"] = str(result.get("detail", ""))
@@ -214,6 +218,19 @@ def make_handlers(hub: LiveHub) -> list[tuple[str, type, dict[str, Any]]]:
             replies = await self.hub.ask("apply", changes, NOTIFY_TIMEOUT)
             self.reply(merge(changes, replies))
 
+    class InfoHandler(LiveHandler):
+        @web.authenticated
+        def get(self) -> None:
+            import os
+
+            self.set_header("Content-Type", "application/json")
+            root = os.path.realpath(os.path.expanduser(self.serverapp.root_dir))
+            self.finish(
+                json.dumps(
+                    {"version": PROTOCOL_VERSION, "root_dir": root, "frontends": len(self.hub.sockets)}
+                )
+            )
+
     class EventsHandler(JupyterHandler, websocket.WebSocketHandler):  # type: ignore[misc]
         auth_resource = "contents"
 
@@ -254,6 +271,7 @@ def make_handlers(hub: LiveHub) -> list[tuple[str, type, dict[str, Any]]]:
         (r"/nbedit/live/commit", CommitHandler, options),
         (r"/nbedit/live/notify", NotifyHandler, options),
         (r"/nbedit/live/events", EventsHandler, options),
+        (r"/nbedit/live/info", InfoHandler, options),
     ]
 
 

@@ -334,6 +334,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
       for (const { context, update } of updates) {
         const wasDirty = context.model.dirty;
         update!.apply();
+        if (!wasDirty) {
+          context.model.dirty = false; // it matches the file on disk again
+        }
         try {
           // the file on disk now holds the change: the tab's record of it must say so,
           // or its next save would ask about a file "changed on disk"
@@ -345,9 +348,6 @@ const plugin: JupyterFrontEndPlugin<void> = {
             ...context.contentsModel,
             ...disk
           });
-          if (!wasDirty) {
-            context.model.dirty = false;
-          }
         } catch (error) {
           console.warn('nbedit live: could not read the saved file', error);
         }
