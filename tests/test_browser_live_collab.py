@@ -425,3 +425,58 @@ def test_edits_from_another_notebooks_kernel_undo_and_the_running_notebook(
     other.locator(".jp-Cell").nth(5).scroll_into_view_if_needed()
     other.screenshot(path=str(ARTIFACTS / "live-collab-running-notebook.png"))
     other.close()
+
+
+def test_typing_in_the_edited_cell_is_a_conflict_then_the_review_replans_on_it(
+    collab_lab: Any, collab_page: Any
+) -> None:
+    """Unsaved typing in the very cell the change rewrites: Apply writes nothing and the
+    review says the tab differs; Re-plan against the live document, Apply: the edit lands
+    on top of the typing in the shared document, and the server saves both."""
+    page = collab_page
+    notebook = collab_lab.root / "conflict_b.ipynb"
+    b_name, a_name = "conflict_b.ipynb", "conflict_a.ipynb"
+    write_notebook(notebook, [("code", "label = 'old label'\nlabel"), ("code", "other = 1")])
+    write_notebook(
+        collab_lab.root / a_name,
+        [
+            ("code", "%load_ext nbedit"),
+            ("code", f"%%edit {b_name}\n" + search_replace("label = 'old label'", "label = 'reviewed'")),
+        ],
+    )
+    open_in_main_area(page, collab_lab, b_name)
+    page.locator(".jp-Cell").nth(0).locator(".cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\n# typed in the edited cell")
+    wait_for_text(page, b_name, 0, "# typed in the edited cell", 5)
+    page.keyboard.press("Escape")
+    before = notebook.read_bytes()
+
+    other = page.context.new_page()
+    open_in_main_area(other, collab_lab, a_name)
+    run_all_cells(other)
+    widget = other.locator(".jp-OutputArea .nbedit-review")
+    widget.wait_for(state="visible", timeout=60_000)
+    other.wait_for_function(
+        "() => { const b = document.querySelector('.nbedit-review button.nbedit-apply'); return b && !b.disabled; }"
+    )
+    widget.locator("button.nbedit-apply").click()
+    status = widget.locator(".nbedit-status")
+    status.filter(has_text="the open tab differs").wait_for(timeout=30_000)
+    assert notebook.read_bytes() == before, "a conflict writes nothing"
+    assert cell_text(page, b_name, 0) == "label = 'old label'\nlabel\n# typed in the edited cell"
+    assert not entries_for(collab_lab, b_name), "a conflict records nothing"
+
+    widget.locator("button.nbedit-replan").click()
+    status.filter(has_text="pending").wait_for(timeout=30_000)
+    widget.locator("button.nbedit-apply").click()
+    status.filter(has_text="applied").wait_for(timeout=30_000)
+    expected = "label = 'reviewed'\nlabel\n# typed in the edited cell"
+    wait_for_text(page, b_name, 0, "label = 'reviewed'", VISIBLE_WITHIN)
+    assert cell_text(page, b_name, 0) == expected
+    assert dialogs(page) == 0
+    saved = json.loads(notebook.read_bytes())
+    assert "".join(saved["cells"][0]["source"]) == expected
+    (entry, (_, _, _, after_sha)), *_ = reversed(entries_for(collab_lab, b_name))
+    assert after_sha == hashlib.sha256(notebook.read_bytes()).hexdigest()
+    other.close()
