@@ -362,3 +362,101 @@ def test_the_server_extension_checks_every_document_before_changing_any(
 def _replace_live_text(collab_lab: Any, name: str, text: str) -> None:
     reply = call(collab_lab, "replace", {"path": name, "text": text})
     assert reply["live"] == text
+
+
+def test_a_notebook_without_cell_ids_is_edited_by_position(collab_lab: Any) -> None:
+    """nbformat 4.4 has no cell ids; the room gives its cells ids of its own and drops them on save."""
+    path = collab_lab.root / "old_format.ipynb"
+    notebook = nbformat.v4.new_notebook()
+    notebook.nbformat_minor = 4
+    notebook.cells = [nbformat.v4.new_code_cell("a = 1"), nbformat.v4.new_code_cell("b = 2")]
+    for cell in notebook.cells:
+        del cell["id"]
+    path.write_text(json.dumps(notebook, sort_keys=True, indent=1, ensure_ascii=False) + "\n")
+    before = path.read_bytes()
+    assert call(collab_lab, "open", {"path": "old_format.ipynb", "kind": "notebook"})["opened"]
+
+    def change(notebook: Any) -> None:
+        notebook.cells[1].source = "b = 3"
+        notebook.cells.insert(1, nbformat.v4.new_markdown_cell("between"))
+        del notebook.cells[1]["id"]
+
+    after = json.dumps(_with(before, change), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+    live_change = notebook_change("old_format.ipynb", before, after.encode())
+    assert all(edit.cell_id is None for edit in live_change.cells) and live_change.structural
+    prepared = call(collab_lab, "prepare", {"change": change_json(live_change)})["result"]
+    assert prepared["state"] == "live", prepared
+    assert "sha256" in call(collab_lab, "commit", {"change": change_json(live_change)})
+    saved = json.loads(path.read_bytes())
+    assert [("id" in cell, cell["cell_type"], "".join(cell["source"])) for cell in saved["cells"]] == [
+        (False, "code", "a = 1"),
+        (False, "markdown", "between"),
+        (False, "code", "b = 3"),
+    ]
+
+
+def _with(before: bytes, change: Any) -> Any:
+    notebook = json.loads(before)
+    node = nbformat.from_dict(notebook)
+    change(node)
+    return node
+
+
+def test_the_cli_applies_through_the_room_and_history_records_the_saved_bytes(
+    collab_lab: Any, notebook: tuple[Path, bytes]
+) -> None:
+    """The whole chain without a browser: the CLI (told where the server is), the workspace
+    hook, the client, nbedit's server extension, the room; then undo the same way."""
+    import os
+    import subprocess
+    import sys
+
+    from nbedit.storage.history import HistoryStore
+
+    path, before = notebook
+    name = relative(collab_lab, path)
+    home = collab_lab.root.parent / "cli-history"
+    environment = {
+        **os.environ,
+        "NBEDIT_SERVER_URL": collab_lab.url,
+        "NBEDIT_SERVER_ROOT": str(collab_lab.root),
+        "NBEDIT_HOME": str(home),
+    }
+
+    def nbedit(*arguments: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "nbedit", *arguments],
+            cwd=collab_lab.root,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    done = nbedit("edit", name, "--old", "x * x", "--new", "x ** 2", "--yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    saved = path.read_bytes()
+    sources = ["".join(cell["source"]) for cell in json.loads(saved)["cells"]]
+    assert sources[3] == "def square(x):\n    return x ** 2"
+    # the room wrote the file (its metadata mark), and the history holds those very bytes
+    assert json.loads(saved)["metadata"]["language_info"] == {"name": ""}
+    with HistoryStore(home) as store:
+        (entry,) = store.entries()
+        ((_, _, before_sha, after_sha),) = store.file_fingerprints(entry.id)
+    assert after_sha == hashlib.sha256(saved).hexdigest()
+    assert before_sha == hashlib.sha256(before).hexdigest()  # nothing was typed: the disk was the live text
+    # the live document has the change: the same edit again finds nothing to replace
+    assert (
+        call(collab_lab, "prepare", {"change": change_json(notebook_change(name, before, saved))})["result"][
+            "state"
+        ]
+        == "conflict"
+    )
+
+    undone = nbedit("undo", "--yes")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    restored = json.loads(path.read_bytes())
+    assert "".join(restored["cells"][3]["source"]) == "def square(x):\n    return x * x"
+    assert [cell["outputs"] for cell in restored["cells"][1:]] == [
+        cell["outputs"] for cell in json.loads(before)["cells"][1:]
+    ]

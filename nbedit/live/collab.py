@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import json
 import os
 import time
 from dataclasses import dataclass
@@ -84,14 +85,19 @@ async def _live_room(serverapp: Any, change: LiveChange) -> _Room | None:
     return None
 
 
-def _os_path(serverapp: Any, path: str) -> str:
+def _os_path(serverapp: Any, path: str) -> str | None:
+    """The file behind the server path ``path``; None if it would lie outside the server's root."""
     root = os.path.abspath(os.path.expanduser(serverapp.contents_manager.root_dir))
-    return os.path.join(root, *path.split("/"))
+    full = os.path.normpath(os.path.join(root, *path.split("/")))
+    return full if full.startswith(root + os.sep) else None
 
 
 def _read(serverapp: Any, path: str) -> bytes | None:
+    full = _os_path(serverapp, path)
+    if full is None:
+        return None
     try:
-        with open(_os_path(serverapp, path), "rb") as file:
+        with open(full, "rb") as file:
             return file.read()
     except OSError:
         return None
@@ -151,8 +157,10 @@ async def prepare(serverapp: Any, change: LiveChange) -> dict[str, Any] | None:
 
 async def _save_now(room: Any, deadline: float) -> None:
     """Have the room write the document now, as Ctrl+S in a collaborative tab does."""
+    if not hasattr(room, "_save_to_disc"):
+        return  # another jupyter-collaboration: its autosave writes the file, the caller waits for it
     while time.monotonic() < deadline:
-        save = room._save_to_disc() if hasattr(room, "_save_to_disc") else None
+        save = room._save_to_disc()
         if save is not None:
             await asyncio.wait_for(asyncio.shield(save), timeout=max(0.0, deadline - time.monotonic()))
             return
@@ -171,6 +179,19 @@ def _as_saved(document: Any, kind: str) -> bytes | None:
     except Exception:  # any failure only costs the refinement of the history's "before"
         return None
     return (text if text.endswith("\n") else text + "\n").encode("utf-8")
+
+
+def _same_content(disk: bytes | None, live: bytes | None, kind: str) -> bool:
+    """Does the live document hold what the file holds (a notebook: the same cells; the room
+    may add metadata of its own, which is no one's unsaved work)?"""
+    if disk is None or live is None:
+        return False
+    if kind != "notebook":
+        return disk == live
+    try:
+        return bool(json.loads(disk).get("cells") == json.loads(live).get("cells"))
+    except (ValueError, AttributeError):
+        return False
 
 
 @dataclass(frozen=True)
@@ -220,6 +241,8 @@ async def apply_and_save(serverapp: Any, change: LiveChange, timeout: float = 5.
         )
     # no await between the check and the transaction: no other edit can land in between
     live_before = _as_saved(live.document, change.kind)
+    if _same_content(_read(serverapp, change.path), live_before, change.kind):
+        live_before = None  # nothing unsaved: the file on disk is the exact "before"
     with live.document.ydoc.transaction(origin="nbedit"):
         checked.apply()
     live_after = _as_saved(live.document, change.kind)

@@ -80,10 +80,23 @@ def _describe(edit: CellEdit) -> str:
     return f"cell {edit.index + 1}" + (f" (id {edit.cell_id})" if edit.cell_id else "")
 
 
+def _has_ids(document: Any) -> bool:
+    """Cell ids belong to nbformat 4.5 and later; the room gives every cell one regardless,
+    and drops them again when it saves an older notebook (as jupyter_ydoc does)."""
+    meta = document._ymeta
+    return (int(meta.get("nbformat", 4) or 4), int(meta.get("nbformat_minor", 5) or 0)) >= (4, 5)
+
+
 def live_cells(document: Any) -> list[dict[str, Any]]:
-    """The live notebook's cells as a re-plan needs them: id, type and source."""
+    """The live notebook's cells as a re-plan needs them: id (None before nbformat 4.5),
+    type and source."""
+    ids = _has_ids(document)
     return [
-        {"id": ycell.get("id"), "cell_type": ycell.get("cell_type"), "source": str(ycell.get("source", ""))}
+        {
+            "id": ycell.get("id") if ids else None,
+            "cell_type": ycell.get("cell_type"),
+            "source": str(ycell.get("source", "")),
+        }
         for ycell in document.ycells
     ]
 
@@ -108,7 +121,7 @@ def check_notebook(document: Any, change: LiveChange, before: bytes | None) -> C
     the plan was computed from), needed for structural changes and metadata."""
     cells = live_cells(document)
     on_disk: dict[str, Any] | None = None
-    if before is not None:
+    if before is not None and (change.structural or change.metadata is not None):
         try:
             on_disk = json.loads(before)
         except ValueError:
