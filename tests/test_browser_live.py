@@ -473,3 +473,44 @@ def test_the_review_says_the_tab_differs_and_replans_against_it(lab: LabServer, 
     no_dialog(page)
     save(page, "live_review_b.ipynb")
     assert on_disk_sources(b)[1] == expected
+
+
+def test_inserted_and_deleted_cells_reach_the_tab_and_outputs_stay(lab: LabServer, page: Any) -> None:
+    import difflib
+
+    from nbedit.workspace import Workspace
+
+    b = write_b(lab, "live_cells.ipynb")
+    start_lab_page(page, lab, "live_cells.ipynb")
+    run_all_cells(page)
+    type_into_cell(page, "live_cells.ipynb", 0, TYPED)
+    workspace = Workspace(lab.root, home=lab.nbedit_home, live=live_client(lab))
+    view = workspace.view("live_cells.ipynb").splitlines(keepends=True)
+    second = next(index for index, line in enumerate(view) if line.startswith("# %% nbedit cell 1 "))
+    markdown = next(index for index, line in enumerate(view) if "[markdown]" in line)
+    # a new cell between the first two, and the markdown cell deleted
+    changed = view[:second] + ["# %% nbedit cell 1 [code]\n", "inserted = True\n"] + view[second:markdown]
+    diff = "".join(difflib.unified_diff(view, changed, "a/live_cells.ipynb", "b/live_cells.ipynb"))
+    workspace.apply(workspace.plan_patch(diff))
+    on_disk = json.loads(b.read_text())["cells"]
+    wait_for(
+        page,
+        widget_js(
+            "live_cells.ipynb", f"return widget.context.model.sharedModel.cells.length === {len(on_disk)};"
+        ),
+    )
+    no_dialog(page)
+    tab = page.evaluate(
+        widget_js(
+            "live_cells.ipynb",
+            "return widget.context.model.sharedModel.cells.map(c => [c.cell_type, c.getSource()]);",
+        )
+    )
+    disk = [[cell["cell_type"], "".join(cell["source"])] for cell in on_disk]
+    assert tab[0] == ["code", disk[0][1] + "\n" + TYPED]
+    assert tab[1:] == disk[1:]
+    assert [source for _, source in tab[1:]] == ["inserted = True", "label = 'old label'\nlabel"]
+    assert "B says 42" in tab_text(page, "live_cells.ipynb"), "outputs are kept"
+    save(page, "live_cells.ipynb")
+    saved = on_disk_sources(b)
+    assert saved == [disk[0][1] + "\n" + TYPED, "inserted = True", "label = 'old label'\nlabel"]
