@@ -546,3 +546,19 @@ def test_a_tab_closed_between_the_question_and_the_write_gets_the_file_as_usual(
     open_path(page, lab, "live_closing.py", "split-right")
     assert "LIMIT = 12" in file_source(page, "live_closing.py")
     no_dialog(page)
+
+
+def test_a_crlf_file_open_in_an_editor_takes_the_change(lab: LabServer, page: Any) -> None:
+    from nbedit.workspace import Workspace
+
+    path = lab.root / "live_crlf.py"
+    path.write_bytes(HELPER.replace("\n", "\r\n").encode())
+    write_b(lab, "live_crlf.ipynb")
+    start_lab_page(page, lab, "live_crlf.ipynb")
+    open_path(page, lab, "live_crlf.py", "split-right")
+    workspace = Workspace(lab.root, home=lab.nbedit_home, live=live_client(lab))
+    workspace.apply(workspace.plan_edit("live_crlf.py", "LIMIT = 10", "LIMIT = 13"))
+    assert path.read_bytes() == HELPER.replace("LIMIT = 10", "LIMIT = 13").replace("\n", "\r\n").encode()
+    wait_for(page, widget_js("live_crlf.py", "return widget.node.innerText.includes('LIMIT = 13');"))
+    assert not is_dirty(page, "live_crlf.py")
+    no_dialog(page)
