@@ -417,3 +417,18 @@ def test_a_notebook_in_a_collaboration_room_is_committed_there_and_its_saved_byt
     # and undo goes through the room the same way
     workspace.undo(result.entry_id)
     assert [edit.new_source for edit in room.committed[-1].cells] == ["b = 2"]
+
+
+def test_live_base_keeps_a_notebooks_own_json_layout() -> None:
+    cells = [
+        {"cell_type": "code", "id": "c0", "metadata": {}, "source": "a = 1", "outputs": [], "execution_count": None},
+        {"cell_type": "code", "id": "c1", "metadata": {}, "source": ["b = 2\n", "b"], "outputs": [], "execution_count": None},
+    ]  # fmt: skip
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
+    before = json.dumps(notebook, indent=2).encode()  # keys unsorted, two spaces: not nbformat's layout
+    notebook["cells"][1]["source"] = ["b = 3\n", "b"]
+    after = json.dumps(notebook, indent=2).encode()
+    document = [{"id": "c0", "source": "a = 1 typed elsewhere"}, {"id": "c1", "source": "b = 2\nb\n# mine"}]
+    base = live_base(True, before, after, document, None)
+    expected = before.replace(b'"b"\n', b'"b\\n",\n        "# mine"\n')
+    assert base == expected
