@@ -373,18 +373,26 @@ class LiveConflict(NbeditError):
     """
 
     def __init__(
-        self, conflicts: Sequence[LiveDifference], *, documents: dict[str, object] | None = None
+        self,
+        conflicts: Sequence[LiveDifference] | str,
+        *,
+        documents: dict[str, object] | None = None,
+        path: str | None = None,
     ) -> None:
-        self.conflicts = tuple(conflicts)
+        if isinstance(conflicts, str):  # a message of its own (a collaboration room's check)
+            self.conflicts: tuple[LiveDifference, ...] = ()
+            message = conflicts
+        else:
+            self.conflicts = tuple(conflicts)
+            places = "; ".join(f"{item.path}: {item.where}" for item in self.conflicts)
+            message = (
+                f"the open tab differs: {places} has unsaved changes in the text this change rewrites, "
+                "so nothing was written. Save or undo the typing in that tab and apply again, or "
+                "re-plan the change against the live document (the review's 'Re-plan against the "
+                "live document' button; Workspace.replan_live(plan, error) in Python)"
+            )
         self.documents = dict(documents or {})
-        places = "; ".join(f"{item.path}: {item.where}" for item in self.conflicts)
-        message = (
-            f"the open tab differs: {places} has unsaved changes in the text this change rewrites, "
-            "so nothing was written. Save or undo the typing in that tab and apply again, or "
-            "re-plan the change against the live document (the review's 'Re-plan against the "
-            "live document' button; Workspace.replan_live(plan, error) in Python)"
-        )
-        super().__init__(message, path=self.conflicts[0].path if self.conflicts else None)
+        super().__init__(message, path=path or (self.conflicts[0].path if self.conflicts else None))
 
 
 class WriteError(NbeditError):

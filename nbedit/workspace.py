@@ -511,9 +511,15 @@ class Workspace:
         if self._live_client is None:
             return None
         if self._live_client is _UNSET:
+            from nbedit.live.discovery import find_server
+
+            server = find_server()  # cheap, and imports nothing more when there is no server
+            if server is None:
+                self._live_client = None
+                return None
             from nbedit.live.client import connect
 
-            self._live_client = connect()
+            self._live_client = connect(server)
             if self._live_client is None:
                 return None
         from nbedit.live.client import LiveWrite

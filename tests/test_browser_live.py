@@ -514,3 +514,51 @@ def test_inserted_and_deleted_cells_reach_the_tab_and_outputs_stay(lab: LabServe
     save(page, "live_cells.ipynb")
     saved = on_disk_sources(b)
     assert saved == [disk[0][1] + "\n" + TYPED, "inserted = True", "label = 'old label'\nlabel"]
+
+
+def test_a_tab_closed_between_the_question_and_the_write_gets_the_file_as_usual(
+    lab: LabServer, page: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from nbedit.live.client import LiveClient
+    from nbedit.workspace import Workspace
+
+    helper = lab.root / "live_closing.py"
+    helper.write_text(HELPER)
+    write_b(lab, "live_closing.ipynb")
+    start_lab_page(page, lab, "live_closing.ipynb")
+    open_path(page, lab, "live_closing.py", "split-right")
+    states: list[str] = []
+
+    class ClosesTheTab(LiveClient):
+        """The real client; the person closes the file's tab right after the tabs were asked."""
+
+        def prepare(self, changes: Any) -> Any:
+            answers = super().prepare(changes)
+            states.append(answers["live_closing.py"]["state"])
+            page.evaluate(widget_js("live_closing.py", "widget.close();"))
+            return answers
+
+    workspace = Workspace(lab.root, home=lab.nbedit_home, live=ClosesTheTab(live_client(lab).server))
+    workspace.apply(workspace.plan_edit("live_closing.py", "LIMIT = 10", "LIMIT = 12"))
+    assert states == ["open"]
+    assert helper.read_text() == HELPER.replace("LIMIT = 10", "LIMIT = 12")
+    assert capsys.readouterr().err == ""  # nothing to say: no tab shows a stale text
+    open_path(page, lab, "live_closing.py", "split-right")
+    assert "LIMIT = 12" in file_source(page, "live_closing.py")
+    no_dialog(page)
+
+
+def test_a_crlf_file_open_in_an_editor_takes_the_change(lab: LabServer, page: Any) -> None:
+    from nbedit.workspace import Workspace
+
+    path = lab.root / "live_crlf.py"
+    path.write_bytes(HELPER.replace("\n", "\r\n").encode())
+    write_b(lab, "live_crlf.ipynb")
+    start_lab_page(page, lab, "live_crlf.ipynb")
+    open_path(page, lab, "live_crlf.py", "split-right")
+    workspace = Workspace(lab.root, home=lab.nbedit_home, live=live_client(lab))
+    workspace.apply(workspace.plan_edit("live_crlf.py", "LIMIT = 10", "LIMIT = 13"))
+    assert path.read_bytes() == HELPER.replace("LIMIT = 10", "LIMIT = 13").replace("\n", "\r\n").encode()
+    wait_for(page, widget_js("live_crlf.py", "return widget.node.innerText.includes('LIMIT = 13');"))
+    assert not is_dirty(page, "live_crlf.py")
+    no_dialog(page)

@@ -275,18 +275,23 @@ def test_the_running_notebook_still_needs_force_when_no_tab_takes_the_change(tmp
     assert path.read_bytes() == before
 
 
-def test_live_off_and_outside_a_server_import_nothing_of_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("live", "loaded"), [("None", "[]"), ("'auto'", "['nbedit.live', 'nbedit.live.discovery']")]
+)
+def test_live_off_and_outside_a_server_import_nothing_of_it(tmp_path: Path, live: str, loaded: str) -> None:
     code = (
         "import sys, pathlib; from nbedit.workspace import Workspace; "
         f"root = pathlib.Path({str(tmp_path)!r}); (root / 'a.py').write_text('x = 1\\n'); "
-        "w = Workspace(root, history=False, live=None); w.apply(w.plan_edit('a.py', 'x = 1', 'x = 2')); "
+        f"w = Workspace(root, history=False, live={live}); w.apply(w.plan_edit('a.py', 'x = 1', 'x = 2')); "
         "print(sorted(m for m in sys.modules if m.startswith('nbedit.live')))"
     )
-    environment = dict(os.environ, PYTHONPATH=str(REPOSITORY))
+    environment = dict(os.environ, PYTHONPATH=str(REPOSITORY), JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
+    environment.pop("NBEDIT_SERVER_URL", None)
     output = subprocess.run(
         [sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True
     ).stdout
-    assert output.strip() == "[]"
+    assert output.strip() == loaded
+    assert (tmp_path / "a.py").read_text() == "x = 2\n"
 
 
 # ---------------------------------------------------------------------- a real Jupyter server, no browser
@@ -347,3 +352,83 @@ def test_a_write_through_a_real_server_without_tabs_is_todays_write(
     workspace.apply(workspace.plan_edit("b.py", "y = 1", "y = 2"))
     assert (root / "b.py").read_text() == "y = 2\n"
     assert capsys.readouterr().err == ""
+
+
+# ---------------------------------------------------------------------- the collaboration contract
+
+
+class RoomServer:
+    """Stands where a Jupyter server with a collaboration room holding the notebook stands: it
+    answers "live", and on commit saves the document itself, in its own JSON layout (as the
+    room's save does). The real room is exercised by the collaboration tests; this checks what
+    the workspace does with the answer: no write of its own, the saved bytes recorded."""
+
+    def __init__(self, root: Path) -> None:
+        self.server = Server("http://room", "", os.path.realpath(root))
+        self.root = root
+        self.committed: list[LiveChange] = []
+
+    def relative(self, path: str) -> str | None:
+        return self.server.relative(path)
+
+    def prepare(self, changes: list[LiveChange]) -> dict[str, dict[str, object]]:
+        return {
+            change.path: {"state": "live", "detail": "a collaboration room holds it"} for change in changes
+        }
+
+    def commit(self, changes: list[LiveChange]) -> dict[str, dict[str, object]]:
+        import hashlib
+
+        results: dict[str, dict[str, object]] = {}
+        for change in changes:
+            self.committed.append(change)
+            path = self.root / change.path
+            notebook = json.loads(path.read_bytes())
+            for edit in change.cells:
+                cell = next(cell for cell in notebook["cells"] if cell["id"] == edit.cell_id)
+                cell["source"] = edit.new_source
+            saved = (json.dumps(notebook, indent=2) + "\n").encode()  # not nbformat's layout
+            path.write_bytes(saved)
+            results[change.path] = {"state": "committed", "sha256": hashlib.sha256(saved).hexdigest()}
+        return results
+
+    def notify(self, changes: list[LiveChange]) -> dict[str, dict[str, object]]:
+        raise AssertionError("a file in a room is not written by nbedit, so there is nothing to notify")
+
+
+def test_a_notebook_in_a_collaboration_room_is_committed_there_and_its_saved_bytes_recorded(
+    tmp_path: Path,
+) -> None:
+    from nbedit.storage.history import HistoryStore
+
+    path = tmp_path / "room.ipynb"
+    path.write_bytes(notebook_bytes(["a = 1", "b = 2"]))
+    before = path.read_bytes()
+    room = RoomServer(tmp_path)
+    workspace = Workspace(tmp_path, home=tmp_path / "home", live=room, running_notebook=str(path))
+    result = workspace.apply(workspace.plan_edit("room.ipynb", "b = 2", "b = 3"))  # no force needed
+    saved = path.read_bytes()
+    assert b'  "cells"' in saved, "the room's save, not nbedit's writer"
+    assert [edit.new_source for edit in room.committed[0].cells] == ["b = 3"]
+    with HistoryStore(tmp_path / "home") as store:
+        assert store.entry(result.entry_id).status == "applied"
+        (version,) = store.file_versions(result.entry_id)
+        assert version.after == saved and version.before == before
+    # and undo goes through the room the same way
+    workspace.undo(result.entry_id)
+    assert [edit.new_source for edit in room.committed[-1].cells] == ["b = 2"]
+
+
+def test_live_base_keeps_a_notebooks_own_json_layout() -> None:
+    cells = [
+        {"cell_type": "code", "id": "c0", "metadata": {}, "source": "a = 1", "outputs": [], "execution_count": None},
+        {"cell_type": "code", "id": "c1", "metadata": {}, "source": ["b = 2\n", "b"], "outputs": [], "execution_count": None},
+    ]  # fmt: skip
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
+    before = json.dumps(notebook, indent=2).encode()  # keys unsorted, two spaces: not nbformat's layout
+    notebook["cells"][1]["source"] = ["b = 3\n", "b"]
+    after = json.dumps(notebook, indent=2).encode()
+    document = [{"id": "c0", "source": "a = 1 typed elsewhere"}, {"id": "c1", "source": "b = 2\nb\n# mine"}]
+    base = live_base(True, before, after, document, None)
+    expected = before.replace(b'"b"\n', b'"b\\n",\n        "# mine"\n')
+    assert base == expected

@@ -116,9 +116,9 @@ class LiveClient:
         return self._post("notify", changes, NOTIFY_TIMEOUT)
 
 
-def connect() -> LiveClient | None:
-    """A client for the Jupyter server this process runs under, or None (no server: no cost)."""
-    server = find_server()
+def connect(server: Server | None = None) -> LiveClient | None:
+    """A client for ``server`` (default: the Jupyter server this process runs under), or None."""
+    server = server if server is not None else find_server()
     if server is None:
         return None
     if server.root_dir is None:  # NBEDIT_SERVER_URL alone: ask the server which folder it serves

@@ -52,11 +52,35 @@ def live_base(
     }
     if not edited:
         return None
-    data = json.loads(before)
+    spliced = _spliced(before, {cell_id: live[cell_id] for cell_id in edited if cell_id})
+    if spliced is not None:
+        return spliced
+    data = json.loads(before)  # a notebook nbedit cannot read as a cell view: nbformat's layout
     for cell in data.get("cells", []):
         if cell.get("id") in edited:
             cell["source"] = _source_like(cell.get("source", ""), live[cell["id"]])
     return (json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _spliced(before: bytes, sources: Mapping[str, str]) -> bytes | None:
+    """``before`` with the cells of these ids given these sources, every other byte kept
+    (nbedit's own notebook writer, through the cell view)."""
+    from nbedit.engine.notebook import NotebookDocument, render_cell
+    from nbedit.errors import NbeditError
+
+    try:
+        document = NotebookDocument.parse(before, "live.ipynb")
+        view = document.cell_view()
+        for index, span in reversed(list(enumerate(document.cell_spans()))):
+            cell = document.raw_cell(index)
+            cell_id = cell.get("id")
+            if cell_id not in sources:
+                continue
+            body = render_cell(index, str(cell.get("cell_type", "code")), sources[cell_id], cell_id)
+            view = view[: span.start] + body.split("\n", 1)[1] + view[span.end :]
+        return document.apply_view(view)
+    except (NbeditError, ValueError, KeyError, IndexError):
+        return None
 
 
 def _source_like(original: Any, text: str) -> list[str] | str:

@@ -145,7 +145,7 @@ def _changes(handler: web.RequestHandler) -> list[LiveChange]:
 def make_handlers(hub: LiveHub) -> list[tuple[str, type, dict[str, Any]]]:
     """The handler classes (made here so importing this module does not import jupyter_server)."""
     from jupyter_core.utils import ensure_async
-    from jupyter_server.auth.decorator import ws_authenticated
+    from jupyter_server.auth.decorator import authorized, ws_authenticated
     from jupyter_server.base.handlers import APIHandler, JupyterHandler
 
     class LiveHandler(APIHandler):  # type: ignore[misc]
@@ -160,6 +160,7 @@ def make_handlers(hub: LiveHub) -> list[tuple[str, type, dict[str, Any]]]:
 
     class PrepareHandler(LiveHandler):
         @web.authenticated
+        @authorized
         async def post(self) -> None:
             changes = _changes(self)
             results: dict[str, dict[str, Any]] = {}
@@ -178,6 +179,7 @@ def make_handlers(hub: LiveHub) -> list[tuple[str, type, dict[str, Any]]]:
 
     class CommitHandler(LiveHandler):
         @web.authenticated
+        @authorized
         async def post(self) -> None:
             changes = _changes(self)
             collab = _collab()
@@ -213,6 +215,7 @@ def make_handlers(hub: LiveHub) -> list[tuple[str, type, dict[str, Any]]]:
 
     class NotifyHandler(LiveHandler):
         @web.authenticated
+        @authorized
         async def post(self) -> None:
             changes = _changes(self)
             replies = await self.hub.ask("apply", changes, NOTIFY_TIMEOUT)
@@ -220,6 +223,7 @@ def make_handlers(hub: LiveHub) -> list[tuple[str, type, dict[str, Any]]]:
 
     class InfoHandler(LiveHandler):
         @web.authenticated
+        @authorized
         def get(self) -> None:
             import os
 

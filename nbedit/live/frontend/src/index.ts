@@ -197,7 +197,18 @@ function planText(shared: any, change: ILiveChange): IUpdate {
   const starts = lineStarts(text);
   const conflicts: IConflict[] = [];
   const spans: Array<[number, number, string]> = [];
-  for (const edit of change.lines) {
+  // an editor that holds the text with "\n" where the file has "\r\n": compare and write alike
+  const plain = !text.includes('\r');
+  const lines = change.lines.map(edit =>
+    plain
+      ? {
+          ...edit,
+          old_text: edit.old_text.replace(/\r\n/g, '\n'),
+          new_text: edit.new_text.replace(/\r\n/g, '\n')
+        }
+      : edit
+  );
+  for (const edit of lines) {
     const count = edit.old_text.split('\n').length - 1 || 1;
     const where = `lines ${edit.start_line + 1}-${edit.start_line + count}`;
     let found = -1;
