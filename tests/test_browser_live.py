@@ -381,6 +381,15 @@ def test_cli_and_api_updates_reach_the_tabs_with_the_latency_logged(lab: LabServ
         ),
     )
     assert not is_dirty(page, "live_latency.py")
+    cli = subprocess.run(
+        [sys.executable, "-m", "nbedit", "edit", "live_latency.ipynb", "--root", str(lab.root),
+         "--old", "label = 'old label'", "--new", "label = 'from the CLI'", "--yes"],
+        check=True, env=environment, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert "nbedit:" not in cli.stderr, cli.stderr  # no note: the tab took it
+    wait_for(page, widget_js("live_latency.ipynb", "return widget.node.innerText.includes('from the CLI');"))
+    assert cell_sources(page, "live_latency.ipynb")[0].endswith(TYPED)
+    no_dialog(page)
 
     # 20 applies through the API, alternating the notebook cell and the .py file
     workspace = Workspace(lab.root, home=lab.nbedit_home, live=live_client(lab))
