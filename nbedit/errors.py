@@ -23,6 +23,7 @@ structured facts a caller (a person, a widget, an LLM tool loop) needs to retry:
     │   ├── FileTooLarge        over the configured size limit
     │   └── NotebookError       not a valid notebook, or the edit would make it invalid
     ├── StaleFile               the file changed since the plan was made
+    ├── LiveConflict            an open tab has unsaved typing in the very cells/lines edited (.conflicts)
     ├── WriteError              the filesystem refused; everything was rolled back
     └── HistoryError            the snapshot history cannot do what was asked
         └── NothingToUndo
@@ -53,6 +54,8 @@ __all__ = [
     "FileMissing",
     "FileTooLarge",
     "HistoryError",
+    "LiveConflict",
+    "LiveDifference",
     "MatchError",
     "NbeditError",
     "NoMatch",
@@ -343,6 +346,53 @@ class StaleFile(NbeditError):
         self.expected = expected  # fingerprint the plan saw
         self.actual = actual  # fingerprint found now (None: file gone)
         self.diff = diff
+
+
+@dataclass(frozen=True)
+class LiveDifference:
+    """Where an open tab no longer holds the text a change was planned from.
+
+    ``where`` names the cell (``cell 3 (id abc)``) or the lines (``lines 10-12``);
+    ``expected`` is the text the plan replaces, ``live`` what the tab shows now.
+    """
+
+    path: str
+    where: str
+    expected: str
+    live: str | None
+
+
+class LiveConflict(NbeditError):
+    """An open tab has unsaved typing in the very cells or lines a change rewrites.
+
+    Nothing was written: writing the file would leave the tab and the disk disagreeing,
+    and the tab's next save would throw the change (or the typing) away.
+    ``conflicts`` says where; ``documents`` maps a path to the tab's whole live document
+    when the tab sent it (a text file's text, or a notebook's cells as
+    ``[{"id", "cell_type", "source"}, ...]``), which re-planning uses as the base.
+    """
+
+    def __init__(
+        self,
+        conflicts: Sequence[LiveDifference] | str,
+        *,
+        documents: dict[str, object] | None = None,
+        path: str | None = None,
+    ) -> None:
+        if isinstance(conflicts, str):  # a message of its own (a collaboration room's check)
+            self.conflicts: tuple[LiveDifference, ...] = ()
+            message = conflicts
+        else:
+            self.conflicts = tuple(conflicts)
+            places = "; ".join(f"{item.path}: {item.where}" for item in self.conflicts)
+            message = (
+                f"the open tab differs: {places} has unsaved changes in the text this change rewrites, "
+                "so nothing was written. Save or undo the typing in that tab and apply again, or "
+                "re-plan the change against the live document (the review's 'Re-plan against the "
+                "live document' button; Workspace.replan_live(plan, error) in Python)"
+            )
+        self.documents = dict(documents or {})
+        super().__init__(message, path=path or (self.conflicts[0].path if self.conflicts else None))
 
 
 class WriteError(NbeditError):

@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nbedit.engine import formats
 from nbedit.engine.match import DEFAULT_THRESHOLD
@@ -25,6 +26,7 @@ from nbedit.engine.plan import PlanOptions, plan_change, text_diff
 from nbedit.engine.text import canonical_encoding, decode, fingerprint
 from nbedit.errors import (
     FileTooLarge,
+    LiveConflict,
     NbeditError,
     NotAFile,
     NotebookError,
@@ -40,6 +42,10 @@ from nbedit.warnings import NbeditWarning
 __all__ = ["ApplyResult", "Workspace", "default_home"]
 
 DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024
+_UNSET = object()  # the live client is found on the first write
+
+if TYPE_CHECKING:
+    from nbedit.live.client import LiveWrite as _LiveWrite
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +81,23 @@ class ApplyResult:
 
         note = escape(repr(self)[1:-1], quote=False)
         return wrap(f'<div class="nb-note"><b>nbedit</b>: {note}</div>') + plan_to_html(self.plan)
+
+
+class _OverlaySource:
+    """The root, except that some files read as given bytes (an open tab's live document)."""
+
+    def __init__(self, source: _RootSource, overlay: dict[str, bytes]) -> None:
+        self.source = source
+        self.overlay = overlay
+
+    def normalise(self, path: str) -> str:
+        return self.source.normalise(path)
+
+    def read(self, path: str) -> bytes | None:
+        return self.overlay[path] if path in self.overlay else self.source.read(path)
+
+    def mode(self, path: str) -> int | None:
+        return self.source.mode(path)
 
 
 class _RootSource:
@@ -201,6 +224,7 @@ class Workspace:
         keep_per_file: int | None = 1000,
         keep_bytes: int | None = None,
         encoding: str | None = None,
+        live: object = "auto",
     ) -> None:
         self.root = Path(root)
         if not self.root.is_dir():
@@ -222,6 +246,11 @@ class Workspace:
         self._history = None
         self.keep_per_file = keep_per_file  # retention: entries kept per file (None: all)
         self.keep_bytes = keep_bytes  # retention: total stored bytes (None: no cap)
+        # open JupyterLab tabs: "auto" finds the server this process runs under on the first
+        # write (nbedit.live); None/False: off; any other object is the client (tests)
+        self.live = live
+        self._live_client: object = None if live in (None, False) else (live if live != "auto" else _UNSET)
+        self._live_bases: dict[str, tuple[str, bytes]] = {}  # re-planned against a tab: path -> (disk, base)
 
     def __repr__(self) -> str:
         return f"Workspace(root={str(self.root)!r}, session={self.session!r})"
@@ -329,6 +358,49 @@ class Workspace:
         text, _ = decode(data, normalised, self.options.encoding)
         return text
 
+    def replan_live(self, plan: Plan, conflict: LiveConflict) -> Plan:
+        """``plan``'s change located again against the open tab's live document.
+
+        After a ``LiveConflict`` (unsaved typing in the edited cells or lines): the
+        edited cells' live sources (a text file: the tab's whole text) become the base,
+        the plan's edits are placed on it by the matcher as a zero-context diff, and
+        applying the result writes the edit on top of the typing; the tab takes it in
+        place. Raises ``LiveConflict`` again if the tab did not send its document.
+        """
+        from dataclasses import replace
+
+        from nbedit.live.rebase import combined_diff, live_base
+
+        bases: dict[str, bytes] = {}
+        for file_plan in plan.files:
+            document = conflict.documents.get(file_plan.path)
+            if document is None or file_plan.before_bytes is None or file_plan.after_bytes is None:
+                continue
+            base = live_base(
+                file_plan.notebook, file_plan.before_bytes, file_plan.after_bytes, document, file_plan.encoding
+            )
+            if base is not None:
+                bases[file_plan.path] = base
+        if not bases:
+            raise conflict
+        texts = []
+        for file_plan in plan.files:
+            if file_plan.operation != "update" or file_plan.new_path is not None:
+                raise conflict  # creating, deleting or renaming files is not re-planned on a tab
+            before = file_plan.display_before if file_plan.notebook else file_plan.before
+            after = file_plan.display_after if file_plan.notebook else file_plan.after
+            texts.append((file_plan.path, before or "", after or ""))
+        change = formats.parse(combined_diff(texts), dialect="unified")
+        replanned = plan_change(change, _OverlaySource(self._source, bases), self.options, root=str(self.root))
+        files = []
+        for file_plan in replanned.files:
+            disk = next((f.before_bytes for f in plan.files if f.path == file_plan.path), None)
+            if file_plan.path in bases and disk is not None:
+                self._live_bases[file_plan.path] = (fingerprint(disk), bases[file_plan.path])
+                file_plan = replace(file_plan, before_bytes=disk, fingerprint=fingerprint(disk))
+            files.append(file_plan)
+        return replace(replanned, files=tuple(files), _diff_cache=[])
+
     # ------------------------------------------------------------------ applying
 
     def apply(
@@ -347,18 +419,28 @@ class Workspace:
         files = [file_plan for file_plan in plan.files if file_plan.changed]
         if not files:
             return ApplyResult(plan, None, (), already_applied=plan.already_applied)
-        self._guard_running_notebook(files, force)
+        running = self._running_notebook_plan(files)
+        if running is not None and self._live_client is None:
+            self._guard_running_notebook(running, force, None)  # no live tabs: refuse before locking
         source = self._source
         targets = sorted({source.absolute(p) for f in files for p in (f.path, f.new_path) if p})
         token = new_token()
         with lock_paths(targets, root=source.real_root):
             self._check_fresh(files)
+            live = self._live_prepare(files)  # raises LiveConflict: every file untouched
+            if running is not None:
+                self._guard_running_notebook(running, force, live)
             modes = {file_plan.path: self._mode_now(file_plan) for file_plan in files}
             writes: list[Write] = []
             for file_plan in files:
-                writes.extend(self._writes_for(file_plan, Write, modes[file_plan.path]))
-            entry_id = self._record(plan, files, origin, execution_count, undoes, modes, token)
+                if live is None or file_plan.path not in live.in_rooms:
+                    writes.extend(self._writes_for(file_plan, Write, modes[file_plan.path]))
+            in_rooms = frozenset(live.in_rooms) if live is not None else frozenset()
+            entry_id = self._record(plan, files, origin, execution_count, undoes, modes, token, in_rooms)
             try:
+                if live is not None and live.in_rooms:
+                    files, entry_id = self._live_commit(live, plan, files, entry_id, modes, token, origin,
+                                                        execution_count, undoes)  # fmt: skip
                 apply_writes(writes, root=source.real_root, token=token, force=force)
             except BaseException:
                 if entry_id is not None:
@@ -366,6 +448,10 @@ class Workspace:
                 raise
             if entry_id is not None:
                 self._store().commit(entry_id)
+            for file_plan in files:
+                self._live_bases.pop(file_plan.path, None)
+        if live is not None:
+            live.notify()
         if entry_id is not None:
             self._retain(entry_id)
             self._store().compact_soon()
@@ -383,25 +469,99 @@ class Workspace:
         sets_mode = file_plan.mode is not None and file_plan.mode != file_plan.before_mode
         return current, file_plan.mode if sets_mode else current
 
-    def _guard_running_notebook(self, files: Sequence[FilePlan], force: bool) -> None:
+    def _running_notebook_plan(self, files: Sequence[FilePlan]) -> FilePlan | None:
+        """The plan of the notebook this kernel runs in, if the change touches it."""
         if not self.running_notebook:
-            return
+            return None
         running = os.path.realpath(self.running_notebook)
         for file_plan in files:
-            if os.path.realpath(self._source.absolute(file_plan.path)) != running:
-                continue
-            if not force:
-                raise NotebookError(
-                    f"{file_plan.path}: is the notebook this kernel runs in; its open tab would not "
-                    f"show the change and saving the tab would overwrite it. Pass {option('force')} "
-                    "to write anyway, then reload the notebook from disk",
-                    path=file_plan.path,
-                )
-            warnings.warn(
-                f"{file_plan.path} is open in this kernel's tab: reload it from disk before saving",
-                NbeditWarning,
-                stacklevel=3,
+            if os.path.realpath(self._source.absolute(file_plan.path)) == running:
+                return file_plan
+        return None
+
+    def _guard_running_notebook(self, file_plan: FilePlan, force: bool, live: _LiveWrite | None) -> None:
+        """The kernel's own notebook is written only if its open tab takes the change in place
+        (the nbedit extension is connected to it, or a collaboration room holds it), or with force."""
+        if live is not None and live.state(file_plan.path) in ("open", "live"):
+            return
+        if not force:
+            raise NotebookError(
+                f"{file_plan.path}: is the notebook this kernel runs in; its open tab would not "
+                f"show the change and saving the tab would overwrite it. Pass {option('force')} "
+                "to write anyway, then reload the notebook from disk (with nbedit installed in "
+                "the Jupyter server's environment, the tab takes the change in place instead)",
+                path=file_plan.path,
             )
+        warnings.warn(
+            f"{file_plan.path} is open in this kernel's tab: reload it from disk before saving",
+            NbeditWarning,
+            stacklevel=4,
+        )
+
+    def _live_prepare(self, files: Sequence[FilePlan]) -> _LiveWrite | None:
+        """Ask the open tabs about the change (None: no Jupyter server, or none of these files
+        is served by it). Raises ``LiveConflict`` if a tab has unsaved typing where it lands."""
+        if self._live_client is None:
+            return None
+        if self._live_client is _UNSET:
+            from nbedit.live.discovery import find_server
+
+            server = find_server()  # cheap, and imports nothing more when there is no server
+            if server is None:
+                self._live_client = None
+                return None
+            from nbedit.live.client import connect
+
+            self._live_client = connect(server)
+            if self._live_client is None:
+                return None
+        from nbedit.live.client import LiveWrite
+
+        bases = {
+            file_plan.path: self._live_bases[file_plan.path][1]
+            for file_plan in files
+            if file_plan.path in self._live_bases and self._live_bases[file_plan.path][0] == file_plan.fingerprint
+        }
+        return LiveWrite.prepare(self._live_client, files, self._source.absolute, bases)
+
+    def _live_commit(
+        self,
+        live: _LiveWrite,
+        plan: Plan,
+        files: list[FilePlan],
+        entry_id: str | None,
+        modes: dict[str, tuple[int | None, int | None]],
+        token: str,
+        origin: str | None,
+        execution_count: int | None,
+        undoes: str | None,
+    ) -> tuple[list[FilePlan], str | None]:
+        """Apply the files collaboration rooms hold there (the server saves them); the history
+        entry then records the bytes the server saved, which are the file's real "after"."""
+        saved = live.commit()  # path -> bytes now on disk; raises LiveConflict (nothing applied)
+        from dataclasses import replace
+
+        updated = [
+            replace(file_plan, after_bytes=saved[file_plan.path])
+            if file_plan.path in saved and saved[file_plan.path] != file_plan.after_bytes
+            else file_plan
+            for file_plan in files
+        ]
+        # under collaboration the room saved what people typed elsewhere along with the change:
+        # the entry starts from the live document as it was, so undo takes back the change only
+        updated = [
+            replace(file_plan, before_bytes=before, fingerprint=fingerprint(before))
+            if (before := live.live_before.get(file_plan.path)) is not None
+            and before != file_plan.before_bytes
+            else file_plan
+            for file_plan in updated
+        ]
+        if entry_id is not None and updated != files:
+            self._store().abort(entry_id)
+            entry_id = self._record(
+                plan, updated, origin, execution_count, undoes, modes, token, frozenset(live.in_rooms)
+            )
+        return updated, entry_id
 
     def _check_fresh(self, files: Sequence[FilePlan]) -> None:
         """Raise StaleFile if any file is not what the plan was computed from."""
@@ -488,6 +648,7 @@ class Workspace:
         undoes: str | None,
         modes: dict[str, tuple[int | None, int | None]] | None = None,
         token: str | None = None,
+        in_rooms: frozenset[str] = frozenset(),
     ) -> str | None:
         if not self.history_enabled:
             return None
@@ -502,7 +663,9 @@ class Workspace:
             added, removed = stats.get(file_plan.target_path, (0, 0))
             records.append(
                 FileRecord(
-                    before_file=self._replaced_file(file_plan),
+                    # a file a collaboration room saves is written in place by the server:
+                    # its inode is not detached, so it must never be the linked "before"
+                    before_file=None if file_plan.path in in_rooms else self._replaced_file(file_plan),
                     spans=byte_spans(file_plan) if file_plan.after_bytes is not None else None,
                     path=file_plan.path,
                     new_path=file_plan.new_path,

@@ -155,8 +155,12 @@ def _write_lab_config(config_dir: Path) -> None:
     )
 
 
-def start_lab(base: Path) -> LabServer:
-    """Start JupyterLab serving ``base / "lab"``; raise RuntimeError with the log if it never answers."""
+def start_lab(base: Path, python: str = sys.executable, extra_arguments: tuple[str, ...] = ()) -> LabServer:
+    """Start JupyterLab serving ``base / "lab"``; raise RuntimeError with the log if it never answers.
+
+    ``python`` is the interpreter whose environment runs the server (and, through its
+    kernelspec, the kernels); ``extra_arguments`` go to ``jupyter lab`` after ours.
+    """
     root = base / "lab"
     home = base / "home"
     for folder in (root, home):
@@ -177,9 +181,11 @@ def start_lab(base: Path) -> LabServer:
         part for part in (str(REPOSITORY), environment.get("PYTHONPATH", "")) if part
     )
     environment.pop("JUPYTER_PATH", None)
+    if python != sys.executable:  # `jupyter lab` dispatches to the `jupyter-lab` found first on PATH
+        environment["PATH"] = os.pathsep.join((str(Path(python).parent), environment.get("PATH", "")))
     port = free_port()
     command = [
-        sys.executable,
+        python,
         "-m",
         "jupyter",
         "lab",
@@ -197,6 +203,7 @@ def start_lab(base: Path) -> LabServer:
         "--LabApp.expose_app_in_browser=True",
         "--LabApp.extension_manager=readonly",
         "--ServerApp.open_browser=False",
+        *extra_arguments,
     ]
     log = base / "jupyterlab.log"
     with log.open("wb") as log_file:

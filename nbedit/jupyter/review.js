@@ -204,8 +204,8 @@ function render({ model, el }) {
     const foot =
       `<div class="nb-foot">` +
       `<button type="button" class="nb-button nb-primary nbedit-apply"${decided} aria-label="Apply the selected changes">✔ Apply</button>` +
-      `<button type="button" class="nb-button nbedit-reject"${state === "pending" || state === "stale" || state === "error" ? "" : " disabled"} aria-label="Reject the change">✖ Reject</button>` +
-      `<button type="button" class="nb-button nbedit-replan"${replan} aria-label="Plan the change again against the current files">↻ Re-plan</button>${note}</div>` +
+      `<button type="button" class="nb-button nbedit-reject"${["pending", "stale", "conflict", "error"].includes(state) ? "" : " disabled"} aria-label="Reject the change">✖ Reject</button>` +
+      `<button type="button" class="nb-button nbedit-replan"${replan} aria-label="Plan the change again against the current files">${esc(model.get("replan_label") || "↻ Re-plan")}</button>${note}</div>` +
       `<div class="nbedit-status nbedit-state-${esc(state)}" role="status" aria-live="polite"><b>nbedit</b>: ${esc(model.get("status_message"))}</div>` +
       `<div class="nb-detail">${model.get("detail_html") || ""}</div>`;
     const focused = document.activeElement && root.contains(document.activeElement) ? focusKey(document.activeElement) : null;
@@ -295,7 +295,7 @@ function render({ model, el }) {
     draw();
   };
   model.on("change:doc", () => expanded.clear()); // before the redraw below: new rows, new gaps
-  for (const name of ["doc", "review_state", "status_message", "detail_html", "replan_available"]) {
+  for (const name of ["doc", "review_state", "status_message", "detail_html", "replan_available", "replan_label"]) {
     model.on(`change:${name}`, redraw);
   }
   model.on("change:excluded", draw);

@@ -44,7 +44,7 @@ from typing import Any, Literal
 import traitlets
 
 from nbedit.engine.models import Plan
-from nbedit.errors import NbeditError, StaleFile
+from nbedit.errors import LiveConflict, NbeditError, StaleFile
 from nbedit.jupyter.shared import NbeditView
 from nbedit.render.errors import error_to_html
 from nbedit.render.html import plan_to_html, wrap
@@ -53,7 +53,7 @@ from nbedit.render.review_data import gap_lines, review_document
 
 __all__ = ["ErrorView", "HunkToggle", "Proposal", "ReviewButton", "ReviewWidget", "State"]
 
-State = Literal["pending", "applying", "applied", "rejected", "stale", "error", "preview"]
+State = Literal["pending", "applying", "applied", "rejected", "stale", "conflict", "error", "preview"]
 
 # (file index, hunk index); hunk index None is the whole-file toggle of a file without located hunks.
 ToggleKey = tuple[int, "int | None"]
@@ -150,7 +150,7 @@ class ReviewButton:
         if self.name == "apply":
             return state != "pending"
         if self.name == "reject":
-            return state not in ("pending", "stale", "error")
+            return state not in ("pending", "stale", "conflict", "error")
         return not self.visible
 
     @property
@@ -178,6 +178,7 @@ class ReviewWidget(NbeditView):
     status_message = traitlets.Unicode("").tag(sync=True)
     detail_html = traitlets.Unicode("").tag(sync=True)  # an error panel, drawn under the status
     replan_available = traitlets.Bool(False).tag(sync=True)
+    replan_label = traitlets.Unicode("").tag(sync=True)  # the Re-plan button's text when it is not plain
 
     def __init__(
         self,
@@ -283,6 +284,10 @@ class ReviewWidget(NbeditView):
             self._stale(error)
             if raise_errors:
                 raise
+        except LiveConflict as error:
+            self._conflict(error)
+            if raise_errors:
+                raise
         except Exception as error:
             self._fail(error)
             if raise_errors:
@@ -293,7 +298,7 @@ class ReviewWidget(NbeditView):
 
     def reject(self) -> ReviewWidget:
         """Drop the change without writing anything (what the Reject button does)."""
-        if self._state not in ("pending", "stale", "error"):
+        if self._state not in ("pending", "stale", "conflict", "error"):
             return self
         self._state = "rejected"
         self.replan_available = False
@@ -303,11 +308,17 @@ class ReviewWidget(NbeditView):
         return self
 
     def replan(self) -> ReviewWidget:
-        """Plan the same request again against the files as they are now."""
-        if self._replan is None or self._state not in ("stale", "error"):
+        """Plan the same request again against the files as they are now; after a conflict with
+        an open tab, against the tab's live document (``Workspace.replan_live``)."""
+        live = self._state == "conflict" and isinstance(self.error, LiveConflict)
+        if (self._replan is None and not live) or self._state not in ("stale", "conflict", "error"):
             return self
         try:
-            proposed = self._replan()
+            if live:
+                proposed: Plan | Proposal = self.workspace.replan_live(self.selected_plan(), self.error)
+            else:
+                assert self._replan is not None
+                proposed = self._replan()
         except Exception as error:
             self._fail(error)
             return self
@@ -319,6 +330,7 @@ class ReviewWidget(NbeditView):
         self.error = None
         self.detail_html = ""
         self.replan_available = False
+        self.replan_label = ""
         self._state = "pending"
         self._load(plan)
         return self
@@ -449,6 +461,20 @@ class ReviewWidget(NbeditView):
             "Re-plan to review the change against the current file",
         )
         self.replan_available = self._replan is not None
+        self.replan_label = ""
+
+    def _conflict(self, error: LiveConflict) -> None:
+        self.error = error
+        self._state = "conflict"
+        self.detail_html = error_html(error)
+        places = "; ".join(f"{item.path}: {item.where}" for item in error.conflicts)
+        self._show_status(
+            "conflict",
+            f"the open tab differs: {places} has unsaved changes in the text this change rewrites; "
+            "nothing was written. Save or undo that typing and Re-plan, or re-plan against the live document",
+        )
+        self.replan_label = "↻ Re-plan against the live document" if error.documents else ""
+        self.replan_available = bool(error.documents) or self._replan is not None
 
     def _fail(self, error: BaseException) -> None:
         self.error = error

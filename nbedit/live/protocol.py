@@ -68,6 +68,7 @@ class LiveChange:
     structural: bool = False
     operation: str = "update"  # "update", "create", "delete", "rename"
     new_path: str | None = None
+    metadata: dict[str, Any] | None = None  # the notebook's new metadata when the change sets it
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -77,6 +78,7 @@ class LiveChange:
             "operation": self.operation,
             "new_path": self.new_path,
             "structural": self.structural,
+            "metadata": self.metadata,
             "cells": [
                 {
                     "operation": cell.operation,
@@ -102,6 +104,7 @@ class LiveChange:
             operation=str(data.get("operation", "update")),
             new_path=data.get("new_path"),
             structural=bool(data.get("structural", False)),
+            metadata=data["metadata"] if isinstance(data.get("metadata"), dict) else None,
             cells=tuple(
                 CellEdit(
                     operation=cell["operation"],
@@ -135,18 +138,19 @@ def notebook_change(path: str, before: bytes, after: bytes) -> LiveChange:
     new_notebook = json.loads(after)
     old_cells: list[Mapping[str, Any]] = list(old_notebook.get("cells", []))
     new_cells: list[Mapping[str, Any]] = list(new_notebook.get("cells", []))
-    structural = old_notebook.get("metadata") != new_notebook.get("metadata")
+    metadata_changed = old_notebook.get("metadata") != new_notebook.get("metadata")
+    structural = metadata_changed
+
+    with_ids = all("id" in cell for cell in old_cells + new_cells)
 
     def key(cell: Mapping[str, Any]) -> object:
-        if all("id" in c for c in old_cells + new_cells):
-            return cell["id"]
-        return (cell.get("cell_type"), _source(cell))
+        return cell["id"] if with_ids else (cell.get("cell_type"), _source(cell))
 
     edits: list[CellEdit] = []
     if len(old_cells) == len(new_cells) and [c.get("id") for c in old_cells] == [
         c.get("id") for c in new_cells
     ]:
-        pairs = list(zip(range(len(old_cells)), range(len(new_cells))))
+        pairs = list(zip(range(len(old_cells)), range(len(new_cells)), strict=True))
         inserted: list[int] = []
         deleted: list[int] = []
     else:
@@ -158,7 +162,7 @@ def notebook_change(path: str, before: bytes, after: bytes) -> LiveChange:
             if tag == "equal" or (
                 tag == "replace" and i2 - i1 == j2 - j1 and "id" not in (old_cells[i1] if old_cells else {})
             ):
-                pairs.extend(zip(range(i1, i2), range(j1, j2)))
+                pairs.extend(zip(range(i1, i2), range(j1, j2), strict=True))
             else:
                 deleted.extend(range(i1, i2))
                 inserted.extend(range(j1, j2))
@@ -193,22 +197,82 @@ def notebook_change(path: str, before: bytes, after: bytes) -> LiveChange:
             )
         )
     return LiveChange(
-        path=path, kind="notebook", cells=tuple(edits), structural=structural or bool(inserted or deleted)
+        path=path,
+        kind="notebook",
+        cells=tuple(edits),
+        structural=structural or bool(inserted or deleted),
+        metadata=dict(new_notebook.get("metadata") or {}) if metadata_changed else None,
     )
 
 
 def text_change(path: str, before: str, after: str) -> LiveChange:
-    """The runs of lines that turn ``before`` into ``after`` (line endings kept)."""
+    """The runs of lines that turn ``before`` into ``after`` (line endings kept).
+
+    A pure insertion is anchored on a neighbouring unchanged line (the one above, or
+    below at the top of the file), so every edit names old text the receiver can find
+    again when the person's typing above it has moved the lines.
+    """
     old_lines = before.splitlines(keepends=True)
     new_lines = after.splitlines(keepends=True)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    edits = tuple(
-        TextEdit(i1, "".join(old_lines[i1:i2]), "".join(new_lines[j1:j2]))
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
-        if tag != "equal"
-    )
-    return LiveChange(path=path, kind="text", lines=edits)
+    edits: list[TextEdit] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        old_text, new_text = "".join(old_lines[i1:i2]), "".join(new_lines[j1:j2])
+        if tag == "insert" and i1 > 0:
+            edits.append(TextEdit(i1 - 1, old_lines[i1 - 1], old_lines[i1 - 1] + new_text))
+        elif tag == "insert" and old_lines:
+            edits.append(TextEdit(0, old_lines[0], new_text + old_lines[0]))
+        else:
+            edits.append(TextEdit(i1, old_text, new_text))
+    return LiveChange(path=path, kind="text", lines=tuple(edits))
 
 
 def changes_to_json(changes: Sequence[LiveChange]) -> str:
     return json.dumps({"version": PROTOCOL_VERSION, "changes": [change.to_json() for change in changes]})
+
+
+def changes_from_json(text: str | bytes) -> tuple[LiveChange, ...]:
+    """The changes of a ``changes_to_json`` document; ``ValueError`` if it is not one."""
+    data = json.loads(text)
+    if not isinstance(data, dict) or not isinstance(data.get("changes"), list):
+        raise ValueError("expected a JSON object with a 'changes' list")
+    try:
+        return tuple(LiveChange.from_json(item) for item in data["changes"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"a change is malformed: {error}") from None
+
+
+def file_change(path: str, notebook: bool, before: bytes, after: bytes) -> LiveChange | None:
+    """The change an open tab of ``path`` needs to go from ``before`` to ``after``; None when
+    the bytes are not UTF-8 text or JSON a tab could show (the tab is then left alone)."""
+    try:
+        if notebook:
+            return notebook_change(path, before, after)
+        return text_change(path, before.decode("utf-8"), after.decode("utf-8"))
+    except (ValueError, TypeError, AttributeError):
+        return None
+
+
+def saved_holds(change: LiveChange, saved: bytes) -> bool:
+    """Whether ``saved`` (the bytes a live document was saved as) holds every new text of ``change``."""
+    if change.kind == "text":
+        text = saved.decode("utf-8", errors="replace")
+        return all(edit.new_text in text for edit in change.lines)
+    try:
+        cells = json.loads(saved).get("cells", [])
+    except (ValueError, AttributeError):
+        return False
+    by_id = {cell.get("id"): cell for cell in cells if isinstance(cell, dict) and cell.get("id")}
+    for edit in change.cells:
+        if edit.operation == "delete":
+            if edit.cell_id is not None and edit.cell_id in by_id:
+                return False
+            continue
+        cell = by_id.get(edit.cell_id) if edit.cell_id else None
+        if cell is None and edit.cell_id is None and 0 <= edit.index < len(cells):
+            cell = cells[edit.index]
+        if cell is None or _source(cell) != edit.new_source:
+            return False
+    return True

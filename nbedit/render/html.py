@@ -90,6 +90,7 @@ font-family:var(--jp-ui-font-family,system-ui,sans-serif);border-top:1px solid v
 .nbedit-view .nbedit-status{margin-top:4px}
 .nbedit-view .nbedit-state-applied{color:var(--jp-success-color1,rgb(46,160,67))}
 .nbedit-view .nbedit-state-stale{color:var(--jp-warn-color1,rgb(210,153,34))}
+.nbedit-view .nbedit-state-conflict{color:var(--jp-warn-color1,rgb(210,153,34))}
 .nbedit-view .nbedit-state-error{color:var(--jp-error-color1,rgb(218,54,51))}
 .nbedit-view .nb-error{border-left:4px solid rgb(218,54,51);background:rgba(248,81,73,.08);padding:6px 10px;
 border-radius:2px}

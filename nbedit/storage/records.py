@@ -35,7 +35,9 @@ AGENT_ORIGIN_PREFIX = "agent:"
 
 def known_origin(origin: str) -> bool:
     """One of ``ORIGINS``, or an agent tool call (``agent:<tool>:<call id>``)."""
-    return origin in ORIGINS or (origin.startswith(AGENT_ORIGIN_PREFIX) and len(origin) > len(AGENT_ORIGIN_PREFIX))
+    return origin in ORIGINS or (
+        origin.startswith(AGENT_ORIGIN_PREFIX) and len(origin) > len(AGENT_ORIGIN_PREFIX)
+    )
 
 
 def default_home() -> Path:
