@@ -278,16 +278,20 @@ def run_cell(page: Any, path: str, index: int) -> None:
     )
 
 
-def wait_cell_ran(page: Any, path: str, index: int, timeout: float = 60) -> str:
-    """The text of cell ``index``'s outputs once it has run (its prompt shows a number)."""
+def wait_cell_ran(page: Any, path: str, index: int, timeout: float = 60, *, output: bool = False) -> str:
+    """The text of cell ``index``'s outputs once it has run (its prompt shows a number);
+    with ``output``, also once its output has reached the page (under collaboration the
+    outputs arrive through the shared document, a moment after the prompt's number)."""
     page.wait_for_function(
-        """([path, index]) => {
+        """([path, index, output]) => {
             const panel = [...window.jupyterapp.shell.widgets('main')].find(w => w.context && w.context.path === path);
             const cell = panel.node.querySelectorAll('.jp-Cell')[index];
             const prompt = cell.querySelector('.jp-InputArea-prompt');
-            return /\\[\\d+\\]/.test(prompt.textContent) && panel.sessionContext.session.kernel.status === 'idle';
+            const area = cell.querySelector('.jp-OutputArea');
+            return /\\[\\d+\\]/.test(prompt.textContent) && panel.sessionContext.session.kernel.status === 'idle'
+                && (!output || (area && area.innerText.trim().length > 0));
         }""",
-        arg=[path, index],
+        arg=[path, index, output],
         timeout=timeout * 1000,
     )
     return str(
@@ -382,13 +386,13 @@ def test_edits_from_another_notebooks_kernel_undo_and_the_running_notebook(
     run_cell(other, a_name, 1)
     wait_for_text(page, "kernel_helper.py", None, "return value * 3", VISIBLE_WITHIN)
     print(f"\nkernel %%edit of the .py file: visible {1000 * (time.monotonic() - started):.0f} ms after Run")
-    assert "applied" in wait_cell_ran(other, a_name, 1)
+    assert "applied" in wait_cell_ran(other, a_name, 1, output=True)
 
     started = time.monotonic()
     run_cell(other, a_name, 2)
     wait_for_text(page, b_name, 2, "target = 'from A'", VISIBLE_WITHIN)
     print(f"kernel %%edit of notebook B: visible {1000 * (time.monotonic() - started):.0f} ms after Run")
-    output = wait_cell_ran(other, a_name, 2)
+    output = wait_cell_ran(other, a_name, 2, output=True)
     assert "applied" in output, output
     assert dialogs(page) == 0
     assert "the answer is 42" in page.locator(".jp-Cell").nth(1).locator(".jp-OutputArea").inner_text()
@@ -417,7 +421,7 @@ def test_edits_from_another_notebooks_kernel_undo_and_the_running_notebook(
     # %%edit on the notebook the kernel runs in: no --force, the edit lands in A's own tab
     run_cell(other, a_name, 4)
     wait_for_text(other, a_name, 5, "marker = 'after'", 10)
-    output = wait_cell_ran(other, a_name, 4)
+    output = wait_cell_ran(other, a_name, 4, output=True)
     assert "applied" in output and "--force" not in output, output
     assert dialogs(other) == 0
     a_saved = json.loads((collab_lab.root / a_name).read_bytes())
