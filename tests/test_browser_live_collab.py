@@ -280,8 +280,8 @@ def run_cell(page: Any, path: str, index: int) -> None:
 
 def wait_cell_ran(page: Any, path: str, index: int, timeout: float = 60, *, output: bool = False) -> str:
     """The text of cell ``index``'s outputs once it has run (its prompt shows a number);
-    with ``output``, also once its output has reached the page (under collaboration the
-    outputs arrive through the shared document, a moment after the prompt's number)."""
+    with ``output``, also once its output shows text (under collaboration the outputs arrive
+    through the shared document after the prompt's number, and a widget renders a moment later)."""
     page.wait_for_function(
         """([path, index, output]) => {
             const panel = [...window.jupyterapp.shell.widgets('main')].find(w => w.context && w.context.path === path);
@@ -289,7 +289,8 @@ def wait_cell_ran(page: Any, path: str, index: int, timeout: float = 60, *, outp
             const prompt = cell.querySelector('.jp-InputArea-prompt');
             const area = cell.querySelector('.jp-OutputArea');
             return /\\[\\d+\\]/.test(prompt.textContent) && panel.sessionContext.session.kernel.status === 'idle'
-                && (!output || (area && area.innerText.trim().length > 0));
+                && (!output || (area && area.querySelector('.jp-OutputArea-output')
+                                && area.querySelector('.jp-OutputArea-output').innerText.trim().length > 0));
         }""",
         arg=[path, index, output],
         timeout=timeout * 1000,
