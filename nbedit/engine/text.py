@@ -303,3 +303,16 @@ def dominant_newline(text: str) -> str:
     total = text.count("\n")
     crlf = text.count("\r\n")
     return "\r\n" if crlf * 2 > total else "\n"
+
+
+def common_affixes(old: str, new: str) -> tuple[int, int]:
+    """Lengths of the longest shared prefix and, of what is left, the longest shared suffix
+    of ``old`` and ``new``: a rewrite touches only ``old[prefix:len(old) - suffix]``."""
+    prefix = 0
+    limit = min(len(old), len(new))
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
+        suffix += 1
+    return prefix, suffix

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from nbedit.engine.text import common_affixes
 from nbedit.live.protocol import CellEdit, LiveChange, TextEdit
 
 _MISSING = object()
@@ -52,13 +53,7 @@ class Check:
 def splice(text: Any, old: str, new: str, offset: int = 0) -> None:
     """Turn ``old`` (at UTF-8 byte ``offset`` of the shared ``text``) into ``new`` by one
     splice of the changed middle. pycrdt indexes shared text by UTF-8 bytes."""
-    prefix = 0
-    limit = min(len(old), len(new))
-    while prefix < limit and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
-        suffix += 1
+    prefix, suffix = common_affixes(old, new)
     start = offset + len(old[:prefix].encode("utf-8"))
     old_end = offset + len(old[: len(old) - suffix].encode("utf-8"))
     middle = new[prefix : len(new) - suffix]

@@ -46,7 +46,7 @@ from nbedit.engine.models import FileChange, FilePlan, Hunk, LocatedHunk
 from nbedit.engine.notebook.document import NotebookDocument
 from nbedit.engine.notebook.raw import RawDecision, looks_like_notebook_json, plan_raw
 from nbedit.engine.plan import splice
-from nbedit.engine.text import fingerprint
+from nbedit.engine.text import common_affixes, fingerprint
 from nbedit.errors import AmbiguousMatch, MatchError, NoMatch, option
 
 if TYPE_CHECKING:
@@ -273,13 +273,7 @@ def _changed_core(view: str, item: LocatedHunk) -> tuple[int, int, str, str]:
     match = item.match
     old = view[match.start : match.end]
     new = match.replacement
-    prefix = 0
-    limit = min(len(old), len(new))
-    while prefix < limit and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
-        suffix += 1
+    prefix, suffix = common_affixes(old, new)
     return (
         match.start + prefix,
         match.end - suffix,
