@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import stat
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -425,6 +425,7 @@ class Workspace:
         source = self._source
         targets = sorted({source.absolute(p) for f in files for p in (f.path, f.new_path) if p})
         token = new_token()
+        digests = self._digests_meanwhile(files)
         with lock_paths(targets, root=source.real_root):
             self._check_fresh(files)
             live = self._live_prepare(files)  # raises LiveConflict: every file untouched
@@ -436,7 +437,9 @@ class Workspace:
                 if live is None or file_plan.path not in live.in_rooms:
                     writes.extend(self._writes_for(file_plan, Write, modes[file_plan.path]))
             in_rooms = frozenset(live.in_rooms) if live is not None else frozenset()
-            entry_id = self._record(plan, files, origin, execution_count, undoes, modes, token, in_rooms)
+            entry_id = self._record(
+                plan, files, origin, execution_count, undoes, modes, token, in_rooms, digests
+            )
             try:
                 if live is not None and live.in_rooms:
                     files, entry_id = self._live_commit(live, plan, files, entry_id, modes, token, origin,
@@ -457,6 +460,19 @@ class Workspace:
             self._store().compact_soon()
         written = tuple(dict.fromkeys(p for f in files for p in (f.path, f.new_path) if p))
         return ApplyResult(plan, entry_id, written, already_applied=False)
+
+    def _digests_meanwhile(self, files: Sequence[FilePlan]) -> dict[str, tuple[bytes, Callable[[], str]]]:
+        """The "after" fingerprints the history entry needs, hashed on another thread while
+        the files are checked, locked and their old copies linked (``nbedit.engine.digest``)."""
+        if not self.history_enabled:
+            return {}
+        from nbedit.engine.digest import fingerprint_meanwhile
+
+        return {
+            file_plan.path: (file_plan.after_bytes, fingerprint_meanwhile(file_plan.after_bytes))
+            for file_plan in files
+            if file_plan.after_bytes is not None
+        }
 
     def _mode_now(self, file_plan: FilePlan) -> tuple[int | None, int | None]:
         """(mode the file has now, mode to write): the change's own mode if it sets one,
@@ -649,10 +665,12 @@ class Workspace:
         modes: dict[str, tuple[int | None, int | None]] | None = None,
         token: str | None = None,
         in_rooms: frozenset[str] = frozenset(),
+        digests: dict[str, tuple[bytes, Callable[[], str]]] | None = None,
     ) -> str | None:
         if not self.history_enabled:
             return None
         modes = modes or {}
+        digests = digests or {}
         from nbedit.engine.spans import byte_spans
         from nbedit.storage.history import EntryDraft, FileRecord
 
@@ -661,6 +679,9 @@ class Workspace:
         tiers: list[str] = []
         for file_plan in files:
             added, removed = stats.get(file_plan.target_path, (0, 0))
+            hashed, digest = digests.get(file_plan.path, (None, None))
+            if hashed is not file_plan.after_bytes:  # the bytes a live room saved instead
+                digest = None
             records.append(
                 FileRecord(
                     # a file a collaboration room saves is written in place by the server:
@@ -673,8 +694,9 @@ class Workspace:
                     after=file_plan.after_bytes,
                     before_fingerprint=file_plan.fingerprint,
                     after_fingerprint=fingerprint(file_plan.after_bytes)
-                    if file_plan.after_bytes is not None
+                    if file_plan.after_bytes is not None and digest is None
                     else None,
+                    after_digest=digest,
                     added=added,
                     removed=removed,
                     before_mode=modes.get(file_plan.path, (None, None))[0],

@@ -229,11 +229,14 @@ class HistoryStore:
                 before_id = store_version(connection, file.before, fingerprint, base)
         if file.after is not None:
             base = (before_id, file.before) if before_id is not None and file.before is not None else None
+            after_fingerprint = file.after_fingerprint
+            if after_fingerprint is None and file.after_digest is not None:
+                after_fingerprint = file.after_digest()  # hashed meanwhile on another thread
             after_id = store_version(
-                connection, file.after, file.after_fingerprint, base, spans=file.spans if base else None
+                connection, file.after, after_fingerprint, base, spans=file.spans if base else None
             )
-            if file.after_fingerprint is not None:
-                self._remember(file.new_path or file.path, after_id, file.after_fingerprint, file.after)
+            if after_fingerprint is not None:
+                self._remember(file.new_path or file.path, after_id, after_fingerprint, file.after)
         return before_id, after_id
 
     def _recent_base(self, connection: sqlite3.Connection, path: str, size: int) -> tuple[int, bytes] | None:

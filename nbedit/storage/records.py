@@ -7,6 +7,7 @@ pass them around without holding a database connection.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -59,7 +60,9 @@ class FileRecord:
     instead of packing a copy (``storage.blobs``). ``spans``: the byte spans of
     ``before`` the change replaced, in order, as (start, end, replacement); the
     "after" is then stored as a region delta without scanning the file (checked,
-    never trusted).
+    never trusted). ``after_digest``: when ``after_fingerprint`` is None, a function that
+    returns it, asked only once the "before" is stored (``Workspace.apply`` hashes a big
+    "after" on another thread meanwhile, see ``nbedit.engine.digest``).
     """
 
     path: str
@@ -74,6 +77,7 @@ class FileRecord:
     after_mode: int | None = None
     before_file: str | None = None
     spans: tuple[tuple[int, int, bytes], ...] | None = None
+    after_digest: Callable[[], str] | None = None
 
     @property
     def target_path(self) -> str:

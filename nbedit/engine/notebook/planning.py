@@ -37,16 +37,16 @@ The ``FilePlan`` carries the cell views as ``before``/``after`` (and
 from __future__ import annotations
 
 import re
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from nbedit.engine.digest import fingerprint_meanwhile
 from nbedit.engine.models import FileChange, FilePlan, Hunk, LocatedHunk
 from nbedit.engine.notebook.document import NotebookDocument
 from nbedit.engine.notebook.raw import RawDecision, looks_like_notebook_json, plan_raw
 from nbedit.engine.plan import splice
-from nbedit.engine.text import common_affixes, fingerprint
+from nbedit.engine.text import common_affixes
 from nbedit.errors import AmbiguousMatch, MatchError, NoMatch, option
 
 if TYPE_CHECKING:
@@ -57,7 +57,6 @@ __all__ = ["CELL_DIALECTS", "CLEARED_OUTPUTS_NOTE", "cell_view", "plan_notebook"
 CLEARED_OUTPUTS_NOTE = "clear_outputs: edited code cells lose their outputs and execution count"
 _MARKER_TEXT = "# %% nbedit"
 _MARKER_LIKE = re.compile(r"^\\*# %% nbedit")
-_HASH_IN_BACKGROUND = 4 << 20
 CELL_DIALECTS = frozenset({"edit", "search_replace"})  # edits of one cell's text, never of the structure
 _JSON_MISMATCH = (
     "{path}: the diff looks like a diff of the notebook's JSON (.ipynb text) but does not match "
@@ -88,7 +87,7 @@ def plan_notebook(
     """
     from nbedit.engine.plan import edit_text
 
-    digest = _fingerprint_meanwhile(data)
+    digest = fingerprint_meanwhile(data)
     document = NotebookDocument.parse(data, path)
     if dialect in CELL_DIALECTS:
         for number, hunk in enumerate(change.hunks):
@@ -150,27 +149,6 @@ def plan_notebook(
         display_after=after_view,
         notes=tuple(notes),
     )
-
-
-def _fingerprint_meanwhile(data: bytes) -> Callable[[], str]:
-    """The bytes' fingerprint, hashed on another core while this one scans and plans.
-
-    ``hashlib`` releases the GIL while it hashes a large buffer, and the sha256 of a
-    50 MB notebook takes about as long as scanning its images; the caller asks for
-    the result (``join``) when it builds the plan. Small files are hashed at once.
-    """
-    if len(data) < _HASH_IN_BACKGROUND:
-        value = fingerprint(data)
-        return lambda: value
-    result: list[str] = []
-    thread = threading.Thread(target=lambda: result.append(fingerprint(data)), name="nbedit-fingerprint")
-    thread.start()
-
-    def join() -> str:
-        thread.join()
-        return result[0] if result else fingerprint(data)  # the thread failed: hash here, raise here
-
-    return join
 
 
 def _check_cell_edit(hunk: Hunk, number: int, count: int, path: str) -> None:

@@ -1,0 +1,43 @@
+"""Fingerprints of big buffers, hashed on another core while this one does other work.
+
+``hashlib`` releases the GIL while it hashes a large buffer, and the SHA-256 of a
+50 MB notebook takes about 30 ms: as long as scanning its images, or writing and
+flushing the edited copy. The notebook planner hashes the "before" while it scans
+it; ``Workspace.apply`` hashes the "after" while it checks the file, takes the lock
+and links the old copy into the history, and asks for the result only when the
+entry names the new version. Small buffers are hashed at once (a thread costs more
+than it saves).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from nbedit.engine.text import fingerprint
+
+__all__ = ["IN_BACKGROUND", "fingerprint_meanwhile"]
+
+IN_BACKGROUND = 4 << 20  # bytes from which a buffer is hashed on another thread
+
+
+def fingerprint_meanwhile(data: bytes) -> Callable[[], str]:
+    """A function returning ``fingerprint(data)``, hashed on another thread from now on.
+
+    The result is the same as ``fingerprint(data)`` in every case: if the thread
+    failed, the call hashes here (and raises here if hashing itself fails).
+    """
+    if len(data) < IN_BACKGROUND:
+        value = fingerprint(data)
+        return lambda: value
+    result: list[str] = []
+    thread = threading.Thread(
+        target=lambda: result.append(fingerprint(data)), name="nbedit-fingerprint", daemon=True
+    )
+    thread.start()
+
+    def join() -> str:
+        thread.join()
+        return result[0] if result else fingerprint(data)
+
+    return join
