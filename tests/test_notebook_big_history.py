@@ -85,6 +85,17 @@ def test_the_background_fingerprint_is_the_fingerprint() -> None:
     assert digest() == hashlib.sha256(large).hexdigest() == digest()  # asked twice: the same answer
 
 
+def test_without_a_thread_the_fingerprint_is_hashed_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)  # a process at its thread limit
+    large = os.urandom(IN_BACKGROUND + 1)
+    assert fingerprint_meanwhile(large)() == hashlib.sha256(large).hexdigest()
+
+
 def test_first_and_later_edits_of_a_big_notebook_undo_and_restore_byte_for_byte(tmp_path: Path) -> None:
     workspace = make_workspace(tmp_path)
     target = workspace.root / NAME

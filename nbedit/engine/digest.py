@@ -34,7 +34,11 @@ def fingerprint_meanwhile(data: bytes) -> Callable[[], str]:
     thread = threading.Thread(
         target=lambda: result.append(fingerprint(data)), name="nbedit-fingerprint", daemon=True
     )
-    thread.start()
+    try:
+        thread.start()
+    except RuntimeError:  # no thread to be had (a process at its thread limit): hash here
+        value = fingerprint(data)
+        return lambda: value
 
     def join() -> str:
         thread.join()
