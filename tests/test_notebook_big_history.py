@@ -139,7 +139,7 @@ def test_a_notebook_changed_after_the_plan_is_refused_and_nothing_is_recorded(tm
     assert workspace.history(all_sessions=True) == []
 
 
-def test_the_after_digest_is_asked_only_once_the_before_is_stored(tmp_path: Path) -> None:
+def test_the_after_digest_is_asked_once_inside_the_entrys_transaction(tmp_path: Path) -> None:
     store = HistoryStore(tmp_path / "home")
     before, after = b"a" * 1000, b"b" * 1000
     asked: list[int] = []
@@ -156,7 +156,7 @@ def test_the_after_digest_is_asked_only_once_the_before_is_stored(tmp_path: Path
         EntryDraft(root=str(tmp_path), session="s", origin="api", execution_count=None, files=(record,))
     )
     store.commit(entry)
-    assert asked == [0]  # asked once, inside the entry's transaction
+    assert asked == [0]  # asked once, before the transaction that stores both versions commits
     (version,) = [item for item in store.file_versions(entry) if item.path == "a.txt"]
     assert version.after == after and version.after_fingerprint == fingerprint(after)
     store.close()
