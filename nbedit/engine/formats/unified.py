@@ -367,27 +367,37 @@ class _Parser:
         start = position = self.index
         old_left, new_left = old_count, new_count
         total = len(lines)
+        plain = True  # no empty line (an editor's stripped context line) in the body
+        # Take the body in runs: with L = max(old_left, new_left), the next L lines are all
+        # body lines (each fills at most one line of each side), so a run is counted with C
+        # calls, and the loop stops exactly where a line-by-line reader would.
         while (old_left > 0 or new_left > 0) and position < total:
-            marker = lines[position][:1]
-            if marker == " " or not marker or lines[position] == "\r":
-                old_left -= 1
-                new_left -= 1
-            elif marker == "-":
-                old_left -= 1
-            elif marker == "+":
-                new_left -= 1
-            else:
-                return None
-            position += 1
+            run = lines[position : position + max(old_left, new_left)]
+            markers = "".join([line[:1] for line in run])
+            removed, added = markers.count("-"), markers.count("+")
+            context = markers.count(" ")
+            if len(markers) != len(run):
+                empty = sum(1 for line in run if not line)
+                plain = False
+                context += empty
+            if removed + added + context != len(run):
+                return None  # a '\\', '\r' or other line: the careful reader decides
+            old_left -= removed + context
+            new_left -= added + context
+            position += len(run)
         if old_left or new_left or (position < total and lines[position].startswith("\\")):
             return None
         body = lines[start:position]
-        old = "".join(
-            [line[1:] + "\n" if line[:1] in " -" else line + "\n" for line in body if line[:1] != "+"]
-        )
-        new = "".join(
-            [line[1:] + "\n" if line[:1] in " +" else line + "\n" for line in body if line[:1] != "-"]
-        )
+        if plain:
+            old = "\n".join([line[1:] for line in body if line[0] != "+"]) + "\n" if old_count else ""
+            new = "\n".join([line[1:] for line in body if line[0] != "-"]) + "\n" if new_count else ""
+        else:
+            old = "".join(
+                [line[1:] + "\n" if line[:1] in " -" else line + "\n" for line in body if line[:1] != "+"]
+            )
+            new = "".join(
+                [line[1:] + "\n" if line[:1] in " +" else line + "\n" for line in body if line[:1] != "-"]
+            )
         self.index = position
         return old, new
 
