@@ -285,9 +285,10 @@ class _Parser:
                 header_number,
                 hint="hunk headers look like '@@ -12,3 +12,4 @@' (a missing count means 1)",
             )
-        old_start = int(match.group(1))
-        old_count = 1 if match.group(2) is None else int(match.group(2))
-        new_count = 1 if match.group(4) is None else int(match.group(4))
+        old_text, old_count_text, _, new_count_text = match.groups()
+        old_start = int(old_text)
+        old_count = 1 if old_count_text is None else int(old_count_text)
+        new_count = 1 if new_count_text is None else int(new_count_text)
         self.index += 1
 
         quick = self._plain_hunk_body(old_count, new_count)
@@ -423,18 +424,19 @@ class _Parser:
         if self.index >= len(self.lines):
             return
         line = self.lines[self.index]
+        if not line.startswith(("+", "-", " ")):
+            return  # the usual case: the next hunk's header, a blank line, the next file
         if line.rstrip("\r") == "-- ":
             return  # e-mail signature separator (git format-patch) after the last hunk
         next_line = self.lines[self.index + 1] if self.index + 1 < len(self.lines) else ""
         if line.startswith("--- ") and next_line.startswith("+++ "):
             return  # the next file's header
-        if line.startswith(("+", "-", " ")):
-            raise _error(
-                f"the hunk at line {header_number} has more lines than its header says "
-                f"(-{old_count} +{new_count}); line {self.index + 1} is still a change line",
-                self.index + 1,
-                hint="fix the counts in the @@ line, or regenerate the diff instead of editing it by hand",
-            )
+        raise _error(
+            f"the hunk at line {header_number} has more lines than its header says "
+            f"(-{old_count} +{new_count}); line {self.index + 1} is still a change line",
+            self.index + 1,
+            hint="fix the counts in the @@ line, or regenerate the diff instead of editing it by hand",
+        )
 
     def _count_error(
         self,
