@@ -199,3 +199,55 @@ def test_a_large_patch_diffs_and_counts_as_the_reference(tmp_path: Path) -> None
     assert len(plan.files[0].hunks) > 150
     assert assert_same_as_reference(plan) == 1
     assert plan.stats() == {"big.py": diff_stats(reference_diff(plan.files[0]))}
+
+
+body_lines = st.lists(
+    st.tuples(
+        st.sampled_from([" ", "-", "+", "", "\\"]), st.sampled_from(["", "a", "b", "\r", "a\r", "-- "])
+    ),
+    max_size=12,
+)
+
+
+@given(
+    rows=body_lines,
+    old_count=st.integers(0, 8),
+    new_count=st.integers(0, 8),
+    tail=st.sampled_from(["", "@@ -1 +1 @@", "-x", "\\ No newline at end of file"]),
+    consistent=st.booleans(),
+)
+def test_the_quick_hunk_reader_agrees_with_the_careful_one(
+    rows: list[tuple[str, str]], old_count: int, new_count: int, tail: str, consistent: bool
+) -> None:
+    """A hunk body read in runs of lines gives what the line-by-line reader gives, or defers to it."""
+    from nbedit.engine.formats import unified
+
+    body = [marker + text if marker != "" else "" for marker, text in rows] + [tail]
+    if consistent:  # the counts the body really has (up to its first '\\' line)
+        markers = [line[:1] for line in body[:-1]]
+        old_count = sum(marker in (" ", "-", "") for marker in markers)
+        new_count = sum(marker in (" ", "+", "") for marker in markers)
+    parser = unified._Parser(
+        "\n".join(["--- a/f", "+++ b/f", f"@@ -1,{old_count} +1,{new_count} @@", *body]), None
+    )
+    parser.index = 3
+    quick = parser._plain_hunk_body(old_count, new_count)
+    if quick is None:
+        assert parser.index == 3, "a deferred body consumes nothing"
+        return
+    position = parser.index
+
+    class Careful(unified._Parser):
+        def _plain_hunk_body(self, old_count: int, new_count: int) -> tuple[str, str] | None:
+            return None  # always the line-by-line reader
+
+    careful = Careful("", None)
+    careful.lines, careful.index = list(parser.lines), 2
+    try:
+        hunk = careful._hunk()
+    except nbedit.NbeditError:
+        # only the overflow check may refuse after a body both readers accept
+        assert careful.index == position
+        return
+    assert (hunk.old, hunk.new) == quick
+    assert careful.index == position
