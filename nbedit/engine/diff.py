@@ -445,7 +445,7 @@ def _changed_spans(before: str, file_plan: FilePlan, context: int) -> list[tuple
     try:
         for change in changes:
             # the diff joins hunks whose changed lines are at most 2 * context lines apart
-            if group and before.count("\n", group[-1][1], change[0]) > 2 * context:
+            if group and _holds_newlines(before, group[-1][1], change[0], 2 * context + 1):
                 close()
                 group = []
             group.append(change)
@@ -454,6 +454,20 @@ def _changed_spans(before: str, file_plan: FilePlan, context: int) -> list[tuple
     except _CountWithContext as fallback:
         return [("".join(block.old_lines), "".join(block.new_lines)) for block in fallback.blocks]
     return spans
+
+
+def _holds_newlines(text: str, start: int, end: int, count: int) -> bool:
+    """Whether ``text[start:end]`` holds at least ``count`` newlines.
+
+    A few ``find`` calls (memchr) that stop at the count: ``str.count`` would walk the
+    whole gap between two hunks, which over a 900-hunk patch is the whole file.
+    """
+    position = start
+    for _ in range(count):
+        position = text.find("\n", position, end) + 1
+        if not position:
+            return False
+    return True
 
 
 class _CountWithContext(Exception):
