@@ -251,3 +251,16 @@ def test_the_quick_hunk_reader_agrees_with_the_careful_one(
         return
     assert (hunk.old, hunk.new) == quick
     assert careful.index == position
+
+
+@given(
+    text=st.text(alphabet="ab\n\r", max_size=30),
+    start=st.integers(0, 32),
+    end=st.integers(0, 32),
+    count=st.integers(0, 8),
+)
+def test_holds_newlines_is_counting_them(text: str, start: int, end: int, count: int) -> None:
+    """How the entry's counter tells two hunks' blocks apart (more than 2 * context lines between)."""
+    from nbedit.engine.diff import _holds_newlines
+
+    assert _holds_newlines(text, start, end, count) == (text.count("\n", start, end) >= count)
