@@ -58,42 +58,51 @@ def file_blocks(file_plan: FilePlan, context: int = CONTEXT) -> list[DiffBlock]:
     before, _ = _texts(file_plan)
     if before is None or not file_plan.hunks:
         return []
+    blocks: list[DiffBlock] = []
+    delta = 0  # new line number minus old line number after the previous block
+    for first, old_text, new_text, hunk_indices in _raw_blocks(before, file_plan, context):
+        old, new = split_lines(old_text), split_lines(new_text)
+        blocks.append(DiffBlock(first, first + delta, tuple(old), tuple(new), hunk_indices))
+        delta += len(new) - len(old)
+    return blocks
+
+
+def _raw_blocks(before: str, file_plan: FilePlan, context: int) -> list[tuple[int, str, str, tuple[int, ...]]]:
+    """Per diff block: its first 0-based old line, its old and new text, the hunks it shows."""
     walker = _Walker(before)
     changes: list[_Change] = []
     for hunk_index, located in sorted(enumerate(file_plan.hunks), key=lambda pair: pair[1].match.start):
         match = located.match
-        first_line, first_offset = walker.line_containing(match.start)
-        if match.end > match.start:
-            last_offset = walker.end_of_line(match.end - 1)
-        elif match.start == first_offset:
+        start, end = match.start, match.end
+        first_line, first_offset = walker.line_containing(start)
+        if end > start and first_offset == start and before[end - 1] == "\n":
+            # whole lines (every exactly located hunk of a diff): the span is the change
+            changes.append((first_line, start, first_line + before.count("\n", start, end), end, match.replacement, hunk_index))
+            continue
+        if end > start:
+            last_offset = walker.end_of_line(end - 1)
+        elif start == first_offset:
             last_offset = first_offset  # a pure insertion before the line
         else:
-            last_offset = walker.end_of_line(match.start)
-        new_text = before[first_offset : match.start] + match.replacement + before[match.end : last_offset]
+            last_offset = walker.end_of_line(start)
+        new_text = before[first_offset:start] + match.replacement + before[end:last_offset]
         last_line = first_line + walker.lines_between(first_offset, last_offset)
-        changes.append(_Change(first_line, first_offset, last_line, last_offset, new_text, hunk_index))
-    blocks: list[DiffBlock] = []
+        changes.append((first_line, first_offset, last_line, last_offset, new_text, hunk_index))
+    blocks: list[tuple[int, str, str, tuple[int, ...]]] = []
     group: list[_Change] = []
     for change in changes:
-        if group and change.first_line - group[-1].last_line > 2 * context:
-            blocks.append(_block(walker, group, context, blocks))
+        if group and change[0] - group[-1][2] > 2 * context:
+            blocks.append(_block(walker, group, context))
             group = []
         group.append(change)
     if group:
-        blocks.append(_block(walker, group, context, blocks))
+        blocks.append(_block(walker, group, context))
     return blocks
 
 
-@dataclass(frozen=True, slots=True)
-class _Change:
-    """The whole lines one located hunk touches, and what they become."""
-
-    first_line: int
-    first_offset: int
-    last_line: int  # exclusive
-    last_offset: int
-    new_text: str
-    hunk_index: int
+# The whole lines one located hunk touches, and what they become: (first_line, first_offset,
+# last_line (exclusive), last_offset, new_text, hunk_index). A tuple: a patch makes 900 of them.
+_Change = tuple[int, int, int, int, str, int]
 
 
 class _Walker:
@@ -139,25 +148,21 @@ class _Walker:
         return offset
 
 
-def _block(walker: _Walker, group: list[_Change], context: int, previous: list[DiffBlock]) -> DiffBlock:
+def _block(walker: _Walker, group: list[_Change], context: int) -> tuple[int, str, str, tuple[int, ...]]:
     text = walker.text
-    start, walked = walker.back(group[0].first_offset, context)
-    stop = walker.forward(group[-1].last_offset, context)
-    pieces = [text[start : group[0].first_offset]]
+    start, walked = walker.back(group[0][1], context)
+    stop = walker.forward(group[-1][3], context)
+    if len(group) == 1:
+        _, first_offset, _, last_offset, new_text, hunk_index = group[0]
+        new = text[start:first_offset] + new_text + text[last_offset:stop]
+        return group[0][0] - walked, text[start:stop], new, (hunk_index,)
+    pieces = [text[start : group[0][1]]]
     for number, change in enumerate(group):
-        following = group[number + 1].first_offset if number + 1 < len(group) else stop
-        pieces.append(change.new_text)
-        pieces.append(text[change.last_offset : following])
-    old = split_lines(text[start:stop])
-    new = split_lines("".join(pieces))
-    first = group[0].first_line - walked
-    delta = 0
-    if previous:
-        last = previous[-1]
-        delta = last.new_start - last.old_start + len(last.new_lines) - len(last.old_lines)
-    return DiffBlock(
-        first, first + delta, tuple(old), tuple(new), tuple(change.hunk_index for change in group)
-    )
+        following = group[number + 1][1] if number + 1 < len(group) else stop
+        pieces.append(change[4])
+        pieces.append(text[change[3] : following])
+    first = group[0][0] - walked
+    return first, text[start:stop], "".join(pieces), tuple(change[5] for change in group)
 
 
 def common_ends(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
@@ -212,14 +217,65 @@ def _block_text(block: DiffBlock, out: list[str]) -> None:
         _emit(" ", line, out)
 
 
+def _write_block(old_first: int, new_first: int, old: str, new: str, out: list[str]) -> int:
+    """Append a block as ``_block_text`` writes it; return its new minus old line count.
+
+    Whole runs of lines get their markers with one ``replace`` (a context run, the
+    removed run, the added run); only a middle whose lines overlap is split and aligned
+    line by line. Same text as ``_block_text``, in a fraction of the Python steps.
+    """
+    old_count = old.count("\n") + (old[-1:] not in ("\n", ""))
+    new_count = new.count("\n") + (new[-1:] not in ("\n", ""))
+    old_start = old_first + 1 if old_count else old_first
+    new_start = new_first + 1 if new_count else new_first
+    out.append(f"@@ -{old_start},{old_count} +{new_start},{new_count} @@\n")
+    head, old_end, new_end = _equal_ends(old, new)
+    middle_old, middle_new = old[head:old_end], new[head:new_end]
+    out.append(_marked(" ", old[:head]))
+    if (
+        not middle_old
+        or not middle_new
+        or (
+            middle_old[-1] == middle_new[-1] == "\n"
+            and set(middle_old.split("\n")[:-1]).isdisjoint(middle_new.split("\n")[:-1])
+        )
+    ):
+        out.append(_marked("-", middle_old))
+        out.append(_marked("+", middle_new))
+    else:
+        old_lines, new_lines = split_lines(middle_old), split_lines(middle_new)
+        for tag, a0, a1, b0, b1 in _middle_opcodes(old_lines, new_lines):
+            if tag == "equal":
+                for line in old_lines[a0:a1]:
+                    _emit(" ", line, out)
+                continue
+            for line in old_lines[a0:a1]:
+                _emit("-", line, out)
+            for line in new_lines[b0:b1]:
+                _emit("+", line, out)
+    out.append(_marked(" ", old[old_end:]))
+    return new_count - old_count
+
+
+def _marked(prefix: str, text: str) -> str:
+    """Every line of ``text`` with ``prefix`` before it, as ``_emit`` writes each one."""
+    if not text:
+        return ""
+    marked = prefix + text.replace("\n", "\n" + prefix)
+    if text[-1] == "\n":
+        return marked[: -len(prefix)]
+    return marked + "\n\\ No newline at end of file\n"
+
+
 def file_diff(file_plan: FilePlan) -> str:
     before, after = _texts(file_plan)
     old_name = "/dev/null" if file_plan.operation == "add" else f"a/{file_plan.path}"
     new_name = "/dev/null" if file_plan.operation == "delete" else f"b/{file_plan.target_path}"
     if file_plan.hunks and before is not None:
         out = [f"--- {old_name}\n", f"+++ {new_name}\n"]
-        for block in file_blocks(file_plan):
-            _block_text(block, out)
+        delta = 0  # new line number minus old line number after the previous block
+        for first, old_text, new_text, _ in _raw_blocks(before, file_plan, CONTEXT):
+            delta += _write_block(first, first + delta, old_text, new_text, out)
         return "".join(out) if len(out) > 2 else _rename_only(file_plan, old_name, new_name)
     if before == after:
         return _rename_only(file_plan, old_name, new_name)
@@ -249,61 +305,169 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
         return diff_stats(file_diff(file_plan))
     added = removed = 0
     for old, new in _changed_spans(before, file_plan, CONTEXT):
-        head, tail = common_ends(old, new)
-        middle_old, middle_new = old[head : len(old) - tail], new[head : len(new) - tail]
-        for tag, a0, a1, b0, b1 in _middle_opcodes(middle_old, middle_new):
-            if tag != "equal":
-                removed += a1 - a0
-                added += b1 - b0
+        block_added, block_removed = block_counts(old, new)
+        added += block_added
+        removed += block_removed
     return added, removed
 
 
-def _changed_spans(
-    before: str, file_plan: FilePlan, context: int
-) -> list[tuple[Sequence[str], Sequence[str]]]:
-    """Per diff block: its old and new lines without the context (see ``file_stats``)."""
+def block_counts(old: str, new: str) -> tuple[int, int]:
+    """(added, removed) lines ``_block_text`` writes for a block whose texts are ``old`` and ``new``.
+
+    The same trimming of equal lines at both ends (``_equal_ends``) and the same
+    alignment of the rest, on the two strings: only the differing middle, usually
+    a line or two, is ever split. A 900-hunk patch is counted without splitting
+    its 5,000 context lines.
+    """
+    head, old_end, new_end = _equal_ends(old, new)
+    middle_old, middle_new = old[head:old_end], new[head:new_end]
+    if not middle_old or not middle_new:
+        return _line_count(middle_new), _line_count(middle_old)
+    if middle_old[-1] == middle_new[-1] == "\n":
+        # every middle line ends in "\n": compare them without it (split leaves a last "")
+        old_pieces, new_pieces = middle_old.split("\n")[:-1], middle_new.split("\n")[:-1]
+        if set(old_pieces).isdisjoint(new_pieces):
+            return len(new_pieces), len(old_pieces)
+    old_lines, new_lines = split_lines(middle_old), split_lines(middle_new)
+    added = removed = 0
+    for tag, a0, a1, b0, b1 in _middle_opcodes(old_lines, new_lines):
+        if tag != "equal":
+            removed += a1 - a0
+            added += b1 - b0
+    return added, removed
+
+
+def _equal_ends(old: str, new: str) -> tuple[int, int, int]:
+    """``common_ends`` on two texts: (length of the equal leading lines, where the equal
+    trailing lines start in ``old``, and in ``new``).
+
+    Equal lines are equal runs of characters that start and end at line boundaries, so
+    the line counts follow from where the characters first and last differ. For ASCII
+    texts (one byte a character) those places come from one XOR of the two texts read
+    as big integers (C speed, no Python step per line); otherwise line by line, one
+    slice comparison a line.
+    """
+    if not (old.isascii() and new.isascii()):
+        return _equal_ends_by_line(old, new)
+    if old == new:
+        return len(old), len(old), len(new)
+    old_bytes, new_bytes = old.encode(), new.encode()
+    shortest = min(len(old), len(new))
+    differ = int.from_bytes(old_bytes[:shortest], "big") ^ int.from_bytes(new_bytes[:shortest], "big")
+    prefix = shortest - 1 - (differ.bit_length() - 1) // 8 if differ else shortest
+    head = old.rfind("\n", 0, prefix) + 1  # the line holding the first difference starts there
+    # the trailing lines are looked for after the head only (they never overlap it)
+    room = shortest - head
+    differ = int.from_bytes(old_bytes[len(old) - room :], "big") ^ int.from_bytes(
+        new_bytes[len(new) - room :], "big"
+    )
+    suffix = ((differ & -differ).bit_length() - 1) // 8 if differ else room
+    old_end, new_end = len(old) - suffix, len(new) - suffix
+    if (old_end == head or old[old_end - 1] == "\n") and (new_end == head or new[new_end - 1] == "\n"):
+        return head, old_end, new_end
+    newline = old.find("\n", old_end)  # the equal run starts inside a line: from the next one on
+    if newline == -1:
+        return head, len(old), len(new)
+    return head, newline + 1, len(new) - (len(old) - newline - 1)
+
+
+def _equal_ends_by_line(old: str, new: str) -> tuple[int, int, int]:
+    # equal leading lines (common_ends' head)
+    head = 0
+    while True:
+        end = old.find("\n", head)
+        if end == -1:
+            if head < len(old) and old[head:] == new[head:]:
+                head = len(old)  # the last line, without a newline, is the same on both sides
+            break
+        end += 1
+        if old[head:end] != new[head:end]:
+            break
+        head = end
+    # equal trailing lines among the rest (common_ends' tail, never overlapping the head)
+    old_end, new_end = len(old), len(new)
+    while old_end > head and new_end > head:
+        old_start = old.rfind("\n", 0, old_end - 1) + 1
+        new_start = new.rfind("\n", 0, new_end - 1) + 1
+        if old_start < head or new_start < head or old[old_start:old_end] != new[new_start:new_end]:
+            break
+        old_end, new_end = old_start, new_start
+    return head, old_end, new_end
+
+
+def _line_count(text: str) -> int:
+    """How many lines ``split_lines(text)`` gives, without splitting."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def _changed_spans(before: str, file_plan: FilePlan, context: int) -> list[tuple[str, str]]:
+    """Per diff block: its old and new text without the context (see ``file_stats``)."""
     walker = _Walker(before)
     changes: list[tuple[int, int, str]] = []  # (first_offset, last_offset, new_text) per located hunk
     for located in sorted(file_plan.hunks, key=lambda item: item.match.start):
         match = located.match
-        first_offset = before.rfind("\n", 0, match.start) + 1
-        if match.end > match.start:
-            last_offset = walker.end_of_line(match.end - 1)
-        elif match.start == first_offset:
+        start, end = match.start, match.end
+        first_offset = before.rfind("\n", 0, start) + 1
+        if end > start:
+            if before[end - 1] == "\n":
+                if first_offset == start:  # whole lines (every exactly located hunk of a diff)
+                    changes.append((start, end, match.replacement))
+                    continue
+                last_offset = end
+            else:
+                last_offset = walker.end_of_line(end - 1)
+        elif start == first_offset:
             last_offset = first_offset
         else:
-            last_offset = walker.end_of_line(match.start)
+            last_offset = walker.end_of_line(start)
         changes.append(
-            (first_offset, last_offset, before[first_offset : match.start] + match.replacement + before[match.end : last_offset])
+            (first_offset, last_offset, before[first_offset:start] + match.replacement + before[end:last_offset])
         )
-    spans: list[tuple[Sequence[str], Sequence[str]]] = []
+    spans: list[tuple[str, str]] = []
     group: list[tuple[int, int, str]] = []
 
     def close() -> None:
-        pieces = []
-        for number, (_, last_offset, new_text) in enumerate(group):
-            following = group[number + 1][0] if number + 1 < len(group) else last_offset
-            pieces.append(new_text)
-            pieces.append(before[last_offset:following])
-        new = "".join(pieces)
+        if len(group) == 1:
+            new = group[0][2]
+        else:
+            pieces = []
+            for number, (_, last_offset, new_text) in enumerate(group):
+                following = group[number + 1][0] if number + 1 < len(group) else last_offset
+                pieces.append(new_text)
+                pieces.append(before[last_offset:following])
+            new = "".join(pieces)
         end = group[-1][1]
         if new and not new.endswith("\n") and end < len(before):
             blocks = file_blocks(file_plan, context)  # rare: count this file the long way
             raise _CountWithContext(blocks)
-        spans.append((split_lines(before[group[0][0] : end]), split_lines(new)))
+        spans.append((before[group[0][0] : end], new))
 
     try:
         for change in changes:
             # the diff joins hunks whose changed lines are at most 2 * context lines apart
-            if group and before.count("\n", group[-1][1], change[0]) > 2 * context:
+            if group and _holds_newlines(before, group[-1][1], change[0], 2 * context + 1):
                 close()
                 group = []
             group.append(change)
         if group:
             close()
     except _CountWithContext as fallback:
-        return [(block.old_lines, block.new_lines) for block in fallback.blocks]
+        return [("".join(block.old_lines), "".join(block.new_lines)) for block in fallback.blocks]
     return spans
+
+
+def _holds_newlines(text: str, start: int, end: int, count: int) -> bool:
+    """Whether ``text[start:end]`` holds at least ``count`` newlines.
+
+    A few ``find`` calls (memchr) that stop at the count: ``str.count`` would walk the
+    whole gap between two hunks, which over a 900-hunk patch is the whole file.
+    """
+    position = start
+    for _ in range(count):
+        position = text.find("\n", position, end) + 1
+        if not position:
+            return False
+    return True
 
 
 class _CountWithContext(Exception):

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from nbedit.engine.match import DEFAULT_THRESHOLD, FileIndex, MatchOptions, locate
+from nbedit.engine.match import DEFAULT_THRESHOLD, FileIndex, MatchOptions, _exact_at_expected_line, locate
 from nbedit.engine.models import (
     Change,
     FileChange,
@@ -123,6 +123,16 @@ def edit_text(
     for number, hunk in enumerate(hunks):
         near = hunk.start_line + carried_offset if hunk.start_line is not None else None
         low = search_from if hunk.search_from_previous else (region[0] if region else 0)
+        if cursor is not None and near is not None and not hunk.alternatives:
+            # a diff's hunk exactly where it says (what ``locate`` tries first), without its frames
+            quick = _exact_at_expected_line(index, hunk, cursor, near, low, region_end)
+            if quick is not None:
+                located.append(LocatedHunk(hunk, quick))
+                search_from = max(search_from, quick.end)
+                cursor = (quick.end, quick.line - 1 + quick.line_count)  # it ends a line, after the cursor
+                if quick.offset is not None:
+                    carried_offset = quick.offset
+                continue
         hunk, matches = _locate_reading(
             index, hunk, options, region=(low, region_end), near_line=near, path=path, cursor=cursor
         )

@@ -285,9 +285,10 @@ class _Parser:
                 header_number,
                 hint="hunk headers look like '@@ -12,3 +12,4 @@' (a missing count means 1)",
             )
-        old_start = int(match.group(1))
-        old_count = 1 if match.group(2) is None else int(match.group(2))
-        new_count = 1 if match.group(4) is None else int(match.group(4))
+        old_text, old_count_text, _, new_count_text = match.groups()
+        old_start = int(old_text)
+        old_count = 1 if old_count_text is None else int(old_count_text)
+        new_count = 1 if new_count_text is None else int(new_count_text)
         self.index += 1
 
         quick = self._plain_hunk_body(old_count, new_count)
@@ -367,27 +368,37 @@ class _Parser:
         start = position = self.index
         old_left, new_left = old_count, new_count
         total = len(lines)
+        plain = True  # no empty line (an editor's stripped context line) in the body
+        # Take the body in runs: with L = max(old_left, new_left), the next L lines are all
+        # body lines (each fills at most one line of each side), so a run is counted with C
+        # calls, and the loop stops exactly where a line-by-line reader would.
         while (old_left > 0 or new_left > 0) and position < total:
-            marker = lines[position][:1]
-            if marker == " " or not marker or lines[position] == "\r":
-                old_left -= 1
-                new_left -= 1
-            elif marker == "-":
-                old_left -= 1
-            elif marker == "+":
-                new_left -= 1
-            else:
-                return None
-            position += 1
+            run = lines[position : position + max(old_left, new_left)]
+            markers = "".join([line[:1] for line in run])
+            removed, added = markers.count("-"), markers.count("+")
+            context = markers.count(" ")
+            if len(markers) != len(run):
+                empty = sum(1 for line in run if not line)
+                plain = False
+                context += empty
+            if removed + added + context != len(run):
+                return None  # a '\\', '\r' or other line: the careful reader decides
+            old_left -= removed + context
+            new_left -= added + context
+            position += len(run)
         if old_left or new_left or (position < total and lines[position].startswith("\\")):
             return None
         body = lines[start:position]
-        old = "".join(
-            [line[1:] + "\n" if line[:1] in " -" else line + "\n" for line in body if line[:1] != "+"]
-        )
-        new = "".join(
-            [line[1:] + "\n" if line[:1] in " +" else line + "\n" for line in body if line[:1] != "-"]
-        )
+        if plain:
+            old = "\n".join([line[1:] for line in body if line[0] != "+"]) + "\n" if old_count else ""
+            new = "\n".join([line[1:] for line in body if line[0] != "-"]) + "\n" if new_count else ""
+        else:
+            old = "".join(
+                [line[1:] + "\n" if line[:1] in " -" else line + "\n" for line in body if line[:1] != "+"]
+            )
+            new = "".join(
+                [line[1:] + "\n" if line[:1] in " +" else line + "\n" for line in body if line[:1] != "-"]
+            )
         self.index = position
         return old, new
 
@@ -413,18 +424,19 @@ class _Parser:
         if self.index >= len(self.lines):
             return
         line = self.lines[self.index]
+        if not line.startswith(("+", "-", " ")):
+            return  # the usual case: the next hunk's header, a blank line, the next file
         if line.rstrip("\r") == "-- ":
             return  # e-mail signature separator (git format-patch) after the last hunk
         next_line = self.lines[self.index + 1] if self.index + 1 < len(self.lines) else ""
         if line.startswith("--- ") and next_line.startswith("+++ "):
             return  # the next file's header
-        if line.startswith(("+", "-", " ")):
-            raise _error(
-                f"the hunk at line {header_number} has more lines than its header says "
-                f"(-{old_count} +{new_count}); line {self.index + 1} is still a change line",
-                self.index + 1,
-                hint="fix the counts in the @@ line, or regenerate the diff instead of editing it by hand",
-            )
+        raise _error(
+            f"the hunk at line {header_number} has more lines than its header says "
+            f"(-{old_count} +{new_count}); line {self.index + 1} is still a change line",
+            self.index + 1,
+            hint="fix the counts in the @@ line, or regenerate the diff instead of editing it by hand",
+        )
 
     def _count_error(
         self,
