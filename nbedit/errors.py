@@ -43,8 +43,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+from nbedit._dataclass import dataclass
 
 __all__ = [
     "AmbiguousMatch",

@@ -11,9 +11,9 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
+from nbedit._dataclass import dataclass
 from nbedit.engine.models import FilePlan, Plan
 from nbedit.engine.text import split_lines
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Literal
+
+from nbedit._dataclass import dataclass, field
 
 Operation = Literal["update", "add", "delete"]
 

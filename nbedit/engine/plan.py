@@ -11,9 +11,9 @@ written.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from typing import Protocol
 
+from nbedit._dataclass import dataclass, replace
 from nbedit.engine.match import DEFAULT_THRESHOLD, FileIndex, MatchOptions, locate
 from nbedit.engine.models import (
     Change,

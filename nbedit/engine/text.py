@@ -24,9 +24,9 @@ from __future__ import annotations
 import codecs
 import hashlib
 import re
-from dataclasses import dataclass
 from itertools import accumulate
 
+from nbedit._dataclass import dataclass
 from nbedit.errors import BinaryFile, OptionError, UnsupportedFile, option
 
 __all__ = [

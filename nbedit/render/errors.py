@@ -10,10 +10,10 @@ is the one place that decides what is shown; the two renderers only draw it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING
 
+from nbedit._dataclass import dataclass
 from nbedit.errors import AmbiguousMatch, NbeditError, NoMatch, PatchSyntaxError, StaleFile, Surface, spell
 from nbedit.render.html import unified_diff_html, wrap
 

@@ -16,9 +16,9 @@ instead, for output that shows that diff and must not pay for building rows.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from nbedit._dataclass import dataclass
 from nbedit.engine.models import FilePlan, Plan, Tier
 from nbedit.render.labels import offset_note, tier_label
 

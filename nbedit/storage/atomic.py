@@ -38,9 +38,9 @@ import os
 import re
 import stat
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from nbedit._dataclass import dataclass, field
 from nbedit.errors import NotAFile, StaleFile, WriteError
 from nbedit.storage.confine import Location, locate, open_directory
 

@@ -7,9 +7,10 @@ pass them around without holding a database connection.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, NamedTuple
+
+from nbedit._dataclass import dataclass
 
 __all__ = [
     "AGENT_ORIGIN_PREFIX",

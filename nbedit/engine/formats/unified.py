@@ -22,8 +22,8 @@ refused with a message rather than half-applied.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from nbedit._dataclass import dataclass, field
 from nbedit.engine.models import Change, FileChange, Hunk, Operation
 from nbedit.errors import PatchSyntaxError
 

@@ -39,9 +39,9 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from nbedit._dataclass import replace
 from nbedit.engine.models import FileChange, FilePlan, Hunk, LocatedHunk
 from nbedit.engine.notebook.document import NotebookDocument
 from nbedit.engine.notebook.raw import RawDecision, looks_like_notebook_json, plan_raw
