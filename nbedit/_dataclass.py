@@ -211,10 +211,7 @@ else:
 
     # --- the decorator --------------------------------------------------------------------------------
 
-    def _init_function(cls, field_list, frozen):
-        names = [item.name for item in field_list]
-        if "self" in names or "_setattr" in names:
-            raise TypeError(f"{cls.__name__}: a field may not be called 'self' or '_setattr'")
+    def _init_function(qualname, field_list, frozen):
         namespace = {"_setattr": object.__setattr__, "_MISSING": MISSING}
         parameters = ["self"]
         body = []
@@ -235,8 +232,30 @@ else:
         source = f"def __init__({', '.join(parameters)}):\n" + ("\n".join(body) or "    pass") + "\n"
         exec(source, namespace)  # noqa: S102 - the source is made of the class's own field names
         function = namespace["__init__"]
-        function.__qualname__ = f"{cls.__qualname__}.__init__"
+        function.__qualname__ = f"{qualname}.__init__"
         return function
+
+    class _LazyInit:
+        """The class's ``__init__``, compiled the first time it is looked up (made or inspected).
+
+        Compiling is most of the cost of making a class, and a command uses few of the classes its
+        modules define: each is compiled when it is first needed, then replaces this placeholder.
+        """
+
+        __slots__ = ("qualname", "field_list", "frozen")
+
+        def __init__(self, qualname, field_list, frozen):
+            self.qualname = qualname
+            self.field_list = field_list
+            self.frozen = frozen
+
+        def __get__(self, instance, owner):
+            function = _init_function(self.qualname, self.field_list, self.frozen)
+            for cls in owner.__mro__:
+                if cls.__dict__.get("__init__") is self:
+                    type.__setattr__(cls, "__init__", function)
+                    break
+            return function if instance is None else function.__get__(instance, owner)
 
     def _process(cls, frozen, slots, eq):
         class_dict = cls.__dict__
@@ -245,6 +264,8 @@ else:
         if "__post_init__" in class_dict:
             raise TypeError(f"{cls.__name__}: __post_init__ is not supported here")
         annotations = class_dict.get("__annotations__", {})
+        if "self" in annotations or "_setattr" in annotations or "_MISSING" in annotations:
+            raise TypeError(f"{cls.__name__}: a field may not be called 'self', '_setattr' or '_MISSING'")
         field_list = []
         seen_default = False
         for name, annotation in annotations.items():
@@ -281,7 +302,7 @@ else:
         names = tuple(item.name for item in field_list)
         cls.__dataclass_fields__ = {item.name: item for item in field_list}
         if "__init__" not in class_dict:
-            cls.__init__ = _init_function(cls, field_list, frozen)
+            cls.__init__ = _LazyInit(cls.__qualname__, field_list, frozen)
         if "__repr__" not in class_dict:
             shown = tuple(item.name for item in field_list if item.repr)
             cls.__dataclass_shown__ = (shown, _tuple_getter(shown))
