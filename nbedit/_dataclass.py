@@ -25,6 +25,10 @@ The semantics follow the stdlib of the Python versions nbedit supports, for thos
   ``__getstate__``/``__setstate__`` so :mod:`copy` and :mod:`pickle` work, as the stdlib does.
 - ``__match_args__`` lists the fields.
 
+``NamedTuple`` is here for the same reason: ``typing`` costs a few milliseconds to import, and its
+``NamedTuple`` compiles every field's annotation; this one makes the same ``collections.namedtuple``
+class (fields, defaults, the class's own methods and docstring) and keeps the annotations as written.
+
 Code that uses the stdlib on these classes keeps working: ``__dataclass_fields__`` holds ``Field``
 objects whose stdlib markers (``_field_type``, ``MISSING``) are looked up in :mod:`dataclasses` only
 when read, so ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass`` accept them.
@@ -43,8 +47,10 @@ if TYPE_CHECKING:
     from dataclasses import field as field
     from dataclasses import fields as fields
     from dataclasses import replace as replace
+    from typing import NamedTuple as NamedTuple
 else:
     import sys
+    from collections import namedtuple
     from operator import attrgetter
 
     class _MissingType:
@@ -357,3 +363,43 @@ else:
         if cls is None:
             return wrap
         return wrap(cls)
+
+    # --- NamedTuple without typing --------------------------------------------------------------------
+
+    _NAMED_TUPLE_PROHIBITED = frozenset(
+        {"__new__", "__init__", "__slots__", "__getnewargs__", "_fields", "_field_defaults"}
+        | {"_make", "_replace", "_asdict", "_source"}
+    )
+
+    class _NamedTupleMeta(type):
+        # as typing.NamedTuple: collections.namedtuple of the annotated fields, then the class's own
+        # methods, properties and docstring; annotations stay as written (typing turns strings into
+        # ForwardRef objects, compiling each one, which is most of what such a class costs to make)
+        def __new__(metaclass, name, bases, namespace):
+            if bases != (NamedTuple,):
+                raise TypeError("can only inherit from a NamedTuple type here")
+            annotations = namespace.get("__annotations__", {})
+            default_names = []
+            for field_name in annotations:
+                if field_name in namespace:
+                    default_names.append(field_name)
+                elif default_names:
+                    raise TypeError(
+                        f"Non-default namedtuple field {field_name} cannot follow default field"
+                        f"{'s' if len(default_names) > 1 else ''} {', '.join(default_names)}"
+                    )
+            made = namedtuple(
+                name,
+                list(annotations),
+                defaults=[namespace[field_name] for field_name in default_names],
+                module=namespace["__module__"],
+            )
+            made.__annotations__ = made.__new__.__annotations__ = dict(annotations)
+            for key, value in namespace.items():
+                if key in _NAMED_TUPLE_PROHIBITED:
+                    raise AttributeError("Cannot overwrite NamedTuple attribute " + key)
+                if key not in ("__module__", "__name__", "__annotations__") and key not in made._fields:
+                    setattr(made, key, value)
+            return made
+
+    NamedTuple = type.__new__(_NamedTupleMeta, "NamedTuple", (), {})

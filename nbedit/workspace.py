@@ -16,7 +16,6 @@ import stat
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from nbedit._dataclass import dataclass
 from nbedit.engine import formats
@@ -44,6 +43,8 @@ __all__ = ["ApplyResult", "Workspace", "default_home"]
 DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024
 _UNSET = object()  # the live client is found on the first write
 
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from nbedit.live.client import LiveWrite as _LiveWrite
 

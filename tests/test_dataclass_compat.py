@@ -289,3 +289,117 @@ def test_repr_of_a_value_that_contains_itself_stops() -> None:
     node.children.append(node)
     twin.children.append(twin)
     assert repr(node) == repr(twin).replace("Twin", "Node")
+
+
+# --- NamedTuple without typing ----------------------------------------------------------------------
+
+
+def _named_tuple_classes() -> list[type]:
+    return [
+        value
+        for module in _nbedit_modules()
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and value.__module__ == module.__name__
+        and issubclass(value, tuple)
+        and hasattr(value, "_fields")
+        and value.__name__ in module.__dict__
+        and "__annotations__" in value.__dict__
+    ]
+
+
+NAMED_TUPLES = _named_tuple_classes()
+
+
+def test_the_named_tuples_on_the_command_path_are_found() -> None:
+    from nbedit.storage import records
+
+    assert {records.Entry, records.FileSummary} <= set(NAMED_TUPLES)
+
+
+@pytest.mark.parametrize("cls", NAMED_TUPLES, ids=lambda cls: f"{cls.__module__}.{cls.__qualname__}")
+def test_a_named_tuple_behaves_as_the_typing_one(cls: type) -> None:
+    import typing
+
+    namespace = {
+        name: value
+        for name, value in cls.__dict__.items()
+        if not name.startswith("_") or name == "__doc__"
+        if name not in cls._fields  # type: ignore[attr-defined]
+    }
+    namespace["__annotations__"] = dict(cls.__annotations__)
+    namespace.update(cls._field_defaults)  # type: ignore[attr-defined]
+    namespace["__module__"] = cls.__module__
+    twin = typing.NamedTupleMeta("twin", (typing._NamedTuple,), namespace)  # type: ignore[attr-defined]
+    assert cls._fields == twin._fields and cls._field_defaults == twin._field_defaults  # type: ignore[attr-defined]
+    assert cls.__doc__ == twin.__doc__ and cls.__mro__[1:] == twin.__mro__[1:] == (tuple, object)
+    values = [f"value of {name}" for name in cls._fields]  # type: ignore[attr-defined]
+    ours, theirs = cls(*values), twin(*values)
+    assert ours == theirs and hash(ours) == hash(theirs) and tuple(ours) == tuple(theirs)
+    assert repr(ours) == repr(theirs).replace("twin(", f"{cls.__name__}(", 1)
+    assert ours._asdict() == theirs._asdict()  # type: ignore[attr-defined]
+    assert pickle.loads(pickle.dumps(ours)) == ours and copy.deepcopy(ours) == ours
+    for name, value in vars(cls).items():
+        if isinstance(value, property):
+            assert _shown_property(ours, name) == _shown_property(theirs, name)
+    required = {name: f"value of {name}" for name in cls._fields if name not in cls._field_defaults}  # type: ignore[attr-defined]
+    assert cls(**required) == twin(**required)
+    with pytest.raises(TypeError):
+        cls()
+
+
+def _shown_property(value: object, name: str) -> str:
+    try:
+        return repr(getattr(value, name))
+    except Exception as error:  # noqa: BLE001 - compared, not hidden
+        return f"{type(error).__name__}: {error}"
+
+
+def test_a_named_tuple_refuses_what_typing_refuses() -> None:
+    with pytest.raises(
+        TypeError, match="Non-default namedtuple field second cannot follow default field first"
+    ):
+        _dataclass._NamedTupleMeta(
+            "Bad",
+            (_dataclass.NamedTuple,),
+            {"__module__": __name__, "__annotations__": {"first": "int", "second": "int"}, "first": 1},
+        )
+    with pytest.raises(AttributeError, match="Cannot overwrite NamedTuple attribute _replace"):
+        _dataclass._NamedTupleMeta(
+            "Bad",
+            (_dataclass.NamedTuple,),
+            {"__module__": __name__, "__annotations__": {"first": "int"}, "_replace": 1},
+        )
+
+
+# --- type aliases: what type checkers read and what a program reads at run time are the same -----
+
+
+def test_the_literal_aliases_read_at_run_time_are_the_ones_type_checkers_read() -> None:
+    import ast
+    import typing
+
+    checked = 0
+    for module in _nbedit_modules():
+        if not hasattr(module, "_TYPE_ALIASES"):
+            continue
+        tree = ast.parse(inspect.getsource(module))
+        written = {
+            node.targets[0].id: ast.literal_eval(node.value.slice)
+            for block in tree.body
+            if isinstance(block, ast.If)
+            and isinstance(block.test, ast.Name)
+            and block.test.id == "TYPE_CHECKING"
+            for node in block.body
+            if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Subscript)
+            and isinstance(node.value.value, ast.Name)
+            and node.value.value.id == "Literal"
+        }
+        assert set(written) == set(module._TYPE_ALIASES), module.__name__
+        for name, values in written.items():
+            assert typing.get_args(getattr(module, name)) == values, (module.__name__, name)
+            checked += 1
+    assert checked >= 5  # Operation, Surface, Origin, Status, Role
+    with pytest.raises(AttributeError):
+        nbedit.errors.NoSuchAlias  # type: ignore[attr-defined]  # noqa: B018

@@ -50,10 +50,14 @@ import sqlite3
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from nbedit.errors import HistoryError
 from nbedit.storage.delta import Delta, Regions, apply_deltas, decode_regions, make_delta, region_delta
+
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "BLOB_FOLDER",
