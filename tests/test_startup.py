@@ -45,9 +45,9 @@ HEAVY = (
     "nbedit.agents",
 )
 # the stdlib's data classes (and inspect, which they import) cost a bare start-up on their own, typing a
-# few milliseconds:
+# few milliseconds, OpenSSL (_hashlib) some 3 ms (small files are hashed without it, see nbedit._hashing):
 # nbedit's classes are made by nbedit._dataclass (tests/test_dataclass_compat.py checks they are alike)
-SLOW_STDLIB = ("dataclasses", "inspect", "dis", "ast", "typing")
+SLOW_STDLIB = ("dataclasses", "inspect", "dis", "ast", "typing", "_hashlib")
 
 
 def imported(
