@@ -31,7 +31,8 @@ class (fields, defaults, the class's own methods and docstring) and keeps the an
 
 Code that uses the stdlib on these classes keeps working: ``__dataclass_fields__`` holds ``Field``
 objects whose stdlib markers (``_field_type``, ``MISSING``) are looked up in :mod:`dataclasses` only
-when read, so ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass`` accept them.
+when read, so ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass`` accept them, and the
+stdlib decorator can make a subclass of one (``__dataclass_params__`` tells it whether it is frozen).
 Not supported (nbedit does not use them, and the decorator refuses them): inheritance between data
 classes, ``ClassVar``/``InitVar``/``KW_ONLY`` fields, ``__post_init__``, ordering, ``init=False``.
 Type checkers see the stdlib names, so mypy checks these classes as the data classes they are.
@@ -136,6 +137,24 @@ else:
         __slots__ = ()
 
     _EMPTY_METADATA = _EmptyMetadata()
+
+    class _Parameters:
+        """What the stdlib reads of a class's options (``frozen``, when it makes a subclass of it)."""
+
+        __slots__ = ("init", "repr", "eq", "order", "unsafe_hash", "frozen", "match_args", "kw_only", "slots")
+
+        def __init__(self, frozen, eq, slots):
+            self.init = self.repr = self.match_args = True
+            self.order = self.unsafe_hash = self.kw_only = False
+            self.frozen = frozen
+            self.eq = eq
+            self.slots = slots
+
+        def __repr__(self) -> str:
+            return (
+                f"_DataclassParams(init=True,repr=True,eq={self.eq!r},order=False,unsafe_hash=False,"
+                f"frozen={self.frozen!r})"
+            )
 
     def field(*, default=MISSING, default_factory=MISSING, repr=True, compare=True):
         """A field with a default, a factory, or left out of ``repr``/comparison (as the stdlib's)."""
@@ -307,6 +326,7 @@ else:
 
         names = tuple(item.name for item in field_list)
         cls.__dataclass_fields__ = {item.name: item for item in field_list}
+        cls.__dataclass_params__ = _Parameters(frozen, eq, slots)
         if "__init__" not in class_dict:
             cls.__init__ = _LazyInit(cls.__qualname__, field_list, frozen)
         if "__repr__" not in class_dict:

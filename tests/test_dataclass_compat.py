@@ -227,6 +227,31 @@ def test_the_class_behaves_as_its_stdlib_twin(cls: type) -> None:
         )
 
 
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda cls: f"{cls.__module__}.{cls.__qualname__}")
+def test_the_stdlib_decorator_makes_a_subclass_of_the_class(cls: type) -> None:
+    # a caller's own data class on top of one of nbedit's (tests/test_jupyter_review.py does it)
+    options = _options(cls)
+    subclass = dataclasses.dataclass(**options)(
+        type(
+            "Extended",
+            (cls,),
+            {"__module__": __name__, "__annotations__": {"extra": "str"}, "extra": "default extra"},
+        )
+    )
+    values = _values(cls)
+    made = subclass(*values.values(), "given extra")
+    assert [item.name for item in dataclasses.fields(subclass)] == [*values, "extra"]
+    assert {name: getattr(made, name) for name in values} == values and made.extra == "given extra"
+    assert subclass(**_required(cls)).extra == "default extra"
+    assert dataclasses.replace(made, extra="other").extra == "other"
+    if options["frozen"]:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            made.extra = "changed"
+    if options["eq"]:
+        assert made == subclass(*values.values(), "given extra")
+        assert made != subclass(*values.values(), "another extra")
+
+
 # --- what the decorator refuses, as the stdlib does, and what it does not support -------------------
 
 
