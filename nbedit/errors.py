@@ -43,8 +43,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
+
+from nbedit._dataclass import dataclass
+
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
 
 __all__ = [
     "AmbiguousMatch",
@@ -76,7 +81,21 @@ __all__ = [
     "spell",
 ]
 
-Surface = Literal["python", "cli", "magic"]
+if TYPE_CHECKING:
+    Surface = Literal["python", "cli", "magic"]
+else:
+    # the aliases for a program that reads them at run time, made with typing then
+    _TYPE_ALIASES = {
+        "Surface": ("python", "cli", "magic"),
+    }
+
+    def __getattr__(name: str) -> object:
+        if name in _TYPE_ALIASES:
+            from typing import Literal
+
+            return Literal[_TYPE_ALIASES[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # neutral option name -> its spelling in Python, on the command line, in the magics
 _SPELLINGS: dict[str, tuple[str, str, str]] = {

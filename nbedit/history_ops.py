@@ -35,9 +35,9 @@ recorded paths are confined to the root again at the moment of the write.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
+from nbedit._dataclass import dataclass, replace
 from nbedit.engine.models import FilePlan, Plan, is_notebook_path
 from nbedit.engine.plan import text_diff
 from nbedit.engine.text import decode, fingerprint

@@ -15,10 +15,9 @@ import os
 import stat
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from nbedit._dataclass import dataclass
 from nbedit.engine import formats
 from nbedit.engine.match import DEFAULT_THRESHOLD
 from nbedit.engine.models import CellSelector, Change, FileChange, FilePlan, Hunk, Plan, is_notebook_path
@@ -44,6 +43,8 @@ __all__ = ["ApplyResult", "Workspace", "default_home"]
 DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024
 _UNSET = object()  # the live client is found on the first write
 
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from nbedit.live.client import LiveWrite as _LiveWrite
 
@@ -367,8 +368,7 @@ class Workspace:
         applying the result writes the edit on top of the typing; the tab takes it in
         place. Raises ``LiveConflict`` again if the tab did not send its document.
         """
-        from dataclasses import replace
-
+        from nbedit._dataclass import replace
         from nbedit.live.rebase import combined_diff, live_base
 
         bases: dict[str, bytes] = {}
@@ -555,7 +555,7 @@ class Workspace:
         """Apply the files collaboration rooms hold there (the server saves them); the history
         entry then records the bytes the server saved, which are the file's real "after"."""
         saved = live.commit()  # path -> bytes now on disk; raises LiveConflict (nothing applied)
-        from dataclasses import replace
+        from nbedit._dataclass import replace
 
         updated = [
             replace(file_plan, after_bytes=saved[file_plan.path])
@@ -847,7 +847,7 @@ def _selector(cell: str | int) -> CellSelector:
 
 
 def _refine(file_change: FileChange, selector: CellSelector | None, replace_all: bool) -> FileChange:
-    from dataclasses import replace
+    from nbedit._dataclass import replace
 
     if selector is not None:
         file_change = replace(file_change, cell=selector)

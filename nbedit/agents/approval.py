@@ -18,8 +18,9 @@ A decision is a value, so adapters turn it into their own result shapes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
+
+from nbedit._dataclass import dataclass
 
 if TYPE_CHECKING:
     from nbedit.engine.models import Plan

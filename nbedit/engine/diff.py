@@ -11,11 +11,15 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
 
+from nbedit._dataclass import dataclass
 from nbedit.engine.models import FilePlan, Plan
 from nbedit.engine.text import split_lines
+
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
 
 __all__ = [
     "CONTEXT",
@@ -517,7 +521,8 @@ def diff_stats(diff: str) -> tuple[int, int]:
 _HUNK_COUNTS = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
 
-_Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
+if TYPE_CHECKING:
+    _Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
 
 
 class ResyncMatcher(difflib.SequenceMatcher):  # type: ignore[type-arg]

@@ -33,10 +33,10 @@ import re
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from operator import methodcaller
 
+from nbedit._dataclass import dataclass, field, replace
 from nbedit.engine.models import Hunk, Match, Tier
 from nbedit.engine.text import dominant_newline, line_starts, newline_of, split_lines, strip_newline
 from nbedit.errors import AmbiguousMatch, Candidate, MatchError, NoMatch, OverlappingHunks, UnsafeChange

@@ -17,10 +17,28 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Literal
 
-Operation = Literal["update", "add", "delete"]
+from nbedit._dataclass import dataclass, field
+
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+if TYPE_CHECKING:
+    Operation = Literal["update", "add", "delete"]
+else:
+    # the aliases for a program that reads them at run time, made with typing then
+    _TYPE_ALIASES = {
+        "Operation": ("update", "add", "delete"),
+    }
+
+    def __getattr__(name: str) -> object:
+        if name in _TYPE_ALIASES:
+            from typing import Literal
+
+            return Literal[_TYPE_ALIASES[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Tier(enum.Enum):

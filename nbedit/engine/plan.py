@@ -11,9 +11,8 @@ written.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Protocol
 
+from nbedit._dataclass import dataclass, replace
 from nbedit.engine.match import DEFAULT_THRESHOLD, FileIndex, MatchOptions, _exact_at_expected_line, locate
 from nbedit.engine.models import (
     Change,
@@ -38,6 +37,13 @@ from nbedit.errors import (
     PartlyApplied,
     option,
 )
+
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+else:
+    Protocol = object
 
 __all__ = [
     "FileSource",

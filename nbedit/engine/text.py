@@ -22,11 +22,11 @@ contain them, so it is never used on file text.
 from __future__ import annotations
 
 import codecs
-import hashlib
 import re
-from dataclasses import dataclass
 from itertools import accumulate
 
+from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
+from nbedit._dataclass import dataclass
 from nbedit.errors import BinaryFile, OptionError, UnsupportedFile, option
 
 __all__ = [

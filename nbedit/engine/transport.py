@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from nbedit._dataclass import dataclass
 from nbedit.engine.text import newline_of, strip_newline
 
 __all__ = [

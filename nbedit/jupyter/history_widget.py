@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import ipywidgets as widgets
 import traitlets
 
+from nbedit._dataclass import dataclass, field
 from nbedit.errors import NbeditError
 from nbedit.jupyter.review import ErrorView, Proposal, ReviewWidget, error_html
 from nbedit.jupyter.shared import NbeditView

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
+from nbedit._dataclass import dataclass, replace
 from nbedit.engine.models import Plan
 from nbedit.errors import NbeditError
 from nbedit.jupyter import kernel

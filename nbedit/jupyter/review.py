@@ -38,11 +38,11 @@ from __future__ import annotations
 import html
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import traitlets
 
+from nbedit._dataclass import dataclass, field, replace
 from nbedit.engine.models import Plan
 from nbedit.errors import LiveConflict, NbeditError, StaleFile
 from nbedit.jupyter.shared import NbeditView

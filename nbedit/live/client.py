@@ -20,9 +20,9 @@ import sys
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
+from nbedit._dataclass import replace
 from nbedit.errors import LiveConflict, LiveDifference, WriteError
 from nbedit.live.discovery import Server, find_server
 from nbedit.live.protocol import LiveChange, changes_to_json, file_change, saved_holds

@@ -31,9 +31,9 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import dataclass
 from typing import Any
 
+from nbedit._dataclass import dataclass
 from nbedit.errors import LiveConflict, LiveDifference, WriteError
 from nbedit.live.protocol import LiveChange, saved_holds
 from nbedit.live.shared_document import Check, check_notebook, check_text, live_cells

@@ -18,8 +18,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+
+from nbedit._dataclass import dataclass
 
 __all__ = ["Server", "find_server", "runtime_dir"]
 

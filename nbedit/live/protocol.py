@@ -14,8 +14,9 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from nbedit._dataclass import dataclass
 
 Kind = Literal["notebook", "text"]
 CellOperation = Literal["replace", "insert", "delete"]

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
+from nbedit._dataclass import dataclass, field
 from nbedit.engine.text import common_affixes
 from nbedit.live.protocol import CellEdit, LiveChange, TextEdit
 

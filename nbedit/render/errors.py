@@ -10,15 +10,18 @@ is the one place that decides what is shown; the two renderers only draw it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from html import escape
-from typing import TYPE_CHECKING
 
-from nbedit.errors import AmbiguousMatch, NbeditError, NoMatch, PatchSyntaxError, StaleFile, Surface, spell
+from nbedit._dataclass import dataclass
+from nbedit.errors import AmbiguousMatch, NbeditError, NoMatch, PatchSyntaxError, StaleFile, spell
 from nbedit.render.html import unified_diff_html, wrap
 
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rich.console import RenderableType
+
+    from nbedit.errors import Surface
 
 __all__ = ["ErrorFacts", "error_facts", "error_panel", "error_to_html"]
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+from nbedit._dataclass import dataclass
 from nbedit.render.html import wrap
 
 if TYPE_CHECKING:

@@ -25,10 +25,10 @@ import bisect
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
+from nbedit._dataclass import dataclass
 from nbedit.engine.diff import common_ends
 from nbedit.engine.models import FilePlan, LocatedHunk, Tier
 from nbedit.engine.text import line_starts, split_lines, strip_newline

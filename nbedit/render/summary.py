@@ -16,13 +16,16 @@ instead, for output that shows that diff and must not pay for building rows.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
 
+from nbedit._dataclass import dataclass
 from nbedit.engine.models import FilePlan, Plan, Tier
 from nbedit.render.labels import offset_note, tier_label
 
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Literal
+
     from nbedit.render.rows import FileView
 
 __all__ = [
@@ -38,7 +41,20 @@ __all__ = [
 
 # What a piece of the header is, for renderers to style: the headline, a path, the
 # added/removed counts, secondary detail, an informational flag, a warning flag.
-Role = Literal["headline", "path", "added", "removed", "detail", "note", "warning"]
+if TYPE_CHECKING:
+    Role = Literal["headline", "path", "added", "removed", "detail", "note", "warning"]
+else:
+    # the aliases for a program that reads them at run time, made with typing then
+    _TYPE_ALIASES = {
+        "Role": ("headline", "path", "added", "removed", "detail", "note", "warning"),
+    }
+
+    def __getattr__(name: str) -> object:
+        if name in _TYPE_ALIASES:
+            from typing import Literal
+
+            return Literal[_TYPE_ALIASES[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +260,8 @@ def summarize(plan: Plan, *, from_diff: bool = False) -> PlanSummary:
     return PlanSummary(dialect=plan.dialect, files=files)
 
 
-Piece = tuple[str, Role]
+if TYPE_CHECKING:
+    Piece = tuple[str, Role]
 
 
 def header_lines(summary: PlanSummary) -> list[list[Piece]]:

@@ -12,8 +12,8 @@ still a diff a person or a tool can read.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from nbedit.engine.models import Plan
 

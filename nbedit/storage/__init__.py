@@ -9,7 +9,11 @@
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
+
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Names are loaded on first use, so that ``import nbedit`` (and ``nbedit --help``) does
 # not pay for sqlite3, zlib and the version store until something is recorded.

@@ -33,14 +33,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import re
 import stat
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
+from nbedit._dataclass import dataclass, field
 from nbedit.errors import NotAFile, StaleFile, WriteError
 from nbedit.storage.confine import Location, locate, open_directory
 

@@ -22,9 +22,9 @@ import contextlib
 import errno
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 
+from nbedit._dataclass import dataclass
 from nbedit.errors import NotAFile, OutsideWorkspace, WriteError
 
 __all__ = ["Location", "close_directories", "locate", "open_directory"]

@@ -43,7 +43,6 @@ import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
 from nbedit.errors import HistoryError
 
@@ -53,7 +52,12 @@ SCHEMA_VERSION = 3
 WAL_LIMIT = 256 << 10  # bytes of write-ahead log left behind after a change, at most
 _SQLITE_CORRUPT = 11  # result codes; sqlite3 names them only from Python 3.11
 _SQLITE_NOTADB = 26
-_T = TypeVar("_T")
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _T = TypeVar("_T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS versions (

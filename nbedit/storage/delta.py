@@ -38,7 +38,8 @@ import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+from nbedit._dataclass import dataclass
 
 __all__ = [
     "Delta",

@@ -11,9 +11,9 @@ the entry counter (ids are never reused, see ``database.py``).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
+from nbedit._dataclass import dataclass
 from nbedit.errors import HistoryError
 from nbedit.storage.database import DamagedHistory, move_aside
 

@@ -29,7 +29,6 @@ the processes are (a CLI call never idles).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sqlite3
@@ -38,6 +37,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
 from nbedit.errors import HistoryError
 from nbedit.storage.atomic import process_alive
 from nbedit.storage.blobs import link_copy

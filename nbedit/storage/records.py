@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, NamedTuple
+
+from nbedit._dataclass import NamedTuple, dataclass
+
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
 
 __all__ = [
     "AGENT_ORIGIN_PREFIX",
@@ -27,9 +32,25 @@ __all__ = [
     "known_origin",
 ]
 
-Origin = Literal["magic", "api", "cli", "undo", "restore"]
 ORIGINS: tuple[str, ...] = ("magic", "api", "cli", "undo", "restore")
-Status = Literal["pending", "applied"]
+if TYPE_CHECKING:
+    Origin = Literal["magic", "api", "cli", "undo", "restore"]
+    Status = Literal["pending", "applied"]
+else:
+    # the aliases for a program that reads them at run time, made with typing then
+    _TYPE_ALIASES = {
+        "Origin": ORIGINS,
+        "Status": ("pending", "applied"),
+    }
+
+    def __getattr__(name: str) -> object:
+        if name in _TYPE_ALIASES:
+            from typing import Literal
+
+            return Literal[_TYPE_ALIASES[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # a model's tool call: "agent:<tool name>:<call id>", so the history names who changed what
 AGENT_ORIGIN_PREFIX = "agent:"
 

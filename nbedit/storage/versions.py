@@ -44,16 +44,20 @@ These functions run inside the caller's transaction (``database.Database``).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
+from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
 from nbedit.errors import HistoryError
 from nbedit.storage.delta import Delta, Regions, apply_deltas, decode_regions, make_delta, region_delta
+
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "BLOB_FOLDER",

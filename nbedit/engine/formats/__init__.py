@@ -18,8 +18,8 @@ first wins: a SEARCH/REPLACE block that edits a diff file starts with
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from nbedit._dataclass import dataclass
 from nbedit.engine.formats import apply_patch, search_replace, unified
 from nbedit.engine.models import Change
 from nbedit.errors import PatchSyntaxError

@@ -22,10 +22,14 @@ refused with a message rather than half-applied.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
-from nbedit.engine.models import Change, FileChange, Hunk, Operation
+from nbedit._dataclass import dataclass, field
+from nbedit.engine.models import Change, FileChange, Hunk
 from nbedit.errors import PatchSyntaxError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nbedit.engine.models import Operation
 
 __all__ = ["DIALECT", "looks_like", "marker_line", "parse"]
 

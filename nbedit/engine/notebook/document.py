@@ -28,9 +28,9 @@ import codecs
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from nbedit._dataclass import dataclass, field
 from nbedit.engine.models import CellSelector
 from nbedit.engine.notebook.layout import Layout, detect_style
 from nbedit.engine.notebook.scan import CellScan, DuplicateCells, JsonSyntaxError, check_utf8, scan_notebook

@@ -22,8 +22,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
+
+from nbedit._dataclass import dataclass, field
 
 __all__ = ["Layout", "Member", "ObjectLayout", "Style", "detect_style", "format_json"]
 

@@ -34,9 +34,9 @@ import difflib
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from nbedit._dataclass import dataclass
 from nbedit.engine.models import FileChange, FilePlan, Hunk, Tier
 from nbedit.engine.text import (
     decode,

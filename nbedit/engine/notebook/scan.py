@@ -42,9 +42,9 @@ import json
 import json.scanner
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
+from nbedit._dataclass import dataclass, field
 from nbedit.engine.notebook.layout import Layout, Member, ObjectLayout
 
 __all__ = ["CellScan", "DuplicateCells", "JsonSyntaxError", "NotebookScan", "check_utf8", "scan_notebook"]

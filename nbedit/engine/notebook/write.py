@@ -27,9 +27,9 @@ from __future__ import annotations
 import json
 import json.scanner
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from nbedit._dataclass import dataclass
 from nbedit.engine.notebook.layout import Layout, Member, ObjectLayout, Style, format_json
 from nbedit.errors import NotebookError
 
