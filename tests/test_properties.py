@@ -116,7 +116,7 @@ def test_text_diff_matches_difflib_and_round_trips(tmp_path_factory, a: str, b: 
     b=st.lists(st.sampled_from(["x\n", "y\n", "z\n", "w\n", "u\n", "v\n", "t\n"]), max_size=60),
 )
 def test_resync_opcodes_rebuild_the_new_side(a: list[str], b: list[str]) -> None:
-    from nbedit.engine.diff import ResyncMatcher
+    from nbedit.engine.resync import ResyncMatcher
 
     rebuilt: list[str] = []
     covered_old = covered_new = 0

@@ -28,7 +28,6 @@ offset, and keep the file's curly quotes when a quote-normalised match found the
 
 from __future__ import annotations
 
-import difflib
 import re
 from bisect import bisect_right
 from collections import defaultdict
@@ -389,6 +388,8 @@ def _explained(
     expected = [_shortened(line) for line in _query_lines(hunk)]
     actual = [_shortened(strip_newline(line)) for line in index.line_range(match.line - 1, match.line_count)]
     if expected != actual:
+        import difflib  # explanations only: the exact path never loads it
+
         diff = list(
             difflib.unified_diff(expected, actual, "expected", "in file", n=len(expected), lineterm="")
         )[3:]
@@ -521,6 +522,8 @@ def _holds_moved(index: FileIndex, text: str, hit: _Hit) -> bool:
 
 def _removed_lines(hunk: Hunk) -> set[str]:
     """Non-blank old lines the change removes or rewrites, as the fuzzy tier sees lines."""
+    import difflib
+
     from nbedit.engine.transport import split_change_lines
 
     old_lines, _ = split_change_lines(hunk.old)
@@ -891,6 +894,8 @@ def _context_floor(hunk: Hunk, near_line: int | None, threshold: float) -> float
 
 def _changes_lines(hunk: Hunk) -> bool:
     """True when the hunk removes or rewrites at least one old line (exact comparison)."""
+    import difflib
+
     from nbedit.engine.transport import split_change_lines
 
     old_lines, _ = split_change_lines(hunk.old)
@@ -1107,6 +1112,8 @@ def _rejection_reason(index: FileIndex, hunk: Hunk, item: _Scored, floor: float)
 def _candidate(index: FileIndex, hunk: Hunk, hit: _Hit, score: float, reason: str | None = None) -> Candidate:
     expected = [_shortened(line) for line in _query_lines(hunk)]
     actual = [_shortened(strip_newline(line)) for line in index.line_range(hit.first_line, hit.line_count)]
+    import difflib
+
     diff = "\n".join(
         list(difflib.unified_diff(expected, actual, "expected", "in file", n=1, lineterm=""))[2:][:30]
     )

@@ -592,7 +592,7 @@ def text_diff(before: str | None, after: str | None, path: str, new_path: str | 
         "--- " + ("/dev/null" if before is None else f"a/{path}") + "\n",
         "+++ " + ("/dev/null" if after is None else f"b/{new_path or path}") + "\n",
     ]
-    from nbedit.engine.diff import ResyncMatcher
+    from nbedit.engine.resync import ResyncMatcher
 
     matcher = ResyncMatcher(old_lines, new_lines)
     for group in matcher.get_grouped_opcodes(3):

@@ -15,7 +15,6 @@ without importing it.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -89,6 +88,8 @@ def _ancestors() -> list[int]:
 
 def _from_file(path: Path) -> Server | None:
     try:
+        import json  # only once a server file is there
+
         info = json.loads(path.read_text(encoding="utf-8"))
         url = str(info["url"]).rstrip("/")
     except (OSError, ValueError, KeyError, TypeError):

@@ -29,7 +29,6 @@ the processes are (a CLI call never idles).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 import threading
@@ -181,7 +180,7 @@ class HistoryStore:
             cursor = connection.execute(
                 "INSERT INTO entries (session, time, origin, execution_count, status, tiers, summary, undoes, root, pid,"
                 " token) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)",
-                (draft.session, time.time(), draft.origin, draft.execution_count, json.dumps(list(draft.tiers)),
+                (draft.session, time.time(), draft.origin, draft.execution_count, _tiers_json(draft.tiers),
                  draft.summary, draft.undoes, draft.root, os.getpid(), draft.token),
             )  # fmt: skip
             seq = int(cursor.lastrowid or 0)
@@ -596,6 +595,8 @@ class HistoryStore:
         result = []
         for seq, session, when, origin, count, status, tiers, summary, undoes, root, partial in rows:
             if tiers not in parsed_tiers:
+                import json
+
                 parsed_tiers[tiers] = tuple(json.loads(tiers))
             result.append(
                 Entry(format_id(seq), session, when, origin, count, status, tuple(files.get(seq, ())),
@@ -792,3 +793,13 @@ def _oldest_to_fit(connection: sqlite3.Connection, limit: int) -> list[int]:
         if excess <= 0:
             break
     return doomed
+
+
+def _tiers_json(tiers: tuple[str, ...]) -> str:
+    """``json.dumps(list(tiers))`` without importing json on every write (start-up): the tier
+    names are plain words; anything else goes through json itself."""
+    if all(tier.isascii() and tier.replace("-", "").replace("_", "").isalnum() for tier in tiers):
+        return "[" + ", ".join(f'"{tier}"' for tier in tiers) + "]"
+    import json
+
+    return json.dumps(list(tiers))
