@@ -423,3 +423,17 @@ else:
             return made
 
     NamedTuple = type.__new__(_NamedTupleMeta, "NamedTuple", (), {})
+
+    def literal_aliases(module, aliases):
+        """A module ``__getattr__`` giving ``Literal`` type aliases to a program that reads them at
+        run time (``typing.get_args(models.Operation)``): built with typing then, so that importing
+        the module never loads typing. ``aliases`` maps a name to the alias's values."""
+
+        def __getattr__(name):
+            if name in aliases:
+                from typing import Literal
+
+                return Literal[aliases[name]]
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+        return __getattr__

@@ -85,16 +85,12 @@ if TYPE_CHECKING:
     Surface = Literal["python", "cli", "magic"]
 else:
     # the aliases for a program that reads them at run time, made with typing then
+    from nbedit._dataclass import literal_aliases
+
     _TYPE_ALIASES = {
         "Surface": ("python", "cli", "magic"),
     }
-
-    def __getattr__(name: str) -> object:
-        if name in _TYPE_ALIASES:
-            from typing import Literal
-
-            return Literal[_TYPE_ALIASES[name]]
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    __getattr__ = literal_aliases(__name__, _TYPE_ALIASES)
 
 
 # neutral option name -> its spelling in Python, on the command line, in the magics

@@ -24,9 +24,11 @@ from hypothesis import strategies as st
 
 import nbedit
 from nbedit.engine.diff import (
-    _block_text,
+    DiffBlock,
+    _emit,
     _equal_ends,
     _equal_ends_by_line,
+    _middle_opcodes,
     common_ends,
     diff_stats,
     file_blocks,
@@ -37,6 +39,30 @@ from nbedit.engine.models import FilePlan, Plan
 from nbedit.engine.text import split_lines
 
 DATA = Path(__file__).parent / "data"
+
+
+def _block_text(block: DiffBlock, out: list[str]) -> None:
+    """Write a block as a unified hunk, with -/+ only where lines really differ."""
+
+    old, new = block.old_lines, block.new_lines
+    old_start = block.old_start + 1 if old else block.old_start
+    new_start = block.new_start + 1 if new else block.new_start
+    out.append(f"@@ -{old_start},{len(old)} +{new_start},{len(new)} @@\n")
+    head, tail = common_ends(old, new)  # diff only the middle
+    for line in old[:head]:
+        _emit(" ", line, out)
+    middle_old, middle_new = old[head : len(old) - tail], new[head : len(new) - tail]
+    for tag, a0, a1, b0, b1 in _middle_opcodes(middle_old, middle_new):
+        if tag == "equal":
+            for line in middle_old[a0:a1]:
+                _emit(" ", line, out)
+            continue
+        for line in middle_old[a0:a1]:
+            _emit("-", line, out)
+        for line in middle_new[b0:b1]:
+            _emit("+", line, out)
+    for line in old[len(old) - tail :]:
+        _emit(" ", line, out)
 
 
 def reference_diff(file_plan: FilePlan) -> str:

@@ -65,7 +65,9 @@ def file_blocks(file_plan: FilePlan, context: int = CONTEXT) -> list[DiffBlock]:
     return blocks
 
 
-def _raw_blocks(before: str, file_plan: FilePlan, context: int) -> list[tuple[int, str, str, tuple[int, ...]]]:
+def _raw_blocks(
+    before: str, file_plan: FilePlan, context: int
+) -> list[tuple[int, str, str, tuple[int, ...]]]:
     """Per diff block: its first 0-based old line, its old and new text, the hunks it shows."""
     walker = _Walker(before)
     changes: list[_Change] = []
@@ -75,7 +77,16 @@ def _raw_blocks(before: str, file_plan: FilePlan, context: int) -> list[tuple[in
         first_line, first_offset = walker.line_containing(start)
         if end > start and first_offset == start and before[end - 1] == "\n":
             # whole lines (every exactly located hunk of a diff): the span is the change
-            changes.append((first_line, start, first_line + before.count("\n", start, end), end, match.replacement, hunk_index))
+            changes.append(
+                (
+                    first_line,
+                    start,
+                    first_line + before.count("\n", start, end),
+                    end,
+                    match.replacement,
+                    hunk_index,
+                )
+            )
             continue
         if end > start:
             last_offset = walker.end_of_line(end - 1)
@@ -193,36 +204,13 @@ def _middle_opcodes(
     return difflib.SequenceMatcher(None, middle_old, middle_new, autojunk=False).get_opcodes()
 
 
-def _block_text(block: DiffBlock, out: list[str]) -> None:
-    """Write a block as a unified hunk, with -/+ only where lines really differ."""
-
-    old, new = block.old_lines, block.new_lines
-    old_start = block.old_start + 1 if old else block.old_start
-    new_start = block.new_start + 1 if new else block.new_start
-    out.append(f"@@ -{old_start},{len(old)} +{new_start},{len(new)} @@\n")
-    head, tail = common_ends(old, new)  # diff only the middle
-    for line in old[:head]:
-        _emit(" ", line, out)
-    middle_old, middle_new = old[head : len(old) - tail], new[head : len(new) - tail]
-    for tag, a0, a1, b0, b1 in _middle_opcodes(middle_old, middle_new):
-        if tag == "equal":
-            for line in middle_old[a0:a1]:
-                _emit(" ", line, out)
-            continue
-        for line in middle_old[a0:a1]:
-            _emit("-", line, out)
-        for line in middle_new[b0:b1]:
-            _emit("+", line, out)
-    for line in old[len(old) - tail :]:
-        _emit(" ", line, out)
-
-
 def _write_block(old_first: int, new_first: int, old: str, new: str, out: list[str]) -> int:
-    """Append a block as ``_block_text`` writes it; return its new minus old line count.
+    """Append a block as a unified hunk; return its new minus old line count.
 
     Whole runs of lines get their markers with one ``replace`` (a context run, the
     removed run, the added run); only a middle whose lines overlap is split and aligned
-    line by line. Same text as ``_block_text``, in a fraction of the Python steps.
+    line by line. Same text as writing every line on its own (the reference writer in
+    tests/test_diff_fast_paths.py), in a fraction of the Python steps.
     """
     old_count = old.count("\n") + (old[-1:] not in ("\n", ""))
     new_count = new.count("\n") + (new[-1:] not in ("\n", ""))
@@ -312,7 +300,7 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
 
 
 def block_counts(old: str, new: str) -> tuple[int, int]:
-    """(added, removed) lines ``_block_text`` writes for a block whose texts are ``old`` and ``new``.
+    """(added, removed) lines of the unified hunk written for a block whose texts are ``old`` and ``new``.
 
     The same trimming of equal lines at both ends (``_equal_ends``) and the same
     alignment of the rest, on the two strings: only the differing middle, usually
@@ -421,7 +409,11 @@ def _changed_spans(before: str, file_plan: FilePlan, context: int) -> list[tuple
         else:
             last_offset = walker.end_of_line(start)
         changes.append(
-            (first_offset, last_offset, before[first_offset:start] + match.replacement + before[end:last_offset])
+            (
+                first_offset,
+                last_offset,
+                before[first_offset:start] + match.replacement + before[end:last_offset],
+            )
         )
     spans: list[tuple[str, str]] = []
     group: list[tuple[int, int, str]] = []

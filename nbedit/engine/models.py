@@ -29,16 +29,12 @@ if TYPE_CHECKING:
     Operation = Literal["update", "add", "delete"]
 else:
     # the aliases for a program that reads them at run time, made with typing then
+    from nbedit._dataclass import literal_aliases
+
     _TYPE_ALIASES = {
         "Operation": ("update", "add", "delete"),
     }
-
-    def __getattr__(name: str) -> object:
-        if name in _TYPE_ALIASES:
-            from typing import Literal
-
-            return Literal[_TYPE_ALIASES[name]]
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    __getattr__ = literal_aliases(__name__, _TYPE_ALIASES)
 
 
 class Tier(enum.Enum):

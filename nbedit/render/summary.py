@@ -45,16 +45,12 @@ if TYPE_CHECKING:
     Role = Literal["headline", "path", "added", "removed", "detail", "note", "warning"]
 else:
     # the aliases for a program that reads them at run time, made with typing then
+    from nbedit._dataclass import literal_aliases
+
     _TYPE_ALIASES = {
         "Role": ("headline", "path", "added", "removed", "detail", "note", "warning"),
     }
-
-    def __getattr__(name: str) -> object:
-        if name in _TYPE_ALIASES:
-            from typing import Literal
-
-            return Literal[_TYPE_ALIASES[name]]
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    __getattr__ = literal_aliases(__name__, _TYPE_ALIASES)
 
 
 @dataclass(frozen=True, slots=True)

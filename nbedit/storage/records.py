@@ -38,17 +38,13 @@ if TYPE_CHECKING:
     Status = Literal["pending", "applied"]
 else:
     # the aliases for a program that reads them at run time, made with typing then
+    from nbedit._dataclass import literal_aliases
+
     _TYPE_ALIASES = {
         "Origin": ORIGINS,
         "Status": ("pending", "applied"),
     }
-
-    def __getattr__(name: str) -> object:
-        if name in _TYPE_ALIASES:
-            from typing import Literal
-
-            return Literal[_TYPE_ALIASES[name]]
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    __getattr__ = literal_aliases(__name__, _TYPE_ALIASES)
 
 
 # a model's tool call: "agent:<tool name>:<call id>", so the history names who changed what
