@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from nbedit._dataclass import dataclass
 from nbedit.engine.models import FilePlan, Plan
-from nbedit.engine.text import split_lines
+from nbedit.engine.text import common_ends, split_lines
 
 __all__ = [
     "CONTEXT",
@@ -172,18 +172,6 @@ def _block(walker: _Walker, group: list[_Change], context: int) -> tuple[int, st
         pieces.append(text[change[3] : following])
     first = group[0][0] - walked
     return first, text[start:stop], "".join(pieces), tuple(change[5] for change in group)
-
-
-def common_ends(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
-    """How many leading and trailing lines two sequences share (not overlapping)."""
-    shortest = min(len(old), len(new))
-    head = 0
-    while head < shortest and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < shortest - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
-        tail += 1
-    return head, tail
 
 
 def _emit(prefix: str, line: str, out: list[str]) -> None:

@@ -29,6 +29,13 @@ from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for sma
 from nbedit._dataclass import dataclass
 from nbedit.errors import BinaryFile, OptionError, UnsupportedFile, option
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing stays out of a run (tests/test_startup.py)
+    from collections.abc import Sequence
+    from typing import TypeVar
+
+    Item = TypeVar("Item")
+
 __all__ = [
     "Codec",
     "UTF8",
@@ -305,14 +312,15 @@ def dominant_newline(text: str) -> str:
     return "\r\n" if crlf * 2 > total else "\n"
 
 
-def common_affixes(old: str, new: str) -> tuple[int, int]:
-    """Lengths of the longest shared prefix and, of what is left, the longest shared suffix
-    of ``old`` and ``new``: a rewrite touches only ``old[prefix:len(old) - suffix]``."""
-    prefix = 0
-    limit = min(len(old), len(new))
-    while prefix < limit and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
-        suffix += 1
-    return prefix, suffix
+def common_ends(old: Sequence[Item], new: Sequence[Item]) -> tuple[int, int]:
+    """How many leading and then trailing items two sequences share, not overlapping: of two
+    texts, characters (a rewrite touches only ``old[head:len(old) - tail]``); of two line lists,
+    lines (the equal context a diff block shows around its change)."""
+    shortest = min(len(old), len(new))
+    head = 0
+    while head < shortest and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < shortest - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
+        tail += 1
+    return head, tail

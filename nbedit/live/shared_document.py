@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from nbedit._dataclass import dataclass, field
-from nbedit.engine.text import common_affixes
+from nbedit.engine.text import common_ends
 from nbedit.live.protocol import CellEdit, LiveChange, TextEdit
 
 _MISSING = object()
@@ -53,7 +53,7 @@ class Check:
 def splice(text: Any, old: str, new: str, offset: int = 0) -> None:
     """Turn ``old`` (at UTF-8 byte ``offset`` of the shared ``text``) into ``new`` by one
     splice of the changed middle. pycrdt indexes shared text by UTF-8 bytes."""
-    prefix, suffix = common_affixes(old, new)
+    prefix, suffix = common_ends(old, new)
     start = offset + len(old[:prefix].encode("utf-8"))
     old_end = offset + len(old[: len(old) - suffix].encode("utf-8"))
     middle = new[prefix : len(new) - suffix]

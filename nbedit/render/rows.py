@@ -205,25 +205,10 @@ def _spans(text: str, starts: list[int], hunks: Sequence[tuple[int, LocatedHunk]
     return [_with_lines(text, span) for span in spans]
 
 
-def _common_ends(old_lines: Sequence[str], new_lines: Sequence[str]) -> tuple[int, int]:
-    """How many lines the two lists share at the start, and then at the end."""
-    shortest = min(len(old_lines), len(new_lines))
-    head = 0
-    while head < shortest and old_lines[head] == new_lines[head]:
-        head += 1
-    tail = 0
-    while (
-        tail < shortest - head
-        and old_lines[len(old_lines) - 1 - tail] == new_lines[len(new_lines) - 1 - tail]
-    ):
-        tail += 1
-    return head, tail
-
-
 def _with_lines(text: str, span: _Span) -> _Span:
     old_lines = tuple(split_lines(text[span.start : span.end]))
     new_lines = tuple(split_lines(_replaced(text, span.start, span.end, span.hunks)))
-    head, tail = _common_ends(old_lines, new_lines)
+    head, tail = common_ends(old_lines, new_lines)
     return _Span(span.first, span.last, span.start, span.end, span.hunks, old_lines, new_lines, head, tail)
 
 

@@ -46,7 +46,7 @@ from nbedit.engine.models import FileChange, FilePlan, Hunk, LocatedHunk
 from nbedit.engine.notebook.document import NotebookDocument
 from nbedit.engine.notebook.raw import RawDecision, looks_like_notebook_json, plan_raw
 from nbedit.engine.plan import splice
-from nbedit.engine.text import common_affixes
+from nbedit.engine.text import common_ends
 from nbedit.errors import AmbiguousMatch, MatchError, NoMatch, option
 
 if TYPE_CHECKING:
@@ -251,7 +251,7 @@ def _changed_core(view: str, item: LocatedHunk) -> tuple[int, int, str, str]:
     match = item.match
     old = view[match.start : match.end]
     new = match.replacement
-    prefix, suffix = common_affixes(old, new)
+    prefix, suffix = common_ends(old, new)
     return (
         match.start + prefix,
         match.end - suffix,
