@@ -17,11 +17,19 @@ start, or for a pure insertion the old line *before which* the new lines go.
 Git's extended headers give renames (``new_path``), modes (``new_mode``) and
 empty-file adds/deletes; binary, copy, symlink and submodule patches are
 refused with a message rather than half-applied.
+
+Speed: a ``git diff`` of hundreds of hunks is mostly runs of hunks that follow
+each other directly with plain body lines. Such a run is read as a whole
+(``_Parser._hunk_run``): every side's texts with one join and one split, counts
+checked against the headers by C-level maps. Anything unusual in a hunk leaves
+that hunk to the line-driven readers, so errors and edge cases are theirs.
 """
 
 from __future__ import annotations
 
 import re
+from itertools import compress, repeat
+from operator import add, itemgetter, ne, not_
 
 from nbedit._dataclass import dataclass, field
 from nbedit.engine.models import Change, FileChange, Hunk
@@ -36,6 +44,14 @@ __all__ = ["DIALECT", "looks_like", "marker_line", "parse"]
 DIALECT = "unified"
 
 _HUNK_HEADER = re.compile(r"@@ -([0-9]{1,9})(?:,([0-9]{1,9}))? \+([0-9]{1,9})(?:,([0-9]{1,9}))? @@(?!@)")
+# The same header as a whole line after the newline before it (a literal start: ``re`` finds it
+# with a fast scan, where a ``^`` under MULTILINE is tried at every character).
+_HEADER_LINE = re.compile(r"\n" + _HUNK_HEADER.pattern + r"[^\n]*")
+# The first line from which a run of hunks surely ends: one that is neither a hunk header nor a
+# body line, or a '--- ' line (the next file's header in a diff without 'diff' lines).
+_RUN_END = re.compile(r"\n(?:[^ +\-@]|--- |@(?!" + _HUNK_HEADER.pattern[1:] + "))")
+_AT = re.compile("@")
+_AFTER_MARKER = slice(1, None)
 _MODE = re.compile(r"[0-7]{6}")
 _DEV_NULL = "/dev/null"
 _GIT_HEADER_PREFIX = "diff --git "
@@ -130,12 +146,14 @@ class _Section:
 
 class _Parser:
     def __init__(self, text: str, default_path: str | None) -> None:
+        self.text = text
         self.lines = text.split("\n")
         if self.lines and self.lines[-1] == "":
             self.lines.pop()
         self.default_path = default_path
         self.index = 0
         self.files: list[FileChange] = []
+        self._known = (0, 0)  # (line index, offset of its start in text): where _offset counts from
 
     # -- driver -------------------------------------------------------------------------------------
 
@@ -259,6 +277,10 @@ class _Parser:
         while self.index < len(lines):
             line = lines[self.index]
             if line.startswith("@@"):
+                run = self._hunk_run()
+                if run:
+                    section.hunks.extend(run)
+                    continue
                 section.hunks.append(self._hunk())
                 continue
             if section.hunks and not line.strip():
@@ -359,6 +381,82 @@ class _Parser:
             whole_lines=True,
             start_line=start_line,
             source_line=header_number,
+        )
+
+    def _offset(self, index: int) -> int:
+        """Offset in the text of the start of line ``index`` (0-based)."""
+        known_index, known_offset = self._known
+        if index < known_index:
+            known_index, known_offset = 0, 0
+        offset = known_offset + sum(map(len, self.lines[known_index:index])) + index - known_index
+        self._known = (index, offset)
+        return offset
+
+    def _hunk_run(self) -> list[Hunk]:
+        """Hunks that follow each other directly, read a whole run at a time.
+
+        Every hunk of the run but the last is a header followed by plain body
+        lines (' ', '-' or '+') up to the next header, in exactly the numbers its
+        header says: the careful reader would read the same lines, find no
+        '\\ No newline' marker and no extra line, and make the same texts. Each
+        side's texts come from one join of the run's lines without their first
+        character (the other side's lines left out, a NUL line where each header
+        was) and one split at the NULs: C-level maps, no Python step per line.
+        The last hunk of a run, and any hunk that is not exactly so, is left to
+        the hunk readers, which give the precise errors; an empty list means
+        nothing was consumed.
+        """
+        text = self.text
+        start = self._offset(self.index)
+        if start == 0:
+            return []  # the run's end is found by the newline before each line
+        end = _RUN_END.search(text, start - 1)
+        stop = end.start() if end else len(text)
+        size = text.count("\n", start, stop) + (stop < len(text) or not text.endswith("\n"))
+        run = self.lines[self.index : self.index + size]
+        markers = "".join(map(itemgetter(0), run))  # no line of a run is empty
+        heads = [found.start() for found in _AT.finditer(markers)]
+        if len(heads) < 2 or heads[0] != 0 or text.find("\x00", start, stop) != -1:
+            return []  # not two hunks in a row; or a NUL, which marks the headers below
+        last = heads[-1]  # the last hunk of the run is read by the hunk readers
+        numbers = _HEADER_LINE.findall("\n" + "\n".join([run[head] for head in heads[:-1]]))
+        stripped = list(map(itemgetter(_AFTER_MARKER), run[:last]))
+        for head in heads[:-1]:
+            stripped[head] = "\x00"
+        olds = ("\n".join(compress(stripped, map(ne, markers, repeat("+")))) + "\n").split("\x00\n")
+        news = ("\n".join(compress(stripped, map(ne, markers, repeat("-")))) + "\n").split("\x00\n")
+        del olds[0], news[0]
+        if not (len(olds) == len(news) == len(numbers) == len(heads) - 1):
+            return []  # cannot happen: every header starts one hunk and is one NUL line
+        # every hunk's line counts against its header's, in C-level maps
+        old_sizes = list(map(str.count, olds, repeat("\n")))
+        new_sizes = list(map(str.count, news, repeat("\n")))
+        expected_old = list(map(int, [number[1] or "1" for number in numbers]))
+        expected_new = list(map(int, [number[3] or "1" for number in numbers]))
+        if old_sizes != expected_old or new_sizes != expected_new:
+            fits = 0  # the hunks before the first whose counts do not fit its body
+            while old_sizes[fits] == expected_old[fits] and new_sizes[fits] == expected_new[fits]:
+                fits += 1
+            if not fits:
+                return []  # the careful reader says how the counts are off
+            del olds[fits:], news[fits:], numbers[fits:]
+        header_lines = list(map(add, heads[: len(olds)], repeat(self.index + 1)))
+        self.index += heads[len(olds)]
+        # a pure insertion's start is the line after the one its header names
+        starts = list(map(add, map(int, [number[0] for number in numbers]), map(not_, olds)))
+        return list(
+            map(
+                Hunk,
+                olds,
+                news,
+                repeat(True),
+                starts,
+                repeat(()),
+                repeat(False),
+                repeat(False),
+                repeat(False),
+                header_lines,
+            )
         )
 
     def _plain_hunk_body(self, old_count: int, new_count: int) -> tuple[str, str] | None:
