@@ -159,3 +159,57 @@ def test_headerless_hunks_parse_as_hunk_by_hunk(text: str) -> None:
     """With a default path, hunks may start the text (no newline before the first header)."""
     body = "\n".join(line for line in text.split("\n") if not line.startswith(("---", "+++", "diff")))
     assert_same(body, default_path="f")
+
+
+def marker_line_by_lines(text: str) -> int | None:
+    """``unified.marker_line`` as it was: every line looked at in turn."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if line.startswith("diff --git "):
+            return index
+        if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1].startswith("+++ "):
+            return index
+        if line.startswith("@@ -") and unified._HUNK_HEADER.match(line):
+            return index
+    return None
+
+
+MARKER_PIECES = [
+    "diff --git a/x b/x",
+    "diff --git",
+    "--- a/x",
+    "+++ b/x",
+    "---",
+    "+++",
+    "@@ -1 +1 @@",
+    "@@ -1,2 +1 @@@",
+    "@@ -x +1 @@",
+    " @@ -1 +1 @@",
+    "text",
+    "",
+    "\r",
+    "*** Begin Patch",
+    "<<<<<<< SEARCH",
+]
+
+
+@settings(max_examples=300)
+@given(pieces=st.lists(st.sampled_from(MARKER_PIECES), max_size=8), crlf=st.booleans())
+def test_marker_line_finds_the_line_the_line_by_line_scan_finds(pieces: list[str], crlf: bool) -> None:
+    text = ("\r\n" if crlf else "\n").join(pieces)
+    assert unified.marker_line(text) == marker_line_by_lines(text)
+
+
+def test_marker_line_on_real_patches() -> None:
+    for case in sorted((DATA / "cases").iterdir()):
+        text = (case / "change.txt").read_bytes().decode("utf-8")
+        assert unified.marker_line(text) == marker_line_by_lines(text)
+    for archive_path in sorted((DATA / "real-history").glob("*-history.tar.xz")):
+        with tarfile.open(archive_path) as archive:
+            for member in archive.getmembers():
+                handle = archive.extractfile(member) if member.name.startswith("patches/") else None
+                if handle is not None:
+                    text = handle.read().decode("utf-8")
+                    assert unified.marker_line(text) == marker_line_by_lines(text)
+                    tail = text[len(text) // 2 :]  # from the middle of a line: not at the first line
+                    assert unified.marker_line(tail) == marker_line_by_lines(tail)

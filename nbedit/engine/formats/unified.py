@@ -50,6 +50,9 @@ _HEADER_LINE = re.compile(r"\n" + _HUNK_HEADER.pattern + r"[^\n]*")
 # The first line from which a run of hunks surely ends: one that is neither a hunk header nor a
 # body line, or a '--- ' line (the next file's header in a diff without 'diff' lines).
 _RUN_END = re.compile(r"\n(?:[^ +\-@]|--- |@(?!" + _HUNK_HEADER.pattern[1:] + "))")
+# A line only a unified diff has: a git header, a '---' line with a '+++' line after it, a hunk header.
+_MARKER = re.compile(r"diff --git |--- [^\n]*\n\+\+\+ |" + _HUNK_HEADER.pattern)
+_MARKER_AFTER_NEWLINE = re.compile(r"\n(?:" + _MARKER.pattern + ")")
 _AT = re.compile("@")
 _AFTER_MARKER = slice(1, None)
 _MODE = re.compile(r"[0-7]{6}")
@@ -89,15 +92,10 @@ def marker_line(text: str) -> int | None:
     """0-based index of the first line that only a unified diff would have, or None."""
     if "\n+++ " not in text and "@@ -" not in text and _GIT_HEADER_PREFIX not in text:
         return None  # one C-level scan rules most texts out
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        if line.startswith(_GIT_HEADER_PREFIX):
-            return index
-        if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1].startswith("+++ "):
-            return index
-        if line.startswith("@@ -") and _HUNK_HEADER.match(line):
-            return index
-    return None
+    if _MARKER.match(text):
+        return 0
+    found = _MARKER_AFTER_NEWLINE.search(text)
+    return None if found is None else text.count("\n", 0, found.start() + 1)
 
 
 def looks_like(text: str) -> bool:
