@@ -22,6 +22,7 @@ from nbedit.engine.models import (
     LocatedHunk,
     Match,
     Plan,
+    Tier,
     is_notebook_path,
 )
 from nbedit.engine.text import UTF8, Codec, canonical_encoding, decode, encode, fingerprint, split_lines
@@ -119,14 +120,20 @@ def edit_text(
     if sequential and len(hunks) > 1:
         return _edit_in_order(text, hunks, options, path=path, region=region)
     index = FileIndex(text)
-    located: list[LocatedHunk] = []
     notes: list[str] = []
     skipped: list[int] = []
     search_from = region[0] if region else 0
     region_end = region[1] if region else len(text)
     carried_offset = 0
     cursor: tuple[int, int] | None = (0, 0) if region is None else None  # (offset, line) of a line start
-    for number, hunk in enumerate(hunks):
+    located: list[LocatedHunk] = []
+    if region is None:
+        located, pieces, cursor = _exact_in_place(text, hunks)
+        if len(located) == len(hunks):
+            pieces.append(text[cursor[0] :])
+            return TextEdit("".join(pieces), tuple(located), False, ())
+        search_from = cursor[0]
+    for number, hunk in enumerate(hunks[len(located) :], start=len(located)):
         near = hunk.start_line + carried_offset if hunk.start_line is not None else None
         low = search_from if hunk.search_from_previous else (region[0] if region else 0)
         if cursor is not None and near is not None and not hunk.alternatives:
@@ -161,6 +168,51 @@ def edit_text(
         _refuse_partly_applied(path, skipped, len(hunks))
     _check_overlaps(located, path)
     return TextEdit(splice(text, located), tuple(located), bool(skipped), tuple(notes))
+
+
+def _exact_in_place(text: str, hunks: Sequence[Hunk]) -> tuple[list[LocatedHunk], list[str], tuple[int, int]]:
+    """The leading hunks of a diff that are exactly at the lines they claim, and the text they make.
+
+    What ``_exact_at_expected_line`` finds for each hunk while every hunk before it
+    was found so (its offset then stays 0), in one tight loop: the first exact
+    occurrence after the previous hunk, at the line the header names. Such hunks
+    are in file order and cannot overlap, so the pieces of the new text (the text
+    between them, then each hunk's new text) are collected on the way and no
+    sort or overlap check is needed. Returns the located hunks, the pieces and the
+    (offset, line) where the last one ended; the caller goes on from the first
+    hunk that is not so, with the full search.
+    """
+    located: list[LocatedHunk] = []
+    pieces: list[str] = []
+    find, count = text.find, text.count
+    offset = line = 0  # the end of the last hunk found: a line start, and its 0-based line
+    exact = Tier.EXACT
+    for hunk in hunks:
+        old = hunk.old
+        if (
+            hunk.start_line is None
+            or not hunk.whole_lines
+            or hunk.replace_all
+            or hunk.anchors
+            or hunk.at_end
+            or hunk.alternatives
+            or not old.endswith("\n")
+        ):
+            break
+        position = find(old, offset)
+        if position == -1 or (position and text[position - 1] != "\n"):
+            break
+        first = line + count("\n", offset, position)
+        if first + 1 != hunk.start_line:
+            break
+        size = old.count("\n")
+        end = position + len(old)
+        # the span is the old text itself, line endings included, so the new text goes in as written
+        located.append(LocatedHunk(hunk, Match(position, end, hunk.new, exact, 1.0, first + 1, size, 0)))
+        pieces.append(text[offset:position])
+        pieces.append(hunk.new)
+        offset, line = end, first + size
+    return located, pieces, (offset, line)
 
 
 def _refuse_partly_applied(path: str, applied: Sequence[int], total: int) -> None:

@@ -1,0 +1,124 @@
+"""The planner's run of hunks found exactly in place gives what the hunk-by-hunk loop gives.
+
+``plan._exact_in_place`` locates the leading hunks of a diff that sit exactly at
+the lines they claim in one tight loop and splices them on the way. The
+reference is ``edit_text`` with that loop switched off (every hunk through the
+general loop, which tries the same quick check, then the full search, then
+sorts, checks overlaps and splices): the same located hunks, text, notes and
+errors on real release patches, a 918-hunk git diff and generated diffs whose
+hunks are offset, duplicated, already applied or not there at all.
+"""
+
+from __future__ import annotations
+
+import difflib
+import random
+import tarfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nbedit.engine import plan
+from nbedit.engine.formats import unified
+from nbedit.engine.models import Hunk
+from nbedit.engine.plan import PlanOptions, TextEdit, edit_text
+from nbedit.engine.text import split_lines
+from nbedit.errors import NbeditError
+
+DATA = Path(__file__).parent / "data"
+
+
+def hunk_by_hunk(text: str, hunks: object) -> tuple[list[object], list[str], tuple[int, int]]:
+    return [], [], (0, 0)
+
+
+def outcome(text: str, hunks: tuple[Hunk, ...], options: PlanOptions) -> TextEdit | str:
+    try:
+        return edit_text(text, hunks, options, path="f")
+    except NbeditError as error:
+        return f"{type(error).__name__}: {error}"
+
+
+def assert_same(
+    monkeypatch: pytest.MonkeyPatch, text: str, hunks: tuple[Hunk, ...], exact: bool = False
+) -> object:
+    options = PlanOptions(exact=exact)
+    fast = outcome(text, hunks, options)
+    with monkeypatch.context() as patched:
+        patched.setattr(plan, "_exact_in_place", hunk_by_hunk)
+        reference = outcome(text, hunks, options)
+    assert fast == reference
+    return fast
+
+
+def test_release_patches_edit_as_hunk_by_hunk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    edited = 0
+    for archive_path in sorted((DATA / "real-history").glob("*-history.tar.xz")):
+        folder = tmp_path / archive_path.name
+        with tarfile.open(archive_path) as archive:
+            archive.extractall(folder, filter="data")
+        for patch in sorted((folder / "patches").iterdir()):
+            old = patch.stem.split("-", 2)[1]
+            for file_change in unified.parse(patch.read_text(encoding="utf-8")).files:
+                source = folder / "trees" / old / file_change.path
+                if file_change.operation != "update" or not source.is_file():
+                    continue
+                result = assert_same(monkeypatch, source.read_bytes().decode("utf-8"), file_change.hunks)
+                edited += isinstance(result, TextEdit)
+    assert edited > 100
+
+
+def test_a_918_hunk_diff_is_found_in_one_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from benchmarks.bench_patch import make_inputs
+
+    before, after, patch = make_inputs(tmp_path)
+    hunks = unified.parse(patch).files[0].hunks
+    located, _, _ = plan._exact_in_place(before, hunks)
+    assert len(located) == 918
+    result = assert_same(monkeypatch, before, hunks)
+    assert isinstance(result, TextEdit) and result.after == after
+
+
+LINES = ["a = 1\n", "b = 2\n", "same\n", "same\n", "\n", "x\r\n", "é\n", "def f():\n", "    pass\n"]
+
+
+@st.composite
+def diffs(draw: st.DrawFn) -> tuple[str, str, int, str]:
+    """A text, a diff of it, how many lines the file moved down before the diff lands, the edited text."""
+    rng = random.Random(draw(st.integers(0, 2**32)))
+    lines = [rng.choice(LINES) for _ in range(draw(st.integers(0, 60)))]
+    after = list(lines)
+    for _ in range(draw(st.integers(1, 8))):
+        position = rng.randrange(len(after) + 1)
+        kind = rng.choice(["change", "insert", "delete"])
+        if kind == "insert" or not after:
+            after.insert(position, rng.choice(LINES))
+        elif kind == "delete":
+            del after[min(position, len(after) - 1)]
+        else:
+            index = min(position, len(after) - 1)
+            after[index] = after[index].rstrip("\r\n") + "!\n"
+    diff = "".join(difflib.unified_diff(lines, after, "a/f", "b/f", n=draw(st.integers(0, 3))))
+    return "".join(lines), diff, draw(st.integers(0, 4)), "".join(after)
+
+
+@settings(max_examples=300)
+@given(case=diffs(), exact=st.booleans())
+def test_generated_diffs_edit_as_hunk_by_hunk(case: tuple[str, str, int, str], exact: bool) -> None:
+    text, diff, drift, after = case
+    if "@@" not in diff or "\\ No newline" in diff:
+        return
+    hunks = unified.parse(diff).files[0].hunks
+    lines = split_lines(text)
+    rng = random.Random(len(text) + drift)
+    # as is, offset (every hunk some lines further down), and already applied
+    variants = [text, "".join(["# new\n"] * drift) + text, after]
+    if lines:  # a copy of a stretch above: the first exact occurrence is not at the claimed line
+        start = rng.randrange(len(lines))
+        variants.append("".join(lines[start : start + 5]) + text)
+        variants.append("".join(lines[: len(lines) // 2] + ["changed\n"] + lines[len(lines) // 2 + 1 :]))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for variant in variants:
+            assert_same(monkeypatch, variant, hunks, exact)
