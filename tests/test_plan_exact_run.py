@@ -122,3 +122,27 @@ def test_generated_diffs_edit_as_hunk_by_hunk(case: tuple[str, str, int, str], e
     with pytest.MonkeyPatch.context() as monkeypatch:
         for variant in variants:
             assert_same(monkeypatch, variant, hunks, exact)
+
+
+def test_a_big_file_is_fingerprinted_meanwhile_and_the_thread_joined(tmp_path: Path) -> None:
+    """Files of a megabyte or more are hashed on another thread while the hunks are located."""
+    import hashlib
+    import threading
+
+    from nbedit.workspace import Workspace
+
+    lines = [f"value_{number} = {number}\n" for number in range(60_000)]
+    data = "".join(lines).encode()
+    assert len(data) >= plan.HASH_MEANWHILE
+    (tmp_path / "big.py").write_bytes(data)
+    changed = list(lines)
+    changed[30_000] = "value_30000 = 'changed'\n"
+    diff = "".join(difflib.unified_diff(lines, changed, "a/big.py", "b/big.py"))
+    workspace = Workspace(tmp_path, history=False)
+    planned = workspace.plan_patch(diff)
+    assert planned.files[0].fingerprint == hashlib.sha256(data).hexdigest()
+    missing = diff.replace("-value_30000 = 30000", "-value_30000 = 'absent'")
+    with pytest.raises(NbeditError):
+        workspace.plan_patch(missing)
+    assert not [thread for thread in threading.enumerate() if thread.name == "nbedit-fingerprint"]
+    assert (tmp_path / "big.py").read_bytes() == data

@@ -21,13 +21,15 @@ __all__ = ["IN_BACKGROUND", "fingerprint_meanwhile"]
 IN_BACKGROUND = 4 << 20  # bytes from which a buffer is hashed on another thread
 
 
-def fingerprint_meanwhile(data: bytes) -> Callable[[], str]:
+def fingerprint_meanwhile(data: bytes, *, minimum: int = IN_BACKGROUND) -> Callable[[], str]:
     """A function returning ``fingerprint(data)``, hashed on another thread from now on.
 
     The result is the same as ``fingerprint(data)`` in every case: if the thread
     failed, the call hashes here (and raises here if hashing itself fails).
+    ``minimum``: the size from which a thread is worth it, for a caller that
+    knows how much work of its own it does meanwhile.
     """
-    if len(data) < IN_BACKGROUND:
+    if len(data) < minimum:
         value = fingerprint(data)
         return lambda: value
     result: list[str] = []
