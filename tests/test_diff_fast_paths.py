@@ -290,3 +290,14 @@ def test_holds_newlines_is_counting_them(text: str, start: int, end: int, count:
     from nbedit.engine.diff import _holds_newlines
 
     assert _holds_newlines(text, start, end, count) == (text.count("\n", start, end) >= count)
+
+
+def test_the_918_hunk_plan_is_counted_from_its_lone_hunks(tmp_path: Path) -> None:
+    from benchmarks.bench_patch import make_inputs
+    from nbedit.engine.diff import _lone_exact_hunks
+
+    before, _, patch = make_inputs(tmp_path)
+    (tmp_path / "big.py").write_text(before)
+    file_plan = nbedit.Workspace(tmp_path, history=False).plan_patch(patch).files[0]
+    assert _lone_exact_hunks(before, file_plan, 3) is not None
+    assert file_stats(file_plan) == diff_stats(reference_diff(file_plan))

@@ -9,10 +9,10 @@ without located hunks (adds, deletes, restores) fall back to difflib.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from nbedit._dataclass import dataclass
-from nbedit.engine.models import FilePlan, Plan
+from nbedit.engine.models import FilePlan, Plan, Tier
 from nbedit.engine.text import common_ends, split_lines
 
 __all__ = [
@@ -279,9 +279,52 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
     before, _ = _texts(file_plan)
     if not file_plan.hunks or before is None:
         return diff_stats(file_diff(file_plan))
+    alone = _lone_exact_hunks(before, file_plan, CONTEXT)
+    if alone is not None:  # each hunk is a block of its own: its texts are the block's
+        return _summed(map(block_counts, *alone))
     added = removed = 0
     for old, new in _changed_spans(before, file_plan, CONTEXT):
         block_added, block_removed = block_counts(old, new)
+        added += block_added
+        removed += block_removed
+    return added, removed
+
+
+def _lone_exact_hunks(before: str, file_plan: FilePlan, context: int) -> tuple[list[str], list[str]] | None:
+    """The old and new texts of the hunks, when each is a diff block of its own exactly as located.
+
+    That is: every hunk landed by the exact tier on whole lines, its span is its old
+    text and its new text goes in as written (so the block's texts are the hunk's
+    own), and more than ``2 * context`` lines lie between two hunks (so the diff does
+    not join them). None otherwise: ``_changed_spans`` then builds the blocks.
+    """
+    olds: list[str] = []
+    news: list[str] = []
+    exact = Tier.EXACT
+    previous_end = -2 * context - 1  # the 1-based line after the previous hunk
+    for located in file_plan.hunks:
+        match, hunk = located.match, located.hunk
+        old, new, start = hunk.old, hunk.new, match.start
+        if (
+            match.tier is not exact
+            or match.replacement is not new
+            or match.line - previous_end <= 2 * context
+            or match.end - start != len(old)
+            or not old.endswith("\n")
+            or (new and not new.endswith("\n"))
+            or (start and before[start - 1] != "\n")
+            or not before.startswith(old, start)
+        ):
+            return None
+        previous_end = match.line + match.line_count
+        olds.append(old)
+        news.append(new)
+    return olds, news
+
+
+def _summed(counts: Iterable[tuple[int, int]]) -> tuple[int, int]:
+    added = removed = 0
+    for block_added, block_removed in counts:
         added += block_added
         removed += block_removed
     return added, removed
