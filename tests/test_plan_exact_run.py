@@ -30,8 +30,8 @@ from nbedit.errors import NbeditError
 DATA = Path(__file__).parent / "data"
 
 
-def hunk_by_hunk(text: str, hunks: object) -> tuple[list[object], list[str], tuple[int, int]]:
-    return [], [], (0, 0)
+def hunk_by_hunk(text: str, hunks: object) -> tuple[list[object], tuple[int, int]]:
+    return [], (0, 0)
 
 
 def outcome(text: str, hunks: tuple[Hunk, ...], options: PlanOptions) -> TextEdit | str:
@@ -75,7 +75,7 @@ def test_a_918_hunk_diff_is_found_in_one_run(monkeypatch: pytest.MonkeyPatch, tm
 
     before, after, patch = make_inputs(tmp_path)
     hunks = unified.parse(patch).files[0].hunks
-    located, _, _ = plan._exact_in_place(before, hunks)
+    located, _ = plan._exact_in_place(before, hunks)
     assert len(located) == 918
     result = assert_same(monkeypatch, before, hunks)
     assert isinstance(result, TextEdit) and result.after == after
@@ -146,3 +146,78 @@ def test_a_big_file_is_fingerprinted_meanwhile_and_the_thread_joined(tmp_path: P
         workspace.plan_patch(missing)
     assert not [thread for thread in threading.enumerate() if thread.name == "nbedit-fingerprint"]
     assert (tmp_path / "big.py").read_bytes() == data
+
+
+def plan_outcome(root: Path, patch: str) -> object:
+    from nbedit.workspace import Workspace
+
+    try:
+        return Workspace(root, history=False).plan_patch(patch)
+    except NbeditError as error:
+        return f"{type(error).__name__}: {error}"
+
+
+def assert_same_plan(monkeypatch: pytest.MonkeyPatch, root: Path, patch: str) -> object:
+    """The plan with the hunks spliced in the file's bytes equals the plan spliced in its text."""
+    fast = plan_outcome(root, patch)
+    with monkeypatch.context() as patched:
+        patched.setattr(plan, "_edit_bytes", lambda *arguments: None)
+        reference = plan_outcome(root, patch)
+    assert fast == reference
+    return fast
+
+
+def test_release_patches_plan_alike_in_bytes_and_in_text(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    planned = 0
+    for archive_path in sorted((DATA / "real-history").glob("*-history.tar.xz")):
+        folder = tmp_path / archive_path.name
+        with tarfile.open(archive_path) as archive:
+            archive.extractall(folder, filter="data")
+        for patch in sorted((folder / "patches").iterdir()):
+            old = patch.stem.split("-", 2)[1]
+            result = assert_same_plan(monkeypatch, folder / "trees" / old, patch.read_text(encoding="utf-8"))
+            planned += not isinstance(result, str)
+    assert planned > 10
+
+
+NEW_TEXTS = ["x = 2\n", "é = 'ü'\n", "\udcff\n", "tab\there\n", ""]
+
+
+@settings(max_examples=100)
+@given(
+    case=diffs(),
+    new_text=st.sampled_from(NEW_TEXTS),
+    encoding=st.sampled_from(["utf-8", "utf-8-sig", "cp1252"]),
+)
+def test_generated_plans_alike_in_bytes_and_in_text(
+    tmp_path_factory: pytest.TempPathFactory, case: tuple[str, str, int, str], new_text: str, encoding: str
+) -> None:
+    """ASCII or not, BOM or not, a new text that UTF-8 cannot hold: the same plan or the same error."""
+    text, diff, _, _ = case
+    if "@@" not in diff or "\\ No newline" in diff:
+        return
+    diff = diff.replace("\n+", "\n+" + new_text.rstrip("\n") + " ", 1) if new_text else diff
+    root = tmp_path_factory.mktemp("bytes")
+    try:
+        data = text.encode(encoding)
+    except UnicodeEncodeError:
+        return
+    (root / "f").write_bytes(data)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        assert_same_plan(monkeypatch, root, diff)
+    assert (root / "f").read_bytes() == data
+
+
+def test_a_new_text_utf8_cannot_hold_is_left_to_the_text_path() -> None:
+    """A lone surrogate in a new text: no bytes are spliced; ``encode`` refuses it with its message."""
+    from nbedit.engine.text import UTF8
+
+    text = "a = 1\nb = 2\n"
+    hunks = unified.parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a = 1\n+a = '\ud800'\n").files[0].hunks
+    assert plan._edit_bytes(text, text.encode(), UTF8, hunks) is None
+    fine = unified.parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a = 1\n+a = 'é'\n").files[0].hunks
+    spliced = plan._edit_bytes(text, text.encode(), UTF8, fine)
+    assert spliced is not None
+    assert spliced[1] == "a = 'é'\nb = 2\n".encode() and spliced[0].after == "a = 'é'\nb = 2\n"

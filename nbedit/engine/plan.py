@@ -42,7 +42,9 @@ from nbedit.errors import (
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Protocol, TypeVar
+
+    Item = TypeVar("Item")
 else:
     Protocol = object
 
@@ -133,10 +135,12 @@ def edit_text(
     cursor: tuple[int, int] | None = (0, 0) if region is None else None  # (offset, line) of a line start
     located: list[LocatedHunk] = []
     if region is None:
-        located, pieces, cursor = _exact_in_place(text, hunks)
+        located, cursor = _exact_in_place(text, hunks)
         if len(located) == len(hunks):
-            pieces.append(text[cursor[0] :])
-            return TextEdit("".join(pieces), tuple(located), False, ())
+            kept = list(map(text.__getitem__, _kept(located)))
+            return TextEdit(
+                "".join(_interleaved(kept, [hunk.new for hunk in hunks])), tuple(located), False, ()
+            )
         search_from = cursor[0]
     for number, hunk in enumerate(hunks[len(located) :], start=len(located)):
         near = hunk.start_line + carried_offset if hunk.start_line is not None else None
@@ -175,20 +179,18 @@ def edit_text(
     return TextEdit(splice(text, located), tuple(located), bool(skipped), tuple(notes))
 
 
-def _exact_in_place(text: str, hunks: Sequence[Hunk]) -> tuple[list[LocatedHunk], list[str], tuple[int, int]]:
-    """The leading hunks of a diff that are exactly at the lines they claim, and the text they make.
+def _exact_in_place(text: str, hunks: Sequence[Hunk]) -> tuple[list[LocatedHunk], tuple[int, int]]:
+    """The leading hunks of a diff that are exactly at the lines they claim.
 
     What ``_exact_at_expected_line`` finds for each hunk while every hunk before it
     was found so (its offset then stays 0), in one tight loop: the first exact
     occurrence after the previous hunk, at the line the header names. Such hunks
-    are in file order and cannot overlap, so the pieces of the new text (the text
-    between them, then each hunk's new text) are collected on the way and no
-    sort or overlap check is needed. Returns the located hunks, the pieces and the
-    (offset, line) where the last one ended; the caller goes on from the first
-    hunk that is not so, with the full search.
+    are in file order and cannot overlap, so ``_pieces`` splices them without a
+    sort or an overlap check. Returns the located hunks and the (offset, line)
+    where the last one ended; the caller goes on from the first hunk that is not
+    so, with the full search.
     """
     located: list[LocatedHunk] = []
-    pieces: list[str] = []
     find, count = text.find, text.count
     offset = line = 0  # the end of the last hunk found: a line start, and its 0-based line
     exact = Tier.EXACT
@@ -214,10 +216,23 @@ def _exact_in_place(text: str, hunks: Sequence[Hunk]) -> tuple[list[LocatedHunk]
         end = position + len(old)
         # the span is the old text itself, line endings included, so the new text goes in as written
         located.append(LocatedHunk(hunk, Match(position, end, hunk.new, exact, 1.0, first + 1, size, 0)))
-        pieces.append(text[offset:position])
-        pieces.append(hunk.new)
         offset, line = end, first + size
-    return located, pieces, (offset, line)
+    return located, (offset, line)
+
+
+def _kept(located: Sequence[LocatedHunk]) -> list[slice]:
+    """The slices of a text that hunks in file order, not overlapping, leave as they are."""
+    starts = [item.match.start for item in located]
+    ends = [item.match.end for item in located]
+    return list(map(slice, [0, *ends], [*starts, None]))
+
+
+def _interleaved(kept: Sequence[Item], insertions: Sequence[Item]) -> list[Item]:
+    """``kept[0], insertions[0], kept[1], ...``: what one join turns into the new text."""
+    pieces = [*kept, *insertions]  # the right length; every item is overwritten
+    pieces[0::2] = kept
+    pieces[1::2] = insertions
+    return pieces
 
 
 def _refuse_partly_applied(path: str, applied: Sequence[int], total: int) -> None:
@@ -466,10 +481,40 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
         digest = fingerprint_meanwhile(data, minimum=HASH_MEANWHILE)
     try:
         text, codec = decode(data, path, options.encoding)
-        edit = edit_text(text, change.hunks, options, path=path, sequential=change.sequential)
+        spliced = _edit_bytes(text, data, codec, change.hunks) if not change.sequential else None
+        if spliced is not None:
+            edit, after_bytes = spliced
+        else:
+            edit = edit_text(text, change.hunks, options, path=path, sequential=change.sequential)
+            after_bytes = None
     finally:
         before_fingerprint = digest() if digest is not None else None  # joined on every path
-    return _file_plan(change, source, data, text, codec, edit, before_fingerprint)
+    return _file_plan(change, source, data, text, codec, edit, before_fingerprint, after_bytes)
+
+
+def _edit_bytes(text: str, data: bytes, codec: Codec, hunks: Sequence[Hunk]) -> tuple[TextEdit, bytes] | None:
+    """``edit_text`` of a diff whose hunks are all exactly in place, spliced in the file's bytes.
+
+    When a UTF-8 file is all ASCII (as many characters as bytes), an offset in the
+    text is the same offset in the bytes: the new bytes are cut from a memoryview
+    of the old ones (no copies) around the hunks' encoded new texts, joined once,
+    and the new text is decoded from them. That is one big copy less than joining
+    the text and encoding it, and no copies of the text between the hunks. None
+    when that is not so (the caller takes ``edit_text``).
+    """
+    if codec != UTF8 or len(text) != len(data) or not hunks:
+        return None
+    located, _ = _exact_in_place(text, hunks)
+    if len(located) != len(hunks):
+        return None
+    try:
+        insertions: list[bytes | memoryview] = [hunk.new.encode() for hunk in hunks]
+    except UnicodeEncodeError:  # a lone surrogate: ``encode`` says what to do about it
+        return None
+    view = memoryview(data)
+    kept: list[bytes | memoryview] = [view[cut] for cut in _kept(located)]
+    after_bytes = b"".join(_interleaved(kept, insertions))
+    return TextEdit(after_bytes.decode(), tuple(located), False, ()), after_bytes
 
 
 def _encoding_facts(codec: Codec) -> tuple[str | None, tuple[str, ...]]:
@@ -488,8 +533,12 @@ def _file_plan(
     codec: Codec,
     edit: TextEdit,
     before_fingerprint: str | None = None,
+    spliced: bytes | None = None,
 ) -> FilePlan:
-    after_bytes = data if edit.after == text else encode(edit.after, codec, change.path)
+    if edit.after == text:
+        after_bytes = data
+    else:
+        after_bytes = spliced if spliced is not None else encode(edit.after, codec, change.path)
     encoding, encoding_notes = _encoding_facts(codec)
     before_mode = source.mode(change.path)
     mode = change.new_mode if change.new_mode is not None else before_mode
