@@ -19,7 +19,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nbedit
@@ -290,6 +290,35 @@ def test_holds_newlines_is_counting_them(text: str, start: int, end: int, count:
     from nbedit.engine.diff import _holds_newlines
 
     assert _holds_newlines(text, start, end, count) == (text.count("\n", start, end) >= count)
+
+
+block_texts = st.lists(
+    st.sampled_from(["a\n", "b\n", "ab\n", "ba\n", "\n", "same\n", "x = 1\n", "a\r\n", "é\n"]), max_size=8
+)
+
+
+@settings(max_examples=500)
+@given(
+    old_lines=block_texts.filter(bool), new_lines=block_texts, edit=st.integers(0, 3), seed=st.integers(0, 99)
+)
+def test_lone_block_counts_are_block_counts(
+    old_lines: list[str], new_lines: list[str], edit: int, seed: int
+) -> None:
+    """The shortcut for one changed line, or lines only inserted or only removed, counts as ``block_counts``."""
+    from nbedit.engine.diff import _lone_block_counts, block_counts
+
+    rng = random.Random(seed)
+    if edit:  # mostly a small edit of the old lines (the shapes the shortcut takes), else any pair
+        new_lines = list(old_lines)
+        position = rng.randrange(len(old_lines))
+        if edit == 1:
+            new_lines[position] = rng.choice(["b\n", "ab\n", "same\n", "x = 2\n"])
+        elif edit == 2:
+            new_lines[position:position] = rng.choice([["a\n"], ["b\n", "b\n"], ["\n"]])
+        else:
+            del new_lines[position : position + rng.randrange(1, 3)]
+    old, new = "".join(old_lines), "".join(new_lines)
+    assert _lone_block_counts(old, new) == block_counts(old, new)
 
 
 def test_the_918_hunk_plan_is_counted_from_its_lone_hunks(tmp_path: Path) -> None:

@@ -281,7 +281,7 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
         return diff_stats(file_diff(file_plan))
     alone = _lone_exact_hunks(before, file_plan, CONTEXT)
     if alone is not None:  # each hunk is a block of its own: its texts are the block's
-        return _summed(map(block_counts, *alone))
+        return _summed(map(_lone_block_counts, *alone))
     added = removed = 0
     for old, new in _changed_spans(before, file_plan, CONTEXT):
         block_added, block_removed = block_counts(old, new)
@@ -320,6 +320,39 @@ def _lone_exact_hunks(before: str, file_plan: FilePlan, context: int) -> tuple[l
         olds.append(old)
         news.append(new)
     return olds, news
+
+
+def _lone_block_counts(old: str, new: str) -> tuple[int, int]:
+    """``block_counts(old, new)`` for a block whose old text ends with a newline, new too or empty.
+
+    Most hunks of a diff change one line, or only insert or only remove lines. Those
+    shapes are told from where the two texts first differ (one XOR of the two ASCII
+    texts read as little-endian integers) and one comparison of what follows: one
+    line changed when the texts are the same after the line holding the first
+    difference (two different single lines: ``block_counts`` says one added, one
+    removed); lines inserted (or removed) at the head of the first difference when the
+    shorter text's rest is the longer one's end and the inserted run is whole lines
+    (nothing to align: the other middle is empty). Every other block is counted by
+    ``block_counts`` itself.
+    """
+    if old == new or not (old.isascii() and new.isascii()):
+        return block_counts(old, new)
+    differ = int.from_bytes(old.encode(), "little") ^ int.from_bytes(new.encode(), "little")
+    first = ((differ & -differ).bit_length() - 1) >> 3  # the first character that differs
+    head = old.rfind("\n", 0, first) + 1
+    old_rest, new_rest = old.find("\n", first) + 1, new.find("\n", first) + 1
+    if old_rest and new_rest and old[old_rest:] == new[new_rest:]:
+        return 1, 1
+    old_size, new_size = len(old), len(new)
+    if old_size < new_size and new.endswith(old[head:]):
+        end = new_size - (old_size - head)  # the inserted lines are new[head:end]
+        if end == head or new[end - 1] == "\n":
+            return new.count("\n", head, end), 0
+    elif new_size < old_size and old.endswith(new[head:]):
+        end = old_size - (new_size - head)  # the removed lines are old[head:end]
+        if end == head or old[end - 1] == "\n":
+            return 0, old.count("\n", head, end)
+    return block_counts(old, new)
 
 
 def _summed(counts: Iterable[tuple[int, int]]) -> tuple[int, int]:
