@@ -185,8 +185,8 @@ def _exact_in_place(text: str, hunks: Sequence[Hunk]) -> tuple[list[LocatedHunk]
     What ``_exact_at_expected_line`` finds for each hunk while every hunk before it
     was found so (its offset then stays 0), in one tight loop: the first exact
     occurrence after the previous hunk, at the line the header names. Such hunks
-    are in file order and cannot overlap, so ``_pieces`` splices them without a
-    sort or an overlap check. Returns the located hunks and the (offset, line)
+    are in file order and cannot overlap, so ``_kept`` and ``_interleaved`` splice
+    them without a sort or an overlap check. Returns the located hunks and the (offset, line)
     where the last one ended; the caller goes on from the first hunk that is not
     so, with the full search.
     """

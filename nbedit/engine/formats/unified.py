@@ -48,7 +48,8 @@ _HUNK_HEADER = re.compile(r"@@ -([0-9]{1,9})(?:,([0-9]{1,9}))? \+([0-9]{1,9})(?:
 # with a fast scan, where a ``^`` under MULTILINE is tried at every character).
 _HEADER_LINE = re.compile(r"\n" + _HUNK_HEADER.pattern + r"[^\n]*")
 # The first line from which a run of hunks surely ends: one that is neither a hunk header nor a
-# body line, or a '--- ' line (the next file's header in a diff without 'diff' lines).
+# body line ('@@@', a bad header, a blank line, '\ No newline', 'diff'...), or a '--- ' line (the
+# next file's header in a diff without 'diff' lines).
 _RUN_END = re.compile(r"\n(?:[^ +\-@]|--- |@(?!" + _HUNK_HEADER.pattern[1:] + "))")
 # A line only a unified diff has: a git header, a '---' line with a '+++' line after it, a hunk header.
 _MARKER = re.compile(r"diff --git |--- [^\n]*\n\+\+\+ |" + _HUNK_HEADER.pattern)
