@@ -793,9 +793,13 @@ def _check_text(text: str, what: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as error:
-        bad = text[error.start : error.end].encode("utf-8", "surrogateescape")
+        piece = text[error.start : error.end]
+        try:  # a byte that was not UTF-8, smuggled in as a surrogate (surrogateescape)
+            shown = repr(piece.encode("utf-8", "surrogateescape"))
+        except UnicodeEncodeError:  # a lone surrogate of another kind (e.g. half of a broken pair)
+            shown = repr(piece)
         raise PatchSyntaxError(
-            f"{what} contains bytes that are not UTF-8 ({bad!r} at character {error.start + 1}), "
+            f"{what} contains bytes that are not UTF-8 ({shown} at character {error.start + 1}), "
             "probably typed in a terminal that does not use UTF-8",
             dialect="edit",
             hint="pass the text as UTF-8 (set LANG to a UTF-8 locale, or read it from a UTF-8 file "

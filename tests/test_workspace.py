@@ -343,3 +343,23 @@ def test_plan_and_result_reprs_are_short_summaries(root: Path) -> None:
     assert len(repr(result)) < 300 and "b.txt" in result._repr_html_()
     again = workspace.plan_edit("b.txt", "value = 1", "value = 2")
     assert repr(workspace.apply(again)) == "<ApplyResult already applied: nothing written>"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("be\udce9ta", "b'\\xe9'"),  # a Latin-1 byte smuggled in by surrogateescape
+        ("be\ud800ta", "'\\ud800'"),  # half of a broken surrogate pair: no byte behind it
+        ("be\udfffta", "'\\udfff'"),
+    ],
+)
+def test_texts_that_cannot_be_utf8_are_a_clear_error(root: Path, text: str, shown: str) -> None:
+    before = (root / "a.txt").read_bytes()
+    for old, new in ((text, "gamma"), ("beta", text)):
+        with pytest.raises(nbedit.PatchSyntaxError) as caught:
+            ws(root).plan_edit("a.txt", old, new)
+        assert f"contains bytes that are not UTF-8 ({shown} at character 3)" in str(caught.value)
+        assert "UTF-8 locale" in caught.value.hint
+    with pytest.raises(nbedit.PatchSyntaxError, match="not UTF-8"):
+        ws(root).plan_patch(f"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-alpha\n+{text}\n")
+    assert (root / "a.txt").read_bytes() == before
