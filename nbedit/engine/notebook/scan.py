@@ -55,6 +55,7 @@ _WHITESPACE = re.compile(r"[ \t\n\r]*")
 # The common case in one match each: a plain key with its colon, and what follows a value.
 _PLAIN_KEY = re.compile(r'[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*')
 _AFTER = re.compile(r"[ \t\n\r]*([,}\]])")
+_NEXT_ELEMENT = re.compile(r"[ \t\n\r]*([,\]])[ \t\n\r]*")
 _CHUNK = 1 << 20
 _WINDOW = 1 << 20  # characters decoded at a time
 _MARGIN = 1 << 16  # a token is matched only with this much window after it (or the region's end)
@@ -308,15 +309,23 @@ class _Scanner:
         if self.char(position) == "]":
             return position + 1
         while True:
-            position = self.skip(position)
             value, end = self.value(position)
             if type(value) is dict:
                 cells.append(self.cell(value, position, end))
             else:
                 cells.append(CellScan(None))
-            character, position = self.after(end, "]")
+            # the common case in one match: the comma and the whitespace before the next cell
+            local = self.local(end)
+            found = _NEXT_ELEMENT.match(self.text, local)
+            if found is not None and found.end() < len(self.text):
+                if found[1] == "]":
+                    return self.base + found.end(1)
+                position = self.base + found.end()
+                continue
+            character, position = self.after(end, "]")  # the window's edge, or not JSON
             if character == "]":
                 return position
+            position = self.skip(position)
 
     def cell(self, value: dict[str, Any], start: int, end: int) -> CellScan:
         if not self.ascii and not _plain(value):
