@@ -429,16 +429,18 @@ def test_big_generated_notebook_through_the_workspace(kind: str, tmp_path: Path)
 # -- the check before writing -----------------------------------------------------------------
 
 
-original_splice = document_module.splice_cells
+SPLICERS = {"splice_cells": document_module.splice_cells, "splice_cell": document_module.splice_cell}
 
 
 @pytest.mark.parametrize("damage", ["outside", "value"])
+@pytest.mark.parametrize("splicer", sorted(SPLICERS))  # the general path, and the one-cell path
 def test_a_splice_that_fails_the_check_writes_nothing(
-    damage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    damage: str, splicer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "n.ipynb"
     data = canonical(build_notebook(5))
     path.write_bytes(data)
+    original_splice = SPLICERS[splicer]
 
     def damaged(data: bytes, *args: Any) -> bytes:
         result = original_splice(data, *args)
@@ -446,8 +448,77 @@ def test_a_splice_that_fails_the_check_writes_nothing(
             return result[:5] + bytes([result[5] ^ 1]) + result[6:]
         return result.replace(b'"value = math.tau\\n"', b'"value = math.pi\\n" ', 1)
 
-    monkeypatch.setattr(document_module, "splice_cells", damaged)
+    monkeypatch.setattr(document_module, splicer, damaged)
     workspace = Workspace(tmp_path)
     with pytest.raises(NotebookError, match="check of the edited notebook failed.*the file was not changed"):
-        workspace.plan_edit("n.ipynb", "value = math.pi", "value = math.tau")
+        if splicer == "splice_cell":  # one cell's text
+            workspace.plan_edit("n.ipynb", "value = math.pi", "value = math.tau")
+        else:  # two cells' text: every cell is written through the general splice
+            workspace.plan_patch(
+                "n.ipynb\n<<<<<<< SEARCH\nvalue = math.pi\n=======\nvalue = math.tau\n>>>>>>> REPLACE\n"
+                "<<<<<<< SEARCH\nsummary = value * 2\n=======\nsummary = value * 3\n>>>>>>> REPLACE\n"
+            )
     assert path.read_bytes() == data
+
+
+# -- the one-cell path against the general one --------------------------------------------------
+
+
+def _already_invalid() -> bytes:
+    """A notebook nbformat's schema refuses (no execution_count, no metadata): edits note it."""
+    notebook = build_notebook(4)
+    del notebook["cells"][1]["execution_count"]
+    del notebook["cells"][4]["metadata"]
+    return json.dumps(notebook, indent=2).encode()
+
+
+CORPUS = {
+    **{
+        path.name: path.read_bytes()
+        for path in sorted((Path(__file__).parent / "data" / "notebooks").glob("*.ipynb"))
+    },
+    "built": canonical(build_notebook(5)),
+    "already invalid": _already_invalid(),
+}
+
+
+def _cell_edits(document: NotebookDocument) -> Iterator[tuple[str, str]]:
+    """For each cell: views with its text changed at the start, in the middle and at the end."""
+    view = document.view
+    for span in document.spans:
+        body = view[span.start : span.end]
+        middle = span.start + len(body) // 2
+        for label, edited in (
+            ("start", view[: span.start] + "# edited\n" + view[span.start :]),
+            ("middle", view[:middle] + "é✓" + view[middle:]),
+            ("end", view[: span.end] + "added = 1\n" + view[span.end :]),
+            ("cleared", view[: span.start] + view[span.end :]),
+        ):
+            yield f"{span.label} {label}", edited
+
+
+@pytest.mark.parametrize("clear_outputs", [False, True])
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_one_cell_edits_write_what_the_general_path_writes(
+    name: str, clear_outputs: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    document = NotebookDocument.parse(CORPUS[name], name)
+    if name == "already invalid":
+        assert document.problems
+    results: dict[str, Any] = {}
+    for edit_name, edited in _cell_edits(document):
+        try:
+            edit = document.edit(edited, clear_outputs=clear_outputs)
+        except NotebookError as error:
+            results[edit_name] = str(error)
+        else:
+            results[edit_name] = (edit.data, edit.changes, edit.notes)
+    monkeypatch.setattr(NotebookDocument, "_edit_one_cell", None)  # the one-cell path is not taken
+    monkeypatch.setattr(NotebookDocument, "_changed_body", lambda self, new_view: None)
+    for edit_name, edited in _cell_edits(document):
+        try:
+            edit = document.edit(edited, clear_outputs=clear_outputs)
+        except NotebookError as error:
+            assert results[edit_name] == str(error), edit_name
+        else:
+            assert results[edit_name] == (edit.data, edit.changes, edit.notes), edit_name

@@ -179,3 +179,29 @@ def test_unified_diff_of_the_raw_json_reproduces_the_expected_notebook(
             assert plan.files[0].notes[0].startswith("applied to the notebook's JSON")
             workspace.apply(plan)
         assert path.read_bytes() == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    cells=st.lists(
+        st.tuples(
+            st.sampled_from(["code", "markdown", "raw", "heading", "future cell", "a]b", ""]),
+            st.lists(st.sampled_from(["a", "\n", "\\", "# %% nbedit", " ", "é"]), max_size=8).map("".join),
+            st.none() | st.sampled_from(["c0", "a-b_9"]),
+        ),
+        max_size=6,
+    )
+)
+def test_the_view_is_each_cell_rendered_in_turn(cells: list[tuple[str, str, str | None]]) -> None:
+    """``render_view``'s inline marker and label are ``render_cell``'s and ``cell_label``'s."""
+    from nbedit.engine.notebook.view import cell_label, render_view
+
+    view, spans, marker_starts = render_view(cells)
+    assert view == "".join(render_cell(index, *cell) for index, cell in enumerate(cells))
+    for index, ((cell_type, source, cell_id), span) in enumerate(zip(cells, spans, strict=True)):
+        assert span.label == cell_label(index, cell_type, cell_id)
+        assert view[marker_starts[index] : span.start] == render_cell(index, cell_type, "", cell_id)
+        assert (
+            view[span.start : span.end]
+            == render_cell(index, cell_type, source, cell_id)[span.start - marker_starts[index] :]
+        )

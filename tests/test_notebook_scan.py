@@ -52,7 +52,11 @@ def _check_scan_matches_json(data: bytes) -> None:
             assert json.loads(data[member.value_start : member.value_end]) == cell[key]
             assert json.loads(data[member.key_start : member.key_end]) == key
     for key, member in document.layout.top.members.items():
-        assert json.loads(data[member.value_start : member.value_end]) == expected[key]
+        value = data[member.value_start : member.value_end]
+        assert json.loads(value) == expected[key]
+        assert value == value.strip()  # the offsets are the value's own, no whitespace
+    assert data[document.layout.cells_start : document.layout.cells_start + 1] == b"["
+    assert data[document.layout.cells_end - 1 : document.layout.cells_end] == b"]"
 
 
 @pytest.mark.parametrize("format_name", sorted(FORMATS))
@@ -336,3 +340,121 @@ def test_valid_notebook_has_no_problems_and_a_source_edit_has_no_notes() -> None
     edit = document.edit(document.view.replace(rows[1].source + "\n", source + "\n", 1))
     assert edit.notes == ()
     assert edit.data == canonical(set_source(notebook, 1, source))
+
+
+# -- errors exactly where json puts them -------------------------------------------------------
+
+NOTEBOOKS = REPOSITORY / "tests" / "data" / "notebooks"
+
+
+def _json_error(data: bytes) -> str | None:
+    """``(line L column C: message)`` as json says it, None when json accepts the bytes."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return f"byte {error.start} is not valid UTF-8"
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        return f"(line {error.lineno} column {error.colno}: {error.msg})"
+    return None
+
+
+def _check_refused_like_json(data: bytes) -> None:
+    expected = _json_error(data)
+    try:
+        NotebookDocument.parse(data, "d.ipynb")
+    except NotebookError as error:
+        if expected is None:
+            assert "is not valid JSON" not in str(error)  # JSON, but not a notebook
+        else:
+            assert expected in str(error), (expected, str(error))
+    else:
+        assert expected is None
+
+
+@pytest.mark.parametrize("name", ["nbclient-Error.ipynb", "nbconvert-rawtest.ipynb"])
+def test_every_cut_of_a_real_notebook_is_refused_with_jsons_message_and_position(name: str) -> None:
+    data = (NOTEBOOKS / name).read_bytes()
+    for end in range(len(data)):
+        _check_refused_like_json(data[:end])
+
+
+@pytest.mark.parametrize("name", ["nbclient-Error.ipynb", "nbformat-test4custom.ipynb"])
+def test_every_damaged_byte_of_a_real_notebook_is_refused_like_json(name: str) -> None:
+    data = (NOTEBOOKS / name).read_bytes()
+    for position in range(len(data)):
+        for byte in b'}],"\x00x':
+            if data[position] != byte:
+                _check_refused_like_json(data[:position] + bytes([byte]) + data[position + 1 :])
+        _check_refused_like_json(data[:position] + data[position + 1 :])
+
+
+def _big_notebook(cells: int = 160) -> bytes:
+    """About 4 MB: each code cell prints 600 lines, so the scan crosses many of its 1 MiB windows."""
+    printed = [f"step {step:4d} loss 0.{step:06d}\n" for step in range(600)]
+    notebook = _notebook(
+        *[
+            code_cell(
+                f"x_{number} = {number}",
+                outputs=[{"output_type": "stream", "name": "stdout", "text": printed}],
+                count=number,
+            )
+            for number in range(cells)
+        ]
+    )
+    return canonical(notebook)
+
+
+def test_damage_anywhere_in_a_big_notebook_is_refused_with_jsons_message_and_the_file_is_untouched(
+    tmp_path: Path,
+) -> None:
+    from nbedit.workspace import Workspace
+
+    data = _big_notebook()
+    assert len(data) > 3 * (1 << 20)
+    window = 1 << 20
+    places = [
+        position
+        for boundary in (window, 2 * window, 3 * window)
+        for position in range(boundary - 3, boundary + 3)
+    ] + [len(data) // 7, len(data) // 2, len(data) - 40, len(data) - 3]
+    workspace = Workspace(tmp_path, history=False)
+    path = tmp_path / "big.ipynb"
+    for position in places:
+        for damage in (b"\x00", b"}", b'"', b","):
+            if data[position : position + 1] == damage:
+                continue
+            damaged = data[:position] + damage + data[position + 1 :]
+            expected = _json_error(damaged)
+            if expected is None:
+                continue
+            path.write_bytes(damaged)
+            with pytest.raises(NotebookError) as caught:
+                workspace.plan_edit("big.ipynb", "x_3 = 3", "x_3 = 4")
+            assert expected in str(caught.value)
+            assert "the file was not changed" in str(caught.value)
+            assert path.read_bytes() == damaged
+    path.write_bytes(data)
+    workspace.apply(workspace.plan_edit("big.ipynb", "x_3 = 3", "x_3 = 4"))
+    assert path.read_bytes() == data.replace(b'"x_3 = 3"', b'"x_3 = 4"')
+
+
+def test_scan_of_a_big_notebook_reads_what_json_loads_reads() -> None:
+    _check_scan_matches_json(_big_notebook(60))
+
+
+@pytest.mark.parametrize("spacing", [b"", b" ", b"\n", b" \r\n\t "])
+def test_cells_array_followed_by_whitespace_ends_at_its_bracket(spacing: bytes) -> None:
+    cell = b'{"cell_type": "raw", "metadata": {}, "source": "r"}'
+    data = (
+        b'{"metadata": {}, "nbformat": 4, "nbformat_minor": 4, "cells": ['
+        + cell
+        + b", "
+        + cell
+        + b"]"
+        + spacing
+        + b"}"
+    )
+    _check_scan_matches_json(data)
+    _check_scan_matches_json(data.replace(b"[" + cell + b", " + cell + b"]", b"[ ]"))

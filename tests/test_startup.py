@@ -208,7 +208,7 @@ def test_a_notebook_edit_imports_the_notebook_code(project: Path) -> None:
     result, modules = imported("edit", "n.ipynb", "--old", "x = 1", "--new", "x = 2", "--yes", cwd=project)
     assert result.returncode == 0, result.stderr
     assert "nbedit.engine.notebook" in modules
-    assert loaded(modules, ("rich", "IPython", "anywidget")) == []
+    assert loaded(modules, ("rich", "IPython", "anywidget", "difflib", "nbformat", "uuid")) == []
 
 
 # --- the quick argument reader reads exactly as argparse does ----------------------------------

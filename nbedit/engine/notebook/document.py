@@ -49,7 +49,14 @@ from nbedit.engine.notebook.view import (
     render_view,
     shown_type,
 )
-from nbedit.engine.notebook.write import CellWrite, check_spliced, source_value, splice_cells
+from nbedit.engine.notebook.write import (
+    CellWrite,
+    check_rewritten,
+    check_spliced,
+    source_value,
+    splice_cell,
+    splice_cells,
+)
 from nbedit.errors import NotebookError
 
 __all__ = ["NotebookCell", "NotebookDocument", "NotebookEdit"]
@@ -312,7 +319,15 @@ class NotebookDocument:
             return NotebookEdit(self.data)
         one_body = self._changed_body(new_view)
         if one_body is not None:
-            writes, changes = self._plan_one_body(*one_body, clear_outputs)
+            index, view_cell = one_body
+            write, change = self._claimed_write(index, view_cell, clear_outputs)
+            if change is None:
+                return NotebookEdit(self.data)
+            if write.original == index and write.replace and is_source_only([write]):
+                return self._edit_one_cell(write, change)
+            writes = [CellWrite({}, original) for original in range(len(self.cells))]
+            writes[index] = write
+            changes = [change]
         else:
             writes, changes = self._plan_writes(parse_view(new_view), clear_outputs, new_cell_id)
         if not changes:
@@ -323,6 +338,15 @@ class NotebookDocument:
         if is_source_only(writes):
             check_spliced(self.data, data, self.layout, writes, self.path)
         return NotebookEdit(data, tuple(changes), tuple(notes))
+
+    def _edit_one_cell(self, write: CellWrite, change: str) -> NotebookEdit:
+        """``edit`` when one cell's members are rewritten and every other cell stays: what the
+        general path writes, without building a write per cell (see ``write.splice_cell``)."""
+        notes = [already_invalid_note(self.problems)] if self.problems else []
+        style = detect_style(self.data, self.layout, escapes_matter=not _is_ascii(write))
+        data = splice_cell(self.data, self.layout, style, write)
+        check_rewritten(self.data, data, self.layout, [write], self.path)
+        return NotebookEdit(data, (change,), tuple(notes))
 
     def _changed_body(self, new_view: str) -> tuple[int, ViewCell] | None:
         """The one cell whose body alone differs in ``new_view``, read back; None if it is not so.
@@ -351,15 +375,6 @@ class NotebookDocument:
         if len(cells) != 1 or cells[0].index != index:
             return None
         return index, cells[0]
-
-    def _plan_one_body(
-        self, index: int, view_cell: ViewCell, clear_outputs: bool
-    ) -> tuple[list[CellWrite], list[str]]:
-        """``_plan_writes`` for a view in which only cell ``index``'s body changed."""
-        writes = [CellWrite({}, original) for original in range(len(self.cells))]
-        write, change = self._claimed_write(index, view_cell, clear_outputs)
-        writes[index] = write
-        return writes, [change] if change is not None else []
 
     def raw_cell(self, index: int) -> dict[str, Any]:
         """Cell ``index`` as ``json.loads`` reads it, parsed from its bytes now."""

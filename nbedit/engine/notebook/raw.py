@@ -30,7 +30,6 @@ note naming what changed outside the cell view (outputs, metadata).
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Sequence
@@ -264,6 +263,8 @@ def _transport(raw: _RawText, first: int, old_lines: Sequence[str], new: str) ->
     file_lines = raw.lines[first : first + len(old_lines)]
     newline = newline_of(file_lines[0]) or dominant_newline(raw.text)
     pieces: list[str] = []
+    import difflib  # only a raw JSON diff needs it: not imported on the cell view's path
+
     matcher = difflib.SequenceMatcher(a=list(old_lines), b=new_lines, autojunk=False)
     for tag, old_start, old_end, new_start, new_end in matcher.get_opcodes():
         if tag == "equal":
@@ -442,6 +443,8 @@ def _already_applied(raw: _RawText, hunks: Sequence[Hunk]) -> bool:
             return False
         if not _hits(raw, new_lines, Tier.EXACT, 0, False):
             return False
+        import difflib
+
         matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
         for tag, old_start, old_end, _, _ in matcher.get_opcodes():
             if tag in ("replace", "delete") and _hits(
@@ -550,6 +553,8 @@ def _cell_key(cell: Any) -> tuple[str, ...]:
 def _pairing(before_cells: Sequence[Any], after_cells: Sequence[Any]) -> dict[int, int]:
     """After-cell position -> the before-cell it is (ids first, else equal cells, else edited in place)."""
     pairs: dict[int, int] = {}
+    import difflib
+
     matcher = difflib.SequenceMatcher(
         a=[_cell_key(cell) for cell in before_cells],
         b=[_cell_key(cell) for cell in after_cells],

@@ -99,7 +99,7 @@ def cell_label(index: int, cell_type: str, cell_id: str | None) -> str:
 
 def shown_type(cell_type: str) -> str:
     """A cell type as a marker shows it: an odd type nbedit does not know is named safely."""
-    return cell_type if _SHOWABLE_TYPE.fullmatch(cell_type) else "unknown"
+    return cell_type if cell_type in CELL_TYPES or _SHOWABLE_TYPE.fullmatch(cell_type) else "unknown"
 
 
 def format_marker(index: int | None, cell_type: str, cell_id: str | None) -> str:
@@ -136,14 +136,23 @@ def render_view(
     marker_starts: list[int] = []
     offset = 0
     for index, (cell_type, source, cell_id) in enumerate(cells):
-        marker = format_marker(index, cell_type, cell_id) + "\n"
-        body = _escape(source) + "\n" if source else ""
+        if cell_type in CELL_TYPES:  # the common case of format_marker and cell_label, inline
+            if cell_id is None:
+                marker = f"{MARKER_PREFIX} {index} [{cell_type}]\n"
+                label = f"cell {index} ({cell_type})"
+            else:
+                marker = f"{MARKER_PREFIX} {index} [{cell_type}] id={cell_id}\n"
+                label = f"cell {index} (id {cell_id}, {cell_type})"
+        else:
+            marker = format_marker(index, cell_type, cell_id) + "\n"
+            label = cell_label(index, cell_type, cell_id)
+        body = (source if _MARKER_START not in source else _escape(source)) + "\n" if source else ""
         start = offset + len(marker)
         marker_starts.append(offset)
-        spans.append(CellSpan(start, start + len(body), cell_label(index, cell_type, cell_id)))
+        offset = start + len(body)
+        spans.append(CellSpan(start, offset, label))
         parts.append(marker)
         parts.append(body)
-        offset = start + len(body)
     return "".join(parts), tuple(spans), tuple(marker_starts)
 
 

@@ -33,7 +33,7 @@ from nbedit._dataclass import dataclass
 from nbedit.engine.notebook.layout import Layout, Member, ObjectLayout, Style, format_json
 from nbedit.errors import NotebookError
 
-__all__ = ["CellWrite", "check_spliced", "source_value", "splice_cells"]
+__all__ = ["CellWrite", "check_rewritten", "check_spliced", "source_value", "splice_cell", "splice_cells"]
 
 _scan_value = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 
@@ -175,6 +175,18 @@ def splice_cells(data: bytes, layout: Layout, style: Style, writes: Sequence[Cel
     return pieces.join()
 
 
+def splice_cell(data: bytes, layout: Layout, style: Style, write: CellWrite) -> bytes:
+    """``splice_cells`` for writes that rewrite members of cell ``write.original`` and keep every
+    other cell where it is: the same bytes, without a loop over the notebook's other cells."""
+    assert write.original is not None and write.replace
+    pieces = _Pieces(data)
+    cell = layout.cells[write.original]
+    pieces.copy(0, cell.start)
+    _original_bytes(data, cell, write, style, pieces)
+    pieces.copy(cell.end, len(data))
+    return pieces.join()
+
+
 def check_spliced(data: bytes, result: bytes, layout: Layout, writes: Sequence[CellWrite], path: str) -> None:
     """Prove a source edit wrote what it should: ``NotebookError`` (nothing is written) if not.
 
@@ -189,13 +201,19 @@ def check_spliced(data: bytes, result: bytes, layout: Layout, writes: Sequence[C
     """
     if [write.original for write in writes] != list(range(len(layout.cells))):
         return
+    check_rewritten(data, result, layout, [write for write in writes if write.replace], path)
+
+
+def check_rewritten(
+    data: bytes, result: bytes, layout: Layout, rewritten: Sequence[CellWrite], path: str
+) -> None:
+    """``check_spliced`` for a result that keeps every original cell in place, given only the
+    writes that rewrite members (in file order)."""
     view = memoryview(data)
     position = 0  # in data
     shift = 0  # len(result) - len(data) so far
-    for write in writes:
-        if not write.replace:
-            continue
-        assert write.original is not None
+    for write in rewritten:
+        assert write.original is not None and write.replace
         for member in _replaced_members(layout.cells[write.original], write):
             if not result.startswith(view[position : member.value_start], position + shift):
                 raise _failed(path, "bytes outside the edited values changed")
