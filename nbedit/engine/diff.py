@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 
 from nbedit._dataclass import dataclass
 from nbedit.engine.models import FilePlan, Plan, Tier
@@ -281,7 +282,9 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
         return diff_stats(file_diff(file_plan))
     alone = _lone_exact_hunks(before, file_plan, CONTEXT)
     if alone is not None:  # each hunk is a block of its own: its texts are the block's
-        return _summed(map(_lone_block_counts, *alone))
+        olds, news, known = alone
+        added, removed = _summed(map(_lone_block_counts, olds, news))
+        return added + sum(map(itemgetter(0), known)), removed + sum(map(itemgetter(1), known))
     added = removed = 0
     for old, new in _changed_spans(before, file_plan, CONTEXT):
         block_added, block_removed = block_counts(old, new)
@@ -290,8 +293,14 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
     return added, removed
 
 
-def _lone_exact_hunks(before: str, file_plan: FilePlan, context: int) -> tuple[list[str], list[str]] | None:
-    """The old and new texts of the hunks, when each is a diff block of its own exactly as located.
+def _lone_exact_hunks(
+    before: str, file_plan: FilePlan, context: int
+) -> tuple[list[str], list[str], list[tuple[int, int]]] | None:
+    """The hunks' old and new texts, when each is a diff block of its own exactly as located.
+
+    The third list holds the (added, removed) counts of the hunks whose counts the
+    parser knew (``Hunk.changed_lines``, which is what ``block_counts`` gives for
+    the hunk's texts); their texts are left out of the first two.
 
     That is: every hunk landed by the exact tier on whole lines, its span is its old
     text and its new text goes in as written (so the block's texts are the hunk's
@@ -300,6 +309,7 @@ def _lone_exact_hunks(before: str, file_plan: FilePlan, context: int) -> tuple[l
     """
     olds: list[str] = []
     news: list[str] = []
+    known: list[tuple[int, int]] = []
     exact = Tier.EXACT
     previous_end = -2 * context - 1  # the 1-based line after the previous hunk
     for located in file_plan.hunks:
@@ -317,9 +327,12 @@ def _lone_exact_hunks(before: str, file_plan: FilePlan, context: int) -> tuple[l
         ):
             return None
         previous_end = match.line + match.line_count
+        if hunk.changed_lines is not None:
+            known.append(hunk.changed_lines)
+            continue
         olds.append(old)
         news.append(new)
-    return olds, news
+    return olds, news, known
 
 
 def _lone_block_counts(old: str, new: str) -> tuple[int, int]:

@@ -108,6 +108,11 @@ class Hunk:
     # other (old, new) readings of the same block: a SEARCH/REPLACE block with more than
     # one '=======' line; the reading whose old text is in the file is the one meant
     alternatives: tuple[tuple[str, str], ...] = ()
+    # (added, removed): the lines a unified diff of old -> new marks '+' and '-', when the parser
+    # that made old and new knows them for certain (its changed lines are one run between the
+    # context lines, and no removed line equals an added one); None: not known, count them.
+    # A fact about old and new: a copy that changes either must leave it None.
+    changed_lines: tuple[int, int] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

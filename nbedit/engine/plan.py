@@ -266,7 +266,8 @@ def _locate_reading(
         )
     readings = [replace(hunk, alternatives=())]
     readings += [
-        replace(hunk, old=old, new=new, alternatives=(), at_end=not old) for old, new in hunk.alternatives
+        replace(hunk, old=old, new=new, alternatives=(), at_end=not old, changed_lines=None)
+        for old, new in hunk.alternatives
     ]
     fits: list[tuple[Hunk, list[Match]]] = []
     failures: list[NbeditError] = []
