@@ -47,6 +47,11 @@ def _texts(file_plan: FilePlan) -> tuple[str | None, str | None]:
     return file_plan.before, file_plan.after
 
 
+def _before(file_plan: FilePlan) -> str | None:
+    """The text the hunks were located in (the located hunks need no other: the new text may not be decoded yet)."""
+    return file_plan.display_before if file_plan.notebook else file_plan.before
+
+
 def file_blocks(file_plan: FilePlan, context: int = CONTEXT) -> list[DiffBlock]:
     """Diff blocks of one file from its located hunks (empty if it has none).
 
@@ -54,7 +59,7 @@ def file_blocks(file_plan: FilePlan, context: int = CONTEXT) -> list[DiffBlock]:
     context lines from a few ``find``/``rfind`` calls, so the cost follows the
     size of the change: a one-line edit of a 10 MB file never splits the file.
     """
-    before, _ = _texts(file_plan)
+    before = _before(file_plan)
     if before is None or not file_plan.hunks:
         return []
     blocks: list[DiffBlock] = []
@@ -245,7 +250,7 @@ def _marked(prefix: str, text: str) -> str:
 
 
 def file_diff(file_plan: FilePlan) -> str:
-    before, after = _texts(file_plan)
+    before = _before(file_plan)
     old_name = "/dev/null" if file_plan.operation == "add" else f"a/{file_plan.path}"
     new_name = "/dev/null" if file_plan.operation == "delete" else f"b/{file_plan.target_path}"
     if file_plan.hunks and before is not None:
@@ -254,6 +259,7 @@ def file_diff(file_plan: FilePlan) -> str:
         for first, old_text, new_text, _ in _raw_blocks(before, file_plan, CONTEXT):
             delta += _write_block(first, first + delta, old_text, new_text, out)
         return "".join(out) if len(out) > 2 else _rename_only(file_plan, old_name, new_name)
+    before, after = _texts(file_plan)
     if before == after:
         return _rename_only(file_plan, old_name, new_name)
     from nbedit.engine.plan import text_diff
@@ -277,7 +283,7 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
     text would run into its trailing context (a change that drops a line's newline)
     is counted with its context, as the diff shows it.
     """
-    before, _ = _texts(file_plan)
+    before = _before(file_plan)
     if not file_plan.hunks or before is None:
         return diff_stats(file_diff(file_plan))
     alone = _lone_exact_hunks(before, file_plan, CONTEXT)
