@@ -22,7 +22,10 @@ Speed: a ``git diff`` of hundreds of hunks is mostly runs of hunks that follow
 each other directly with plain body lines. Such a run is read as a whole
 (``_Parser._hunk_run``): every side's texts with one join and one split, counts
 checked against the headers by C-level maps. Anything unusual in a hunk leaves
-that hunk to the line-driven readers, so errors and edge cases are theirs.
+that hunk to the line-driven readers, so errors and edge cases are theirs. The
+run reader also records each hunk's '+' and '-' line counts where a diff of the
+hunk provably shows them (``Hunk.changed_lines``): the history entry's counts then
+need no second look at the texts.
 """
 
 from __future__ import annotations
