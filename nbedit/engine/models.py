@@ -23,7 +23,7 @@ from nbedit._dataclass import dataclass, field
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Literal
+    from typing import Any, Literal
 
 if TYPE_CHECKING:
     Operation = Literal["update", "add", "delete"]
@@ -108,6 +108,11 @@ class Hunk:
     # other (old, new) readings of the same block: a SEARCH/REPLACE block with more than
     # one '=======' line; the reading whose old text is in the file is the one meant
     alternatives: tuple[tuple[str, str], ...] = ()
+    # (added, removed): the lines a unified diff of old -> new marks '+' and '-', when the parser
+    # that made old and new knows them for certain (its changed lines are one run between the
+    # context lines, and no removed line equals an added one); None: not known, count them.
+    # A fact about old and new: a copy that changes either must leave it None.
+    changed_lines: tuple[int, int] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +252,54 @@ class FilePlan:
 
     def __repr__(self) -> str:
         return f"<FilePlan {self.summary()}>"
+
+
+class _TextWhenRead:
+    """A ``FilePlan.after`` not decoded yet: the UTF-8 bytes it is decoded from when first read."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+def decoded_when_read(data: bytes) -> str:
+    """``data.decode()`` for ``FilePlan(after=...)``, done the first time the field is read.
+
+    A patch of a big file is planned, written and recorded from the new bytes alone;
+    decoding them into a text nobody reads costs a fresh allocation the size of the
+    file. The field holds the bytes until it is first read, then the text: every
+    reader (``plan.after``, equality, hashing, ``repr``, ``replace``, pickling) sees
+    the decoded text. ``data`` must be UTF-8 (the planner's byte splice makes it so).
+    """
+    return _TextWhenRead(data)  # type: ignore[return-value]
+
+
+class _DecodedOnRead:
+    """The ``after`` slot of ``FilePlan``, decoding a ``_TextWhenRead`` the first time it is read."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:
+        self.slot = slot
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = self.slot.__get__(instance, owner)
+        if value.__class__ is _TextWhenRead:
+            value = value.data.decode()
+            self.slot.__set__(instance, value)  # the frozen value keeps what it always meant
+        return value
+
+    def __set__(self, instance: object, value: object) -> None:
+        self.slot.__set__(instance, value)
+
+    def __delete__(self, instance: object) -> None:
+        self.slot.__delete__(instance)
+
+
+type.__setattr__(FilePlan, "after", _DecodedOnRead(FilePlan.__dict__["after"]))
 
 
 @dataclass(frozen=True, slots=True)

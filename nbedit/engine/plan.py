@@ -23,6 +23,7 @@ from nbedit.engine.models import (
     Match,
     Plan,
     Tier,
+    decoded_when_read,
     is_notebook_path,
 )
 from nbedit.engine.text import UTF8, Codec, canonical_encoding, decode, encode, fingerprint, split_lines
@@ -266,7 +267,8 @@ def _locate_reading(
         )
     readings = [replace(hunk, alternatives=())]
     readings += [
-        replace(hunk, old=old, new=new, alternatives=(), at_end=not old) for old, new in hunk.alternatives
+        replace(hunk, old=old, new=new, alternatives=(), at_end=not old, changed_lines=None)
+        for old, new in hunk.alternatives
     ]
     fits: list[tuple[Hunk, list[Match]]] = []
     failures: list[NbeditError] = []
@@ -482,25 +484,37 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
     try:
         text, codec = decode(data, path, options.encoding)
         spliced = _edit_bytes(text, data, codec, change.hunks) if not change.sequential else None
-        if spliced is not None:
-            edit, after_bytes = spliced
-        else:
+        edit = None
+        if spliced is None:
             edit = edit_text(text, change.hunks, options, path=path, sequential=change.sequential)
-            after_bytes = None
     finally:
         before_fingerprint = digest() if digest is not None else None  # joined on every path
-    return _file_plan(change, source, data, text, codec, edit, before_fingerprint, after_bytes)
+    if edit is not None:
+        after_bytes = data if edit.after == text else encode(edit.after, codec, change.path)
+        return _file_plan(
+            change, source, data, text, codec, edit.after, after_bytes, edit, before_fingerprint
+        )
+    assert spliced is not None
+    located, after_bytes = spliced
+    # the new text is decoded from the new bytes only if something reads it: writing the file and
+    # recording it take the bytes alone
+    after = decoded_when_read(after_bytes)
+    after_bytes = data if after_bytes == data else after_bytes
+    return _file_plan(change, source, data, text, codec, after, after_bytes, located, before_fingerprint)
 
 
-def _edit_bytes(text: str, data: bytes, codec: Codec, hunks: Sequence[Hunk]) -> tuple[TextEdit, bytes] | None:
-    """``edit_text`` of a diff whose hunks are all exactly in place, spliced in the file's bytes.
+def _edit_bytes(
+    text: str, data: bytes, codec: Codec, hunks: Sequence[Hunk]
+) -> tuple[tuple[LocatedHunk, ...], bytes] | None:
+    """The located hunks and new bytes of a diff whose hunks are all exactly in place, spliced in the file's bytes.
 
     When a UTF-8 file is all ASCII (as many characters as bytes), an offset in the
     text is the same offset in the bytes: the new bytes are cut from a memoryview
-    of the old ones (no copies) around the hunks' encoded new texts, joined once,
-    and the new text is decoded from them. That is one big copy less than joining
-    the text and encoding it, and no copies of the text between the hunks. None
-    when that is not so (the caller takes ``edit_text``).
+    of the old ones (no copies) around the hunks' encoded new texts, joined once.
+    That is one big copy less than joining the text and encoding it, and no copies
+    of the text between the hunks; the new text is decoded from the new bytes when
+    it is first read (``decoded_when_read``). None when that is not so (the caller
+    takes ``edit_text``).
     """
     if codec != UTF8 or len(text) != len(data) or not hunks:
         return None
@@ -513,8 +527,7 @@ def _edit_bytes(text: str, data: bytes, codec: Codec, hunks: Sequence[Hunk]) -> 
         return None
     view = memoryview(data)
     kept: list[bytes | memoryview] = [view[cut] for cut in _kept(located)]
-    after_bytes = b"".join(_interleaved(kept, insertions))
-    return TextEdit(after_bytes.decode(), tuple(located), False, ()), after_bytes
+    return tuple(located), b"".join(_interleaved(kept, insertions))
 
 
 def _encoding_facts(codec: Codec) -> tuple[str | None, tuple[str, ...]]:
@@ -531,14 +544,15 @@ def _file_plan(
     data: bytes,
     text: str,
     codec: Codec,
-    edit: TextEdit,
+    after: str,
+    after_bytes: bytes,
+    edit: TextEdit | tuple[LocatedHunk, ...],
     before_fingerprint: str | None = None,
-    spliced: bytes | None = None,
 ) -> FilePlan:
-    if edit.after == text:
-        after_bytes = data
-    else:
-        after_bytes = spliced if spliced is not None else encode(edit.after, codec, change.path)
+    """The plan of an updated text file: ``edit`` gives its hunks, notes and verdict (spliced in bytes: its hunks)."""
+    hunks, already_applied, notes = (
+        (edit.hunks, edit.already_applied, edit.notes) if isinstance(edit, TextEdit) else (edit, False, ())
+    )
     encoding, encoding_notes = _encoding_facts(codec)
     before_mode = source.mode(change.path)
     mode = change.new_mode if change.new_mode is not None else before_mode
@@ -546,16 +560,16 @@ def _file_plan(
         path=change.path,
         operation="update",
         before=text,
-        after=edit.after,
+        after=after,
         before_bytes=data,
         after_bytes=after_bytes,
         fingerprint=fingerprint(data) if before_fingerprint is None else before_fingerprint,
-        hunks=edit.hunks,
+        hunks=hunks,
         new_path=change.new_path if change.new_path != change.path else None,
         mode=mode,
         before_mode=before_mode,
-        already_applied=edit.already_applied and mode == before_mode,
-        notes=(*encoding_notes, *edit.notes),
+        already_applied=already_applied and mode == before_mode,
+        notes=(*encoding_notes, *notes),
         encoding=encoding,
     )
 

@@ -22,14 +22,18 @@ Speed: a ``git diff`` of hundreds of hunks is mostly runs of hunks that follow
 each other directly with plain body lines. Such a run is read as a whole
 (``_Parser._hunk_run``): every side's texts with one join and one split, counts
 checked against the headers by C-level maps. Anything unusual in a hunk leaves
-that hunk to the line-driven readers, so errors and edge cases are theirs.
+that hunk to the line-driven readers, so errors and edge cases are theirs. The
+run reader also records each hunk's '+' and '-' line counts where a diff of the
+hunk provably shows them (``Hunk.changed_lines``): the history entry's counts then
+need no second look at the texts.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from itertools import compress, repeat
-from operator import add, itemgetter, ne, not_
+from operator import add, eq, itemgetter, ne, not_
 
 from nbedit._dataclass import dataclass, field
 from nbedit.engine.models import Change, FileChange, Hunk
@@ -443,6 +447,8 @@ class _Parser:
         self.index += heads[len(olds)]
         # a pure insertion's start is the line after the one its header names
         starts = list(map(add, map(int, [number[0] for number in numbers]), map(not_, olds)))
+        read = heads[len(olds)]  # the lines of the hunks read here (up to the next header)
+        changed = _changed_lines(markers[:read], stripped[:read], heads[: len(olds)])
         return list(
             map(
                 Hunk,
@@ -455,6 +461,8 @@ class _Parser:
                 repeat(False),
                 repeat(False),
                 header_lines,
+                repeat(()),
+                changed,
             )
         )
 
@@ -564,6 +572,63 @@ class _Parser:
 
 
 # -- paths --------------------------------------------------------------------------------------------
+
+
+def _changed_lines(markers: str, lines: list[str], heads: list[int]) -> list[tuple[int, int] | None]:
+    """Each hunk's ``Hunk.changed_lines`` in a run: its '+' and '-' line counts where they are certain.
+
+    ``markers`` holds the first character of every line of the hunks ('@' at each
+    header, at ``heads``), ``lines`` the lines without it. A hunk whose changed lines
+    are one run between its context lines, none of its removed lines equal to an added
+    one, has old = context + removed + context and new = context + added + context;
+    a unified diff of the two (equal lines trimmed from both ends, the rest aligned)
+    trims exactly the context, as the first and last changed lines differ, and the
+    rest shares no line, so it shows the removed and the added lines as they are.
+    When only one side has changed lines the context alone is equal at the ends, and
+    the other side's lines are the difference: the counts hold whatever the lines.
+    Which lines are removed and added is found with sets (C level): over the whole
+    run first, and only when some line is both, per hunk; the hunks that remove and
+    add the same line are left unknown (None).
+    """
+    shapes = markers.split("@")[1:]
+    counts: list[tuple[int, int] | None] = list(
+        zip(map(str.count, shapes, repeat("+")), map(str.count, shapes, repeat("-")), strict=True)
+    )
+    # one run of changes: no context line between the first and the last changed line
+    for number in compress(range(len(shapes)), map(str.__contains__, map(str.strip, shapes), repeat(" "))):
+        counts[number] = None
+    removed = set(compress(lines, map(eq, markers, repeat("-"))))
+    shared = removed.intersection(compress(lines, map(eq, markers, repeat("+"))))
+    if not shared:
+        return counts
+    # some line is removed in one place and added in another: which hunks do both with a line
+    places = _places(lines, shared)
+    owned = list(zip(map(bisect_right, repeat(heads), places), map(lines.__getitem__, places), strict=True))
+    kinds = list(map(markers.__getitem__, places))
+    removed_here = set(compress(owned, map(eq, kinds, repeat("-"))))
+    for number, _ in removed_here.intersection(compress(owned, map(eq, kinds, repeat("+")))):
+        counts[number - 1] = None
+    return counts
+
+
+def _places(lines: list[str], wanted: set[str]) -> list[int]:
+    """Where the lines in ``wanted`` are in ``lines``.
+
+    A few wanted lines (the usual case: a blank or a ``return`` moved about) are found
+    by ``list.index`` (C comparisons; no line hashed); many, by one set lookup a line.
+    """
+    if len(wanted) > 4:
+        return list(compress(range(len(lines)), map(wanted.__contains__, lines)))
+    places: list[int] = []
+    for line in wanted:
+        place = -1
+        try:
+            while True:
+                place = lines.index(line, place + 1)
+                places.append(place)
+        except ValueError:
+            pass
+    return places
 
 
 def _header_path(line: str, skip: int, line_number: int) -> str:
