@@ -11,6 +11,7 @@ threads started for a plan are joined.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import subprocess
@@ -218,9 +219,13 @@ def test_without_unnamed_files_the_entry_is_recorded_before_any_temporary_file(
 
 
 @pytest.mark.parametrize("point", ["write", "fsync"])
-def test_a_write_failing_while_the_entry_is_recorded_rolls_back(tmp_path: Path, point: str) -> None:
+@pytest.mark.parametrize("size", ["small", "written beside"])
+def test_a_write_failing_while_the_entry_is_recorded_rolls_back(
+    tmp_path: Path, point: str, size: str
+) -> None:
     target = tmp_path / "big.py"
-    target.write_bytes(BIG)
+    original = BIG if size == "small" else BIG * (atomic.WRITTEN_BESIDE // len(BIG) + 1)
+    target.write_bytes(original)
     recorded: list[bool] = []
 
     def fault(at: str, path: Path) -> None:
@@ -228,9 +233,26 @@ def test_a_write_failing_while_the_entry_is_recorded_rolls_back(tmp_path: Path, 
             raise OSError(errno.ENOSPC, "No space left on device")
 
     with pytest.raises(WriteError, match="writing a temporary copy of .*nothing was changed"):
-        apply_writes([Write(target, EDITED, BIG)], fault=fault, meanwhile=lambda: recorded.append(True))
-    assert target.read_bytes() == BIG and temp_names(tmp_path) == []
-    assert recorded in ([], [True])  # a fault at "write" comes before the recording starts
+        apply_writes(
+            [Write(target, original + b"more\n", original)],
+            fault=fault,
+            meanwhile=lambda: recorded.append(True),
+        )
+    assert target.read_bytes() == original and temp_names(tmp_path) == []
+    # a small file is written before the recording starts, a big one beside it
+    assert recorded == ([] if point == "write" and size == "small" else [True])
+
+
+def test_a_big_file_written_beside_the_recording_lands_whole(tmp_path: Path) -> None:
+    target = tmp_path / "big.py"
+    original = BIG * (atomic.WRITTEN_BESIDE // len(BIG) + 1)
+    target.write_bytes(original)
+    os.chmod(target, 0o640)
+    edited = original.replace(b"line 003999", b"LINE 003999")
+    seen: list[list[str]] = []
+    apply_writes([Write(target, edited, original)], meanwhile=lambda: seen.append(temp_names(tmp_path)))
+    assert seen == [[]] and target.read_bytes() == edited
+    assert os.stat(target).st_mode & 0o777 == 0o640 and temp_names(tmp_path) == []
 
 
 @pytest.mark.parametrize("error", [HistoryError("the store is broken"), KeyboardInterrupt()])
@@ -357,3 +379,24 @@ def test_a_notebook_that_cannot_be_read_meanwhile_fails_as_before(root: Path, ki
     with pytest.raises(nbedit.NbeditError) as in_line:
         workspace(root, history=False).plan_edit("n.ipynb", "print(1)", "print(2)")
     assert fresh.strip() == f"ERROR {type(in_line.value).__name__} {in_line.value}"
+
+
+def test_a_new_home_is_flushed_once_for_its_database_and_its_linked_copies(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "new-home"
+    flushed: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(descriptor: int) -> None:  # the real fsync, with a note of what it flushed
+        with contextlib.suppress(OSError):
+            flushed.append(os.readlink(f"/proc/self/fd/{descriptor}"))
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    ws = workspace(root, home=home)
+    ws.apply(plan_big(ws))
+    ws.close()
+    assert flushed.count(str(home)) == 1  # the database and the blob folder: one fsync of the home
+    assert str(home / "blobs") in flushed  # the link itself is made durable in its folder
+    assert (home / "blobs").is_dir() and (root / "big.py").read_bytes() == EDITED

@@ -77,6 +77,7 @@ Identity = tuple[int, int, int, int, int]
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _ANONYMOUS = getattr(os, "O_TMPFILE", 0)  # Linux: a file with no name until linked
 _PROC_FD = "/proc/self/fd"
+WRITTEN_BESIDE = 8 << 20  # bytes from which the other thread also writes the temporary copy
 
 _TEMP_PATTERN = re.compile(r"^\..*\.nbedit-(?P<pid>\d+)-[0-9a-f]+\.(?:tmp|old|back)$", re.DOTALL)
 _SUFFIXES = ("tmp", "old", "back")
@@ -128,7 +129,10 @@ class _Progress:
     touched: set[int] = field(default_factory=set)  # folder descriptors to fsync
     current: Path | None = None  # the file being worked on, for the error message
     meanwhile_failed: bool = False  # the caller's own step raised (apply_writes raises it as is)
-    unflushed: list[tuple[int, Path]] = field(default_factory=list)  # temp descriptors to fsync
+    # temp descriptors to fsync, with the bytes still to write into them (None: written)
+    unflushed: list[tuple[int, Path, tuple[bytes, int | None, tuple[int, int] | None] | None]] = field(
+        default_factory=list
+    )
     anonymous: dict[int, int] = field(default_factory=dict)  # target index -> unnamed temp descriptor
 
 
@@ -330,33 +334,47 @@ def _written_temp(
 ) -> int:
     """Write ``data`` to a new file ``temp`` (None: an unnamed one, ``_NoAnonymousFiles`` where
     there are none); returns its descriptor, open and not yet flushed."""
-    if temp is None:
-        if not _ANONYMOUS or not os.path.isdir(_PROC_FD):
-            raise _NoAnonymousFiles
-        try:
-            descriptor = os.open(".", os.O_WRONLY | _ANONYMOUS | _CLOEXEC, 0o666, dir_fd=directory)
-        except OSError as error:
-            if error.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
-                raise _NoAnonymousFiles from None
-            raise
-    else:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC
-        descriptor = os.open(temp, flags, 0o666, dir_fd=directory)
+    descriptor = _open_temp(directory, temp)
     try:
-        if fault:
-            fault("write", shown)
-        view = memoryview(data)
-        while view:
-            written = os.write(descriptor, view)
-            view = view[written:]
-        if owner is not None and owner != (os.geteuid(), os.getegid()):
-            _keep_owner(descriptor, owner)
-        if mode is not None:
-            os.fchmod(descriptor, mode)  # after chown, which clears setuid/setgid bits
+        _fill(descriptor, data, mode, shown, fault, owner)
     except BaseException:
         os.close(descriptor)
         raise
     return descriptor
+
+
+def _open_temp(directory: int, temp: str | None) -> int:
+    if temp is not None:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC
+        return os.open(temp, flags, 0o666, dir_fd=directory)
+    if not _ANONYMOUS or not os.path.isdir(_PROC_FD):
+        raise _NoAnonymousFiles
+    try:
+        return os.open(".", os.O_WRONLY | _ANONYMOUS | _CLOEXEC, 0o666, dir_fd=directory)
+    except OSError as error:
+        if error.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
+            raise _NoAnonymousFiles from None
+        raise
+
+
+def _fill(
+    descriptor: int,
+    data: bytes,
+    mode: int | None,
+    shown: Path,
+    fault: Fault | None,
+    owner: tuple[int, int] | None,
+) -> None:
+    if fault:
+        fault("write", shown)
+    view = memoryview(data)
+    while view:
+        written = os.write(descriptor, view)
+        view = view[written:]
+    if owner is not None and owner != (os.geteuid(), os.getegid()):
+        _keep_owner(descriptor, owner)
+    if mode is not None:
+        os.fchmod(descriptor, mode)  # after chown, which clears setuid/setgid bits
 
 
 def _flush(descriptor: int, shown: Path, fault: Fault | None, *, close: bool = True) -> None:
@@ -422,14 +440,7 @@ def _fsync_directory(directory: int) -> None:
 def _roll_back(progress: _Progress, targets: Sequence[_Target], token: str) -> list[str]:
     """Undo everything in ``progress``; return what could not be undone."""
     problems: list[str] = []
-    open_descriptors = {descriptor for descriptor, _shown in progress.unflushed} | set(
-        progress.anonymous.values()
-    )
-    progress.unflushed.clear()
-    progress.anonymous.clear()
-    for descriptor in open_descriptors:  # an unnamed file vanishes with its last descriptor
-        with contextlib.suppress(OSError):
-            os.close(descriptor)
+    _close_unflushed(progress)
     for target in reversed(progress.replaced):
         try:
             _restore(target, token)
@@ -585,33 +596,34 @@ def _write_temps(
     anonymous: bool = False,
 ) -> bool:
     """Write every temporary file (not yet flushed). ``anonymous``: as unnamed files of their
-    folders (``O_TMPFILE``), named later by ``_name_temps``; False if the system or the file
-    system cannot make them (nothing was written then)."""
+    folders (``O_TMPFILE``), named later by ``_name_temps``, the big ones written by the flush
+    (``_flush_temps``, on the other thread); False if the system or the file system cannot
+    make unnamed files (nothing was written then)."""
     for index, target in enumerate(targets):
         write = target.write
-        if write.data is None:
+        data = write.data
+        if data is None:
             continue
         progress.current = write.path
         mode = write.mode if write.mode is not None else _mode_of(target.old)
+        owner = _owner_of(target.old)
         if anonymous:
             try:
-                descriptor = _written_temp(
-                    write.data, target.directory, None, mode, write.path, fault, _owner_of(target.old)
-                )
+                descriptor = _open_temp(target.directory, None)
             except _NoAnonymousFiles:
-                while progress.unflushed:
-                    with contextlib.suppress(OSError):
-                        os.close(progress.unflushed.pop()[0])
-                progress.anonymous.clear()
+                _close_unflushed(progress)
                 return False
             progress.anonymous[index] = descriptor
+            if len(data) >= WRITTEN_BESIDE:
+                progress.unflushed.append((descriptor, write.path, (data, mode, owner)))
+                progress.touched.add(target.directory)
+                continue
+            _fill(descriptor, data, mode, write.path, fault, owner)
         else:
             temp = temp_name(target.name, token)
             progress.temp_files[index] = temp
-            descriptor = _written_temp(
-                write.data, target.directory, temp, mode, write.path, fault, _owner_of(target.old)
-            )
-        progress.unflushed.append((descriptor, write.path))
+            descriptor = _written_temp(data, target.directory, temp, mode, write.path, fault, owner)
+        progress.unflushed.append((descriptor, write.path, None))
         progress.touched.add(target.directory)
     return True
 
@@ -631,14 +643,28 @@ def _name_temps(targets: Sequence[_Target], progress: _Progress, token: str) -> 
 
 
 def _flush_temps(progress: _Progress, fault: Fault | None) -> None:
-    """fsync the written temporary files: one blocking call per file, so on another thread it
-    needs the interpreter's lock only between files (each wait for it can cost a switch interval)."""
+    """Write what was left to write (a big file's bytes) and fsync the temporary files: few
+    blocking calls per file, so on another thread it seldom waits for the interpreter's lock
+    (each wait can cost a switch interval, 5 ms, while the other thread computes)."""
     unnamed = set(progress.anonymous.values())  # stay open: closing would delete them
     while progress.unflushed:
-        descriptor, shown = progress.unflushed[0]
+        descriptor, shown, pending = progress.unflushed[0]
         progress.current = shown
+        if pending is not None:
+            data, mode, owner = pending
+            _fill(descriptor, data, mode, shown, fault, owner)
         del progress.unflushed[0]
         _flush(descriptor, shown, fault, close=descriptor not in unnamed)
+
+
+def _close_unflushed(progress: _Progress) -> None:
+    """Close every temporary file still open (an unnamed one vanishes with its descriptor)."""
+    open_descriptors = {item[0] for item in progress.unflushed} | set(progress.anonymous.values())
+    progress.unflushed.clear()
+    progress.anonymous.clear()
+    for descriptor in open_descriptors:
+        with contextlib.suppress(OSError):
+            os.close(descriptor)
 
 
 def _beside(work: Callable[[], None], meanwhile: Callable[[], object], progress: _Progress) -> None:
