@@ -7,6 +7,16 @@ plans through ``storage``: locks on the files' folders held across the stale che
 and the replace, a history entry made durable before any file is replaced, then
 an all-or-nothing atomic write in which each file is reached from the root without
 following a link swapped in during the review (``storage.confine``).
+
+What a first edit waits for is started early, on other threads, and joined where
+it is needed: the history store opens while the change is planned (joined by
+``_store``), a big file read with the history on is flushed meanwhile (joined before
+the entry links it), a notebook is read while the notebook modules import (joined by
+the planner's read), and the entry is recorded while the writer flushes the new
+content (``storage.atomic.apply_writes(meanwhile=...)``). Every one of them is joined,
+and its error raised, before any file is replaced; a file read for the plan keeps
+its identity (inode, size, times), so the check before the lock need not read an
+untouched file again.
 """
 
 from __future__ import annotations
@@ -92,7 +102,7 @@ class _Background:
     """One call run on another thread; ``result`` joins it and returns its value or raises its
     error here. No thread to be had (a process at its limit): the call runs at once."""
 
-    def __init__(self, call: Callable[[], object], name: str) -> None:
+    def __init__(self, call: Callable[[], object], name: str, *, daemon: bool = False) -> None:
         import threading
 
         self._outcome: list[object] = []
@@ -105,7 +115,7 @@ class _Background:
                 self._failed = True
                 self._outcome.append(error)
 
-        self._thread = threading.Thread(target=run, name=name)
+        self._thread = threading.Thread(target=run, name=name, daemon=daemon)
         try:
             self._thread.start()
         except RuntimeError:
@@ -280,7 +290,8 @@ class _RootSource:
         if earlier is not None:
             earlier.wait()
         try:
-            self._syncing[path] = _Background(flush, "nbedit-flush")
+            # a daemon: a plan never applied must not hold up the interpreter's exit for it
+            self._syncing[path] = _Background(flush, "nbedit-flush", daemon=True)
         except BaseException:
             os.close(duplicate)
             raise
