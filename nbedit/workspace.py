@@ -53,7 +53,8 @@ __all__ = ["ApplyResult", "Workspace", "default_home"]
 
 DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024
 _IDENTIFIED_FROM = 64 << 10  # bytes; a smaller file is compared again at once, faster than kept
-_IDENTITIES_KEPT = 16  # files whose read identity is remembered (with the bytes read)
+_IDENTITIES_KEPT = 16  # files whose read identity is remembered (with the bytes read) ...
+_IDENTIFIED_BYTES = 256 << 20  # ... and their bytes at most (a plan dropped unapplied lets go of its bytes)
 _SYNCED_FROM = 1 << 20  # bytes; a smaller file's flush costs the history's link little
 _UNSET = object()  # the live client is found on the first write
 
@@ -164,7 +165,7 @@ class _RootSource:
         self._identities: dict[str, tuple[bytes, tuple[int, int, int, int, int]]] = {}
         # with the history on, a big file read for a plan is flushed to disk meanwhile: the
         # entry links it as its keyframe and must make it durable first (storage.blobs)
-        self.sync_reads = False
+        self.sync_reads = False  # set by Workspace._plan while it plans
         self._syncing: dict[str, _Background] = {}
         self._prefetched: dict[str, _Background] = {}  # path -> its read, running on another thread
 
@@ -273,7 +274,10 @@ class _RootSource:
         if identity == _identity(opened) and read.st_size == len(data) and len(data) >= _IDENTIFIED_FROM:
             self._identities.pop(path, None)
             self._identities[path] = (data, identity)
-            while len(self._identities) > _IDENTITIES_KEPT:
+            while len(self._identities) > _IDENTITIES_KEPT or (
+                len(self._identities) > 1
+                and sum(len(known[0]) for known in self._identities.values()) > _IDENTIFIED_BYTES
+            ):
                 self._identities.pop(next(iter(self._identities)))
         return data
 
@@ -379,7 +383,6 @@ class Workspace:
         self.history_enabled = history
         self.running_notebook = running_notebook
         self._source = _RootSource(self.root, max_file_size)
-        self._source.sync_reads = history
         self._history = None
         self._opening: tuple[Path, _Background] | None = None  # (home, the store opening there meanwhile)
         self.keep_per_file = keep_per_file  # retention: entries kept per file (None: all)
@@ -488,11 +491,12 @@ class Workspace:
         the history store opens (a new home creates its database), and a notebook is read
         while its modules import (their first import costs some 20 ms)."""
         self._open_store_meanwhile()
-        self._sync_history_flag()
-        self._prefetch_notebook(change)
+        self._source.sync_reads = self.history_enabled
         try:
+            self._prefetch_notebook(change)
             return plan_change(change, self._source, options, root=str(self.root))
         finally:
+            self._source.sync_reads = False
             self._source.drop_prefetched()
 
     def _prefetch_notebook(self, change: Change) -> None:
@@ -871,9 +875,6 @@ class Workspace:
         from nbedit.storage.history import HistoryStore
 
         return HistoryStore.open_or_recreate(self.home)
-
-    def _sync_history_flag(self) -> None:
-        self._source.sync_reads = self.history_enabled
 
     def close(self) -> None:
         """Close the history store now (it opens again when the history is next used)."""
