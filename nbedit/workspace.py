@@ -9,8 +9,8 @@ an all-or-nothing atomic write in which each file is reached from the root witho
 following a link swapped in during the review (``storage.confine``).
 
 What a first edit waits for is started early, on other threads, and joined where
-it is needed: the history store opens while the change is planned (joined by
-``_store``), a big file read with the history on is flushed meanwhile (joined before
+it is needed: a new home's history store is created while the change is planned (joined
+by ``_store``), a big file read with the history on is flushed meanwhile (joined before
 the entry links it), a notebook is read while the notebook modules import (joined by
 the planner's read), and the entry is recorded while the writer flushes the new
 content (``storage.atomic.apply_writes(meanwhile=...)``). Every one of them is joined,
@@ -46,7 +46,7 @@ from nbedit.errors import (
     StaleFile,
     option,
 )
-from nbedit.storage.records import default_home  # re-exported: where history lives
+from nbedit.storage.records import DATABASE_NAME, default_home  # default_home re-exported
 from nbedit.warnings import NbeditWarning
 
 __all__ = ["ApplyResult", "Workspace", "default_home"]
@@ -55,7 +55,9 @@ DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024
 _IDENTIFIED_FROM = 64 << 10  # bytes; a smaller file is compared again at once, faster than kept
 _IDENTITIES_KEPT = 16  # files whose read identity is remembered (with the bytes read) ...
 _IDENTIFIED_BYTES = 256 << 20  # ... and their bytes at most (a plan dropped unapplied lets go of its bytes)
-_SYNCED_FROM = 1 << 20  # bytes; a smaller file's flush costs the history's link little
+# bytes; a smaller file's flush costs the history's link little, and a flush the link turns out not
+# to need (the history knew the file already) would compete with the temporary copy's own fsync
+_SYNCED_FROM = 8 << 20
 _UNSET = object()  # the live client is found on the first write
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
@@ -488,7 +490,7 @@ class Workspace:
 
     def _plan(self, change: Change, options: PlanOptions) -> Plan:
         """``plan_change`` with the slow parts of a first edit started meanwhile on other threads:
-        the history store opens (a new home creates its database), and a notebook is read
+        a new home's history store is created, a big file is flushed, and a notebook is read
         while its modules import (their first import costs some 20 ms)."""
         self._open_store_meanwhile()
         self._source.sync_reads = self.history_enabled
@@ -848,13 +850,16 @@ class Workspace:
         return self._history
 
     def _open_store_meanwhile(self) -> None:
-        """Start opening the history store on another thread, once a write is in view: a new
-        home creates its database, schema and log there (fsyncs: some 10 ms) while this
-        thread plans. ``_store`` joins it; an error it met is raised there, as if opened there.
-        The thread is the store's only user until that join hands it over."""
+        """Start creating a new home's history store on another thread, once a write is in
+        view: its database, schema, log and their fsyncs (some 10 ms, mostly waiting for the
+        disk) happen while this thread plans. ``_store`` joins it; an error it met is raised
+        there, as if opened there. The thread is the store's only user until that join hands
+        it over. An existing store opens where it is used, as before (about 1 ms)."""
         if not self.history_enabled or self._history is not None or self._opening is not None:
             return
         home = self.home
+        if (home / DATABASE_NAME).exists():
+            return  # opening one is quick; on a thread it would only take turns with the planner
 
         def open_store() -> object:
             from nbedit.storage.history import HistoryStore
