@@ -400,3 +400,19 @@ def test_a_new_home_is_flushed_once_for_its_database_and_its_linked_copies(
     assert flushed.count(str(home)) == 1  # the database and the blob folder: one fsync of the home
     assert str(home / "blobs") in flushed  # the link itself is made durable in its folder
     assert (home / "blobs").is_dir() and (root / "big.py").read_bytes() == EDITED
+
+
+def test_a_big_file_flushed_while_planning_is_joined_before_its_link(root: Path, tmp_path: Path) -> None:
+    big = BIG * (atomic.WRITTEN_BESIDE // len(BIG) + 1)  # over the size flushed early
+    (root / "big.py").write_bytes(big)
+    ws = workspace(root, home=tmp_path / "flushed")
+    plan = ws.plan_edit("big.py", "line 003999 of", "LINE 003999 of", replace_all=True)
+    assert "big.py" in ws._source._syncing  # noqa: SLF001 - the flush started with the read
+    ws.apply(plan)
+    assert ws._source._syncing == {}  # noqa: SLF001 - joined before the entry linked the file
+    assert not [thread for thread in threading.enumerate() if thread.name == "nbedit-flush"]
+    assert os.listdir(tmp_path / "flushed" / "blobs")  # the old file is the entry's linked keyframe
+    (entry,) = ws.history()
+    ws.undo(entry.id)
+    assert (root / "big.py").read_bytes() == big
+    ws.close()
