@@ -7,10 +7,21 @@ plans through ``storage``: locks on the files' folders held across the stale che
 and the replace, a history entry made durable before any file is replaced, then
 an all-or-nothing atomic write in which each file is reached from the root without
 following a link swapped in during the review (``storage.confine``).
+
+What a first edit waits for is started early, on other threads, and joined where
+it is needed: a new home's history store is created while the change is planned (joined
+by ``_store``), a big file read with the history on is flushed meanwhile (joined before
+the entry links it), a notebook is read while the notebook modules import (joined by
+the planner's read), and the entry is recorded while the writer flushes the new
+content (``storage.atomic.apply_writes(meanwhile=...)``). Every one of them is joined,
+and its error raised, before any file is replaced; a file read for the plan keeps
+its identity (inode, size, times), so the check before the lock need not read an
+untouched file again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import warnings
@@ -35,12 +46,18 @@ from nbedit.errors import (
     StaleFile,
     option,
 )
-from nbedit.storage.records import default_home  # re-exported: where history lives
+from nbedit.storage.records import DATABASE_NAME, default_home  # default_home re-exported
 from nbedit.warnings import NbeditWarning
 
 __all__ = ["ApplyResult", "Workspace", "default_home"]
 
 DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024
+_IDENTIFIED_FROM = 64 << 10  # bytes; a smaller file is compared again at once, faster than kept
+_IDENTITIES_KEPT = 16  # files whose read identity is remembered (with the bytes read) ...
+_IDENTIFIED_BYTES = 256 << 20  # ... and their bytes at most (a plan dropped unapplied lets go of its bytes)
+# bytes; a smaller file's flush costs the history's link little, and a flush the link turns out not
+# to need (the history knew the file already) would compete with the temporary copy's own fsync
+_SYNCED_FROM = 8 << 20
 _UNSET = object()  # the live client is found on the first write
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
@@ -84,6 +101,43 @@ class ApplyResult:
         return wrap(f'<div class="nb-note"><b>nbedit</b>: {note}</div>') + plan_to_html(self.plan)
 
 
+class _Background:
+    """One call run on another thread; ``result`` joins it and returns its value or raises its
+    error here. No thread to be had (a process at its limit): the call runs at once."""
+
+    def __init__(self, call: Callable[[], object], name: str, *, daemon: bool = False) -> None:
+        import threading
+
+        self._outcome: list[object] = []
+        self._failed = False
+
+        def run() -> None:
+            try:
+                self._outcome.append(call())
+            except BaseException as error:  # handed to the joining thread
+                self._failed = True
+                self._outcome.append(error)
+
+        self._thread = threading.Thread(target=run, name=name, daemon=daemon)
+        try:
+            self._thread.start()
+        except RuntimeError:
+            run()
+
+    def wait(self) -> None:
+        if self._thread.ident is not None:
+            self._thread.join()
+
+    def result(self) -> object:
+        """The call's value (None if it never ran here: a process forked meanwhile)."""
+        self.wait()
+        if not self._outcome:
+            return None
+        if self._failed:
+            raise self._outcome[0]  # type: ignore[misc]
+        return self._outcome[0]
+
+
 class _OverlaySource:
     """The root, except that some files read as given bytes (an open tab's live document)."""
 
@@ -108,6 +162,14 @@ class _RootSource:
         self.root = root
         self.real_root = Path(os.path.realpath(root))
         self.max_file_size = max_file_size
+        # path -> (the bytes read, the file's identity then): lets the checks before the
+        # write skip a second read of a file nobody touched (storage.atomic.identity_of)
+        self._identities: dict[str, tuple[bytes, tuple[int, int, int, int, int]]] = {}
+        # with the history on, a big file read for a plan is flushed to disk meanwhile: the
+        # entry links it as its keyframe and must make it durable first (storage.blobs)
+        self.sync_reads = False  # set by Workspace._plan while it plans
+        self._syncing: dict[str, _Background] = {}
+        self._prefetched: dict[str, _Background] = {}  # path -> its read, running on another thread
 
     def normalise(self, path: str) -> str:
         """The path relative to the real root: folders resolved, a final link kept as the link.
@@ -155,6 +217,31 @@ class _RootSource:
         return self.real_root / path
 
     def read(self, path: str) -> bytes | None:
+        prefetched = self._prefetched.pop(path, None)
+        if prefetched is not None:
+            return prefetched.result()  # type: ignore[no-any-return]
+        return self._read(path)
+
+    def prefetch(self, path: str) -> None:
+        """Start reading ``path`` on another thread; the next ``read`` of it takes the result
+        (its bytes, or the error the read raised). ``drop_prefetched`` forgets one not taken."""
+        if path not in self._prefetched:
+            self._prefetched[path] = _Background(lambda: self._read(path), "nbedit-read")
+
+    def drop_prefetched(self) -> None:
+        while self._prefetched:
+            _path, reading = self._prefetched.popitem()
+            reading.wait()
+
+    def wait_synced(self, paths: Sequence[str]) -> None:
+        """Wait for the flushes started when these files were read (an error there is left to
+        the history's own fsync of the file, which raises it)."""
+        for path in paths:
+            syncing = self._syncing.pop(path, None)
+            if syncing is not None:
+                syncing.wait()
+
+    def _read(self, path: str) -> bytes | None:
         full = self.absolute(path)
         try:
             info = full.stat()
@@ -177,9 +264,63 @@ class _RootSource:
                 limit=self.max_file_size,
             )
         try:
-            return full.read_bytes()
+            with open(full, "rb", buffering=0) as handle:
+                opened = os.fstat(handle.fileno())
+                data: bytes = handle.readall()
+                read = os.fstat(handle.fileno())
+                if self.sync_reads and len(data) >= _SYNCED_FROM:
+                    self._sync_meanwhile(path, handle.fileno())
         except OSError as error:
             raise NotAFile(f"{path}: cannot be read ({error.strerror or error})", path=path) from None
+        identity = _identity(read)
+        if identity == _identity(opened) and read.st_size == len(data) and len(data) >= _IDENTIFIED_FROM:
+            self._identities.pop(path, None)
+            self._identities[path] = (data, identity)
+            while len(self._identities) > _IDENTITIES_KEPT or (
+                len(self._identities) > 1
+                and sum(len(known[0]) for known in self._identities.values()) > _IDENTIFIED_BYTES
+            ):
+                self._identities.pop(next(iter(self._identities)))
+        return data
+
+    def _sync_meanwhile(self, path: str, descriptor: int) -> None:
+        duplicate = os.dup(descriptor)
+
+        def flush() -> None:
+            try:
+                os.fsync(duplicate)
+            finally:
+                os.close(duplicate)
+
+        earlier = self._syncing.pop(path, None)
+        if earlier is not None:
+            earlier.wait()
+        try:
+            # a daemon: a plan never applied must not hold up the interpreter's exit for it
+            self._syncing[path] = _Background(flush, "nbedit-flush", daemon=True)
+        except BaseException:
+            os.close(duplicate)
+            raise
+
+    def identity(self, path: str, data: bytes | None) -> tuple[int, int, int, int, int] | None:
+        """The file's identity when exactly ``data`` (this very object) was read from it."""
+        known = self._identities.get(path)
+        return known[1] if known is not None and data is not None and known[0] is data else None
+
+    def unchanged(self, path: str, data: bytes | None) -> bool:
+        """True if the file is, by its identity, still the one ``data`` was read from (a cheap
+        early check: the full compare before the replace is the guarantee)."""
+        identity = self.identity(path, data)
+        if identity is None:
+            return False
+        try:
+            return _identity(self.absolute(path).stat()) == identity
+        except OSError:
+            return False
+
+    def forget(self, paths: Sequence[str]) -> None:
+        for path in paths:
+            self._identities.pop(path, None)
 
     def holds(self, path: str, expected: bytes, chunk: int = 1 << 20) -> bool:
         """True if the file's bytes are exactly ``expected``; never holds a second whole copy."""
@@ -245,6 +386,7 @@ class Workspace:
         self.running_notebook = running_notebook
         self._source = _RootSource(self.root, max_file_size)
         self._history = None
+        self._opening: tuple[Path, _Background] | None = None  # (home, the store opening there meanwhile)
         self.keep_per_file = keep_per_file  # retention: entries kept per file (None: all)
         self.keep_bytes = keep_bytes  # retention: total stored bytes (None: no cap)
         # open JupyterLab tabs: "auto" finds the server this process runs under on the first
@@ -304,7 +446,7 @@ class Workspace:
                 change.dialect,
             )
         options = self._options(exact, threshold, overwrite, clear_outputs, encoding)
-        return plan_change(change, self._source, options, root=str(self.root))
+        return self._plan(change, options)
 
     def plan_edit(
         self,
@@ -344,7 +486,35 @@ class Workspace:
             "edit",
         )
         options = self._options(exact, threshold, overwrite, clear_outputs, encoding)
-        return plan_change(change, self._source, options, root=str(self.root))
+        return self._plan(change, options)
+
+    def _plan(self, change: Change, options: PlanOptions) -> Plan:
+        """``plan_change`` with the slow parts of a first edit started meanwhile on other threads:
+        a new home's history store is created, a big file is flushed, and a notebook is read
+        while its modules import (their first import costs some 20 ms)."""
+        self._open_store_meanwhile()
+        self._source.sync_reads = self.history_enabled
+        try:
+            self._prefetch_notebook(change)
+            return plan_change(change, self._source, options, root=str(self.root))
+        finally:
+            self._source.sync_reads = False
+            self._source.drop_prefetched()
+
+    def _prefetch_notebook(self, change: Change) -> None:
+        import sys
+
+        if "nbedit.engine.notebook" in sys.modules:
+            return
+        for file_change in change.files:
+            if is_notebook_path(file_change.path) and file_change.operation == "update":
+                try:
+                    self._source.prefetch(self._source.normalise(file_change.path))
+                except NbeditError:
+                    return  # the planner raises it again, where it always did
+                import nbedit.engine.notebook  # noqa: F401 - imported while the file is read
+
+                return
 
     def view(self, path: str) -> str:
         """The editable cell view of a notebook (a plain-text file is returned as is)."""
@@ -377,7 +547,11 @@ class Workspace:
             if document is None or file_plan.before_bytes is None or file_plan.after_bytes is None:
                 continue
             base = live_base(
-                file_plan.notebook, file_plan.before_bytes, file_plan.after_bytes, document, file_plan.encoding
+                file_plan.notebook,
+                file_plan.before_bytes,
+                file_plan.after_bytes,
+                document,
+                file_plan.encoding,
             )
             if base is not None:
                 bases[file_plan.path] = base
@@ -391,7 +565,9 @@ class Workspace:
             after = file_plan.display_after if file_plan.notebook else file_plan.after
             texts.append((file_plan.path, before or "", after or ""))
         change = formats.parse(combined_diff(texts), dialect="unified")
-        replanned = plan_change(change, _OverlaySource(self._source, bases), self.options, root=str(self.root))
+        replanned = plan_change(
+            change, _OverlaySource(self._source, bases), self.options, root=str(self.root)
+        )
         files = []
         for file_plan in replanned.files:
             disk = next((f.before_bytes for f in plan.files if f.path == file_plan.path), None)
@@ -419,6 +595,7 @@ class Workspace:
         files = [file_plan for file_plan in plan.files if file_plan.changed]
         if not files:
             return ApplyResult(plan, None, (), already_applied=plan.already_applied)
+        self._open_store_meanwhile()
         running = self._running_notebook_plan(files)
         if running is not None and self._live_client is None:
             self._guard_running_notebook(running, force, None)  # no live tabs: refuse before locking
@@ -436,23 +613,46 @@ class Workspace:
             for file_plan in files:
                 if live is None or file_plan.path not in live.in_rooms:
                     writes.extend(self._writes_for(file_plan, Write, modes[file_plan.path]))
-            in_rooms = frozenset(live.in_rooms) if live is not None else frozenset()
-            entry_id = self._record(
-                plan, files, origin, execution_count, undoes, modes, token, in_rooms, digests
-            )
-            try:
-                if live is not None and live.in_rooms:
+            if live is not None and live.in_rooms:
+                in_rooms = frozenset(live.in_rooms)
+                entry_id = self._record(
+                    plan, files, origin, execution_count, undoes, modes, token, in_rooms, digests
+                )
+                try:
                     files, entry_id = self._live_commit(live, plan, files, entry_id, modes, token, origin,
                                                         execution_count, undoes)  # fmt: skip
-                apply_writes(writes, root=source.real_root, token=token, force=force)
-            except BaseException:
-                if entry_id is not None:
-                    self._store().abort(entry_id)
-                raise
+                    apply_writes(writes, root=source.real_root, token=token, force=force)
+                except BaseException:
+                    if entry_id is not None:
+                        self._store().abort(entry_id)
+                    raise
+            else:
+                # the entry is recorded (durably) here while the writer writes and flushes the
+                # temporary copies on another thread; both are done before any file is replaced
+                recorded: list[str | None] = []
+
+                def record() -> None:
+                    recorded.append(
+                        self._record(
+                            plan, files, origin, execution_count, undoes, modes, token, None, digests
+                        )
+                    )
+
+                try:
+                    apply_writes(
+                        writes, root=source.real_root, token=token, force=force,
+                        meanwhile=record if self.history_enabled else None,
+                    )  # fmt: skip
+                except BaseException:
+                    if recorded and recorded[0] is not None:
+                        self._store().abort(recorded[0])
+                    raise
+                entry_id = recorded[0] if recorded else None
             if entry_id is not None:
                 self._store().commit(entry_id)
             for file_plan in files:
                 self._live_bases.pop(file_plan.path, None)
+            source.forget([p for f in files for p in (f.path, f.new_path) if p])
         if live is not None:
             live.notify()
         if entry_id is not None:
@@ -536,7 +736,8 @@ class Workspace:
         bases = {
             file_plan.path: self._live_bases[file_plan.path][1]
             for file_plan in files
-            if file_plan.path in self._live_bases and self._live_bases[file_plan.path][0] == file_plan.fingerprint
+            if file_plan.path in self._live_bases
+            and self._live_bases[file_plan.path][0] == file_plan.fingerprint
         }
         return LiveWrite.prepare(self._live_client, files, self._source.absolute, bases)
 
@@ -580,10 +781,16 @@ class Workspace:
         return updated, entry_id
 
     def _check_fresh(self, files: Sequence[FilePlan]) -> None:
-        """Raise StaleFile if any file is not what the plan was computed from."""
+        """Raise StaleFile if any file is not what the plan was computed from.
+
+        A file whose identity (inode, size, times) is the one it had when the plan read it
+        is not read again here: this check only fails fast, with a diff of what changed;
+        the writer compares every byte right before the replace (``storage.atomic``).
+        """
         for file_plan in files:
-            if file_plan.before_bytes is not None and self._source.holds(
-                file_plan.path, file_plan.before_bytes
+            if file_plan.before_bytes is not None and (
+                self._source.unchanged(file_plan.path, file_plan.before_bytes)
+                or self._source.holds(file_plan.path, file_plan.before_bytes)
             ):
                 continue  # the very bytes the plan was computed from, compared in chunks
             current = self._source.read(file_plan.path)
@@ -609,16 +816,22 @@ class Workspace:
     ) -> list:
         source = self._source
         mode = modes[1]
+        path, before = file_plan.path, file_plan.before_bytes
         if file_plan.operation == "delete":
-            return [write_type(source.absolute(file_plan.path), None, file_plan.before_bytes, None)]
-        if file_plan.new_path and file_plan.new_path != file_plan.path:
+            return [write_type(source.absolute(path), None, before, None, source.identity(path, before))]
+        if file_plan.new_path and file_plan.new_path != path:
             existing = source.read(file_plan.new_path)
             return [
-                write_type(source.absolute(file_plan.new_path), file_plan.after_bytes, existing, mode),
-                write_type(source.absolute(file_plan.path), None, file_plan.before_bytes, None),
-            ]
+                write_type(
+                    source.absolute(file_plan.new_path), file_plan.after_bytes, existing, mode,
+                    source.identity(file_plan.new_path, existing),
+                ),
+                write_type(source.absolute(path), None, before, None, source.identity(path, before)),
+            ]  # fmt: skip
         return [
-            write_type(source.absolute(file_plan.path), file_plan.after_bytes, file_plan.before_bytes, mode)
+            write_type(
+                source.absolute(path), file_plan.after_bytes, before, mode, source.identity(path, before)
+            )
         ]
 
     # ------------------------------------------------------------------ history
@@ -628,17 +841,54 @@ class Workspace:
         and entries a crashed writer left pending are settled against the files."""
         if self._history is None:
             from nbedit.recovery import recover
-            from nbedit.storage.history import HistoryStore
 
-            store = HistoryStore.open_or_recreate(self.home)
+            store = self._opened_store()
             if store.notice:
                 warnings.warn(store.notice, NbeditWarning, stacklevel=3)
             self._history = store
             recover(self)
         return self._history
 
+    def _open_store_meanwhile(self) -> None:
+        """Start creating a new home's history store on another thread, once a write is in
+        view: its database, schema, log and their fsyncs (some 10 ms, mostly waiting for the
+        disk) happen while this thread plans. ``_store`` joins it; an error it met is raised
+        there, as if opened there. The thread is the store's only user until that join hands
+        it over. An existing store opens where it is used, as before (about 1 ms)."""
+        if not self.history_enabled or self._history is not None or self._opening is not None:
+            return
+        home = self.home
+        if (home / DATABASE_NAME).exists():
+            return  # opening one is quick; on a thread it would only take turns with the planner
+
+        def open_store() -> object:
+            from nbedit.storage.history import HistoryStore
+
+            return HistoryStore.open_or_recreate(home)
+
+        self._opening = (home, _Background(open_store, "nbedit-history-open"))
+
+    def _opened_store(self):  # type: ignore[no-untyped-def]
+        opening, self._opening = self._opening, None
+        if opening is not None:
+            home, background = opening
+            store = background.result()
+            if home == self.home and store is not None:
+                return store
+            if store is not None:
+                store.close()  # type: ignore[attr-defined]  # the home was changed meanwhile
+        from nbedit.storage.history import HistoryStore
+
+        return HistoryStore.open_or_recreate(self.home)
+
     def close(self) -> None:
         """Close the history store now (it opens again when the history is next used)."""
+        opening, self._opening = self._opening, None
+        if opening is not None:
+            with contextlib.suppress(Exception):  # an error opening it is no error closing it
+                opened = opening[1].result()
+                if opened is not None:
+                    opened.close()  # type: ignore[attr-defined]
         store, self._history = self._history, None
         if store is not None:
             store.close()
@@ -664,11 +914,12 @@ class Workspace:
         undoes: str | None,
         modes: dict[str, tuple[int | None, int | None]] | None = None,
         token: str | None = None,
-        in_rooms: frozenset[str] = frozenset(),
+        in_rooms: frozenset[str] | None = None,
         digests: dict[str, tuple[bytes, Callable[[], str]]] | None = None,
     ) -> str | None:
         if not self.history_enabled:
             return None
+        in_rooms = in_rooms or frozenset()
         modes = modes or {}
         digests = digests or {}
         from nbedit.engine.spans import byte_spans
@@ -725,6 +976,8 @@ class Workspace:
                         "history=False (--no-history) to edit it without a history (nothing was written)",
                         path=name,
                     )
+        # the flushes of the old files started at read time: a linked keyframe needs its data on disk
+        self._source.wait_synced([record.path for record in records if record.before_file is not None])
         try:
             return self._store().begin(draft)
         except NbeditError:
@@ -786,6 +1039,11 @@ class Workspace:
 
         chosen = which if after is None else ("after" if after else "before")
         return history_ops.restore(self, entry_id, which=chosen, force=force)  # type: ignore[arg-type]
+
+
+def _identity(info: os.stat_result) -> tuple[int, int, int, int, int]:
+    """``storage.atomic.identity_of`` without importing the writer for a plan."""
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def _check_text(text: str, what: str) -> None:

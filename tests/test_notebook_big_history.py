@@ -168,7 +168,13 @@ def _die_at(base: Path, where: str) -> None:
     from nbedit.storage.history import HistoryStore as Store
 
     if where == "before replace":
-        atomic.apply_writes = lambda *arguments, **options: os._exit(0)  # type: ignore[assignment]
+        real = atomic.apply_writes
+
+        def die(point: str, path: Path) -> None:
+            if point == "replace":  # the entry is recorded and the temporary copy flushed
+                os._exit(0)
+
+        atomic.apply_writes = lambda *arguments, **options: real(*arguments, **options, fault=die)  # type: ignore
     else:
         Store.commit = lambda self, entry_id: os._exit(0)  # type: ignore[assignment]
     edit(make_workspace(base), 11)

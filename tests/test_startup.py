@@ -135,7 +135,12 @@ def test_the_program_closes_its_history_before_it_ends(project: Path, tmp_path: 
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.decode().rstrip().endswith("undo with: nbedit undo)")  # flushed before the end
-    assert sorted(path.name for path in home.iterdir()) == ["history.sqlite3", "history.sqlite3.last-id"]
+    # the blob folder is made with the database (one fsync of the home for both)
+    assert sorted(path.name for path in home.iterdir()) == [
+        "blobs",
+        "history.sqlite3",
+        "history.sqlite3.last-id",
+    ]
     listed = subprocess.run(
         [sys.executable, "-m", "nbedit", "history", "--all", "--json"],
         cwd=project,

@@ -227,8 +227,14 @@ def commit_then_die(base: Path) -> None:
     """Record the entry (link made, entry durable) and die before any file is replaced."""
     import nbedit.storage.atomic as atomic
 
+    real = atomic.apply_writes
+
     def crash(*arguments: object, **options: object) -> None:
-        os._exit(0)
+        def die(point: str, path: Path) -> None:
+            if point == "replace":  # the entry is recorded and the temporary copy flushed
+                os._exit(0)
+
+        real(*arguments, **options, fault=die)  # type: ignore[arg-type]
 
     atomic.apply_writes = crash  # type: ignore[assignment]
     workspace = make_workspace(base)

@@ -11,11 +11,25 @@ owner back, deleted files are renamed back from where they were parked, created
 files and directories are removed, temporary files are removed.
 
 Every operation runs relative to a descriptor of the file's folder, reached from
-the root with no link followed (``confine.py``), and each file is checked at that
-moment: it must still hold ``original`` (read through the same descriptor), and a
-file the user could not write in place (a 0444 file, another user's file in a
-shared folder) is refused unless forced, as editors do. The written file keeps its
-owner and group where the user may keep them (so a setgid file keeps its group).
+the root with no link followed (``confine.py``), and each file is checked twice.
+Before anything is written, a file whose ``identity`` (device, inode, size,
+modification and change times, taken when ``original`` was read) is unchanged is
+trusted for now, and any other is compared with ``original`` byte for byte, so a
+changed file fails fast; a file the user could not write in place (a 0444 file,
+another user's file in a shared folder) is refused unless forced, as editors do.
+Then, once every temporary file is written and flushed and right before the first
+rename, every file is compared with ``original`` in full: that last compare is the
+guarantee (a rewrite within one clock tick keeps size and times, never the bytes),
+and it also catches a file created, deleted or swapped for a link while the
+temporary copies were written. The written file keeps its owner and group where the
+user may keep them (so a setgid file keeps its group).
+
+``apply_writes(meanwhile=...)`` runs the caller's own step (the workspace records
+the history entry) on the calling thread while the temporary files, written here,
+are flushed (fsync) on another; both are finished before the verification, so what
+the caller made durable there is durable before any file is replaced. Only the
+flush moves: a thread that needs the interpreter's lock after each system call
+waits up to a switch interval (5 ms) for it while this one computes.
 
 A crash (SIGKILL, power cut) cannot run a rollback, so per file the guarantee is
 that the target holds either the old or the new bytes, never a mix; across files a
@@ -36,6 +50,7 @@ import errno
 import os
 import re
 import stat
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -44,10 +59,25 @@ from nbedit._dataclass import dataclass, field
 from nbedit.errors import NotAFile, StaleFile, WriteError
 from nbedit.storage.confine import Location, locate, open_directory
 
-__all__ = ["Fault", "Write", "apply_writes", "is_temp_file", "new_token", "remove_leftovers", "temp_name"]
+__all__ = [
+    "Fault",
+    "Write",
+    "apply_writes",
+    "identity_of",
+    "is_temp_file",
+    "new_token",
+    "remove_leftovers",
+    "temp_name",
+]
 
 Fault = Callable[[str, Path], None]
-"""Test hook called at "write", "fsync", "replace" and "fsync-dir"; raising there simulates a failure."""
+"""Test hook called at "write", "fsync", "verify", "replace" and "fsync-dir"; raising there simulates a failure."""
+
+Identity = tuple[int, int, int, int, int]
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_ANONYMOUS = getattr(os, "O_TMPFILE", 0)  # Linux: a file with no name until linked
+_PROC_FD = "/proc/self/fd"
+WRITTEN_BESIDE = 8 << 20  # bytes from which the other thread also writes the temporary copy
 
 _TEMP_PATTERN = re.compile(r"^\..*\.nbedit-(?P<pid>\d+)-[0-9a-f]+\.(?:tmp|old|back)$", re.DOTALL)
 _SUFFIXES = ("tmp", "old", "back")
@@ -59,13 +89,22 @@ class Write:
 
     ``mode``: permission bits for the written file; None keeps the existing file's
     bits (as they are at write time), or gives a new file the default (umask) mode.
-    A move is a delete of the old path plus a write of the new one.
+    A move is a delete of the old path plus a write of the new one. ``identity``: the
+    file's ``identity_of`` when ``original`` was read from it (None: unknown), which lets
+    the early check skip a second read of an unchanged file.
     """
 
     path: Path
     data: bytes | None
     original: bytes | None
     mode: int | None = None
+    identity: Identity | None = None
+
+
+def identity_of(info: os.stat_result) -> Identity:
+    """Device, inode, size, modification and change times: what a rewrite or a swap changes,
+    short of a rewrite of the same size within one tick of the file system's clock."""
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 @dataclass(slots=True)
@@ -88,6 +127,13 @@ class _Progress:
     replaced: list[_Target] = field(default_factory=list)
     parked: list[tuple[_Target, str]] = field(default_factory=list)  # deleted target -> parked name
     touched: set[int] = field(default_factory=set)  # folder descriptors to fsync
+    current: Path | None = None  # the file being worked on, for the error message
+    meanwhile_failed: bool = False  # the caller's own step raised (apply_writes raises it as is)
+    # temp descriptors to fsync, with the bytes still to write into them (None: written)
+    unflushed: list[tuple[int, Path, tuple[bytes, int | None, tuple[int, int] | None] | None]] = field(
+        default_factory=list
+    )
+    anonymous: dict[int, int] = field(default_factory=dict)  # target index -> unnamed temp descriptor
 
 
 def is_temp_file(name: str) -> bool:
@@ -250,7 +296,8 @@ def _prepare(write: Write, root: Path, progress: _Progress, force: bool) -> _Tar
     if write.original is not None:
         if info is None:
             raise _stale(write, "was deleted")
-        if not _holds(directory, location.name, write.original):
+        # fail fast; the full compare right before the replace is the guarantee (_verify)
+        if write.identity != identity_of(info) and not _holds(directory, location.name, write.original):
             raise _stale(write, "changed on disk")
         if not force and not _writable(directory, location.name, follow=False):
             owner = info.st_uid
@@ -273,24 +320,76 @@ def _write_temp(
     fault: Fault | None,
     owner: tuple[int, int] | None,
 ) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    descriptor = os.open(temp, flags, 0o666, dir_fd=directory)
+    _flush(_written_temp(data, directory, temp, mode, shown, fault, owner), shown, fault)
+
+
+def _written_temp(
+    data: bytes,
+    directory: int,
+    temp: str | None,
+    mode: int | None,
+    shown: Path,
+    fault: Fault | None,
+    owner: tuple[int, int] | None,
+) -> int:
+    """Write ``data`` to a new file ``temp`` (None: an unnamed one, ``_NoAnonymousFiles`` where
+    there are none); returns its descriptor, open and not yet flushed."""
+    descriptor = _open_temp(directory, temp)
     try:
-        if fault:
-            fault("write", shown)
-        view = memoryview(data)
-        while view:
-            written = os.write(descriptor, view)
-            view = view[written:]
-        if owner is not None and owner != (os.geteuid(), os.getegid()):
-            _keep_owner(descriptor, owner)
-        if mode is not None:
-            os.fchmod(descriptor, mode)  # after chown, which clears setuid/setgid bits
+        _fill(descriptor, data, mode, shown, fault, owner)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
+
+
+def _open_temp(directory: int, temp: str | None) -> int:
+    if temp is not None:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC
+        return os.open(temp, flags, 0o666, dir_fd=directory)
+    if not _ANONYMOUS or not os.path.isdir(_PROC_FD):
+        raise _NoAnonymousFiles
+    try:
+        return os.open(".", os.O_WRONLY | _ANONYMOUS | _CLOEXEC, 0o666, dir_fd=directory)
+    except OSError as error:
+        if error.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
+            raise _NoAnonymousFiles from None
+        raise
+
+
+def _fill(
+    descriptor: int,
+    data: bytes,
+    mode: int | None,
+    shown: Path,
+    fault: Fault | None,
+    owner: tuple[int, int] | None,
+) -> None:
+    if fault:
+        fault("write", shown)
+    view = memoryview(data)
+    while view:
+        written = os.write(descriptor, view)
+        view = view[written:]
+    if owner is not None and owner != (os.geteuid(), os.getegid()):
+        _keep_owner(descriptor, owner)
+    if mode is not None:
+        os.fchmod(descriptor, mode)  # after chown, which clears setuid/setgid bits
+
+
+def _flush(descriptor: int, shown: Path, fault: Fault | None, *, close: bool = True) -> None:
+    """fsync a descriptor from ``_written_temp``, then close it (whatever happens) if ``close``."""
+    try:
         if fault:
             fault("fsync", shown)
         os.fsync(descriptor)
     finally:
-        os.close(descriptor)
+        if close:
+            os.close(descriptor)
+
+
+class _NoAnonymousFiles(Exception):
+    """The folder's file system (or the system) cannot make unnamed files (``O_TMPFILE``)."""
 
 
 def _keep_owner(descriptor: int, owner: tuple[int, int]) -> None:
@@ -341,6 +440,7 @@ def _fsync_directory(directory: int) -> None:
 def _roll_back(progress: _Progress, targets: Sequence[_Target], token: str) -> list[str]:
     """Undo everything in ``progress``; return what could not be undone."""
     problems: list[str] = []
+    _close_unflushed(progress)
     for target in reversed(progress.replaced):
         try:
             _restore(target, token)
@@ -370,6 +470,7 @@ def apply_writes(
     fault: Fault | None = None,
     token: str | None = None,
     force: bool = False,
+    meanwhile: Callable[[], object] | None = None,
 ) -> None:
     """Write, replace and delete files all-or-nothing; raise ``WriteError`` after rolling back.
 
@@ -378,17 +479,19 @@ def apply_writes(
     names the temporary files (see ``remove_leftovers``). ``force``: replace files
     the user could not write in place. Before anything is touched, each file is
     checked: ``NotAFile`` for a directory or special file, ``StaleFile`` when it no
-    longer holds ``original``. The caller holds the locks (``locks.lock_paths``).
+    longer holds ``original``; and again in full right before the replace. The caller
+    holds the locks (``locks.lock_paths``). ``meanwhile``: called on this thread once
+    the files are checked, while the temporary copies are written and flushed on
+    another; what it raises is raised as is, after the rollback.
     """
     token = token or new_token()
     progress = _Progress()
     targets: list[_Target] = []
     step = "prepare"
-    current: Path | None = None
     try:
         seen: set[tuple[int, int, str]] = set()
         for write in writes:
-            current = write.path
+            progress.current = write.path
             target = _prepare(write, root if root is not None else _trusted_root(write.path), progress, force)
             targets.append(target)
             info = os.fstat(target.directory)
@@ -400,21 +503,29 @@ def apply_writes(
             seen.add(key)
 
         step = "write"
-        for index, target in enumerate(targets):
-            write = target.write
-            if write.data is None:
-                continue
-            current = write.path
-            temp = temp_name(target.name, token)
-            progress.temp_files[index] = temp
-            mode = write.mode if write.mode is not None else _mode_of(target.old)
-            _write_temp(write.data, target.directory, temp, mode, write.path, fault, _owner_of(target.old))
-            progress.touched.add(target.directory)
+        if meanwhile is not None and _write_temps(targets, progress, token, fault, anonymous=True):
+            # unnamed until meanwhile is done: a crash in between leaves no file behind
+            _beside(lambda: _flush_temps(progress, fault), meanwhile, progress)
+            _name_temps(targets, progress, token)
+        else:
+            if meanwhile is not None:  # no unnamed files here: the caller's step first, as it always was
+                step = "meanwhile"
+                meanwhile()
+                step = "write"
+            _write_temps(targets, progress, token, fault)
+            _flush_temps(progress, fault)
+
+        step = "verify"
+        for target in targets:
+            progress.current = target.write.path
+            if fault:
+                fault("verify", target.write.path)
+            _verify(target, progress)
 
         step = "replace"
         for index, target in enumerate(targets):
             write = target.write
-            current = write.path
+            progress.current = write.path
             if fault:
                 fault("replace", write.path)
             if write.data is not None:
@@ -434,20 +545,26 @@ def apply_writes(
         step = "fsync-dir"
         for target in targets:
             if target.directory in progress.touched:
-                current = target.write.path
+                progress.current = target.write.path
                 if fault:
                     fault("fsync-dir", target.write.path.parent)
                 _fsync_directory(target.directory)
     except BaseException as error:
         problems = _roll_back(progress, targets, token)
         _close(progress, targets)
+        current = progress.current
         if not isinstance(error, Exception):
             raise  # KeyboardInterrupt and friends: rolled back, now let them through
-        if step == "prepare" and not isinstance(error, OSError):
-            raise  # refused before anything was touched (NotAFile, StaleFile, OutsideWorkspace, ...)
+        if (
+            step == "meanwhile"
+            or progress.meanwhile_failed
+            or (step in ("prepare", "verify") and not isinstance(error, OSError))
+        ):
+            raise  # refused before any file was replaced (NotAFile, StaleFile, OutsideWorkspace, ...)
         what = {
             "prepare": "preparing",
             "write": "writing a temporary copy of",
+            "verify": "checking",
             "replace": "replacing",
             "fsync-dir": "flushing the directory of",
         }[step]
@@ -468,6 +585,147 @@ def apply_writes(
         with contextlib.suppress(OSError):
             os.unlink(parked, dir_fd=target.directory)
     _close(progress, targets)
+
+
+def _write_temps(
+    targets: Sequence[_Target],
+    progress: _Progress,
+    token: str,
+    fault: Fault | None,
+    *,
+    anonymous: bool = False,
+) -> bool:
+    """Write every temporary file (not yet flushed). ``anonymous``: as unnamed files of their
+    folders (``O_TMPFILE``), named later by ``_name_temps``, the big ones written by the flush
+    (``_flush_temps``, on the other thread); False if the system or the file system cannot
+    make unnamed files (nothing was written then)."""
+    for index, target in enumerate(targets):
+        write = target.write
+        data = write.data
+        if data is None:
+            continue
+        progress.current = write.path
+        mode = write.mode if write.mode is not None else _mode_of(target.old)
+        owner = _owner_of(target.old)
+        if anonymous:
+            try:
+                descriptor = _open_temp(target.directory, None)
+            except _NoAnonymousFiles:
+                _close_unflushed(progress)
+                return False
+            progress.anonymous[index] = descriptor
+            if len(data) >= WRITTEN_BESIDE:
+                progress.unflushed.append((descriptor, write.path, (data, mode, owner)))
+                progress.touched.add(target.directory)
+                continue
+            _fill(descriptor, data, mode, write.path, fault, owner)
+        else:
+            temp = temp_name(target.name, token)
+            progress.temp_files[index] = temp
+            descriptor = _written_temp(data, target.directory, temp, mode, write.path, fault, owner)
+        progress.unflushed.append((descriptor, write.path, None))
+        progress.touched.add(target.directory)
+    return True
+
+
+def _name_temps(targets: Sequence[_Target], progress: _Progress, token: str) -> None:
+    """Give the flushed unnamed files their temporary names (now that a crash leaves a name the
+    caller's record knows): a link through ``/proc/self/fd``, then the descriptor is closed."""
+    while progress.anonymous:
+        index, descriptor = next(iter(progress.anonymous.items()))
+        target = targets[index]
+        progress.current = target.write.path
+        temp = temp_name(target.name, token)
+        os.link(f"{_PROC_FD}/{descriptor}", temp, dst_dir_fd=target.directory, follow_symlinks=True)
+        progress.temp_files[index] = temp
+        del progress.anonymous[index]
+        os.close(descriptor)
+
+
+def _flush_temps(progress: _Progress, fault: Fault | None) -> None:
+    """Write what was left to write (a big file's bytes) and fsync the temporary files: few
+    blocking calls per file, so on another thread it seldom waits for the interpreter's lock
+    (each wait can cost a switch interval, 5 ms, while the other thread computes)."""
+    unnamed = set(progress.anonymous.values())  # stay open: closing would delete them
+    while progress.unflushed:
+        descriptor, shown, pending = progress.unflushed[0]
+        progress.current = shown
+        if pending is not None:
+            data, mode, owner = pending
+            _fill(descriptor, data, mode, shown, fault, owner)
+        del progress.unflushed[0]
+        _flush(descriptor, shown, fault, close=descriptor not in unnamed)
+
+
+def _close_unflushed(progress: _Progress) -> None:
+    """Close every temporary file still open (an unnamed one vanishes with its descriptor)."""
+    open_descriptors = {item[0] for item in progress.unflushed} | set(progress.anonymous.values())
+    progress.unflushed.clear()
+    progress.anonymous.clear()
+    for descriptor in open_descriptors:
+        with contextlib.suppress(OSError):
+            os.close(descriptor)
+
+
+def _beside(work: Callable[[], None], meanwhile: Callable[[], object], progress: _Progress) -> None:
+    """Run ``work`` on another thread and ``meanwhile`` here; both have finished when this
+    returns or raises. ``meanwhile``'s error wins (``progress.meanwhile_failed`` says so),
+    then ``work``'s."""
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as error:  # handed to the calling thread below
+            failures.append(error)
+
+    thread = threading.Thread(target=run, name="nbedit-write")
+    try:
+        thread.start()
+    except RuntimeError:  # no thread to be had: one after the other
+        run()
+    interrupted: BaseException | None = None
+    try:
+        meanwhile()
+    except BaseException as error:
+        interrupted = error
+        progress.meanwhile_failed = True
+    while thread.is_alive():  # a temporary file is never left half-written behind the rollback
+        try:
+            thread.join()
+        except BaseException as error:  # an interrupt while waiting: kept, raised once joined
+            interrupted = interrupted or error
+    if interrupted is not None:
+        raise interrupted
+    if failures:
+        raise failures[0]
+
+
+def _verify(target: _Target, progress: _Progress) -> None:
+    """The last check before the replace: the file holds ``original`` byte for byte (a file
+    to be created is still absent, a regular file has not become a link)."""
+    write = target.write
+    if write.original is None:
+        try:
+            os.stat(target.name, dir_fd=target.directory, follow_symlinks=False)
+        except FileNotFoundError:
+            return
+        raise _stale(write, "was created")
+    regular = target.old is not None and stat.S_ISREG(target.old.st_mode)
+    flags = os.O_RDONLY | os.O_NONBLOCK | _CLOEXEC | (os.O_NOFOLLOW if regular else 0)
+    try:
+        descriptor = os.open(target.name, flags, dir_fd=target.directory)
+    except FileNotFoundError:
+        raise _stale(write, "was deleted") from None
+    except OSError as error:
+        raise _stale(
+            write, "became a symbolic link" if error.errno == errno.ELOOP else "changed on disk"
+        ) from None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode) or not holds_bytes(descriptor, write.original):
+            raise _stale(write, "changed on disk")
+    finally:
+        os.close(descriptor)
 
 
 def _trusted_root(path: Path) -> Path:

@@ -30,7 +30,8 @@ Opening is cheap on purpose, since a CLI run opens the store once per call: sett
 that write the database header (``auto_vacuum``) are given only to a new database,
 and a new database is built whole under a temporary name without fsyncs, flushed
 once and linked into place (``os.link`` never replaces a database another process
-created meanwhile), instead of paying a synced header write for each setting.
+created meanwhile), instead of paying a synced header write for each setting. The
+folder of linked keyframes is made with it, so one fsync of the home covers both.
 """
 
 from __future__ import annotations
@@ -202,7 +203,7 @@ def move_aside(database: Path) -> Path:
                 os.replace(companion, target.with_name(target.name + suffix))
         # So do its linked copies: a new database names none of them and would sweep them away.
         blobs = database.with_name("blobs")
-        if blobs.is_dir():
+        if blobs.is_dir() and any(blobs.iterdir()):  # an empty one holds nothing of the old database
             os.replace(blobs, target.with_name(target.name + "-blobs"))
     except OSError as error:
         raise HistoryError(
@@ -294,6 +295,10 @@ class Database:
                 os.close(descriptor)
             with contextlib.suppress(FileExistsError):  # another process made one first: use that
                 os.link(temporary, self.path)
+            # the folder of linked keyframes (blobs.py) too: the first entry of a new home links
+            # one, and the home's fsync below then makes both durable, not one fsync each
+            with contextlib.suppress(OSError):
+                self.path.with_name("blobs").mkdir(mode=0o700)
             from nbedit.storage.blobs import fsync_folder
 
             fsync_folder(self.path.parent)

@@ -48,6 +48,7 @@ from nbedit.storage.database import (
     read_sequence_floor,
 )
 from nbedit.storage.records import (
+    DATABASE_NAME,
     ORIGINS,
     Entry,
     EntryDraft,
@@ -88,7 +89,6 @@ __all__ = [
     "format_id",
 ]
 
-DATABASE_NAME = "history.sqlite3"
 LINKED_BUDGET = 128 << 20  # bytes of linked copies a store lets wait for compaction
 LINKED_ENTRIES = 16  # a linked copy is packed by the first begin this many entries after it
 IDLE_SECONDS = 2.0  # a process that recorded nothing for this long packs its links in the background

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AGENT_ORIGIN_PREFIX",
+    "DATABASE_NAME",
     "ORIGINS",
     "Entry",
     "EntryDraft",
@@ -56,6 +57,9 @@ def known_origin(origin: str) -> bool:
     return origin in ORIGINS or (
         origin.startswith(AGENT_ORIGIN_PREFIX) and len(origin) > len(AGENT_ORIGIN_PREFIX)
     )
+
+
+DATABASE_NAME = "history.sqlite3"  # in the home; named here so a caller can look for it cheaply
 
 
 def default_home() -> Path:
