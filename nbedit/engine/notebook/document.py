@@ -28,7 +28,6 @@ import codecs
 import json
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from nbedit._dataclass import dataclass, field
 from nbedit.engine.models import CellSelector
@@ -58,6 +57,10 @@ from nbedit.engine.notebook.write import (
     splice_cells,
 )
 from nbedit.errors import NotebookError
+
+TYPE_CHECKING = False  # typing stays out of a run: it costs milliseconds (tests/test_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["NotebookCell", "NotebookDocument", "NotebookEdit"]
 

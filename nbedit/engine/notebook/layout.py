@@ -22,9 +22,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
 
 from nbedit._dataclass import dataclass, field
+
+TYPE_CHECKING = False  # typing stays out of a run: it costs milliseconds (tests/test_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Layout", "Member", "ObjectLayout", "Style", "detect_style", "format_json"]
 

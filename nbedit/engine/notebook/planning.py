@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from nbedit._dataclass import replace
 from nbedit.engine.digest import fingerprint_meanwhile
@@ -49,6 +48,7 @@ from nbedit.engine.plan import splice
 from nbedit.engine.text import common_ends
 from nbedit.errors import AmbiguousMatch, MatchError, NoMatch, option
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
     from nbedit.engine.plan import PlanOptions
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from nbedit._dataclass import dataclass
 from nbedit.engine.models import FileChange, FilePlan, Hunk, Tier
@@ -47,6 +46,10 @@ from nbedit.engine.text import (
     strip_newline,
 )
 from nbedit.errors import AmbiguousMatch, NbeditError, NotebookError, OverlappingHunks
+
+TYPE_CHECKING = False  # typing stays out of a run: it costs milliseconds (tests/test_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "RAW_NOTE",

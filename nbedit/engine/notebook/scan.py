@@ -50,10 +50,13 @@ import json
 import json.scanner
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from nbedit._dataclass import dataclass, field
 from nbedit.engine.notebook.layout import Layout, Member, ObjectLayout
+
+TYPE_CHECKING = False  # typing stays out of a run: it costs milliseconds (tests/test_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["CellScan", "DuplicateCells", "JsonSyntaxError", "NotebookScan", "check_utf8", "scan_notebook"]
 

@@ -36,12 +36,15 @@ that was invalid before the edit in its notes too.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from nbedit.engine.notebook.scan import CellScan
 from nbedit.engine.notebook.view import cell_label
 from nbedit.engine.notebook.write import CellWrite
 from nbedit.errors import NotebookError
+
+TYPE_CHECKING = False  # typing stays out of a run: it costs milliseconds (tests/test_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["already_invalid_note", "is_source_only", "schema_notes", "structure_problems"]
 

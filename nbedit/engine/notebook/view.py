@@ -34,9 +34,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
 
-from nbedit._dataclass import dataclass
+from nbedit._dataclass import NamedTuple, dataclass
 from nbedit.engine.text import split_lines
 from nbedit.errors import NotebookError
 

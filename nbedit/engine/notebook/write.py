@@ -27,11 +27,14 @@ from __future__ import annotations
 import json
 import json.scanner
 from collections.abc import Sequence
-from typing import Any
 
 from nbedit._dataclass import dataclass
 from nbedit.engine.notebook.layout import Layout, Member, ObjectLayout, Style, format_json
 from nbedit.errors import NotebookError
+
+TYPE_CHECKING = False  # typing stays out of a run: it costs milliseconds (tests/test_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["CellWrite", "check_rewritten", "check_spliced", "source_value", "splice_cell", "splice_cells"]
 
