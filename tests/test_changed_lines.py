@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import random
 import shutil
-import tarfile
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ from nbedit._dataclass import replace
 from nbedit.engine.diff import block_counts, diff_stats, file_stats
 from nbedit.engine.formats import unified
 from nbedit.engine.models import Change, FilePlan, LocatedHunk
+from tests.release_history import release_patch_texts, release_patches
 from tests.test_diff_fast_paths import assert_same_as_reference, reference_diff, udiff
 from tests.test_unified_runs import patches
 
@@ -51,20 +51,8 @@ def without_counts(file_plan: FilePlan) -> FilePlan:
     return replace(file_plan, hunks=hunks)
 
 
-def release_patches() -> list[tuple[str, str]]:
-    found = []
-    for archive_path in sorted((DATA / "real-history").glob("*-history.tar.xz")):
-        with tarfile.open(archive_path) as archive:
-            for member in archive.getmembers():
-                if member.name.startswith("patches/"):
-                    handle = archive.extractfile(member)
-                    assert handle is not None
-                    found.append((member.name, handle.read().decode("utf-8")))
-    return found
-
-
 def test_release_patch_counts_are_block_counts() -> None:
-    known = sum(assert_counts_hold(unified.parse(text)) for _, text in release_patches())
+    known = sum(assert_counts_hold(unified.parse(text)) for _, text in release_patch_texts())
     assert known > 200, "the run reader gave counts for most hunks of the release patches"
 
 
@@ -111,21 +99,16 @@ def test_a_hunk_that_removes_and_adds_the_same_line_has_no_counts() -> None:
 
 def test_release_patches_are_counted_as_the_reference_with_and_without_counts(tmp_path: Path) -> None:
     compared = 0
-    for archive_path in sorted((DATA / "real-history").glob("*-history.tar.xz")):
-        folder = tmp_path / archive_path.name
-        with tarfile.open(archive_path) as archive:
-            archive.extractall(folder, filter="data")
-        for patch in sorted((folder / "patches").iterdir()):
-            old = patch.stem.split("-", 2)[1]
-            work = tmp_path / "work"
-            shutil.rmtree(work, ignore_errors=True)
-            shutil.copytree(folder / "trees" / old, work)
-            plan = nbedit.Workspace(work, history=False).plan_patch(patch.read_text(encoding="utf-8"))
-            for file_plan in plan.files:
-                if file_plan.hunks and file_plan.before is not None:
-                    assert file_stats(file_plan) == file_stats(without_counts(file_plan)), file_plan.path
-                    compared += 1
-            assert_same_as_reference(plan)
+    for tree, patch in release_patches(tmp_path):
+        work = tmp_path / "work"
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(tree, work)
+        plan = nbedit.Workspace(work, history=False).plan_patch(patch.read_text(encoding="utf-8"))
+        for file_plan in plan.files:
+            if file_plan.hunks and file_plan.before is not None:
+                assert file_stats(file_plan) == file_stats(without_counts(file_plan)), file_plan.path
+                compared += 1
+        assert_same_as_reference(plan)
     assert compared > 100
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import difflib
 import random
 import shutil
-import tarfile
 from pathlib import Path
 
 import pytest
@@ -37,6 +36,7 @@ from nbedit.engine.diff import (
 )
 from nbedit.engine.models import FilePlan, Plan
 from nbedit.engine.text import split_lines
+from tests.release_history import release_patches
 
 DATA = Path(__file__).parent / "data"
 
@@ -97,20 +97,13 @@ def udiff(a: str, b: str, path: str, context: int) -> str:
 
 
 def test_release_patches_diff_and_count_as_the_reference(tmp_path: Path) -> None:
-    archives = sorted((DATA / "real-history").glob("*-history.tar.xz"))
-    assert archives, "the release history data is missing"
     compared = 0
-    for archive_path in archives:
-        folder = tmp_path / archive_path.name
-        with tarfile.open(archive_path) as archive:
-            archive.extractall(folder, filter="data")
-        for patch in sorted((folder / "patches").iterdir()):
-            old = patch.stem.split("-", 2)[1]
-            work = tmp_path / "work"
-            shutil.rmtree(work, ignore_errors=True)
-            shutil.copytree(folder / "trees" / old, work)
-            plan = nbedit.Workspace(work, history=False).plan_patch(patch.read_text(encoding="utf-8"))
-            compared += assert_same_as_reference(plan)
+    for tree, patch in release_patches(tmp_path):
+        work = tmp_path / "work"
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(tree, work)
+        plan = nbedit.Workspace(work, history=False).plan_patch(patch.read_text(encoding="utf-8"))
+        compared += assert_same_as_reference(plan)
     assert compared > 100, "the release patches hold hundreds of changed files"
 
 

@@ -15,7 +15,6 @@ import copy
 import dataclasses
 import pickle
 import shutil
-import tarfile
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ import nbedit
 from nbedit._dataclass import replace
 from nbedit.engine import plan as planner
 from nbedit.engine.models import FilePlan, Plan, _TextWhenRead, decoded_when_read
+from tests.release_history import release_patches
 
 DATA = Path(__file__).parent / "data"
 _SLOT = FilePlan.__dict__["after"].slot
@@ -74,17 +74,10 @@ def test_release_patches_plan_alike_decoded_when_read_and_at_once(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     waiting = 0
-    for archive_path in sorted((DATA / "real-history").glob("*-history.tar.xz")):
-        folder = tmp_path / archive_path.name
-        with tarfile.open(archive_path) as archive:
-            archive.extractall(folder, filter="data")
-        for patch in sorted((folder / "patches").iterdir()):
-            old = patch.stem.split("-", 2)[1]
-            when_read, eager, count = plan_both_ways(
-                monkeypatch, folder / "trees" / old, patch.read_text(encoding="utf-8")
-            )
-            waiting += count
-            assert_alike(when_read, eager)
+    for tree, patch in release_patches(tmp_path):
+        when_read, eager, count = plan_both_ways(monkeypatch, tree, patch.read_text(encoding="utf-8"))
+        waiting += count
+        assert_alike(when_read, eager)
     assert waiting > 10, "the release patches' ASCII files are spliced in bytes"
 
 

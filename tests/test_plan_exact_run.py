@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import difflib
 import random
-import tarfile
 from pathlib import Path
 
 import pytest
@@ -26,8 +25,7 @@ from nbedit.engine.models import Hunk
 from nbedit.engine.plan import PlanOptions, TextEdit, edit_text
 from nbedit.engine.text import split_lines
 from nbedit.errors import NbeditError
-
-DATA = Path(__file__).parent / "data"
+from tests.release_history import release_patches
 
 
 def hunk_by_hunk(text: str, hunks: object) -> tuple[list[object], tuple[int, int]]:
@@ -55,18 +53,13 @@ def assert_same(
 
 def test_release_patches_edit_as_hunk_by_hunk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     edited = 0
-    for archive_path in sorted((DATA / "real-history").glob("*-history.tar.xz")):
-        folder = tmp_path / archive_path.name
-        with tarfile.open(archive_path) as archive:
-            archive.extractall(folder, filter="data")
-        for patch in sorted((folder / "patches").iterdir()):
-            old = patch.stem.split("-", 2)[1]
-            for file_change in unified.parse(patch.read_text(encoding="utf-8")).files:
-                source = folder / "trees" / old / file_change.path
-                if file_change.operation != "update" or not source.is_file():
-                    continue
-                result = assert_same(monkeypatch, source.read_bytes().decode("utf-8"), file_change.hunks)
-                edited += isinstance(result, TextEdit)
+    for tree, patch in release_patches(tmp_path):
+        for file_change in unified.parse(patch.read_text(encoding="utf-8")).files:
+            source = tree / file_change.path
+            if file_change.operation != "update" or not source.is_file():
+                continue
+            result = assert_same(monkeypatch, source.read_bytes().decode("utf-8"), file_change.hunks)
+            edited += isinstance(result, TextEdit)
     assert edited > 100
 
 
@@ -171,14 +164,9 @@ def test_release_patches_plan_alike_in_bytes_and_in_text(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     planned = 0
-    for archive_path in sorted((DATA / "real-history").glob("*-history.tar.xz")):
-        folder = tmp_path / archive_path.name
-        with tarfile.open(archive_path) as archive:
-            archive.extractall(folder, filter="data")
-        for patch in sorted((folder / "patches").iterdir()):
-            old = patch.stem.split("-", 2)[1]
-            result = assert_same_plan(monkeypatch, folder / "trees" / old, patch.read_text(encoding="utf-8"))
-            planned += not isinstance(result, str)
+    for tree, patch in release_patches(tmp_path):
+        result = assert_same_plan(monkeypatch, tree, patch.read_text(encoding="utf-8"))
+        planned += not isinstance(result, str)
     assert planned > 10
 
 

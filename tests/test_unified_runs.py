@@ -13,7 +13,6 @@ line included.
 from __future__ import annotations
 
 import random
-import tarfile
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from hypothesis import strategies as st
 from nbedit.engine.formats import unified
 from nbedit.engine.models import Change
 from nbedit.errors import PatchSyntaxError
+from tests.release_history import release_patch_texts
 
 DATA = Path(__file__).parent / "data"
 
@@ -59,21 +59,12 @@ class CountingRuns(unified._Parser):
 
 
 def test_release_patches_parse_as_hunk_by_hunk() -> None:
-    archives = sorted((DATA / "real-history").glob("*-history.tar.xz"))
-    assert archives, "the release history data is missing"
     CountingRuns.runs = []
     patches = 0
-    for archive_path in archives:
-        with tarfile.open(archive_path) as archive:
-            for member in archive.getmembers():
-                if not member.name.startswith("patches/"):
-                    continue
-                handle = archive.extractfile(member)
-                assert handle is not None
-                text = handle.read().decode("utf-8")
-                assert isinstance(assert_same(text), Change)
-                CountingRuns(text, None).run()
-                patches += 1
+    for _, text in release_patch_texts():
+        assert isinstance(assert_same(text), Change)
+        CountingRuns(text, None).run()
+        patches += 1
     assert patches > 10
     assert sum(CountingRuns.runs) > 200, "the run reader read most hunks of the release patches"
 
@@ -204,12 +195,7 @@ def test_marker_line_on_real_patches() -> None:
     for case in sorted((DATA / "cases").iterdir()):
         text = (case / "change.txt").read_bytes().decode("utf-8")
         assert unified.marker_line(text) == marker_line_by_lines(text)
-    for archive_path in sorted((DATA / "real-history").glob("*-history.tar.xz")):
-        with tarfile.open(archive_path) as archive:
-            for member in archive.getmembers():
-                handle = archive.extractfile(member) if member.name.startswith("patches/") else None
-                if handle is not None:
-                    text = handle.read().decode("utf-8")
-                    assert unified.marker_line(text) == marker_line_by_lines(text)
-                    tail = text[len(text) // 2 :]  # from the middle of a line: not at the first line
-                    assert unified.marker_line(tail) == marker_line_by_lines(tail)
+    for _, text in release_patch_texts():
+        assert unified.marker_line(text) == marker_line_by_lines(text)
+        tail = text[len(text) // 2 :]  # from the middle of a line: not at the first line
+        assert unified.marker_line(tail) == marker_line_by_lines(tail)
