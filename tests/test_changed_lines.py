@@ -26,7 +26,7 @@ from nbedit.engine.diff import block_counts, diff_stats, file_stats
 from nbedit.engine.formats import unified
 from nbedit.engine.models import Change, FilePlan, LocatedHunk
 from tests.release_history import release_patch_texts, release_patches
-from tests.test_diff_fast_paths import assert_same_as_reference, reference_diff, udiff
+from tests.test_diff_fast_paths import assert_same_as_reference, plan_exactly, reference_diff, udiff
 from tests.test_unified_runs import patches
 
 DATA = Path(__file__).parent / "data"
@@ -155,8 +155,6 @@ def test_generated_diffs_count_as_the_reference(
     if not diff:
         return
     assert_counts_hold(unified.parse(diff))
-    root = tmp_path_factory.mktemp("counts")
-    (root / "file.txt").write_bytes(before.encode())
-    plan = nbedit.Workspace(root, history=False, exact=True).plan_patch(diff)
+    plan = plan_exactly(tmp_path_factory.mktemp("counts"), before, diff)
     assert_same_as_reference(plan)
     assert file_stats(plan.files[0]) == file_stats(without_counts(plan.files[0]))

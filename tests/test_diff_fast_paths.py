@@ -163,6 +163,12 @@ def edited(draw: st.DrawFn) -> tuple[str, str]:
     return joined(lines, draw(st.booleans())), joined(after, draw(st.booleans()))
 
 
+def plan_exactly(root: Path, before: str, diff: str) -> nbedit.Plan:
+    """``diff`` planned on a new ``file.txt`` holding ``before`` in ``root``, exact tier only."""
+    (root / "file.txt").write_bytes(before.encode())
+    return nbedit.Workspace(root, history=False, exact=True).plan_patch(diff)
+
+
 @given(pair=edited(), context=st.integers(0, 3))
 def test_generated_diffs_diff_and_count_as_the_reference(
     tmp_path_factory: pytest.TempPathFactory, pair: tuple[str, str], context: int
@@ -171,9 +177,7 @@ def test_generated_diffs_diff_and_count_as_the_reference(
     diff = udiff(before, after, "file.txt", context)
     if not diff:
         return
-    root = tmp_path_factory.mktemp("fast")
-    (root / "file.txt").write_bytes(before.encode())
-    plan = nbedit.Workspace(root, history=False, exact=True).plan_patch(diff)
+    plan = plan_exactly(tmp_path_factory.mktemp("fast"), before, diff)
     assert assert_same_as_reference(plan) == 1
 
 
