@@ -659,6 +659,9 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
             "--approval", choices=("auto", "dry-run"), default="auto", help="dry-run never writes"
         )
         mcp.add_argument("--no-history", action="store_true", help="do not record a snapshot for undo")
+        mcp.add_argument(
+            "--require-view", action="store_true", help="refuse an edit of a file the agent has not viewed"
+        )
     mcp.set_defaults(handler=_mcp)
     return parser
 
@@ -669,7 +672,7 @@ def _mcp(args: Arguments) -> int:
     except ImportError as error:
         _warn(f"nbedit mcp needs the mcp package ({error}); install it with: pip install 'nbedit[agents]'")
         return FAILED
-    serve(args.root, args.approval, history=not args.no_history)
+    serve(args.root, args.approval, history=not args.no_history, require_view=args.require_view)
     return OK
 
 

@@ -8,6 +8,13 @@ parser and matcher (``@@`` anchors scope the search, drift is recovered by
 the tiers, ambiguity is refused). The plan goes through the approval gate;
 the answer is an ``apply_patch_call_output`` item with ``status`` completed or
 failed and an ``output`` text written for the model.
+
+One call is one operation on one path. The path is checked at the boundary
+(no newline or other control character, which would start another operation
+in the envelope), a ``diff`` may not carry patch headers of its own
+(``*** Delete File: ...``), and the plan must touch only the path named; a
+refusal's line numbers count lines of the model's own ``diff``, not of the
+envelope.
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from nbedit.agents.approval import Approval
+import re
+
 from nbedit.agents.session import ToolFailure, ToolSession, describe_decision, error_text, field, run_async
 from nbedit.errors import NbeditError
 
@@ -24,6 +33,8 @@ if TYPE_CHECKING:
 __all__ = ["ApplyPatchTool", "envelope"]
 
 _HEADERS = {"create_file": "Add File", "update_file": "Update File", "delete_file": "Delete File"}
+_ENVELOPE_LINES = 2  # "*** Begin Patch" and the operation's header come before the model's diff
+_HEADER = re.compile(r"^\*\*\* (Begin Patch|End Patch|Add File:|Delete File:|Update File:|Move to:)")
 _DONE = {"create_file": "Created {path}.", "update_file": "Updated {path}.", "delete_file": "Deleted {path}."}
 
 
@@ -49,7 +60,7 @@ class ApplyPatchTool:
         require_view: bool = False,
         review_timeout: float | None = None,
     ) -> None:
-        self.session = ToolSession(workspace, self.name, approval, require_view)
+        self.session = ToolSession(workspace, self.name, approval, require_view, surface="apply_patch")
         self.session.review_timeout = review_timeout
 
     @property
@@ -70,7 +81,7 @@ class ApplyPatchTool:
         except _Failed as failure:
             output, status = failure.text, "failed"
         except (ToolFailure, NbeditError) as error:
-            output, status = error_text(error), "failed"
+            output, status = error_text(error, "apply_patch", line_offset=_ENVELOPE_LINES), "failed"
             if not output.startswith("Error"):
                 output = "Error: " + output
         return {"type": "apply_patch_call_output", "call_id": call_id, "status": status, "output": output}
@@ -89,21 +100,46 @@ class ApplyPatchTool:
             raise ToolFailure(
                 f"Error: unknown operation type {kind!r}; use create_file, update_file or delete_file."
             )
-        if not isinstance(path, str) or not path.strip():
+        if path is None or (isinstance(path, str) and not path.strip()):
             raise ToolFailure("Error: the operation needs a 'path' (a file in the workspace).")
+        normalised = self.session.normalise(path)  # refuses a control character in the path
         if kind == "update_file" and not (isinstance(diff, str) and diff.strip()):
             raise ToolFailure(f"Error: update_file of {path} needs a V4A 'diff' with the lines to change.")
         if kind == "create_file" and diff is not None and not isinstance(diff, str):
             raise ToolFailure("Error: create_file's 'diff' must be text (each line of the file after '+').")
-        normalised = self.session.normalise(path)
+        if kind != "delete_file" and isinstance(diff, str):
+            _check_diff(kind, path, diff)
         if kind != "create_file":
             self.session.check_viewed(path, normalised)
         plan = self.workspace.plan_patch(envelope(kind, normalised, diff), dialect="apply-patch")
+        touched = {name for file_plan in plan.files for name in (file_plan.path, file_plan.target_path)}
+        if touched - {normalised}:  # never reached after _check_diff; kept as the last word on scope
+            raise ToolFailure(
+                f"Error: this operation would touch {', '.join(sorted(touched - {normalised}))} besides "
+                f"{path}; one operation changes only its own path. Nothing was written."
+            )
         decision = self.session.decide(plan, call_id, f"apply_patch {kind} {path}")
-        is_error, text = describe_decision(decision, _DONE[kind].format(path=path))
+        is_error, text = describe_decision(decision, _DONE[kind].format(path=path), "apply_patch")
         if is_error:
             raise _Failed(text)
         return text
+
+
+def _check_diff(kind: str, path: str, diff: str) -> None:
+    """A diff is the body of one operation: no headers of its own, and a new file's lines after '+'."""
+    for number, line in enumerate(diff.split("\n"), start=1):
+        if _HEADER.match(line):
+            raise ToolFailure(
+                f"Error: line {number} of your diff is a patch header ({line[:60]!r}); a diff holds only "
+                f"the lines of {path}'s change, and one operation changes only its own path. Send other "
+                "files' changes as operations of their own. Nothing was written."
+            )
+        if kind == "create_file" and line and not line.startswith("+"):
+            raise ToolFailure(
+                f"Error: line {number} of your create_file diff ({line[:60]!r}) does not start with '+'; "
+                f"in create_file every line of the new file is written after a '+' (e.g. '+{line[:20]}'). "
+                "Nothing was written."
+            )
 
 
 class _Failed(Exception):

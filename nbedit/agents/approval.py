@@ -12,7 +12,9 @@ in every adapter:
   until the person clicks (``nbedit.agents.review_gate``; IPython and
   ipywidgets are imported only then).
 
-A decision is a value, so adapters turn it into their own result shapes.
+A decision is a value (``nbedit.agents.decision``, shared with the review gate
+without either gate importing the other), so adapters turn it into their own
+result shapes.
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from nbedit._dataclass import dataclass
+from nbedit.agents.decision import Decision, hunk_names
 
 if TYPE_CHECKING:
     from nbedit.engine.models import Plan
-    from nbedit.workspace import ApplyResult, Workspace
+    from nbedit.workspace import Workspace
 
 __all__ = ["APPROVAL_MODES", "Approval", "Decision", "check_approval", "decide", "hunk_names"]
 
@@ -33,43 +35,10 @@ APPROVAL_MODES = ("auto", "review", "dry-run")
 DEFAULT_REVIEW_TIMEOUT = 600.0
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What happened to a planned change.
-
-    ``outcome``: ``applied`` (``result`` is the ApplyResult), ``rejected``
-    (``reason`` says why), or ``dry-run`` (nothing written by design).
-    ``applied_hunks``/``left_out``: hunk names ("app.py hunk 2") when a
-    reviewer unticked some hunks; both empty when the whole change went in.
-    """
-
-    outcome: Literal["applied", "rejected", "dry-run"]
-    plan: Plan
-    result: ApplyResult | None = None
-    reason: str = ""
-    applied_hunks: tuple[str, ...] = ()
-    left_out: tuple[str, ...] = ()
-
-    @property
-    def partial(self) -> bool:
-        return bool(self.left_out)
-
-
 def check_approval(approval: object) -> Approval:
     if callable(approval) or approval in APPROVAL_MODES:
         return approval  # type: ignore[return-value]
     raise ValueError(f"approval must be one of {', '.join(APPROVAL_MODES)} or a callable, not {approval!r}")
-
-
-def hunk_names(plan: Plan, keys: set[tuple[int, int]] | None = None) -> tuple[str, ...]:
-    """Readable names of a plan's hunks ("app.py hunk 2 (line 14)"), all or only ``keys``."""
-    names = []
-    for file_index, file_plan in enumerate(plan.files):
-        for hunk_index, located in enumerate(file_plan.hunks):
-            if keys is None or (file_index, hunk_index) in keys:
-                where = f"{located.cell}, line {located.line}" if located.cell else f"line {located.line}"
-                names.append(f"{file_plan.target_path} hunk {hunk_index + 1} ({where})")
-    return tuple(names)
 
 
 def decide(

@@ -3,18 +3,23 @@
 A tool loop is one running cell, and a running cell normally keeps the kernel
 from handling the widget messages a click sends. The gate shows the existing
 review widget (plus a box for a reason) and waits for Apply or Reject in one
-of two ways, depending on what the kernel can do:
+of three ways, depending on what the kernel can do:
 
-* ``tool.run(...)`` in an ordinary cell: the gate polls the kernel's message
-  queue with ``jupyter-ui-poll`` (kernels with ``do_one_iteration``, i.e.
-  ipykernel 6 and early 7).
+* ``tool.run(...)`` on ipykernel 7: the kernel routes each comm message to the
+  subshell its comm names (``_reply_subshell_for``; subshells are JEP 91's
+  threads with their own message loop). The gate starts a subshell, points the
+  gate's widgets' comms at it, and blocks the cell's thread on an event the
+  widget's decision sets; the click is handled on the subshell's thread while
+  the cell waits. Afterwards the comms point back and the subshell is stopped.
+* ``tool.run(...)`` on a kernel with ``do_one_iteration`` (ipykernel 6): the
+  gate polls the kernel's message queue with ``jupyter-ui-poll``.
 * ``await tool.arun(...)`` in an async cell: the call runs in a worker thread
-  and the gate waits on an event the widget's decision sets, while the cell
-  awaits; ipykernel 7 dispatches widget messages while an async cell awaits,
-  so the click is handled on the kernel's own thread. (On a kernel that polls,
-  ``arun`` simply runs the polling gate.)
+  and waits on the event while the cell awaits; ipykernel 7 dispatches comm
+  messages while an async cell awaits, so the click is handled on the
+  kernel's own thread.
 
-A kernel that can do neither gets a clear error before anything is shown. No
+Without a kernel the gate cannot be shown: that is the programmer's mistake,
+raised as ``ReviewUnavailable`` to the program (never sent to the model). No
 decision within ``timeout`` seconds counts as a rejection (the widget says so).
 Unticked hunks are left out by the widget itself (``Plan.without_hunks``); the
 decision names exactly which hunks were written and which were not.
@@ -24,25 +29,22 @@ Only this module imports IPython, ipywidgets and jupyter-ui-poll.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from nbedit.agents.approval import Decision, hunk_names
-from nbedit.errors import NbeditError
+from nbedit.agents.decision import Decision, ReviewUnavailable, hunk_names
 
 if TYPE_CHECKING:
     from nbedit.engine.models import Plan
     from nbedit.workspace import Workspace
 
-__all__ = ["ReviewGate", "ReviewUnavailable", "kernel_polls", "review"]
+__all__ = ["ReviewGate", "ReviewUnavailable", "kernel_has_subshells", "kernel_polls", "review"]
 
 _POLL_EVENTS = 10
 _POLL_INTERVAL = 0.05
-
-
-class ReviewUnavailable(NbeditError):
-    """``approval="review"`` cannot wait for a click here (no kernel, or one that cannot poll)."""
 
 
 def kernel_polls() -> bool:
@@ -51,6 +53,69 @@ def kernel_polls() -> bool:
 
     kernel = getattr(get_ipython(), "kernel", None)
     return kernel is not None and hasattr(kernel, "do_one_iteration")
+
+
+def kernel_has_subshells() -> bool:
+    """True on a kernel that routes comm messages to subshells (ipykernel 7)."""
+    from IPython import get_ipython
+
+    kernel = getattr(get_ipython(), "kernel", None)
+    return (
+        kernel is not None
+        and getattr(kernel, "shell_channel_thread", None) is not None
+        and hasattr(getattr(kernel, "comm_manager", None), "get_comm")
+    )
+
+
+def _on_shell_channel(kernel: Any, call: Any, timeout: float = 30.0) -> Any:
+    """Run ``call()`` on the kernel's shell channel thread (where subshells are made) and wait."""
+    done = threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as error:  # handed back to the waiting thread
+            outcome["error"] = error
+        finally:
+            done.set()
+
+    kernel.shell_channel_thread.io_loop.add_callback(run)
+    if not done.wait(timeout):
+        raise ReviewUnavailable("the kernel did not start a subshell for the review; nothing was written")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def _comms(widget: Any) -> Iterator[Any]:
+    """Every comm of a widget tree (the gate's box, the review widget, the reason box)."""
+    comm = getattr(widget, "comm", None)
+    if comm is not None:
+        yield comm
+    for child in getattr(widget, "children", ()) or ():
+        yield from _comms(child)
+
+
+@contextlib.contextmanager
+def _comms_on_a_subshell(view: Any) -> Iterator[None]:
+    """While the cell's thread waits, the view's comm messages are handled on a subshell's thread."""
+    from IPython import get_ipython
+
+    kernel = get_ipython().kernel  # type: ignore[union-attr]
+    manager = kernel.shell_channel_thread.manager
+    subshell = _on_shell_channel(kernel, manager._create_subshell)
+    comms = list(_comms(view))
+    for comm in comms:  # an instance attribute: the kernel asks the comm where its messages go
+        comm._reply_subshell_for = lambda data, default, _to=subshell: _to
+    try:
+        yield
+    finally:
+        for comm in comms:
+            with contextlib.suppress(AttributeError):
+                del comm._reply_subshell_for
+        with contextlib.suppress(Exception):  # the kernel may be shutting down
+            _on_shell_channel(kernel, lambda: manager._delete_subshell(subshell), timeout=5.0)
 
 
 def _in_kernel() -> bool:
@@ -87,9 +152,10 @@ class ReviewGate:
         """Block until the person decides (kernel messages keep flowing), or reject at ``timeout``."""
         deadline = time.monotonic() + timeout
         if threading.current_thread() is not threading.main_thread():
-            # arun: the kernel's thread handles the click and sets the event
-            while not self.decided and time.monotonic() < deadline:
-                self._event.wait(min(_POLL_INTERVAL * 10, max(deadline - time.monotonic(), 0.0)))
+            self._wait_for_event(deadline)  # arun: the kernel's thread handles the click
+        elif kernel_has_subshells():
+            with _comms_on_a_subshell(self.view):
+                self._wait_for_event(deadline)
         else:
             from jupyter_ui_poll import ui_events
 
@@ -103,6 +169,10 @@ class ReviewGate:
             self.widget._show_status(
                 "rejected", f"rejected: no decision within {timeout:g} s; nothing was written"
             )
+
+    def _wait_for_event(self, deadline: float) -> None:
+        while not self.decided and time.monotonic() < deadline:
+            self._event.wait(min(_POLL_INTERVAL * 10, max(deadline - time.monotonic(), 0.0)))
 
     def decision(self) -> Decision:
         widget = self.widget
@@ -142,7 +212,8 @@ def review(
             "approval='review' needs a Jupyter kernel to show the review widget in; nothing was written. "
             "Outside a notebook use approval='auto', 'dry-run' or a callable"
         )
-    if threading.current_thread() is threading.main_thread() and not kernel_polls():
+    on_main = threading.current_thread() is threading.main_thread()
+    if on_main and not kernel_has_subshells() and not kernel_polls():
         raise ReviewUnavailable(
             "this kernel cannot handle a click while an ordinary cell runs, so the review would never end; "
             "nothing was written. Call `await tool.arun(...)` in the cell instead of tool.run(...)"

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from nbedit.agents.approval import Approval, Decision, check_approval, decide
+from nbedit.agents.decision import ReviewUnavailable
+from nbedit.agents.messages import Surface, for_model
 from nbedit.engine.text import fingerprint
 from nbedit.errors import NbeditError
 from nbedit.storage.records import AGENT_ORIGIN_PREFIX
@@ -29,7 +31,15 @@ if TYPE_CHECKING:
     from nbedit.engine.models import Plan
     from nbedit.workspace import Workspace
 
-__all__ = ["ToolFailure", "ToolSession", "describe_decision", "error_text", "field", "run_async"]
+__all__ = [
+    "ToolFailure",
+    "ToolSession",
+    "check_path",
+    "describe_decision",
+    "error_text",
+    "field",
+    "run_async",
+]
 
 Result = TypeVar("Result")
 
@@ -45,16 +55,46 @@ def field(source: Any, name: str, default: Any = None) -> Any:
     return getattr(source, name, default)
 
 
-def error_text(error: BaseException) -> str:
-    """A refusal as the model should read it: the error's own message (it says what to do next)."""
+def error_text(error: BaseException, surface: Surface = "functions", *, line_offset: int = 0) -> str:
+    """A refusal as the model should read it, in ``surface``'s terms (``nbedit.agents.messages``).
+
+    ``ReviewUnavailable`` is the program's mistake, not the model's: it is raised, never returned.
+    """
+    if isinstance(error, ReviewUnavailable):
+        raise error
     if isinstance(error, ToolFailure):
         return str(error)
     if isinstance(error, NbeditError):
-        return f"{type(error).__name__}: {error}\nNothing was written."
+        return f"{for_model(error, surface, line_offset=line_offset)}\nNothing was written."
     return f"{type(error).__name__}: {error}\nNothing was written (this is a bug in nbedit; report it)."
 
 
-def _tier_notes(plan: Plan) -> list[str]:
+def check_path(path: object, name: str = "path") -> str:
+    """``path`` as a string, refused at the tool's boundary if it cannot name one file.
+
+    A newline, NUL or other control character in a path never reaches a parser: in
+    a patch envelope a newline would start a new operation (``*** Delete File: ...``)
+    that the model never asked for, under a name the answer would not mention.
+    """
+    if not isinstance(path, str) or not path.strip():
+        raise ToolFailure(f"Error: {name} must be a file path in the workspace (a non-empty string).")
+    for position, character in enumerate(path):
+        if ord(character) < 32 or 127 <= ord(character) < 160:
+            raise ToolFailure(
+                f"Error: {name} {path!r} contains a control character ({character!r} at position "
+                f"{position + 1}); a path is one line of printable text. Nothing was written."
+            )
+    return path
+
+
+_AS_SENT = {
+    "text_editor": "exactly as your old_str -> new_str says",
+    "apply_patch": "exactly as your diff's - and + lines say",
+    "functions": "exactly as your old -> new text says",
+}
+
+
+def _tier_notes(plan: Plan, surface: Surface) -> list[str]:
     notes = []
     for file_plan in plan.files:
         for number, located in enumerate(file_plan.hunks, start=1):
@@ -65,12 +105,12 @@ def _tier_notes(plan: Plan) -> list[str]:
             where = f"{located.cell}, line {located.line}" if located.cell else f"line {located.line}"
             notes.append(
                 f"note: {file_plan.target_path}{hunk} was not an exact match: {located.tier.explanation}"
-                f"{score} at {where}; the change was made exactly as your old -> new text says"
+                f"{score} at {where}; the change was made {_AS_SENT[surface]}"
             )
     return notes
 
 
-def describe_decision(decision: Decision, done: str) -> tuple[bool, str]:
+def describe_decision(decision: Decision, done: str, surface: Surface = "functions") -> tuple[bool, str]:
     """(is_error, text) for a decision; ``done`` is the success sentence ("Edited app.py.")."""
     plan = decision.plan
     if decision.outcome == "dry-run":
@@ -94,7 +134,7 @@ def describe_decision(decision: Decision, done: str) -> tuple[bool, str]:
             f"left out (not written) {', '.join(decision.left_out)}.",
             "View the file again before editing it further.",
         ]
-    lines.extend(_tier_notes(plan))
+    lines.extend(_tier_notes(plan, surface))
     return False, "\n".join(lines)
 
 
@@ -102,10 +142,17 @@ class ToolSession:
     """The state one adapter keeps: its workspace, approval mode, and what the model viewed."""
 
     def __init__(
-        self, workspace: Workspace, tool: str, approval: Approval = "auto", require_view: bool = False
+        self,
+        workspace: Workspace,
+        tool: str,
+        approval: Approval = "auto",
+        require_view: bool = False,
+        *,
+        surface: Surface = "functions",
     ) -> None:
         self.workspace = workspace
         self.tool = tool
+        self.surface: Surface = surface
         self.approval = check_approval(approval)
         self.require_view = require_view
         self.review_timeout: float | None = None
@@ -117,7 +164,7 @@ class ToolSession:
     # ------------------------------------------------------------------ paths and reads
 
     def normalise(self, path: str) -> str:
-        return self.workspace._source.normalise(path)
+        return self.workspace._source.normalise(check_path(path))
 
     def read(self, normalised: str) -> bytes | None:
         return self.workspace._source.read(normalised)
@@ -125,7 +172,7 @@ class ToolSession:
     def directory(self, path: str) -> Path | None:
         """The absolute folder ``path`` names inside the root, or None if it is not a folder."""
         source = self.workspace._source
-        raw = path.strip() or "."
+        raw = check_path(path).strip() or "."
         full = Path(raw) if Path(raw).is_absolute() else source.root / raw
         resolved = Path(full).resolve()
         try:
@@ -196,8 +243,8 @@ async def run_async(
     widget's click meanwhile. A kernel that polls (jupyter-ui-poll) runs it in place.
     """
     if session.approval == "review":
-        from nbedit.agents.review_gate import kernel_polls
+        from nbedit.agents.review_gate import kernel_has_subshells, kernel_polls
 
-        if kernel_polls():
+        if kernel_polls() and not kernel_has_subshells():
             return function(*arguments, **options)
     return await asyncio.to_thread(function, *arguments, **options)

@@ -30,7 +30,7 @@ from nbedit.storage.records import AGENT_ORIGIN_PREFIX
 if TYPE_CHECKING:
     from nbedit.workspace import Workspace
 
-__all__ = ["TOOL_VERSIONS", "TextEditorTool"]
+__all__ = ["DEFAULT_VIEW_CHARACTERS", "DEFAULT_VIEW_LINES", "TOOL_VERSIONS", "TextEditorTool"]
 
 # version -> (tool name, has undo_edit)
 TOOL_VERSIONS: dict[str, tuple[str, bool]] = {
@@ -40,6 +40,9 @@ TOOL_VERSIONS: dict[str, tuple[str, bool]] = {
 }
 _DIRECTORY_DEPTH = 2
 _SNIPPET_CONTEXT = 4
+DEFAULT_VIEW_CHARACTERS = 16_000
+"""What one view returns at most unless ``max_characters`` says otherwise (about 4,000 tokens)."""
+DEFAULT_VIEW_LINES = 2_000
 
 
 def numbered(text: str, first: int = 1) -> str:
@@ -59,8 +62,12 @@ class TextEditorTool:
         *,
         version: str = "text_editor_20250728",
         max_characters: int | None = None,
+        max_lines: int = DEFAULT_VIEW_LINES,
         review_timeout: float | None = None,
     ) -> None:
+        for name, value in (("max_characters", max_characters), ("max_lines", max_lines)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ValueError(f"{name} must be a positive whole number, not {value!r}")
         if version not in TOOL_VERSIONS:
             raise ValueError(
                 f"unknown text editor version {version!r}; use one of {', '.join(TOOL_VERSIONS)}"
@@ -68,7 +75,10 @@ class TextEditorTool:
         self.version = version
         self.name, self.has_undo = TOOL_VERSIONS[version]
         self.max_characters = max_characters
-        self.session = ToolSession(workspace, self.name, approval, require_view)
+        self.max_lines = max_lines
+        self.session = ToolSession(workspace, self.name, approval, require_view, surface="text_editor")
+        # what a view of a missing file suggests: this tool's way to make one
+        self.missing_hint = "create it with the create command"
         self.session.review_timeout = review_timeout
 
     @property
@@ -98,7 +108,7 @@ class TextEditorTool:
         except _Refused as refusal:
             text, is_error = refusal.text, True
         except (ToolFailure, NbeditError) as error:
-            text, is_error = error_text(error), True
+            text, is_error = error_text(error, self.session.surface), True
             if not text.startswith("Error"):
                 text = "Error: " + text
         return {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": is_error}
@@ -136,7 +146,7 @@ class TextEditorTool:
             + (" or undo_edit." if self.has_undo else ".")
         )
 
-    def _view(self, path: str, view_range: Any) -> str:
+    def _view(self, path: str, view_range: Any, *, anchors: bool = False) -> str:
         folder = self.session.directory(path)
         if folder is not None:
             if view_range is not None:
@@ -145,7 +155,7 @@ class TextEditorTool:
         normalised = self.session.normalise(path)
         data = self.session.read(normalised)
         if data is None:
-            raise ToolFailure(f"Error: {path} does not exist; create it with the create command.")
+            raise ToolFailure(f"Error: {path} does not exist; {self.missing_hint}.")
         text = (
             self.workspace.view(normalised) if normalised.endswith(".ipynb") else decode(data, normalised)[0]
         )
@@ -154,13 +164,44 @@ class TextEditorTool:
         first, last = 1, len(lines)
         if view_range is not None:
             first, last = _range(view_range, len(lines))
-        body = numbered("\n".join(lines[first - 1 : last]), first)
-        if self.max_characters is not None and len(body) > self.max_characters:
-            body = body[: self.max_characters] + (
-                f"\n... truncated at {self.max_characters} characters; use view_range to see the rest"
-            )
         kind = "the cell view of notebook" if normalised.endswith(".ipynb") else "file"
-        return f"Here's the result of running `cat -n` on {kind} {path}:\n{body}"
+        header = f"Here's the result of running `cat -n` on {kind} {path}:\n"
+        if anchors:
+            from nbedit.agents.anchors import anchored
+
+            render = lambda chosen, start: anchored(chosen, start)  # noqa: E731
+            header = (
+                f"{path} with anchors (N:hash|text; name lines by their N:hash in an anchored edit):\n"
+            )
+        else:
+            render = lambda chosen, start: numbered("\n".join(chosen), start)  # noqa: E731
+        shown_last = min(last, first + self.max_lines - 1)
+        limit = self.max_characters if self.max_characters is not None else DEFAULT_VIEW_CHARACTERS
+        body = render(lines[first - 1 : shown_last], first)
+        if len(body) > limit:  # keep whole lines: a model must never see half a line as the line
+            kept, size = 0, 0
+            for line in body.split("\n"):
+                if size + len(line) + 1 > limit:
+                    break
+                size += len(line) + 1
+                kept += 1
+            if kept == 0:
+                line_text = lines[first - 1]
+                return (
+                    f"{header}{render([line_text[: max(limit - 20, 1)]], first)}\n"
+                    f"... line {first} alone is longer than {limit} characters; it was cut after "
+                    f"{max(limit - 20, 1)} of its {len(line_text)} characters"
+                )
+            shown_last = first + kept - 1
+            body = render(lines[first - 1 : shown_last], first)
+        if shown_last < last:
+            following = min(last, shown_last + (shown_last - first + 1))
+            body += (
+                f"\n... showing lines {first}-{shown_last} of {len(lines)} (a view returns at most "
+                f"{limit} characters and {self.max_lines} lines); to see more, view again with "
+                f"view_range [{shown_last + 1}, {following}]"
+            )
+        return header + body
 
     def _list(self, path: str, folder: os.PathLike[str] | str) -> str:
         base = os.fspath(folder)
