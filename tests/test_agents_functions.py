@@ -71,7 +71,7 @@ def test_replace_all_and_cell(workspace: Workspace, project: Path) -> None:
         (
             "edit",
             {"path": "app.py", "old": "x", "new": "y", "replace_all": "yes"},
-            "replace_all must be true or false",
+            "replace_all must be true, false or null",
         ),
         ("edit", "{not json", "not valid JSON"),
         ("patch", {"patch": "hello"}, "PatchSyntaxError"),

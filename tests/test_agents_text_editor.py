@@ -68,10 +68,14 @@ def test_view_numbers_lines_ranges_and_folders(workspace: Workspace, project: Pa
     assert "# %% nbedit cell 1 [code] id=setup" in notebook and "threshold = 10" in notebook
 
 
-def test_view_truncates_at_max_characters(workspace: Workspace) -> None:
-    tool = TextEditorTool(workspace, max_characters=40)
+def test_view_is_cut_at_max_characters_on_a_whole_line_and_says_how_to_page(workspace: Workspace) -> None:
+    tool = TextEditorTool(workspace, max_characters=60)
     text = run(tool, "view_app")["content"]
-    assert "truncated at 40 characters" in text and "def count" not in text
+    body = text.split("\n", 1)[1]
+    assert "def count" not in text
+    shown = [line for line in body.split("\n") if line[:6].strip().isdigit()]
+    assert len("\n".join(shown)) <= 60 and shown[-1].startswith("     2\t")  # whole lines only
+    assert "showing lines 1-2 of 19" in text and "view_range [3, 4]" in text
 
 
 def test_exact_edit_is_applied_and_recorded_with_tool_and_call_id(
@@ -109,7 +113,8 @@ def test_ambiguous_edit_is_refused_with_every_location_then_retry_works(
     run(tool, "view_app")
     text = refused(tool, "ambiguous_edit", project)
     assert "AmbiguousMatch" in text and "12:1" in text and "19:1" in text
-    assert "add surrounding lines" in text and "Nothing was written" in text
+    assert "include more surrounding lines in old_str" in text and "Nothing was written" in text
+    assert "replace_all" not in text  # the text editor tool has no such argument
     result = run(tool, "retry_with_context")
     assert not result["is_error"], result["content"]
     source = (project / "app.py").read_text()

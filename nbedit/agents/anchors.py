@@ -108,64 +108,31 @@ def replacement_diff(path: str, kept_lines: Sequence[str], start: int, end: int,
     before ``start``) of a file whose lines, with endings, are ``kept_lines``, by ``new``.
 
     Removed lines are the file's own (endings and all); added lines take the file's line
-    ending; a file without a final newline keeps none. One context line on each side
-    (when there is one) lets the hunk be located by its line numbers only where it was named.
+    ending; a file without a final newline keeps none. The line before and the line after
+    the range travel with it as removed-and-added lines, so the hunk's old text is located
+    exactly where the anchors named it, and its line numbers say where.
     """
     ending = next((line[len(line.rstrip("\r\n")) :] for line in kept_lines if line.endswith("\n")), "\n")
-    body_new = new[:-1] if new.endswith("\n") else new
-    added_texts = body_new.split("\n") if new != "" else []
-    added_texts = [text.rstrip("\r") for text in added_texts]
-    no_newline = "\\ No newline at end of file"
+    body = new[:-1] if new.endswith("\n") else new
+    added = [text.rstrip("\r") + ending for text in body.split("\n")] if new != "" else []
     total = len(kept_lines)
-    before = kept_lines[start - 2] if start >= 2 else None
-    after = kept_lines[end] if end < total else None
-    removed = list(kept_lines[start - 1 : end])
-    out: list[str] = []
-    old_count = new_count = 0
+    before = [kept_lines[start - 2]] if start >= 2 else []
+    after = [kept_lines[end]] if end < total else []
+    old_block = [*before, *kept_lines[start - 1 : end], *after]
+    new_block = [*before, *added, *after]
+    if not after and new_block and total and not kept_lines[-1].endswith("\n"):
+        new_block[-1] = new_block[-1].rstrip("\r\n")  # the file ended without a newline: it still does
+    first = start - len(before)
+    lines = [*_emit("-", old_block), *_emit("+", new_block)]
+    new_first = first if new_block else first - 1
+    header = f"--- a/{path}\n+++ b/{path}\n@@ -{first},{len(old_block)} +{new_first},{len(new_block)} @@\n"
+    return header + "\n".join(lines) + "\n"
 
-    def emit(prefix: str, line: str) -> None:
-        text = line[:-1] if line.endswith("\n") else line
-        out.append(prefix + text)
+
+def _emit(prefix: str, block: Sequence[str]) -> list[str]:
+    out = []
+    for line in block:
+        out.append(prefix + (line[:-1] if line.endswith("\n") else line))
         if not line.endswith("\n"):
-            out.append(no_newline)
-
-    file_ends_without_newline = total > 0 and not kept_lines[-1].endswith("\n")
-    if before is not None:
-        emit(" ", before)
-        old_count += 1
-        new_count += 1
-    for line in removed:
-        emit("-", line)
-        old_count += 1
-    added_lines = [text + ending for text in added_texts]
-    if after is None and added_lines and file_ends_without_newline and removed:
-        added_lines[-1] = added_lines[-1][: -len(ending)]
-    if after is None and added_lines and file_ends_without_newline and not removed and before is not None:
-        # inserting at the very end of a file without a final newline: the old last line gains one
-        out.pop()
-        out.pop()
-        out.append("-" + before)
-        out.append(no_newline)
-        out.append("+" + before + ending.rstrip("\n"))
-        new_count -= 1
-        added_lines[-1] = added_lines[-1][: -len(ending)]
-        for line in added_lines:
-            emit("+", line)
-            new_count += 1
-        new_count += 1
-        header_start = start - 1
-        return _assemble(path, header_start, old_count, new_count, out)
-    for line in added_lines:
-        emit("+", line)
-        new_count += 1
-    if after is not None:
-        emit(" ", after)
-        old_count += 1
-        new_count += 1
-    header_start = start - 1 if before is not None else start
-    return _assemble(path, max(header_start, 1 if old_count else 0), old_count, new_count, out)
-
-
-def _assemble(path: str, start: int, old_count: int, new_count: int, body: list[str]) -> str:
-    header = f"--- a/{path}\n+++ b/{path}\n@@ -{start},{old_count} +{max(start, 1)},{new_count} @@\n"
-    return header + "\n".join(body) + "\n"
+            out.append("\\ No newline at end of file")
+    return out
