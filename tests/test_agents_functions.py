@@ -16,11 +16,11 @@ from tests.agents_support import snapshot
 def test_schemas_in_each_flavor(workspace: Workspace) -> None:
     tools = FunctionTools(workspace)
     openai = tools.schemas("openai")
-    assert [tool["name"] for tool in openai] == ["view", "edit", "patch", "undo"]
+    assert [tool["name"] for tool in openai] == ["view", "edit", "edit_lines", "patch", "undo"]
     assert all(tool["type"] == "function" and tool["parameters"]["type"] == "object" for tool in openai)
     chat = tools.schemas("openai-chat")
     assert chat[1]["function"]["name"] == "edit"
-    assert chat[1]["function"]["parameters"]["required"] == ["path", "old", "new"]
+    assert chat[1]["function"]["parameters"]["required"] == ["path", "old", "new", "replace_all", "cell"]
     anthropic = tools.schemas("anthropic")
     assert set(anthropic[0]) == {"name", "description", "input_schema"}
     json.dumps([openai, chat, anthropic])  # plain JSON
