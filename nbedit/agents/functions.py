@@ -27,7 +27,14 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from nbedit.agents.approval import Approval
-from nbedit.agents.session import ToolFailure, ToolSession, describe_decision, error_text, run_async
+from nbedit.agents.session import (
+    ToolFailure,
+    ToolSession,
+    check_path,
+    describe_decision,
+    error_text,
+    run_async,
+)
 from nbedit.agents.text_editor import DEFAULT_VIEW_LINES, TextEditorTool
 from nbedit.errors import HistoryError, NbeditError, NothingToUndo
 from nbedit.storage.records import AGENT_ORIGIN_PREFIX
@@ -329,6 +336,9 @@ class FunctionTools:
     def _patch(self, arguments: dict[str, Any], call_id: str | None) -> str:
         text = _string(arguments, "patch")
         plan = self.workspace.plan_patch(text)
+        for file_plan in plan.files:
+            for named in (file_plan.path, file_plan.target_path):
+                check_path(named, "the patch's path")
         for file_plan in plan.files:
             if file_plan.before_bytes is not None:
                 self.session.check_viewed(file_plan.path, file_plan.path)
