@@ -115,7 +115,16 @@ def _drop_foreign_options(template: str) -> str:
     """Every clause that names an option is dropped: no agent surface has those options."""
     lines = []
     for line in template.split("\n"):
-        clauses = [clause for clause in line.split("; ") if not _ANY_TOKEN.search(clause)]
+        clauses: list[str] = []
+        dropped = False
+        for clause in line.split("; "):
+            if _ANY_TOKEN.search(clause):
+                dropped = True
+                continue
+            if dropped and clause.startswith("otherwise "):  # its "if" went with the dropped clause
+                clause = clause.removeprefix("otherwise ")
+            clauses.append(clause)
+            dropped = False
         kept = "; ".join(clauses)
         # a parenthesis or comma clause naming an option inside a kept sentence
         kept = re.sub(r",? (?:or )?(?:pass|allow \w+|with|declare it|declare its encoding) \(?\ue000[a-z_]+\ue001[^,;)]*\)?", "", kept)
