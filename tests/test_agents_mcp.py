@@ -23,23 +23,34 @@ def _text(result: Any) -> str:
     return "".join(getattr(part, "text", "") for part in result.content)
 
 
-async def _session_calls(root: Path, home: Path, calls: list[tuple[str, dict]], *extra: str) -> list[Any]:
-    environment = {"PATH": os.environ.get("PATH", ""), "NBEDIT_HOME": str(home), "NBEDIT_SESSION": "mcp-test"}
+async def _session_calls(
+    root: Path, home: Path, calls: list[tuple[str, dict]], *extra: str, errlog: Any = None, listing: list | None = None
+) -> list[Any]:
+    environment = {"PATH": os.environ.get("PATH", ""), "NBEDIT_HOME": str(home), "NBEDIT_SESSION": "mcp-test",
+                   "PYTHONPATH": os.environ.get("PYTHONPATH", "")}  # fmt: skip
     parameters = StdioServerParameters(
         command=sys.executable, args=["-m", "nbedit", "mcp", "--root", str(root), *extra], env=environment
     )
     results = []
-    async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
+    async with stdio_client(parameters, errlog=errlog or sys.stderr) as (read, write), ClientSession(
+        read, write
+    ) as session:
+        initialized = await session.initialize()
         listed = await session.list_tools()
+        if listing is not None:
+            listing.extend([initialized, listed])
         results.append(sorted(tool.name for tool in listed.tools))
         for name, arguments in calls:
             results.append(await session.call_tool(name, arguments))
     return results
 
 
-def run_session(root: Path, home: Path, calls: list[tuple[str, dict]], *extra: str) -> list[Any]:
-    return asyncio.run(asyncio.wait_for(_session_calls(root, home, calls, *extra), timeout=120))
+def run_session(
+    root: Path, home: Path, calls: list[tuple[str, dict]], *extra: str, errlog: Any = None, listing: list | None = None
+) -> list[Any]:
+    return asyncio.run(
+        asyncio.wait_for(_session_calls(root, home, calls, *extra, errlog=errlog, listing=listing), timeout=120)
+    )
 
 
 def test_tools_results_errors_and_shared_history(project: Path, tmp_path: Path) -> None:
@@ -56,7 +67,7 @@ def test_tools_results_errors_and_shared_history(project: Path, tmp_path: Path) 
             ("history", {}),
         ],
     )
-    assert names == ["edit", "history", "patch", "undo", "view"]
+    assert names == ["edit", "edit_lines", "history", "patch", "undo", "view"]
     assert not view.is_error and "     4\tdef greet(name):" in _text(view)
     assert not edit.is_error and _text(edit).startswith("Edited app.py.")
     assert ambiguous.is_error and "AmbiguousMatch" in _text(ambiguous) and "12:1" in _text(ambiguous)
@@ -89,3 +100,82 @@ def test_undo_over_mcp_and_dry_run(project: Path, tmp_path: Path) -> None:
                       "--approval", "dry-run")  # fmt: skip
     assert not dry[1].is_error and "Dry run" in _text(dry[1]) and "+# small app" in _text(dry[1])
     assert snapshot(project) == original
+
+
+def test_descriptions_annotations_version_and_plain_errors_without_stderr_noise(
+    project: Path, tmp_path: Path
+) -> None:
+    import nbedit
+
+    home, listing = tmp_path / "home", []
+    errors = tmp_path / "stderr.txt"
+    before = snapshot(project)
+    with errors.open("w") as errlog:
+        _, missing_arguments, wrong_type, refused, unknown, bad_path = run_session(
+            project,
+            home,
+            [
+                ("edit", {"path": "app.py"}),
+                ("view", {"path": "app.py", "view_range": "all"}),
+                ("edit", {"path": "app.py", "old": "    return result", "new": "    return 0"}),
+                ("rename", {"path": "app.py"}),
+                ("view", {"path": "app.py\x00"}),
+            ],
+            errlog=errlog,
+            listing=listing,
+        )
+    initialized, listed = listing
+    assert initialized.server_info.name == "nbedit" and initialized.server_info.version == nbedit.__version__
+    tools = {tool.name: tool for tool in listed.tools}
+    assert tools["view"].annotations.read_only_hint and tools["history"].annotations.read_only_hint
+    assert tools["patch"].annotations.destructive_hint and tools["undo"].annotations.destructive_hint
+    assert tools["edit"].annotations.read_only_hint is False
+    for tool in tools.values():
+        assert tool.description and tool.output_schema is None
+        for name, schema in tool.input_schema["properties"].items():
+            assert schema.get("description"), f"{tool.name}.{name} has no description"
+    assert "end -1 means to the last line" in tools["view"].input_schema["properties"]["view_range"]["description"]
+    assert "0-based index" in tools["edit"].input_schema["properties"]["cell"]["description"]
+
+    assert missing_arguments.is_error
+    assert _text(missing_arguments).startswith("Error: edit needs old and new;"), _text(missing_arguments)
+    assert wrong_type.is_error and _text(wrong_type).startswith("Error: view_range (") and "pydantic" not in _text(wrong_type)
+    for result in (missing_arguments, wrong_type, refused, unknown, bad_path):
+        text = _text(result)
+        assert result.is_error and "Error executing tool" not in text and "Error: Error" not in text, text
+        assert "validation error" not in text and "errors.pydantic.dev" not in text
+    assert _text(refused).startswith("Error: AmbiguousMatch:") and "set replace_all to true" in _text(refused)
+    assert "unknown tool 'rename'" in _text(unknown)
+    assert "control character" in _text(bad_path)
+    assert errors.read_text() == "", errors.read_text()  # no log line per refused call
+    assert snapshot(project) == before
+
+
+def test_require_view_and_anchored_edit_over_mcp(project: Path, tmp_path: Path) -> None:
+    import re
+
+    home = tmp_path / "home"
+    _, unviewed, view, anchored = run_session(
+        project,
+        home,
+        [
+            ("edit", {"path": "README.md", "old": "tiny app", "new": "small app"}),
+            ("view", {"path": "README.md", "anchors": True}),
+            ("view", {"path": "app.py", "anchors": True, "view_range": [4, 5]}),
+        ],
+        "--require-view",
+    )
+    assert unviewed.is_error and "has not been viewed" in _text(unviewed)
+    anchors = dict(re.findall(r"^(\d+):([0-9a-f]{3})\|", _text(anchored), flags=re.M))
+    _, *_, edited, undone = run_session(
+        project,
+        home,
+        [
+            ("view", {"path": "app.py", "anchors": True}),
+            ("edit_lines", {"path": "app.py", "replace": f"5:{anchors['5']}", "new": "    return f\"hello {name}\""}),
+            ("undo", {}),
+        ],
+        "--require-view",
+    )
+    assert not edited.is_error and _text(edited).startswith("Replaced lines 5-5 of app.py."), _text(edited)
+    assert not undone.is_error and "return \"hi \" + name" in (project / "app.py").read_text()
