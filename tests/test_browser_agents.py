@@ -122,5 +122,55 @@ def test_a_running_agent_loop_waits_for_apply_partial_and_reject(lab: LabServer,
     assert origins == ["agent:apply_patch:call_A2hunks", "agent:str_replace_based_edit_tool:toolu_01B1exact"]
 
 
+BLOCKING_LOOP = """\
+import json
+from nbedit import Workspace
+from nbedit.agents import FunctionTools, TextEditorTool
+
+calls = json.load(open({anthropic!r}))
+workspace = Workspace({root!r})
+editor = TextEditorTool(workspace, approval="review", require_view=False, review_timeout=180)
+functions = FunctionTools(workspace, approval="review", review_timeout=180)
+transcript = [
+    editor.run(calls["exact_edit"]),  # ordinary calls: no await, the cell blocks until the click
+    functions.run("edit", {{"path": "README.md", "old": "tiny app", "new": "small app"}}, call_id="call_B2"),
+]
+print("TRANSCRIPT" + json.dumps(transcript))
+"""
+
+
+def test_a_blocking_run_waits_for_the_click_on_ipykernel_7(lab: LabServer, page: Any) -> None:
+    """``tool.run(...)`` in an ordinary cell, no ``await``: the gate's clicks reach the kernel anyway."""
+    project = lab.root / "blocking_project"
+    project.mkdir()
+    for name, text in recorded("project").items():
+        (project / name).write_bytes(text.encode("utf-8"))
+    readme = (project / "README.md").read_bytes()
+    code = BLOCKING_LOOP.format(anthropic=str(DATA / "anthropic_tool_use.json"), root=str(project))
+    write_notebook(lab.root / "blocking_loop.ipynb", [("code", code)])
+    open_notebook(page, lab, "blocking_loop.ipynb")
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+
+    review(page, 0).locator("button.nbedit-apply").click()
+    review(page, 1)
+    reason = page.locator(".jp-OutputArea .nbedit-reject-reason input").nth(1)
+    reason.fill("keep the name tiny")
+    reason.press("Tab")
+    page.wait_for_timeout(300)
+    page.locator(".jp-OutputArea .nbedit-review").nth(1).locator("button.nbedit-reject").click()
+
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.jp-OutputArea')].some(e => e.innerText.includes('TRANSCRIPT'))",
+        timeout=60_000,
+    )
+    wait_kernel_idle(page)
+    transcript = json.loads(cell_outputs_text(page).split("TRANSCRIPT", 1)[1].strip().splitlines()[0])
+    edited, rejected = transcript
+    assert not edited["is_error"] and edited["content"].startswith("Edited app.py."), edited
+    assert rejected.startswith("Error: The user rejected this change") and "keep the name tiny" in rejected
+    assert 'return f"hello {name}"' in (project / "app.py").read_text()
+    assert (project / "README.md").read_bytes() == readme
+
+
 def test_data_files_exist() -> None:
     assert Path(DATA / "anthropic_tool_use.json").is_file()
