@@ -22,7 +22,7 @@ def test_schemas_in_each_flavor(workspace: Workspace) -> None:
     assert chat[1]["function"]["name"] == "edit"
     assert chat[1]["function"]["parameters"]["required"] == ["path", "old", "new", "replace_all", "cell"]
     anthropic = tools.schemas("anthropic")
-    assert set(anthropic[0]) == {"name", "description", "input_schema"}
+    assert set(anthropic[0]) == {"name", "description", "input_schema", "strict"}
     json.dumps([openai, chat, anthropic])  # plain JSON
     with pytest.raises(ValueError, match="unknown flavor"):
         tools.schemas("gemini")

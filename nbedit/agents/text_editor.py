@@ -174,7 +174,9 @@ class TextEditorTool:
                 f"{path} with anchors (N:hash|text; name lines by their N:hash in an anchored edit):\n"
             )
         else:
-            render = lambda chosen, start: numbered("\n".join(chosen), start)  # noqa: E731
+            render = lambda chosen, start: "\n".join(  # noqa: E731
+                f"{number:6}\t{line}" for number, line in enumerate(chosen, start=start)
+            )
         shown_last = min(last, first + self.max_lines - 1)
         limit = self.max_characters if self.max_characters is not None else DEFAULT_VIEW_CHARACTERS
         body = render(lines[first - 1 : shown_last], first)
@@ -299,7 +301,7 @@ class TextEditorTool:
     def _decide(self, plan: Any, call_id: str | None, title: str, done: str, *, snippet: str | None = None,
                 **apply_options: Any) -> str:  # fmt: skip
         decision = self.session.decide(plan, call_id, title, **apply_options)
-        is_error, text = describe_decision(decision, done)
+        is_error, text = describe_decision(decision, done, self.session.surface)
         if is_error:
             raise _Refused(text)
         if decision.outcome == "applied" and snippet is not None and not decision.partial:
