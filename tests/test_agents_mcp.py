@@ -179,3 +179,25 @@ def test_require_view_and_anchored_edit_over_mcp(project: Path, tmp_path: Path) 
     )
     assert not edited.is_error and _text(edited).startswith("Replaced lines 5-5 of app.py."), _text(edited)
     assert not undone.is_error and "return \"hi \" + name" in (project / "app.py").read_text()
+
+
+def test_a_recorded_ten_call_session_over_mcp(project: Path, tmp_path: Path) -> None:
+    """The function tools' recorded session, sent by the mcp client (no person to reject over stdio)."""
+    import json
+
+    from tests.agents_support import recorded
+
+    calls = [(call["name"], json.loads(call["arguments"])) for call in recorded("sessions")["functions"]]
+    _, *results = run_session(project, tmp_path / "home", calls)
+    texts = [_text(result) for result in results]
+    errors = [result.is_error for result in results]
+    assert errors == [False, False, True, False, False, False, True, False, False, False], texts
+    view, drift, ambiguous, retry, typed, anchored, stale, inserted, undone, final = texts
+    assert "5:4d1|" in view and "was not an exact match" in drift
+    assert ambiguous.startswith("Error: AmbiguousMatch") and "set replace_all to true" in ambiguous
+    assert retry.startswith("Edited app.py.") and typed.startswith("Edited app.py.")
+    assert anchored.startswith("Replaced lines 5-5") and stale.startswith("Error: anchor 5:4d1 is stale")
+    assert inserted.startswith("Inserted lines after line 15") and undone.startswith("Undid e")
+    assert 'return f"hello {name}"' in final
+    for text in texts:
+        assert "Error executing" not in text and "Error: Error" not in text and "\ue000" not in text
