@@ -13,6 +13,14 @@ The MCP rows time ``view`` and ``edit`` of the same file through a real
 ``nbedit mcp`` server process and the ``mcp`` package's stdio client (one
 session, JSON-RPC over pipes); the peer is the same ``FunctionTools`` call in
 process, so the difference is the protocol's cost.
+
+The start-up rows time what a client waits for before its first answer:
+start + ``initialize`` of a fresh ``nbedit mcp`` process, and then its first
+call (a ``view``, then an ``edit``), with history on in a new home, history on
+in an existing home, and history off; each over several fresh servers. The
+first call used to take seconds: the tools declared an output schema, so the
+client's first validation imported a JSON-schema format checker; the tools now
+answer text only, and the store is opened on a thread at start-up.
 """
 
 from __future__ import annotations
@@ -105,6 +113,60 @@ def run(scratch: Path, repeat: int = 5) -> list[Row]:
             samples={"nbedit": list(functions_time.samples)}),
     ]  # fmt: skip
     rows.extend(_mcp_rows(section, root, scratch, functions, first, second, repeat))
+    rows.extend(_first_call_rows(section, scratch))
+    return rows
+
+
+def _first_call_rows(section: str, scratch: Path, servers: int = 3) -> list[Row]:  # type: ignore[no-untyped-def]
+    try:
+        from mcp import ClientSession
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+    except ImportError:
+        return [Row(section, "MCP first call", None, "s", note="skipped: the mcp package is not installed")]
+
+    async def one(root: Path, home: Path, history: bool) -> tuple[float, float, float]:
+        environment = {"PATH": os.environ.get("PATH", ""), "NBEDIT_HOME": str(home),
+                       "PYTHONPATH": os.environ.get("PYTHONPATH", "")}  # fmt: skip
+        extra = [] if history else ["--no-history"]
+        parameters = StdioServerParameters(
+            command=sys.executable, args=["-m", "nbedit", "mcp", "--root", str(root), *extra], env=environment
+        )
+        started = time.perf_counter()
+        async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            ready = time.perf_counter()
+            await session.call_tool("view", {"path": "small.py"})
+            viewed = time.perf_counter()
+            result = await session.call_tool("edit", {"path": "small.py", "old": "x = 1", "new": "x = 2"})
+            edited = time.perf_counter()
+            assert not result.is_error, result.content
+        (root / "small.py").write_text("x = 1\ny = 2\n")
+        return ready - started, viewed - ready, edited - viewed
+
+    rows = []
+    for label, history, fresh_home in (
+        ("history on, new home", True, True),
+        ("history on, existing home", True, False),
+        ("history off", False, False),
+    ):
+        samples: list[tuple[float, float, float]] = []
+        for number in range(servers):
+            root = scratch / f"first-call-{label.replace(' ', '-').replace(',', '')}-{number}"
+            root.mkdir()
+            (root / "small.py").write_text("x = 1\ny = 2\n")
+            home = scratch / (f"first-call-home-{label}-{number}" if fresh_home else "first-call-home-shared")
+            samples.append(asyncio.run(one(root, home, history)))
+        starts, views, edits = (sorted(values) for values in zip(*samples))
+        how = f"median of {servers} fresh servers; range {views[0]:.3f}-{views[-1]:.3f} s"
+        rows += [
+            Row(section, f"nbedit mcp start + initialize ({label})", starts[len(starts) // 2], "s",
+                note=f"median of {servers}; range {starts[0]:.2f}-{starts[-1]:.2f} s", samples={"nbedit": starts}),
+            Row(section, f"nbedit mcp first call: view ({label})", views[len(views) // 2], "s",
+                target="median < 0.5 s", passed=views[len(views) // 2] < 0.5, note=how, samples={"nbedit": views}),
+            Row(section, f"nbedit mcp first edit ({label})", edits[len(edits) // 2], "s",
+                target="median < 0.5 s", passed=edits[len(edits) // 2] < 0.5,
+                note=f"median of {servers}; range {edits[0]:.3f}-{edits[-1]:.3f} s", samples={"nbedit": edits}),
+        ]  # fmt: skip
     return rows
 
 
