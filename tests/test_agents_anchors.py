@@ -142,3 +142,16 @@ def test_any_range_replaced_byte_exact(lines: list[str], crlf: bool, final_newli
         last = expected_lines[-1]
         expected_lines[-1] = last.rstrip("\r\n")
     assert (root / "f.txt").read_bytes() == "".join(expected_lines).encode()
+
+
+def test_a_form_feed_is_not_a_line_break_in_views_and_anchored_edits(workspace: Workspace, project: Path) -> None:
+    (project / "ff.py").write_bytes(b"a = 1\x0c# page two\nb = 2\n")
+    tools = FunctionTools(workspace)
+    view = tools.run("view", {"path": "ff.py", "anchors": True})
+    anchors = anchors_of(view)
+    assert sorted(anchors) == [1, 2] and "1:" in view and "# page two" in view
+    text = tools.run("edit_lines", {"path": "ff.py", "replace": anchors[2], "new": "b = 3"})
+    assert text.startswith("Replaced lines 2-2"), text
+    assert (project / "ff.py").read_bytes() == b"a = 1\x0c# page two\nb = 3\n"
+    numbered = tools.run("view", {"path": "ff.py"})
+    assert "     2\tb = 3" in numbered and "     3\t" not in numbered

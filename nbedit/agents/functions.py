@@ -293,7 +293,7 @@ class FunctionTools:
 
     def _edit_lines(self, arguments: dict[str, Any], call_id: str | None) -> str:
         from nbedit.agents.anchors import AnchorError, parse_anchor, parse_range, replacement_diff, verify
-        from nbedit.engine.text import decode
+        from nbedit.engine.text import decode, split_lines, strip_newline
 
         path = _string(arguments, "path")
         new = _string(arguments, "new")
@@ -311,8 +311,8 @@ class FunctionTools:
             raise ToolFailure(f"Error: {path} does not exist; {self._viewer.missing_hint}.")
         self.session.check_viewed(path, normalised)
         text, _ = decode(data, normalised)
-        kept = text.splitlines(keepends=True)
-        lines = [line.rstrip("\r\n") for line in kept]
+        kept = split_lines(text)
+        lines = [strip_newline(line) for line in kept]
         try:
             if replace is not None:
                 first, last = parse_range(replace)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from nbedit.agents.approval import Approval
 from nbedit.agents.session import ToolFailure, ToolSession, describe_decision, error_text, field, run_async
-from nbedit.engine.text import decode
+from nbedit.engine.text import decode, split_lines, strip_newline
 from nbedit.errors import NbeditError, NothingToUndo
 from nbedit.storage.records import AGENT_ORIGIN_PREFIX
 
@@ -46,9 +46,33 @@ DEFAULT_VIEW_LINES = 2_000
 
 
 def numbered(text: str, first: int = 1) -> str:
-    """Lines prefixed with their 1-based number, as ``cat -n`` prints them."""
-    lines = text.splitlines()
+    """Lines prefixed with their 1-based number, as ``cat -n`` prints them (lines split on "\\n" only)."""
+    lines = [strip_newline(line) for line in split_lines(text)]
     return "\n".join(f"{number:6}\t{line}" for number, line in enumerate(lines, start=first))
+
+
+def line_count(text: str) -> int:
+    """Lines as nbedit counts them: split on "\\n" only (a form feed is not a line break)."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def line_window(text: str, first: int, last: int, limit: int) -> list[str]:
+    """Lines ``first..last`` (1-based) without their endings, stopping once ``limit`` characters are
+    gathered: a view of a huge file never builds a list of all its lines."""
+    position = 0
+    for _ in range(first - 1):
+        position = text.find("\n", position) + 1
+        if position == 0:
+            return []
+    lines: list[str] = []
+    size = 0
+    while len(lines) < last - first + 1 and position < len(text) and size <= limit:
+        end = text.find("\n", position)
+        line = text[position:] if end < 0 else text[position:end]
+        lines.append(strip_newline(line + "\n"))
+        size += len(line) + 8
+        position = len(text) if end < 0 else end + 1
+    return lines
 
 
 class TextEditorTool:
@@ -160,10 +184,11 @@ class TextEditorTool:
             self.workspace.view(normalised) if normalised.endswith(".ipynb") else decode(data, normalised)[0]
         )
         self.session.saw(normalised, data)
-        lines = text.splitlines()
-        first, last = 1, len(lines)
+        del data  # a big file: keep one copy (the text), and only the shown lines as a list
+        total = line_count(text)
+        first, last = 1, total
         if view_range is not None:
-            first, last = _range(view_range, len(lines))
+            first, last = _range(view_range, total)
         kind = "the cell view of notebook" if normalised.endswith(".ipynb") else "file"
         header = f"Here's the result of running `cat -n` on {kind} {path}:\n"
         if anchors:
@@ -179,7 +204,9 @@ class TextEditorTool:
             )
         shown_last = min(last, first + self.max_lines - 1)
         limit = self.max_characters if self.max_characters is not None else DEFAULT_VIEW_CHARACTERS
-        body = render(lines[first - 1 : shown_last], first)
+        lines = line_window(text, first, shown_last, limit)
+        shown_last = min(shown_last, first + len(lines) - 1)
+        body = render(lines, first)
         if len(body) > limit:  # keep whole lines: a model must never see half a line as the line
             kept, size = 0, 0
             for line in body.split("\n"):
@@ -188,18 +215,18 @@ class TextEditorTool:
                 size += len(line) + 1
                 kept += 1
             if kept == 0:
-                line_text = lines[first - 1]
+                line_text = lines[0]
                 return (
                     f"{header}{render([line_text[: max(limit - 20, 1)]], first)}\n"
                     f"... line {first} alone is longer than {limit} characters; it was cut after "
                     f"{max(limit - 20, 1)} of its {len(line_text)} characters"
                 )
             shown_last = first + kept - 1
-            body = render(lines[first - 1 : shown_last], first)
+            body = render(lines[:kept], first)
         if shown_last < last:
             following = min(last, shown_last + (shown_last - first + 1))
             body += (
-                f"\n... showing lines {first}-{shown_last} of {len(lines)} (a view returns at most "
+                f"\n... showing lines {first}-{shown_last} of {total} (a view returns at most "
                 f"{limit} characters and {self.max_lines} lines); to see more, view again with "
                 f"view_range [{shown_last + 1}, {following}]"
             )
@@ -260,7 +287,7 @@ class TextEditorTool:
                 "Error: insert works on plain files; in a notebook use str_replace on a cell's text."
             )
         text, _ = decode(data, normalised)
-        lines = text.splitlines(keepends=True)
+        lines = split_lines(text)
         if isinstance(line, bool) or not isinstance(line, int) or not 0 <= line <= len(lines):
             raise ToolFailure(
                 f"Error: insert_line must be a whole number from 0 (top of the file) to {len(lines)} "
@@ -315,7 +342,7 @@ class TextEditorTool:
         if after is None or not file_plan.hunks:
             return ""
         located = file_plan.hunks[0]
-        lines = after.splitlines()
+        lines = [strip_newline(line) for line in split_lines(after)]
         start = max(1, located.line - _SNIPPET_CONTEXT)
         end = min(len(lines), located.line + new.count("\n") + _SNIPPET_CONTEXT)
         return f"Here is the edited region (cat -n):\n{numbered(chr(10).join(lines[start - 1 : end]), start)}"
