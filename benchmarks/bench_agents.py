@@ -21,6 +21,15 @@ in an existing home, and history off; each over several fresh servers. The
 first call used to take seconds: the tools declared an output schema, so the
 client's first validation imported a JSON-schema format checker; the tools now
 answer text only, and the store is opened on a thread at start-up.
+
+The anchored rows replay the real-replies corpus (tests/data/model-replies:
+old/new edits models wrote in real use, with the file before and the file the
+edit should give). Each case is run twice on the file as it was: as the model
+sent it (``edit`` with its old and new text), and as an anchored edit
+(``edit_lines`` naming, by the anchors of an anchored view, the lines the right
+result changes, with those lines' new text). The anchored figure is an upper
+bound for a model that picks the right anchors; what it measures is the
+failure mode anchors remove: old text the model did not copy exactly.
 """
 
 from __future__ import annotations
@@ -114,7 +123,89 @@ def run(scratch: Path, repeat: int = 5) -> list[Row]:
     ]  # fmt: skip
     rows.extend(_mcp_rows(section, root, scratch, functions, first, second, repeat))
     rows.extend(_first_call_rows(section, scratch))
+    rows.extend(_anchored_rows(section, scratch))
     return rows
+
+
+def _corpus_cases() -> tuple[list[dict], dict[str, str]]:
+    import json
+    import lzma
+
+    folder = Path(__file__).resolve().parent.parent / "tests" / "data" / "model-replies"
+    with lzma.open(folder / "cases.jsonl.xz", "rt", encoding="utf-8") as handle:
+        cases = [json.loads(line) for line in handle]
+    with lzma.open(folder / "blobs.jsonl.xz", "rt", encoding="utf-8") as handle:
+        blobs = {item["sha256"]: item["text"] for item in map(json.loads, handle)}
+    return cases, blobs
+
+
+def _anchored_call(before: str, after: str) -> dict | None:  # type: ignore[type-arg]
+    """The edit_lines arguments that turn ``before`` into ``after``, by anchors (None: nothing changes)."""
+    import difflib
+
+    from nbedit.agents.anchors import line_hash
+    from nbedit.engine.text import split_lines, strip_newline
+
+    old_lines = [strip_newline(line) for line in split_lines(before)]
+    new_lines = [strip_newline(line) for line in split_lines(after)]
+    changed = [op for op in difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes()
+               if op[0] != "equal"]  # fmt: skip
+    if not changed:
+        return None
+    first_old, last_old = changed[0][1], changed[-1][2]  # one range covering every change
+    first_new, last_new = changed[0][3], changed[-1][4]
+    text = "".join(line + "\n" for line in new_lines[first_new:last_new])
+    if last_old == first_old:  # a pure insertion
+        anchor = "0" if first_old == 0 else f"{first_old}:{line_hash(old_lines[first_old - 1])}"
+        return {"insert_after": anchor, "new": text}
+    start = f"{first_old + 1}:{line_hash(old_lines[first_old])}"
+    end = f"{last_old}:{line_hash(old_lines[last_old - 1])}"
+    return {"replace": f"{start}..{end}", "new": text}
+
+
+def _anchored_rows(section: str, scratch: Path) -> list[Row]:
+    from nbedit.agents import FunctionTools
+    from nbedit.workspace import Workspace
+
+    try:
+        cases, blobs = _corpus_cases()
+    except FileNotFoundError:
+        return [Row(section, "anchored edits on real replies", None, "/", note="skipped: no corpus")]
+    chosen = [case for case in cases if case["dialect"] == "old_new" and case["label"] == "oracle"
+              and case["after"] and len(case["before"]) == 1]  # fmt: skip
+    old_new_right = anchored_right = exact_copies = anchored_applies = 0
+    started = time.perf_counter()
+    for number, case in enumerate(chosen):
+        path = case["path"]
+        before, after = blobs[case["before"][path]], blobs[case["after"][path]]
+        accepted = {blobs[option[path]] for option in case.get("accepted") or [] if path in option} | {after}
+        exact_copies += case["old"] in before and before.count(case["old"]) == 1
+        for way in ("old_new", "anchored"):
+            root = scratch / f"replies-{way}-{number}"
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_bytes(before.encode("utf-8"))
+            tools = FunctionTools(Workspace(root, history=False))
+            if way == "old_new":
+                tools.run("edit", {"path": path, "old": case["old"], "new": case["new"]})
+                old_new_right += (root / path).read_bytes().decode("utf-8") in accepted
+                continue
+            arguments = _anchored_call(before, after)
+            if arguments is None:
+                continue
+            anchored_applies += 1
+            tools.run("view", {"path": path, "anchors": True})
+            tools.run("edit_lines", {"path": path, **arguments})
+            anchored_right += (root / path).read_bytes().decode("utf-8") in accepted
+    elapsed = time.perf_counter() - started
+    total = len(chosen)
+    note = f"{total} real old/new edits with an oracle; {exact_copies} of them copied the old text exactly"
+    return [
+        Row(section, "real replies: old/new as the model sent it, right result", old_new_right, f"/{total}",
+            note=note + f" ({elapsed:.1f} s for both ways)"),
+        Row(section, "real replies: anchored (right anchors), right result", anchored_right, f"/{anchored_applies}",
+            note="edit_lines over the lines the right result changes; an upper bound for a model that "
+                 "names the right anchors"),
+    ]  # fmt: skip
 
 
 def _first_call_rows(section: str, scratch: Path, servers: int = 3) -> list[Row]:  # type: ignore[no-untyped-def]
