@@ -247,7 +247,7 @@ def _first_call_rows(section: str, scratch: Path, servers: int = 3) -> list[Row]
             (root / "small.py").write_text("x = 1\ny = 2\n")
             home = scratch / (f"first-call-home-{label}-{number}" if fresh_home else "first-call-home-shared")
             samples.append(asyncio.run(one(root, home, history)))
-        starts, views, edits = (sorted(values) for values in zip(*samples))
+        starts, views, edits = (sorted(values) for values in zip(*samples, strict=True))
         how = f"median of {servers} fresh servers; range {views[0]:.3f}-{views[-1]:.3f} s"
         rows += [
             Row(section, f"nbedit mcp start + initialize ({label})", starts[len(starts) // 2], "s",

@@ -36,7 +36,9 @@ def test_anchored_view_shows_number_hash_and_text(workspace: Workspace) -> None:
     assert "3:" not in text.split("\n", 1)[1] and "6:" not in text
 
 
-def test_replace_insert_and_delete_by_anchors_with_history_and_undo(workspace: Workspace, project: Path) -> None:
+def test_replace_insert_and_delete_by_anchors_with_history_and_undo(
+    workspace: Workspace, project: Path
+) -> None:
     tools = FunctionTools(workspace)
     original = (project / "app.py").read_bytes()
     anchors = anchors_of(tools.run("view", {"path": "app.py", "anchors": True}))
@@ -116,7 +118,9 @@ lines_strategy = st.lists(st.sampled_from(["a", "b", "", "  x = 1", "a", "\tz"])
     final_newline=st.booleans(),
     data=st.data(),
 )
-def test_any_range_replaced_byte_exact(lines: list[str], crlf: bool, final_newline: bool, data, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_any_range_replaced_byte_exact(
+    lines: list[str], crlf: bool, final_newline: bool, data, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     ending = "\r\n" if crlf else "\n"
     original = ending.join(lines) + (ending if final_newline else "")
     if original == "":
@@ -131,7 +135,9 @@ def test_any_range_replaced_byte_exact(lines: list[str], crlf: bool, final_newli
     new_lines = data.draw(st.lists(st.sampled_from(["n", "", "  m"]), max_size=3))
     new = "\n".join(new_lines) + ("\n" if new_lines else "")
     anchors = anchors_of(tools.run("view", {"path": "f.txt", "anchors": True}))
-    text = tools.run("edit_lines", {"path": "f.txt", "replace": f"{anchors[start]}..{anchors[end]}", "new": new})
+    text = tools.run(
+        "edit_lines", {"path": "f.txt", "replace": f"{anchors[start]}..{anchors[end]}", "new": new}
+    )
     assert not text.startswith("Error"), text
     kept = original.splitlines(keepends=True)
     written_ending = ending if ending in original else "\n"  # a file without line endings gets LF
@@ -144,7 +150,9 @@ def test_any_range_replaced_byte_exact(lines: list[str], crlf: bool, final_newli
     assert (root / "f.txt").read_bytes() == "".join(expected_lines).encode()
 
 
-def test_a_form_feed_is_not_a_line_break_in_views_and_anchored_edits(workspace: Workspace, project: Path) -> None:
+def test_a_form_feed_is_not_a_line_break_in_views_and_anchored_edits(
+    workspace: Workspace, project: Path
+) -> None:
     (project / "ff.py").write_bytes(b"a = 1\x0c# page two\nb = 2\n")
     tools = FunctionTools(workspace)
     view = tools.run("view", {"path": "ff.py", "anchors": True})

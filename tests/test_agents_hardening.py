@@ -76,16 +76,23 @@ def test_a_create_file_diff_without_plus_prefixes_says_so(workspace: Workspace, 
          {"type": "create_file", "path": "util.py", "diff": "+def double(x):\n    return 2 * x\n"}}
     )  # fmt: skip
     assert output["status"] == "failed"
-    assert "line 2 of your create_file diff" in output["output"] and "does not start with '+'" in output["output"]
+    assert (
+        "line 2 of your create_file diff" in output["output"]
+        and "does not start with '+'" in output["output"]
+    )
     assert snapshot(project) == before
 
 
 def test_an_agent_undoes_only_agent_changes_of_its_own_session(
     workspace: Workspace, project: Path, tmp_path: Path
 ) -> None:
-    person = workspace.apply(workspace.plan_edit("README.md", "tiny app", "little app"), origin="api").entry_id
+    person = workspace.apply(
+        workspace.plan_edit("README.md", "tiny app", "little app"), origin="api"
+    ).entry_id
     other = Workspace(project, home=tmp_path / "home", session="another-kernel")
-    other_agent = other.apply(other.plan_edit("app.py", "hi ", "hey "), origin="agent:edit:call_other").entry_id
+    other_agent = other.apply(
+        other.plan_edit("app.py", "hi ", "hey "), origin="agent:edit:call_other"
+    ).entry_id
     tools = FunctionTools(workspace)
     mine = tools.run("edit", {"path": "app.py", "old": "def count(items):", "new": "def count(things):"})
     assert mine.startswith("Edited"), mine

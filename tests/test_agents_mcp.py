@@ -24,7 +24,12 @@ def _text(result: Any) -> str:
 
 
 async def _session_calls(
-    root: Path, home: Path, calls: list[tuple[str, dict]], *extra: str, errlog: Any = None, listing: list | None = None
+    root: Path,
+    home: Path,
+    calls: list[tuple[str, dict]],
+    *extra: str,
+    errlog: Any = None,
+    listing: list | None = None,
 ) -> list[Any]:
     environment = {"PATH": os.environ.get("PATH", ""), "NBEDIT_HOME": str(home), "NBEDIT_SESSION": "mcp-test",
                    "PYTHONPATH": os.environ.get("PYTHONPATH", "")}  # fmt: skip
@@ -32,9 +37,10 @@ async def _session_calls(
         command=sys.executable, args=["-m", "nbedit", "mcp", "--root", str(root), *extra], env=environment
     )
     results = []
-    async with stdio_client(parameters, errlog=errlog or sys.stderr) as (read, write), ClientSession(
-        read, write
-    ) as session:
+    async with (
+        stdio_client(parameters, errlog=errlog or sys.stderr) as (read, write),
+        ClientSession(read, write) as session,
+    ):
         initialized = await session.initialize()
         listed = await session.list_tools()
         if listing is not None:
@@ -46,10 +52,17 @@ async def _session_calls(
 
 
 def run_session(
-    root: Path, home: Path, calls: list[tuple[str, dict]], *extra: str, errlog: Any = None, listing: list | None = None
+    root: Path,
+    home: Path,
+    calls: list[tuple[str, dict]],
+    *extra: str,
+    errlog: Any = None,
+    listing: list | None = None,
 ) -> list[Any]:
     return asyncio.run(
-        asyncio.wait_for(_session_calls(root, home, calls, *extra, errlog=errlog, listing=listing), timeout=120)
+        asyncio.wait_for(
+            _session_calls(root, home, calls, *extra, errlog=errlog, listing=listing), timeout=120
+        )
     )
 
 
@@ -134,12 +147,19 @@ def test_descriptions_annotations_version_and_plain_errors_without_stderr_noise(
         assert tool.description and tool.output_schema is None
         for name, schema in tool.input_schema["properties"].items():
             assert schema.get("description"), f"{tool.name}.{name} has no description"
-    assert "end -1 means to the last line" in tools["view"].input_schema["properties"]["view_range"]["description"]
+    assert (
+        "end -1 means to the last line"
+        in tools["view"].input_schema["properties"]["view_range"]["description"]
+    )
     assert "0-based index" in tools["edit"].input_schema["properties"]["cell"]["description"]
 
     assert missing_arguments.is_error
     assert _text(missing_arguments).startswith("Error: edit needs old and new;"), _text(missing_arguments)
-    assert wrong_type.is_error and _text(wrong_type).startswith("Error: view_range (") and "pydantic" not in _text(wrong_type)
+    assert (
+        wrong_type.is_error
+        and _text(wrong_type).startswith("Error: view_range (")
+        and "pydantic" not in _text(wrong_type)
+    )
     for result in (missing_arguments, wrong_type, refused, unknown, bad_path):
         text = _text(result)
         assert result.is_error and "Error executing tool" not in text and "Error: Error" not in text, text
@@ -172,13 +192,16 @@ def test_require_view_and_anchored_edit_over_mcp(project: Path, tmp_path: Path) 
         home,
         [
             ("view", {"path": "app.py", "anchors": True}),
-            ("edit_lines", {"path": "app.py", "replace": f"5:{anchors['5']}", "new": "    return f\"hello {name}\""}),
+            (
+                "edit_lines",
+                {"path": "app.py", "replace": f"5:{anchors['5']}", "new": '    return f"hello {name}"'},
+            ),
             ("undo", {}),
         ],
         "--require-view",
     )
     assert not edited.is_error and _text(edited).startswith("Replaced lines 5-5 of app.py."), _text(edited)
-    assert not undone.is_error and "return \"hi \" + name" in (project / "app.py").read_text()
+    assert not undone.is_error and 'return "hi " + name' in (project / "app.py").read_text()
 
 
 def test_a_recorded_ten_call_session_over_mcp(project: Path, tmp_path: Path) -> None:

@@ -23,7 +23,12 @@ FOREIGN = ("replace_all=True", "overwrite=True", "encoding=", "root=", "--root",
 
 
 def editor(tool: TextEditorTool, command: str, path: str, **arguments: object) -> str:
-    block = {"type": "tool_use", "id": "toolu_m", "name": tool.name, "input": {"command": command, "path": path, **arguments}}
+    block = {
+        "type": "tool_use",
+        "id": "toolu_m",
+        "name": tool.name,
+        "input": {"command": command, "path": path, **arguments},
+    }
     return str(tool.run(block)["content"])
 
 
@@ -68,7 +73,12 @@ def test_apply_patch_messages_count_lines_of_the_model_s_diff(workspace: Workspa
     assert "include more context lines (or an @@ line" in ambiguous
     assert_own_terms(ambiguous)
     # a parse error on the diff's line 4 is reported as line 4 (not 6, counting the envelope)
-    broken = patch(tool, "update_file", "app.py", "@@ def greet(name):\n-    return \"hi \" + name\n+    return name\n*** junk\n")
+    broken = patch(
+        tool,
+        "update_file",
+        "app.py",
+        '@@ def greet(name):\n-    return "hi " + name\n+    return name\n*** junk\n',
+    )
     assert "line 4 of your diff" in broken, broken
     missing = patch(tool, "update_file", "app.py", "@@\n-def nothing_like_this_at_all(q):\n+def f():\n")
     assert "the hunk at line 1 of your diff" in missing, missing

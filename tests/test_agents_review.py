@@ -67,7 +67,9 @@ def test_review_outside_a_kernel_is_raised_to_the_program_never_sent_to_the_mode
     with pytest.raises(ReviewUnavailable):
         ApplyPatchTool(workspace, approval="review").run(recorded("openai_apply_patch_call")["update_exact"])
     with pytest.raises(ReviewUnavailable):
-        FunctionTools(workspace, approval="review").run("edit", {"path": "README.md", "old": "tiny", "new": "small"})
+        FunctionTools(workspace, approval="review").run(
+            "edit", {"path": "README.md", "old": "tiny", "new": "small"}
+        )
     assert snapshot(project) == before
 
 

@@ -39,7 +39,6 @@ from anthropic.types import (  # noqa: E402
     ToolUseBlock,
 )
 from openai.types.chat import ChatCompletionFunctionToolParam  # noqa: E402
-from openai.types.shared_params import FunctionDefinition  # noqa: E402
 from openai.types.responses import (  # noqa: E402
     ApplyPatchToolParam,
     FunctionToolParam,
@@ -50,6 +49,7 @@ from openai.types.responses.response_input_item_param import (  # noqa: E402
     ApplyPatchCallOutput,
     FunctionCallOutput,
 )
+from openai.types.shared_params import FunctionDefinition  # noqa: E402
 
 
 def validate(kind: Any, value: Any) -> None:
@@ -107,8 +107,12 @@ def test_function_declarations_validate_as_each_sdk_s_tool_type(workspace: Works
 
 def test_tool_definitions_validate_as_the_sdk_params(workspace: Workspace) -> None:
     validate(ToolTextEditor20250728Param, TextEditorTool(workspace, max_characters=9000).definition)
-    validate(ToolTextEditor20250429Param, TextEditorTool(workspace, version="text_editor_20250429").definition)
-    validate(ToolTextEditor20250124Param, TextEditorTool(workspace, version="text_editor_20250124").definition)
+    validate(
+        ToolTextEditor20250429Param, TextEditorTool(workspace, version="text_editor_20250429").definition
+    )
+    validate(
+        ToolTextEditor20250124Param, TextEditorTool(workspace, version="text_editor_20250124").definition
+    )
     validate(ApplyPatchToolParam, ApplyPatchTool(workspace).definition)
 
 

@@ -51,7 +51,7 @@ def test_function_tools_session(workspace: Workspace, project: Path) -> None:
     transcript = [tools.run(call.name, call.arguments, call_id=call.call_id) for call in calls]
     clean(transcript)
     view, drift, ambiguous, retry, rejected, anchored, stale, inserted, undone, final = transcript
-    assert "5:4d1|    return \"hi \" + name" in view
+    assert '5:4d1|    return "hi " + name' in view
     assert drift.startswith("Edited app.py.") and "was not an exact match" in drift
     assert "exactly as your old -> new text says" in drift
     assert ambiguous.startswith("Error: AmbiguousMatch") and "12:1, 19:1" in ambiguous
@@ -59,10 +59,10 @@ def test_function_tools_session(workspace: Workspace, project: Path) -> None:
     assert retry.startswith("Edited app.py.")
     assert rejected.startswith("Error: The user rejected this change") and REASON in rejected
     assert anchored.startswith("Replaced lines 5-5 of app.py.")
-    assert stale.startswith("Error: anchor 5:4d1 is stale") and "5:c75|    return f\"hello {name}\"" in stale
+    assert stale.startswith("Error: anchor 5:4d1 is stale") and '5:c75|    return f"hello {name}"' in stale
     assert inserted.startswith("Inserted lines after line 15 of app.py.")
     assert undone.startswith("Undid e")
-    assert "     5\t    return f\"hello {name}\"" in final
+    assert '     5\t    return f"hello {name}"' in final
     source = (project / "app.py").read_text()
     assert "result = 0.0" in source and "round(result, 2)" in source and "How many items" not in source
     assert "-> str" not in source
@@ -91,7 +91,9 @@ def test_text_editor_session(workspace: Workspace, project: Path) -> None:
 def test_apply_patch_session(workspace: Workspace, project: Path) -> None:
     tool = ApplyPatchTool(workspace, approval=approver)
     calls = recorded("openai_apply_patch_call")
-    outputs = [tool.run(ResponseApplyPatchToolCall.model_validate(calls[name])) for name in SESSIONS["apply_patch"]]
+    outputs = [
+        tool.run(ResponseApplyPatchToolCall.model_validate(calls[name])) for name in SESSIONS["apply_patch"]
+    ]
     transcript = [str(output["output"]) for output in outputs]
     clean(transcript)
     statuses = [output["status"] for output in outputs]

@@ -25,7 +25,15 @@ from collections.abc import Sequence
 
 from nbedit._dataclass import dataclass
 
-__all__ = ["Anchor", "AnchorError", "anchored", "line_hash", "parse_anchor", "parse_range", "replacement_diff"]
+__all__ = [
+    "Anchor",
+    "AnchorError",
+    "anchored",
+    "line_hash",
+    "parse_anchor",
+    "parse_range",
+    "replacement_diff",
+]
 
 HASH_DIGITS = 3
 _CONTEXT = 3
@@ -59,7 +67,9 @@ def parse_anchor(text: object, *, allow_top: bool = False) -> Anchor:
     if isinstance(text, int) and not isinstance(text, bool):
         text = str(text)
     if not isinstance(text, str):
-        raise AnchorError(f"an anchor is text like '12:a3f' (line number, colon, hash from the view), not {text!r}")
+        raise AnchorError(
+            f"an anchor is text like '12:a3f' (line number, colon, hash from the view), not {text!r}"
+        )
     found = _ANCHOR.match(text.split("|", 1)[0])
     if found is None:
         raise AnchorError(f"{text!r} is not an anchor; copy one from an anchored view, like '12:a3f'")

@@ -19,11 +19,10 @@ envelope.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from nbedit.agents.approval import Approval
-import re
-
 from nbedit.agents.session import ToolFailure, ToolSession, describe_decision, error_text, field, run_async
 from nbedit.errors import NbeditError
 

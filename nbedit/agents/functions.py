@@ -79,7 +79,7 @@ FUNCTIONS: dict[str, dict[str, Any]] = {
         },
     },
     "edit": {
-        "description": "Replace old text with new text in one file (old \"\" on a missing file creates it). "
+        "description": 'Replace old text with new text in one file (old "" on a missing file creates it). '
         "old must occur exactly once: copy it from the file with enough surrounding lines to be unique, "
         "unless replace_all is true.",
         "parameters": {
@@ -318,19 +318,29 @@ class FunctionTools:
                 first, last = parse_range(replace)
                 verify(first, lines)
                 verify(last, lines)
-                start, end, what = first.line, last.line, f"Replaced lines {first.line}-{last.line} of {path}."
+                start, end, what = (
+                    first.line,
+                    last.line,
+                    f"Replaced lines {first.line}-{last.line} of {path}.",
+                )
             else:
                 anchor = parse_anchor(after, allow_top=True)
                 verify(anchor, lines)
                 if new == "":
                     raise ToolFailure("Error: new is empty; an insertion needs the lines to insert.")
-                start, end, what = anchor.line + 1, anchor.line, f"Inserted lines after line {anchor.line} of {path}."
+                start, end, what = (
+                    anchor.line + 1,
+                    anchor.line,
+                    f"Inserted lines after line {anchor.line} of {path}.",
+                )
         except AnchorError as error:
             raise ToolFailure(f"Error: {error}. Nothing was written.") from None
         if not kept:
             plan = self.workspace.plan_edit(normalised, "", new if new.endswith("\n") else new + "\n")
         else:
-            plan = self.workspace.plan_patch(replacement_diff(normalised, kept, start, end, new), dialect="diff")
+            plan = self.workspace.plan_patch(
+                replacement_diff(normalised, kept, start, end, new), dialect="diff"
+            )
         return self._decide("edit_lines", plan, call_id, what)
 
     def _patch(self, arguments: dict[str, Any], call_id: str | None) -> str:

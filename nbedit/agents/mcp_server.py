@@ -68,7 +68,9 @@ def _described(function: str, argument: str) -> str:
 
 
 _READS = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
-_EDITS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+_EDITS = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+)
 _MAY_DESTROY = ToolAnnotations(
     read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
 )
@@ -105,7 +107,9 @@ def _plain_validation(tool: str, error: ValidationError) -> str:
     if missing:
         parts.append(f"{tool} needs {_and(missing)}")
     if wrong:
-        parts.append(f"{'and ' if missing else ''}{_and(wrong)} {'is' if len(wrong) == 1 else 'are'} not valid")
+        parts.append(
+            f"{'and ' if missing else ''}{_and(wrong)} {'is' if len(wrong) == 1 else 'are'} not valid"
+        )
     return f"Error: {' '.join(parts)}; nothing was done. Call {tool} again with every argument it needs."
 
 
@@ -118,7 +122,11 @@ def _error(text: str) -> CallToolResult:
 
 
 def build_server(
-    workspace: Workspace, approval: str = "auto", *, require_view: bool = False, ready: threading.Event | None = None
+    workspace: Workspace,
+    approval: str = "auto",
+    *,
+    require_view: bool = False,
+    ready: threading.Event | None = None,
 ) -> Any:
     """An MCP server whose tools edit ``workspace`` (``approval``: ``auto`` or ``dry-run``).
 
@@ -170,7 +178,9 @@ def build_server(
         new: Annotated[str, Field(description=_described("edit_lines", "new"))],
         ctx: Context,
         replace: Annotated[str | None, Field(description=_described("edit_lines", "replace"))] = None,
-        insert_after: Annotated[str | None, Field(description=_described("edit_lines", "insert_after"))] = None,
+        insert_after: Annotated[
+            str | None, Field(description=_described("edit_lines", "insert_after"))
+        ] = None,
     ) -> str | CallToolResult:
         arguments = {"path": path, "new": new, "replace": replace, "insert_after": insert_after}
         return call("edit_lines", arguments, ctx)
@@ -201,7 +211,9 @@ def build_server(
     return server
 
 
-def serve(root: str = ".", approval: str = "auto", *, history: bool = True, require_view: bool = False) -> None:
+def serve(
+    root: str = ".", approval: str = "auto", *, history: bool = True, require_view: bool = False
+) -> None:
     """Run the server on stdin/stdout until the client closes it."""
     session = os.environ.get("NBEDIT_SESSION") or f"mcp-{os.getpid()}"
     workspace = Workspace(root, session=session, history=history)

@@ -33,7 +33,6 @@ from nbedit.errors import (
     NbeditError,
     NoMatch,
     OutsideWorkspace,
-    PatchSyntaxError,
     StaleFile,
 )
 
@@ -98,7 +97,9 @@ def for_model(error: NbeditError, surface: Surface, *, line_offset: int = 0) -> 
         text = _drop_foreign_options(error.template)
         step = _NEXT_STEP.get(type(error), {}).get(surface)
         if step is None:
-            step = next((steps[surface] for kind, steps in _NEXT_STEP.items() if isinstance(error, kind)), None)
+            step = next(
+                (steps[surface] for kind, steps in _NEXT_STEP.items() if isinstance(error, kind)), None
+            )
         if step:
             text = f"{text}; {step}"
     if isinstance(error, OutsideWorkspace):
@@ -127,7 +128,11 @@ def _drop_foreign_options(template: str) -> str:
             dropped = False
         kept = "; ".join(clauses)
         # a parenthesis or comma clause naming an option inside a kept sentence
-        kept = re.sub(r",? (?:or )?(?:pass|allow \w+|with|declare it|declare its encoding) \(?\ue000[a-z_]+\ue001[^,;)]*\)?", "", kept)
+        kept = re.sub(
+            r",? (?:or )?(?:pass|allow \w+|with|declare it|declare its encoding) \(?\ue000[a-z_]+\ue001[^,;)]*\)?",
+            "",
+            kept,
+        )
         kept = _ANY_TOKEN.sub("", kept)
         if kept.strip():
             lines.append(kept)
@@ -150,7 +155,9 @@ def _ambiguous(error: AmbiguousMatch, surface: Surface) -> str:
 def _no_match(error: NoMatch, surface: Surface) -> str:
     base = error.template.split("\nclosest candidates", 1)[0].split("\nnothing in the file is close", 1)[0]
     kept = [candidate for candidate in error.candidates if candidate.score >= MIN_CANDIDATE_SCORE]
-    what = "old_str" if surface == "text_editor" else ("the diff's lines" if surface == "apply_patch" else "old")
+    what = (
+        "old_str" if surface == "text_editor" else ("the diff's lines" if surface == "apply_patch" else "old")
+    )
     if not kept:
         return (
             f"{base}\nnothing in the file is close to it; view the file again and copy {what} from what "

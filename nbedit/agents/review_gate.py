@@ -148,14 +148,26 @@ class ReviewGate:
     def decided(self) -> bool:
         return self.widget.status not in ("pending", "applying")
 
+    def show_and_wait(self, timeout: float) -> None:
+        """Show the gate, then block until the person decides (kernel messages keep flowing), or
+        reject at ``timeout``. On ipykernel 7 the comms are routed to a subshell *before* the gate
+        is shown: a click sent the moment the widget appears must not reach the blocked thread."""
+        from IPython.display import display
+
+        if threading.current_thread() is threading.main_thread() and kernel_has_subshells():
+            with _comms_on_a_subshell(self.view):
+                display(self.view)  # type: ignore[no-untyped-call]
+                self._wait_for_event(time.monotonic() + timeout)
+            self._settle(timeout)
+            return
+        display(self.view)  # type: ignore[no-untyped-call]
+        self.wait(timeout)
+
     def wait(self, timeout: float) -> None:
         """Block until the person decides (kernel messages keep flowing), or reject at ``timeout``."""
         deadline = time.monotonic() + timeout
         if threading.current_thread() is not threading.main_thread():
             self._wait_for_event(deadline)  # arun: the kernel's thread handles the click
-        elif kernel_has_subshells():
-            with _comms_on_a_subshell(self.view):
-                self._wait_for_event(deadline)
         else:
             from jupyter_ui_poll import ui_events
 
@@ -163,6 +175,9 @@ class ReviewGate:
                 while not self.decided and time.monotonic() < deadline:
                     poll(_POLL_EVENTS)
                     time.sleep(_POLL_INTERVAL)
+        self._settle(timeout)
+
+    def _settle(self, timeout: float) -> None:
         if not self.decided:
             self.timed_out = True
             self.widget.reject()
@@ -205,8 +220,6 @@ def review(
     workspace: Workspace, plan: Plan, *, origin: str, title: str | None, timeout: float, **apply_options: Any
 ) -> Decision:
     """Show the review widget in the running cell and return the person's decision."""
-    from IPython.display import display
-
     if not _in_kernel():
         raise ReviewUnavailable(
             "approval='review' needs a Jupyter kernel to show the review widget in; nothing was written. "
@@ -220,6 +233,5 @@ def review(
         )
 
     gate = ReviewGate(workspace, plan, title=title, origin=origin, **apply_options)
-    display(gate.view)  # type: ignore[no-untyped-call]
-    gate.wait(timeout)
+    gate.show_and_wait(timeout)
     return gate.decision()

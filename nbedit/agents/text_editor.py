@@ -195,9 +195,7 @@ class TextEditorTool:
             from nbedit.agents.anchors import anchored
 
             render = lambda chosen, start: anchored(chosen, start)  # noqa: E731
-            header = (
-                f"{path} with anchors (N:hash|text; name lines by their N:hash in an anchored edit):\n"
-            )
+            header = f"{path} with anchors (N:hash|text; name lines by their N:hash in an anchored edit):\n"
         else:
             render = lambda chosen, start: "\n".join(  # noqa: E731
                 f"{number:6}\t{line}" for number, line in enumerate(chosen, start=start)
