@@ -7,6 +7,10 @@ one approval gate (auto, review, dry-run or a callable), and write through
 ``Workspace.apply``, so every change a model makes is matched without guessing,
 written atomically and recorded with the tool and call id as its origin.
 
+Every message is written in the calling tool's own terms (``messages``); paths
+are checked at the tool boundary; ``FunctionTools`` and the MCP server also
+offer anchored edits (``anchors``), where lines are named by ``N:hash``.
+
 Importing this package stays light: IPython and ipywidgets load only when
 ``approval="review"`` is used, and the MCP server lives in ``mcp_server``.
 """
