@@ -110,7 +110,8 @@ def _plain_validation(tool: str, error: ValidationError) -> str:
         parts.append(
             f"{'and ' if missing else ''}{_and(wrong)} {'is' if len(wrong) == 1 else 'are'} not valid"
         )
-    return f"Error: {' '.join(parts)}; nothing was done. Call {tool} again with every argument it needs."
+    again = "with every argument it needs" if missing else "with valid arguments"
+    return f"Error: {' '.join(parts)}; nothing was done. Call {tool} again {again}."
 
 
 def _and(items: list[str]) -> str:

@@ -56,14 +56,25 @@ def kernel_polls() -> bool:
 
 
 def kernel_has_subshells() -> bool:
-    """True on a kernel that routes comm messages to subshells (ipykernel 7)."""
+    """True on a kernel that routes comm messages to subshells (ipykernel 7).
+
+    The route is ipykernel's own (a comm's ``_reply_subshell_for`` names the subshell
+    its messages go to; the subshell manager starts one): both are checked, so a kernel
+    without them gets the clear ``ReviewUnavailable`` (or the polling gate), never a crash.
+    """
     from IPython import get_ipython
 
     kernel = getattr(get_ipython(), "kernel", None)
-    return (
-        kernel is not None
-        and getattr(kernel, "shell_channel_thread", None) is not None
-        and hasattr(getattr(kernel, "comm_manager", None), "get_comm")
+    channel = getattr(kernel, "shell_channel_thread", None)
+    manager = getattr(channel, "manager", None)
+    if manager is None or not hasattr(manager, "_create_subshell"):
+        return False
+    try:
+        from ipykernel.comm.comm import BaseComm
+    except ImportError:
+        return False
+    return hasattr(BaseComm, "_reply_subshell_for") and hasattr(
+        getattr(kernel, "comm_manager", None), "get_comm"
     )
 
 
