@@ -163,3 +163,26 @@ def test_a_form_feed_is_not_a_line_break_in_views_and_anchored_edits(
     assert (project / "ff.py").read_bytes() == b"a = 1\x0c# page two\nb = 3\n"
     numbered = tools.run("view", {"path": "ff.py"})
     assert "     2\tb = 3" in numbered and "     3\t" not in numbered
+
+
+def test_a_changed_line_with_the_same_short_hash_is_still_stale(workspace: Workspace, project: Path) -> None:
+    """Three hex digits collide one time in 4,096: an anchor this tool showed is held to the whole line."""
+    seen: dict[str, str] = {}
+    for number in range(100_000):
+        text = f"value = {number}"
+        if line_hash(text) in seen:
+            first, second = seen[line_hash(text)], text
+            break
+        seen[line_hash(text)] = text
+    (project / "c.py").write_text(f"import os\n{first}\n")
+    tools = FunctionTools(workspace)
+    anchor = anchors_of(tools.run("view", {"path": "c.py", "anchors": True}))[2]
+    (project / "c.py").write_text(f"import os\n{second}\n")  # someone changed it; same short hash
+    before = snapshot(project)
+    text = tools.run("edit_lines", {"path": "c.py", "replace": anchor, "new": "value = -1"})
+    assert text.startswith(f"Error: anchor {anchor} is stale") and second in text, text
+    assert snapshot(project) == before
+    tools.run("view", {"path": "c.py", "anchors": True})  # seen again: now the anchor names what it shows
+    assert tools.run("edit_lines", {"path": "c.py", "replace": anchor, "new": "value = -1"}).startswith(
+        "Replaced"
+    )

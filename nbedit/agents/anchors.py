@@ -93,8 +93,18 @@ def parse_range(text: object) -> tuple[Anchor, Anchor]:
     return first, last
 
 
-def verify(anchor: Anchor, lines: Sequence[str]) -> None:
-    """Refuse an anchor whose line is gone or holds other text now, showing the current lines."""
+def full_hash(text: str) -> bytes:
+    """A line's whole digest: what a shown anchor is checked against (three hex digits can collide)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def verify(anchor: Anchor, lines: Sequence[str], shown: dict[int, bytes] | None = None) -> None:
+    """Refuse an anchor whose line is gone or holds other text now, showing the current lines.
+
+    ``shown``: line number -> ``full_hash`` of the text this tool showed there with anchors.
+    An anchor that names what was shown is held to that whole text, so a changed line
+    whose short hash happens to be the same (one chance in 4,096) is still refused.
+    """
     if anchor.line == 0:
         return
     if anchor.line > len(lines):
@@ -102,13 +112,16 @@ def verify(anchor: Anchor, lines: Sequence[str]) -> None:
             f"anchor {anchor} is past the end of the file, which has {len(lines)} lines; "
             "view the file again with anchors=true and use the anchors it shows"
         )
-    current = line_hash(lines[anchor.line - 1])
-    if current != anchor.digest:
+    text = lines[anchor.line - 1]
+    current = line_hash(text)
+    seen = (shown or {}).get(anchor.line)
+    changed_under_same_hash = seen is not None and current == anchor.digest and full_hash(text) != seen
+    if current != anchor.digest or changed_under_same_hash:
         start = max(1, anchor.line - _CONTEXT)
         end = min(len(lines), anchor.line + _CONTEXT)
         raise AnchorError(
-            f"anchor {anchor} is stale: line {anchor.line} is now {current} (the file changed since your "
-            f"view). The lines there now:\n{anchored(lines[start - 1 : end], start)}\n"
+            f"anchor {anchor} is stale: line {anchor.line} holds other text than your view showed (the "
+            f"file changed since). The lines there now:\n{anchored(lines[start - 1 : end], start)}\n"
             "Use these anchors (or view the file again with anchors=true) and retry"
         )
 

@@ -313,11 +313,12 @@ class FunctionTools:
         text, _ = decode(data, normalised)
         kept = split_lines(text)
         lines = [strip_newline(line) for line in kept]
+        shown = self.session.anchored_lines.get(normalised)
         try:
             if replace is not None:
                 first, last = parse_range(replace)
-                verify(first, lines)
-                verify(last, lines)
+                verify(first, lines, shown)
+                verify(last, lines, shown)
                 start, end, what = (
                     first.line,
                     last.line,
@@ -325,7 +326,7 @@ class FunctionTools:
                 )
             else:
                 anchor = parse_anchor(after, allow_top=True)
-                verify(anchor, lines)
+                verify(anchor, lines, shown)
                 if new == "":
                     raise ToolFailure("Error: new is empty; an insertion needs the lines to insert.")
                 start, end, what = (

@@ -157,6 +157,8 @@ class ToolSession:
         self.require_view = require_view
         self.review_timeout: float | None = None
         self._viewed: dict[str, str | None] = {}  # normalised path -> fingerprint seen (None: absent)
+        # normalised path -> {line number: full hash of the text shown there with anchors}
+        self.anchored_lines: dict[str, dict[int, bytes]] = {}
 
     def origin(self, call_id: str | None) -> str:
         return f"{AGENT_ORIGIN_PREFIX}{self.tool}:{call_id or 'call'}"

@@ -204,6 +204,11 @@ class TextEditorTool:
         limit = self.max_characters if self.max_characters is not None else DEFAULT_VIEW_CHARACTERS
         lines = line_window(text, first, shown_last, limit)
         shown_last = min(shown_last, first + len(lines) - 1)
+        if anchors:
+            from nbedit.agents.anchors import full_hash
+
+            remembered = self.session.anchored_lines.setdefault(normalised, {})
+            remembered.update((first + index, full_hash(line)) for index, line in enumerate(lines))
         body = render(lines, first)
         if len(body) > limit:  # keep whole lines: a model must never see half a line as the line
             kept, size = 0, 0
