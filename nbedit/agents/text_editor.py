@@ -345,10 +345,11 @@ class TextEditorTool:
         if after is None or not file_plan.hunks:
             return ""
         located = file_plan.hunks[0]
-        lines = [strip_newline(line) for line in split_lines(after)]
         start = max(1, located.line - _SNIPPET_CONTEXT)
-        end = min(len(lines), located.line + new.count("\n") + _SNIPPET_CONTEXT)
-        return f"Here is the edited region (cat -n):\n{numbered(chr(10).join(lines[start - 1 : end]), start)}"
+        end = located.line + new.count("\n") + _SNIPPET_CONTEXT
+        lines = line_window(after, start, end, DEFAULT_VIEW_CHARACTERS)  # only the region, not the file
+        shown = "\n".join(f"{number:6}\t{line}" for number, line in enumerate(lines, start=start))
+        return f"Here is the edited region (cat -n):\n{shown}"
 
 
 class _Refused(Exception):
