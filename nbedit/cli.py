@@ -660,6 +660,10 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
         )
         mcp.add_argument("--no-history", action="store_true", help="do not record a snapshot for undo")
     mcp.set_defaults(handler=_mcp)
+
+    from nbedit.cli_rewind import add_commands
+
+    add_commands(command, parents, wanted)
     return parser
 
 

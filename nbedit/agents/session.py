@@ -16,7 +16,8 @@ fingerprint of the bytes, so a person's edit in between is always noticed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -110,9 +111,74 @@ class ToolSession:
         self.require_view = require_view
         self.review_timeout: float | None = None
         self._viewed: dict[str, str | None] = {}  # normalised path -> fingerprint seen (None: absent)
+        self.current_turn: str | None = None  # the turn the next calls' entries are recorded under
+        self.turns: list[str] = []  # every turn this session began, oldest first
 
     def origin(self, call_id: str | None) -> str:
         return f"{AGENT_ORIGIN_PREFIX}{self.tool}:{call_id or 'call'}"
+
+    # ------------------------------------------------------------------ turns and rewind
+
+    def begin_turn(self, turn_id: str | None = None) -> str:
+        """Start a turn (one model response): the calls until the next turn are one checkpoint.
+
+        A call made outside any turn is a checkpoint of its own (by its call id).
+        """
+        import uuid
+
+        self.current_turn = turn_id or f"{self.tool}-{uuid.uuid4().hex[:12]}"
+        self.turns.append(self.current_turn)
+        return self.current_turn
+
+    def end_turn(self) -> None:
+        self.current_turn = None
+
+    @contextlib.contextmanager
+    def turn(self, turn_id: str | None = None) -> Iterator[str]:
+        """``with session.turn(): ...`` runs one model response's tool calls as one turn."""
+        turn = self.begin_turn(turn_id)
+        try:
+            yield turn
+        finally:
+            self.end_turn()
+
+    def owns(self, entry: Any) -> bool:
+        """Whether a history entry is one of this tool's own calls (``agent:<tool>:...``)."""
+        return str(entry.origin).startswith(f"{AGENT_ORIGIN_PREFIX}{self.tool}:")
+
+    def plan_rewind(self, to: str | None = None) -> Any:
+        """The rewind of this tool's own turns since ``to`` (default: its latest turn, or its
+        latest call outside a turn); every edit not made by this tool is kept where it does
+        not overlap. Returns a ``nbedit.rewind.RewindPlan`` (nothing written)."""
+        from nbedit.rewind import plan_rewind
+
+        target = to if to is not None else self._latest_checkpoint()
+        return plan_rewind(self.workspace, target, own=self.owns)
+
+    def rewind(self, to: str | None = None, *, resolve: Any = None) -> Any:
+        """Take back this tool's own turns since ``to`` (default: its latest one), through the
+        session's approval like any change; ``resolve`` as in ``Workspace.rewind``.
+        Returns the ``Decision``."""
+        planned = self.plan_rewind(to)
+        plan = planned.selected(resolve)
+        decision = decide(
+            self.approval, self.workspace, plan, origin="rewind", title="rewind", timeout=self.review_timeout
+        )
+        self.record_written(decision)
+        return decision
+
+    def _latest_checkpoint(self) -> str:
+        from nbedit.checkpoints import group
+        from nbedit.errors import NothingToUndo
+
+        entries = [
+            entry
+            for entry in self.workspace.history()
+            if entry.status == "applied" and self.owns(entry)
+        ]
+        if not entries:
+            raise NothingToUndo(f"nothing to rewind: {self.tool} has made no edits in this session")
+        return group(entries)[-1].key
 
     # ------------------------------------------------------------------ paths and reads
 
@@ -174,6 +240,8 @@ class ToolSession:
     # ------------------------------------------------------------------ deciding
 
     def decide(self, plan: Plan, call_id: str | None, title: str, **apply_options: Any) -> Decision:
+        if self.current_turn is not None:
+            apply_options.setdefault("turn", self.current_turn)
         decision = decide(
             self.approval,
             self.workspace,
