@@ -53,15 +53,11 @@ def sequence(entry_id: str) -> int:
     return int(entry_id.strip().lower().removeprefix("e"), 16)
 
 
-def _tool(origin: str) -> str:
-    return origin[len(AGENT_ORIGIN_PREFIX) :].split(":", 1)[0]
-
-
 def checkpoint_of(entry: Entry) -> tuple[Kind, str, str]:
     """(kind, key, label) of the checkpoint an entry belongs to."""
     turn = getattr(entry, "turn", None)
     if turn:
-        return "turn", f"turn:{turn}", f"agent {_tool(entry.origin)} turn {turn}"
+        return "turn", f"turn:{turn}", f"agent turn {turn}"
     if entry.origin.startswith(AGENT_ORIGIN_PREFIX):
         return "turn", f"call:{entry.id}", entry.origin
     if entry.execution_count is not None:
@@ -85,7 +81,7 @@ class Checkpoint:
 
     kind: Kind
     key: str  # what ``find_start`` accepts back: In[12]@<session>, turn:<id>, call:<entry id>, <entry id>
-    label: str  # what a table shows: In[12], agent functions turn t1, cli e0000002a
+    label: str  # what a table shows: In[12], agent turn t1, agent:edit:call_1, cli e0000002a
     session: str
     entries: tuple[Entry, ...]
 

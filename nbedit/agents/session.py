@@ -113,6 +113,7 @@ class ToolSession:
         self._viewed: dict[str, str | None] = {}  # normalised path -> fingerprint seen (None: absent)
         self.current_turn: str | None = None  # the turn the next calls' entries are recorded under
         self.turns: list[str] = []  # every turn this session began, oldest first
+        self.written: list[str] = []  # the history entries this session's calls recorded
 
     def origin(self, call_id: str | None) -> str:
         return f"{AGENT_ORIGIN_PREFIX}{self.tool}:{call_id or 'call'}"
@@ -143,20 +144,20 @@ class ToolSession:
             self.end_turn()
 
     def owns(self, entry: Any) -> bool:
-        """Whether a history entry is one of this tool's own calls (``agent:<tool>:...``)."""
-        return str(entry.origin).startswith(f"{AGENT_ORIGIN_PREFIX}{self.tool}:")
+        """Whether a history entry was recorded by this session's own calls (or its turns)."""
+        return entry.id in self.written or (entry.turn is not None and entry.turn in self.turns)
 
     def plan_rewind(self, to: str | None = None) -> Any:
-        """The rewind of this tool's own turns since ``to`` (default: its latest turn, or its
-        latest call outside a turn); every edit not made by this tool is kept where it does
-        not overlap. Returns a ``nbedit.rewind.RewindPlan`` (nothing written)."""
+        """The rewind of this session's own turns since ``to`` (default: its latest turn, or its
+        latest call outside a turn); every edit it did not make is kept where it does not
+        overlap. Returns a ``nbedit.rewind.RewindPlan`` (nothing written)."""
         from nbedit.rewind import plan_rewind
 
         target = to if to is not None else self._latest_checkpoint()
         return plan_rewind(self.workspace, target, own=self.owns)
 
     def rewind(self, to: str | None = None, *, resolve: Any = None) -> Any:
-        """Take back this tool's own turns since ``to`` (default: its latest one), through the
+        """Take back this session's own turns since ``to`` (default: its latest one), through the
         session's approval like any change; ``resolve`` as in ``Workspace.rewind``.
         Returns the ``Decision``."""
         planned = self.plan_rewind(to)
@@ -177,7 +178,7 @@ class ToolSession:
             if entry.status == "applied" and self.owns(entry)
         ]
         if not entries:
-            raise NothingToUndo(f"nothing to rewind: {self.tool} has made no edits in this session")
+            raise NothingToUndo("nothing to rewind: this tool session has recorded no edits")
         return group(entries)[-1].key
 
     # ------------------------------------------------------------------ paths and reads
@@ -252,6 +253,8 @@ class ToolSession:
             **apply_options,
         )
         self.record_written(decision)
+        if decision.result is not None and decision.result.entry_id:
+            self.written.append(decision.result.entry_id)
         return decision
 
 
