@@ -84,6 +84,17 @@ def error_html(error: BaseException) -> str:
     )
 
 
+def replanned_html(replanned: Any) -> str:
+    """What changed on disk under a re-planned preview, one diff per file."""
+    from nbedit.render.html import unified_diff_html
+
+    parts = [
+        f'<div class="nb-note">changed on disk since the preview: {_escape(path)}</div>{unified_diff_html(diff)}'
+        for path, diff in replanned.disk_changes
+    ]
+    return wrap("".join(parts))
+
+
 def error_text(error: BaseException) -> str:
     if isinstance(error, NbeditError):
         return f"{type(error).__name__}: {error.spelled('magic')}"
@@ -452,6 +463,24 @@ class ReviewWidget(NbeditView):
                 self.detail_html = error_html(error)
 
     def _stale(self, error: StaleFile) -> None:
+        from nbedit.replan import replan_stale
+
+        try:  # the change moved onto the file as it is now, shown and asked about again (never written)
+            replanned = replan_stale(self.workspace, self.selected_plan())
+        except Exception:  # the plain stale state below is always shown instead
+            replanned = None
+        if replanned is not None:
+            self._load(replanned.plan)
+            self._state = "pending"
+            self.error = error
+            self.detail_html = replanned_html(replanned)
+            self._show_status(
+                "pending",
+                f"re-planned: {', '.join(replanned.paths)} changed on disk since the preview, and the change "
+                "still applies to it; nothing was written. Review the new diff (what changed on disk is shown "
+                "below), then Apply or Reject",
+            )
+            return
         self.error = error
         self._state = "stale"
         self.detail_html = error_html(error)
