@@ -44,7 +44,9 @@ def _build(scratch: Path) -> tuple[object, dict[str, bytes], dict[str, bytes]]:
         write_text(str(root / name), join_lines(lines))
     original = {name: join_lines(lines).encode() for name, lines in texts.items()}
     workspace = Workspace(root, home=scratch / "home", session="bench-kernel", origin="magic")
-    person_lines = {name: rng.randrange(0, 20) for name in sorted(texts)[:PERSON_FILES]}  # nbedit edits lines >= 40
+    person_lines = {
+        name: rng.randrange(0, 20) for name in sorted(texts)[:PERSON_FILES]
+    }  # nbedit edits lines >= 40
     expected = dict(original)
     for count in range(1, CHECKPOINTS + 1):
         for name in rng.sample(sorted(texts), FILES_PER_CHECKPOINT):

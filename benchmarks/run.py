@@ -33,7 +33,18 @@ from benchmarks.timing import Row, format_table  # noqa: E402
 __all__ = ["main"]
 
 
-SECTIONS = ("patch", "fuzzy", "drift", "notebook", "history", "widget", "encoding", "agents", "live", "rewind")
+SECTIONS = (
+    "patch",
+    "fuzzy",
+    "drift",
+    "notebook",
+    "history",
+    "widget",
+    "encoding",
+    "agents",
+    "live",
+    "rewind",
+)
 
 
 def _section(name: str) -> Callable[[Path, int], list[Row]]:

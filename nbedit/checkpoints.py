@@ -123,9 +123,7 @@ class Start:
     session: str | None = None  # the session the reference names (a cell's kernel, an entry's session)
 
 
-def find_start(
-    spec: str | Checkpoint, entries: Sequence[Entry], *, session: str, now: float
-) -> Start:
+def find_start(spec: str | Checkpoint, entries: Sequence[Entry], *, session: str, now: float) -> Start:
     """Read what a person typed for "since"/"rewind to": ``In[12]`` (this session's, else the one
     session that has it; ``In[12]@<session>`` picks one), an entry id (the checkpoint it belongs
     to), a checkpoint key, ``last`` (this session's newest checkpoint), or a time (``10min``)."""
@@ -152,7 +150,12 @@ def find_start(
         return Start(first, f"the last {text}")
     for checkpoint in checkpoints:
         if checkpoint.key == text:
-            return Start(sequence(checkpoint.id), f"{checkpoint.label} ({checkpoint.id})", checkpoint, checkpoint.session)
+            return Start(
+                sequence(checkpoint.id),
+                f"{checkpoint.label} ({checkpoint.id})",
+                checkpoint,
+                checkpoint.session,
+            )
     if _ENTRY.match(text):
         return _entry_start(text, checkpoints)
     raise HistoryError(f"{text!r} names no checkpoint of this root's history; use {FORMS}")

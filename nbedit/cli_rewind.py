@@ -39,7 +39,9 @@ def add_commands(command: Any, parents: Any, wanted: Any) -> None:
     if wanted("rewind"):
         rewind.add_argument("to", metavar="CHECKPOINT", help=_SINCE)
         rewind.add_argument(
-            "--all-sessions", action="store_true", help="take back every session's edits since, not just its own"
+            "--all-sessions",
+            action="store_true",
+            help="take back every session's edits since, not just its own",
         )
         rewind.add_argument(
             "--resolve",
@@ -73,7 +75,9 @@ def _changes(args: Any) -> int:
         _say(f"nbedit wrote nothing since {found.since}")
         return OK
     diffs = dict(zip((f.path for f in found.plan.files), found.plan.file_diffs, strict=True))
-    _say(f"nbedit changes since {found.since}: {len(found.files)} file(s), {len(found.checkpoints)} checkpoint(s)")
+    _say(
+        f"nbedit changes since {found.since}: {len(found.files)} file(s), {len(found.checkpoints)} checkpoint(s)"
+    )
     for file in found.files:
         _say(f"== {file.path}: written by {', '.join(file.authors)} ({', '.join(file.entries)})")
         if file.changed_outside:

@@ -68,7 +68,10 @@ def replan_stale(workspace: Workspace, plan: Plan) -> Replanned | None:
         )
         files.append(replanned)
         moved.append(
-            (file_plan.path, text_diff(_display(base, file_plan.path), _display(current, file_plan.path), file_plan.path))
+            (
+                file_plan.path,
+                text_diff(_display(base, file_plan.path), _display(current, file_plan.path), file_plan.path),
+            )
         )
     if not moved:
         return None

@@ -228,7 +228,9 @@ class Changes:
     def text(self) -> str:
         if not self.files:
             return f"nbedit wrote nothing since {self.since}\n"
-        lines = [f"nbedit changes since {self.since}: {len(self.files)} file(s), {len(self.checkpoints)} checkpoint(s)"]
+        lines = [
+            f"nbedit changes since {self.since}: {len(self.files)} file(s), {len(self.checkpoints)} checkpoint(s)"
+        ]
         diffs = dict(zip((f.path for f in self.plan.files), self.plan.file_diffs, strict=True))
         for file in self.files:
             lines.append(f"== {file.path}  written by {', '.join(file.authors)} ({', '.join(file.entries)})")
@@ -262,13 +264,13 @@ def _change_notes(file: FileChanges) -> tuple[str, ...]:
             "what nbedit wrote (a person, an editor or a tab changed it since)"
         )
     for earlier, later in file.gaps:
-        notes.append(f"changed outside nbedit between {earlier} and {later} (that change is in this diff too)")
+        notes.append(
+            f"changed outside nbedit between {earlier} and {later} (that change is in this diff too)"
+        )
     return tuple(notes)
 
 
-def changes_since(
-    workspace: Workspace, since: str | Checkpoint, *, session: str | None = None
-) -> Changes:
+def changes_since(workspace: Workspace, since: str | Checkpoint, *, session: str | None = None) -> Changes:
     """Everything nbedit wrote in this root since ``since`` (every session's, or one ``session``'s)."""
     store = _store(workspace)
     entries = _root_entries(workspace, store)
@@ -301,7 +303,9 @@ def changes_since(
         )
         files.append(file)
         if before != after:
-            plans.append(_file_plan(workspace, location, before, after, after_mode, _change_notes(file), hunks=False))
+            plans.append(
+                _file_plan(workspace, location, before, after, after_mode, _change_notes(file), hunks=False)
+            )
     plan = Plan(files=tuple(plans), dialect="changes", root=str(workspace.root))
     return Changes(start.description, tuple(files), plan, tuple(group(window)))
 
@@ -357,7 +361,7 @@ def _revert(
     path: str, before: bytes | None, after: bytes | None, current: bytes | None, prefer: str | None
 ) -> tuple[bytes | None, FileConflict | None, bool]:
     """One run of entries taken back from ``current``: (result, conflict, kept others' edits)."""
-    if current == after or current == before:
+    if current in (after, before):
         return before, None, False
     merge = None
     if after is None:
@@ -437,9 +441,7 @@ class RewindPlan:
                 f"the overlapping lines and keeps the rest).\n{shown}",
                 conflicts=missing,
             )
-        left_out = {
-            index for index in self.conflicted if chosen.get(self.plan.files[index].path) != "rewind"
-        }
+        left_out = {index for index in self.conflicted if chosen.get(self.plan.files[index].path) != "rewind"}
         if not left_out:
             return self.plan
         files = tuple(file for index, file in enumerate(self.plan.files) if index not in left_out)

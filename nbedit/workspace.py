@@ -1069,9 +1069,7 @@ class Workspace:
 
         return rewind.plan_rewind(self, to, all_sessions=all_sessions)  # type: ignore[arg-type]
 
-    def rewind(
-        self, to: object, *, all_sessions: bool = False, resolve: object = None
-    ) -> ApplyResult:
+    def rewind(self, to: object, *, all_sessions: bool = False, resolve: object = None) -> ApplyResult:
         """Take every file back to before checkpoint ``to``, keeping others' later edits where they
         do not overlap; one history entry (undo it to come back). ``resolve``: ``"keep"`` or
         ``"rewind"`` (or a dict per path) for files where they overlap (else ``RewindConflict``)."""

@@ -22,7 +22,12 @@ def test_different_changes_to_the_same_line_are_a_conflict_with_all_three_versio
     merge = merge_bytes(b"a\nb\nc\n", b"a\nours\nc\n", b"a\ntheirs\nc\n")
     assert merge.merged is None
     (conflict,) = merge.conflicts
-    assert (conflict.line, conflict.base, conflict.ours, conflict.theirs) == (2, (b"b\n",), (b"ours\n",), (b"theirs\n",))
+    assert (conflict.line, conflict.base, conflict.ours, conflict.theirs) == (
+        2,
+        (b"b\n",),
+        (b"ours\n",),
+        (b"theirs\n",),
+    )
     marked = merge.with_markers().decode()
     assert "<<<<<<< rewind\nours\n||||||| recorded by nbedit\nb\n=======\ntheirs\n>>>>>>> on disk\n" in marked
     assert merge.resolved("ours") == b"a\nours\nc\n" and merge.resolved("theirs") == b"a\ntheirs\nc\n"
@@ -45,15 +50,18 @@ def test_line_endings_tabs_and_a_missing_final_newline_come_through_byte_exact()
     base = b"one\r\n\ttwo\r\nthree\r\nfour\r\nfive"
     ours = b"ONE\r\n\ttwo\r\nthree\r\nfour\r\nfive"
     theirs = b"one\r\n\ttwo\r\nthree\r\nfour\r\nfive (edited, still no newline)"
-    assert merge_bytes(base, ours, theirs).merged == b"ONE\r\n\ttwo\r\nthree\r\nfour\r\nfive (edited, still no newline)"
+    assert (
+        merge_bytes(base, ours, theirs).merged
+        == b"ONE\r\n\ttwo\r\nthree\r\nfour\r\nfive (edited, still no newline)"
+    )
     latin = "café\n".encode("cp1252")
     # one unchanged line between the two changes is enough to keep both
     assert merge_bytes(b"a\n" + latin + b"c\n", b"A\n" + latin + b"c\n", b"a\n" + latin + b"C\n").merged == (
         b"A\n" + latin + b"C\n"
     )
-    assert merge_bytes(b"a\nx\n" + latin + b"y\nc\n", b"A\nx\n" + latin + b"y\nc\n", b"a\nx\n" + latin + b"y\nC\n").merged == (
-        b"A\nx\n" + latin + b"y\nC\n"
-    )
+    assert merge_bytes(
+        b"a\nx\n" + latin + b"y\nc\n", b"A\nx\n" + latin + b"y\nc\n", b"a\nx\n" + latin + b"y\nC\n"
+    ).merged == (b"A\nx\n" + latin + b"y\nC\n")
 
 
 def test_nul_bytes_are_not_merged_by_lines() -> None:
@@ -88,11 +96,20 @@ def test_every_merge_keeps_each_unconflicted_piece_from_one_of_the_sides(
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(["a\n", "b\n", "c\r\n", "d"]), max_size=10), st.lists(st.sampled_from(["a\n", "b\n", "c\r\n", "e\n"]), max_size=10))
-def test_located_hunks_rebuild_the_goal_and_each_one_can_be_left_out(before: list[str], after: list[str]) -> None:
+@given(
+    st.lists(st.sampled_from(["a\n", "b\n", "c\r\n", "d"]), max_size=10),
+    st.lists(st.sampled_from(["a\n", "b\n", "c\r\n", "e\n"]), max_size=10),
+)
+def test_located_hunks_rebuild_the_goal_and_each_one_can_be_left_out(
+    before: list[str], after: list[str]
+) -> None:
     old, new = "".join(before), "".join(after)
     hunks = located_hunks(old, new)
     assert splice(old, hunks) == new
     for left_out in range(len(hunks)):
         kept = hunks[:left_out] + hunks[left_out + 1 :]
-        assert splice(old, kept) != new or hunks[left_out].match.replacement == old[hunks[left_out].match.start : hunks[left_out].match.end]
+        assert (
+            splice(old, kept) != new
+            or hunks[left_out].match.replacement
+            == old[hunks[left_out].match.start : hunks[left_out].match.end]
+        )

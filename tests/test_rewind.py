@@ -62,8 +62,12 @@ def test_checkpoints_group_cell_runs_and_agent_turns(project: tuple[Path, Worksp
     _cell(workspace, 1, "tail.py", "x = 1", "x = 10")  # the same cell run edits a second file
     tools = FunctionTools(workspace)
     with tools.session.turn("t-1"):
-        assert "Edited" in tools.run("edit", {"path": "lines.txt", "old": "line 5\r\n", "new": "agent\r\n"}, call_id="c1")
-        assert "Edited" in tools.run("edit", {"path": "tail.py", "old": "y = 2", "new": "y = 20"}, call_id="c2")
+        assert "Edited" in tools.run(
+            "edit", {"path": "lines.txt", "old": "line 5\r\n", "new": "agent\r\n"}, call_id="c1"
+        )
+        assert "Edited" in tools.run(
+            "edit", {"path": "tail.py", "old": "y = 2", "new": "y = 20"}, call_id="c2"
+        )
     assert "Edited" in tools.run("edit", {"path": "tail.py", "old": "z = 3", "new": "z = 30"}, call_id="c3")
     _cell(workspace, 2, "lines.txt", "line 9\r\n", "cell two\r\n")
     checkpoints = workspace.checkpoints()
@@ -77,7 +81,9 @@ def test_checkpoints_group_cell_runs_and_agent_turns(project: tuple[Path, Worksp
     assert checkpoints[0].paths == ("lines.txt", "tail.py")
 
 
-def test_changes_since_show_each_file_who_wrote_it_and_edits_outside_nbedit(project: tuple[Path, Workspace]) -> None:
+def test_changes_since_show_each_file_who_wrote_it_and_edits_outside_nbedit(
+    project: tuple[Path, Workspace],
+) -> None:
     root, workspace = project
     _cell(workspace, 1, "lines.txt", "line 1\r\n", "cell one\r\n")
     second = _cell(workspace, 2, "lines.txt", "line 3\r\n", "cell two\r\n")
@@ -119,7 +125,7 @@ def test_rewind_to_each_checkpoint_keeps_a_later_edit_by_someone_else_byte_exact
         before_rewind = (root / "lines.txt").read_bytes()
         result = workspace.rewind(f"In[{target}]")
         expected = LINES.copy()
-        for count, old, new in edits[: target - 1]:
+        for count, _old, new in edits[: target - 1]:
             expected[count * 2] = new
         expected[27] = person[1]
         assert (root / "lines.txt").read_bytes() == "".join(expected).encode()
@@ -131,7 +137,9 @@ def test_rewind_to_each_checkpoint_keeps_a_later_edit_by_someone_else_byte_exact
         assert (root / "lines.txt").read_bytes() == "".join(expected).encode()
 
 
-def test_an_overlapping_edit_is_refused_with_the_conflict_shown_and_nothing_written(project: tuple[Path, Workspace]) -> None:
+def test_an_overlapping_edit_is_refused_with_the_conflict_shown_and_nothing_written(
+    project: tuple[Path, Workspace],
+) -> None:
     root, workspace = project
     _cell(workspace, 1, "tail.py", "x = 1", "x = 10")
     _cell(workspace, 2, "lines.txt", "line 4\r\n", "cell two\r\n")
@@ -140,7 +148,12 @@ def test_an_overlapping_edit_is_refused_with_the_conflict_shown_and_nothing_writ
     planned = workspace.plan_rewind("In[1]")
     assert [conflict.path for conflict in planned.conflicts] == ["lines.txt"]
     shown = planned.conflicts[0].text()
-    assert "<<<<<<< rewind" in shown and "line 4" in shown and "person rewrote" in shown and ">>>>>>> on disk now" in shown
+    assert (
+        "<<<<<<< rewind" in shown
+        and "line 4" in shown
+        and "person rewrote" in shown
+        and ">>>>>>> on disk now" in shown
+    )
     with pytest.raises(RewindConflict) as raised:
         workspace.rewind("In[1]")
     assert raised.value.conflicts[0].path == "lines.txt" and "person rewrote" in str(raised.value)
@@ -157,7 +170,9 @@ def test_an_overlapping_edit_is_refused_with_the_conflict_shown_and_nothing_writ
     assert (root / "lines.txt").read_bytes() == "".join(LINES).encode()
 
 
-def test_a_file_changed_between_plan_and_apply_is_refused_and_left_byte_identical(project: tuple[Path, Workspace]) -> None:
+def test_a_file_changed_between_plan_and_apply_is_refused_and_left_byte_identical(
+    project: tuple[Path, Workspace],
+) -> None:
     root, workspace = project
     _cell(workspace, 1, "lines.txt", "line 2\r\n", "cell one\r\n")
     planned = workspace.plan_rewind("In[1]")
@@ -168,25 +183,39 @@ def test_a_file_changed_between_plan_and_apply_is_refused_and_left_byte_identica
     assert _snapshot(root) == before
     # planned again, the typing is kept
     workspace.rewind("In[1]")
-    assert (root / "lines.txt").read_bytes() == "".join(LINES).encode().replace(b"line 20\r\n", b"typed meanwhile\r\n")
+    assert (root / "lines.txt").read_bytes() == "".join(LINES).encode().replace(
+        b"line 20\r\n", b"typed meanwhile\r\n"
+    )
 
 
-def test_files_nbedit_created_or_deleted_since_are_deleted_or_brought_back(project: tuple[Path, Workspace]) -> None:
+def test_files_nbedit_created_or_deleted_since_are_deleted_or_brought_back(
+    project: tuple[Path, Workspace],
+) -> None:
     root, workspace = project
-    workspace.apply(workspace.plan_patch("*** Begin Patch\n*** Add File: new.md\n+fresh\n*** End Patch\n"), execution_count=1)
-    workspace.apply(workspace.plan_patch("*** Begin Patch\n*** Delete File: tail.py\n*** End Patch\n"), execution_count=2)
+    workspace.apply(
+        workspace.plan_patch("*** Begin Patch\n*** Add File: new.md\n+fresh\n*** End Patch\n"),
+        execution_count=1,
+    )
+    workspace.apply(
+        workspace.plan_patch("*** Begin Patch\n*** Delete File: tail.py\n*** End Patch\n"), execution_count=2
+    )
     workspace.rewind("In[1]")
     assert not (root / "new.md").exists()
     assert (root / "tail.py").read_bytes() == b"x = 1\ny = 2\nz = 3"
     # a created file someone edited since is a conflict: deleting it would lose their edit
-    workspace.apply(workspace.plan_patch("*** Begin Patch\n*** Add File: new.md\n+fresh\n*** End Patch\n"), execution_count=3)
+    workspace.apply(
+        workspace.plan_patch("*** Begin Patch\n*** Add File: new.md\n+fresh\n*** End Patch\n"),
+        execution_count=3,
+    )
     _person_edits(root / "new.md", "fresh", "fresh, and mine")
     with pytest.raises(RewindConflict, match="nbedit created this file"):
         workspace.rewind("In[3]")
     assert (root / "new.md").read_bytes() == b"fresh, and mine\n"
 
 
-def test_edits_of_another_session_are_kept_unless_all_sessions(project: tuple[Path, Workspace], tmp_path: Path) -> None:
+def test_edits_of_another_session_are_kept_unless_all_sessions(
+    project: tuple[Path, Workspace], tmp_path: Path
+) -> None:
     root, workspace = project
     other = Workspace(root, session="kernel-b", origin="magic")
     _cell(workspace, 1, "lines.txt", "line 2\r\n", "mine\r\n")
@@ -232,7 +261,9 @@ def test_an_agent_rewinds_its_own_turn_and_keeps_the_person_s_cells(project: tup
     _cell(workspace, 5, "lines.txt", "line 8\r\n", "cell five\r\n")  # same kernel, after the turn
     decision = tools.session.rewind()
     assert decision.outcome == "applied" and decision.result.entry_id
-    assert (root / "lines.txt").read_bytes() == "".join(LINES).encode().replace(b"line 8\r\n", b"cell five\r\n")
+    assert (root / "lines.txt").read_bytes() == "".join(LINES).encode().replace(
+        b"line 8\r\n", b"cell five\r\n"
+    )
     assert (root / "tail.py").read_bytes() == b"x = 1\ny = 2\nz = 3"
     with pytest.raises(NothingToUndo):
         FunctionTools(Workspace(root, session="elsewhere")).session.rewind()
@@ -252,11 +283,17 @@ def test_the_cli_shows_changes_and_rewinds_and_refuses_a_conflict(project: tuple
 
     shown = nbedit("changes", "--since", "In[1]")
     assert shown.returncode == 0, shown.stderr
-    assert "lines.txt: written by In[1]" in shown.stdout and "+cell one" in shown.stdout and "tail.py" in shown.stdout
+    assert (
+        "lines.txt: written by In[1]" in shown.stdout
+        and "+cell one" in shown.stdout
+        and "tail.py" in shown.stdout
+    )
     _person_edits(root / "tail.py", "y = 22", "y = 'person'")
     before = _snapshot(root)
     refused = nbedit("rewind", "In[2]", "--yes")
-    assert refused.returncode == 1 and "RewindConflict" in refused.stderr and "<<<<<<< rewind" in refused.stderr
+    assert (
+        refused.returncode == 1 and "RewindConflict" in refused.stderr and "<<<<<<< rewind" in refused.stderr
+    )
     assert _snapshot(root) == before
     done = nbedit("rewind", "In[1]", "--yes", "--resolve", "keep")
     assert done.returncode == 0, done.stderr

@@ -61,7 +61,9 @@ def test_changes_magic_shows_each_file_and_its_cells(session: tuple[Any, int], t
     assert "In[9999]" in str(error.error)  # an error panel, not a traceback
 
 
-def test_rewind_magic_reviews_with_the_conflicted_file_unticked(session: tuple[Any, int], tmp_path: Path) -> None:
+def test_rewind_magic_reviews_with_the_conflicted_file_unticked(
+    session: tuple[Any, int], tmp_path: Path
+) -> None:
     shell, first = session
     _person(tmp_path / "rows.txt", b"cell C again\n", b"person rewrote it\n")  # overlaps In[first+3]
     before = {name: (tmp_path / name).read_bytes() for name in ("rows.txt", "other.txt")}
@@ -85,7 +87,9 @@ def test_rewind_magic_reviews_with_the_conflicted_file_unticked(session: tuple[A
     assert (tmp_path / "rows.txt").read_bytes() == TEXT.replace(b"row 1\n", b"cell A\n")  # In[first] stays
 
 
-def test_history_table_folds_checkpoints_and_rewinds_from_a_row(session: tuple[Any, int], tmp_path: Path) -> None:
+def test_history_table_folds_checkpoints_and_rewinds_from_a_row(
+    session: tuple[Any, int], tmp_path: Path
+) -> None:
     shell, first = session
     table = run(shell, "%nbedit history")
     labels = [row["checkpoint_label"] for row in table.rows]
@@ -96,7 +100,9 @@ def test_history_table_folds_checkpoints_and_rewinds_from_a_row(session: tuple[A
     table.buttons(target)["rewind"].click()
     assert isinstance(table.review, ReviewWidget)
     table.review.apply()
-    assert (tmp_path / "rows.txt").read_bytes() == TEXT.replace(b"row 1\n", b"cell A\n").replace(b"row 11\n", b"kept\n")
+    assert (tmp_path / "rows.txt").read_bytes() == TEXT.replace(b"row 1\n", b"cell A\n").replace(
+        b"row 11\n", b"kept\n"
+    )
     assert (tmp_path / "other.txt").read_bytes() == b"other\n"
     assert table.rows[0]["origin"] == "rewind"  # the table refreshed after the decision
 
@@ -111,7 +117,10 @@ def test_a_stale_preview_is_replanned_onto_the_new_file_and_asked_again(tmp_path
     assert widget.status == "pending" and "re-planned" in widget.status_text  # asked again
     assert (tmp_path / "rows.txt").read_bytes() == on_disk  # nothing written the person did not see
     assert "typed meanwhile" in widget.detail_html  # what changed on disk, shown
-    assert "changed 2" in widget.plan.diff and "typed meanwhile" not in widget.plan.diff.split("@@")[-1].split("+")[0]
+    assert (
+        "changed 2" in widget.plan.diff
+        and "typed meanwhile" not in widget.plan.diff.split("@@")[-1].split("+")[0]
+    )
     widget.apply()
     assert widget.status == "applied"
     assert (tmp_path / "rows.txt").read_bytes() == on_disk.replace(b"row 2\n", b"changed 2\n")

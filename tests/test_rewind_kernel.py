@@ -17,7 +17,9 @@ from tests.test_jupyter_kernel import _kernel_available, _outputs
 
 pytestmark = [
     pytest.mark.kernel,
-    pytest.mark.skipif(not _kernel_available(), reason="no python3 kernelspec (python -m ipykernel install --sys-prefix)"),
+    pytest.mark.skipif(
+        not _kernel_available(), reason="no python3 kernelspec (python -m ipykernel install --sys-prefix)"
+    ),
 ]
 
 BASE = [f"line {number}\n" for number in range(32)]
@@ -109,15 +111,23 @@ def test_rewind_to_each_checkpoint_in_a_kernel(tmp_path: Path) -> None:
     cells.append(REWIND_EACH)
     # the overlap: the person rewrites what cell run 3 wrote; rewinding to it must write nothing
     cells.append(PERSON_CODE.format(old=CELLS[2][2], new="person rewrote cell 3\n"))
-    cells.append("import pathlib\nbefore = {n: pathlib.Path(n).read_bytes() for n in ('lines.txt', 'other.txt')}")
+    cells.append(
+        "import pathlib\nbefore = {n: pathlib.Path(n).read_bytes() for n in ('lines.txt', 'other.txt')}"
+    )
     cells.append(f"%nbedit rewind In[{4} --yes")  # filled in below with cell run 3's In[n]
-    cells.append("print('UNCHANGED', before == {n: pathlib.Path(n).read_bytes() for n in ('lines.txt', 'other.txt')})")
+    cells.append(
+        "print('UNCHANGED', before == {n: pathlib.Path(n).read_bytes() for n in ('lines.txt', 'other.txt')})"
+    )
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [nbformat.v4.new_code_cell(source) for source in cells]
     # In[n] of cell run 3: cells run in order, the first is In[1]
-    notebook.cells[-2].source = f"%nbedit rewind In[{cells.index(_edit_cell('lines.txt', BASE[6], CELLS[2][2])) + 1}] --yes"
+    notebook.cells[
+        -2
+    ].source = f"%nbedit rewind In[{cells.index(_edit_cell('lines.txt', BASE[6], CELLS[2][2])) + 1}] --yes"
     notebook.cells[-2].metadata["tags"] = ["raises-exception"]
-    client = NotebookClient(notebook, timeout=240, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
+    client = NotebookClient(
+        notebook, timeout=240, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
     client.execute()
 
     printed = _outputs(notebook.cells[len(cells) - 5])
@@ -137,7 +147,11 @@ def test_rewind_to_each_checkpoint_in_a_kernel(tmp_path: Path) -> None:
 
     (error,) = [output for output in notebook.cells[-2].outputs if output["output_type"] == "error"]
     refused = "\n".join(error["traceback"])
-    assert error["ename"] == "RewindConflict" and "person rewrote cell 3" in refused and "<<<<<<< rewind" in refused
+    assert (
+        error["ename"] == "RewindConflict"
+        and "person rewrote cell 3" in refused
+        and "<<<<<<< rewind" in refused
+    )
     assert "nothing was written" in refused
     assert "UNCHANGED True" in _outputs(notebook.cells[-1])
     assert "person rewrote cell 3" in (tmp_path / "lines.txt").read_text()

@@ -173,9 +173,7 @@ class ToolSession:
         from nbedit.errors import NothingToUndo
 
         entries = [
-            entry
-            for entry in self.workspace.history()
-            if entry.status == "applied" and self.owns(entry)
+            entry for entry in self.workspace.history() if entry.status == "applied" and self.owns(entry)
         ]
         if not entries:
             raise NothingToUndo("nothing to rewind: this tool session has recorded no edits")

@@ -21,7 +21,9 @@ __all__ = ["changes", "rewind", "rewind_request", "untick_conflicts"]
 
 
 @magic_arguments(name="nbedit changes")
-@argument("--since", required=True, help="In[12], an entry id, a checkpoint (turn:ID), last, or a time (10min)")
+@argument(
+    "--since", required=True, help="In[12], an entry id, a checkpoint (turn:ID), last, or a time (10min)"
+)
 @argument("--session", help="only this session's writes (default: every session's)")
 @argument("--root", help="workspace root")
 def _changes_arguments() -> None:
@@ -39,9 +41,17 @@ def changes(magics: Any, rest: str) -> Any:
 
 
 @magic_arguments(name="nbedit rewind")
-@argument("to", help="the checkpoint to go back before: In[12], an entry id, turn:ID, last, or a time (10min)")
-@argument("--all-sessions", action="store_true", help="take back every session's edits since, not just its own")
-@argument("--resolve", choices=("keep", "rewind"), help="for overlapping later edits: keep them, or take the rewind's side")
+@argument(
+    "to", help="the checkpoint to go back before: In[12], an entry id, turn:ID, last, or a time (10min)"
+)
+@argument(
+    "--all-sessions", action="store_true", help="take back every session's edits since, not just its own"
+)
+@argument(
+    "--resolve",
+    choices=("keep", "rewind"),
+    help="for overlapping later edits: keep them, or take the rewind's side",
+)
 @argument("--yes", "-y", action="store_true", help="apply at once, without waiting for Apply")
 @argument("--root", help="workspace root")
 def _rewind_arguments() -> None:

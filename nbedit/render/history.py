@@ -126,7 +126,9 @@ def history_table(entries: Iterable[Any], *, title: str | None = None) -> Table:
     previous = None
     for key, row in zip(keys, history_rows(entries), strict=True):
         if sizes[key] > 1 and key != previous:  # a cell run or agent turn of several entries: a heading
-            table.add_row(Text(f"▾ {labels[key]}", style="bold"), Text(""), Text(""), Text(f"{sizes[key]} entries"))
+            table.add_row(
+                Text(f"▾ {labels[key]}", style="bold"), Text(""), Text(""), Text(f"{sizes[key]} entries")
+            )
         inside = sizes[key] > 1
         previous = key
         status = row.status + (f" (⚠ {row.flags})" if row.flags else "")
