@@ -9,7 +9,11 @@ are thin: the workspace does the work, ``cli._review_and_apply`` shows the plan 
 from __future__ import annotations
 
 import sys
-from typing import Any
+
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["add_commands"]
 

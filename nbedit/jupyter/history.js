@@ -56,17 +56,16 @@ function render({ model, el }) {
     const body = rows
       .map((row) => {
         let header = "";
-        if (row.checkpoint && row.checkpoint !== previous) {
-          const count = rows.filter((other) => other.checkpoint === row.checkpoint).length;
+        const count = row.checkpoint ? rows.filter((other) => other.checkpoint === row.checkpoint).length : 0;
+        if (count > 1 && row.checkpoint !== previous) {
           const folded = view.folded.has(row.checkpoint);
           header =
-            `<tr class="nb-checkpoint" data-checkpoint="${esc(row.checkpoint)}"><td colspan="${columns - 1}">` +
+            `<tr class="nb-checkpoint" data-checkpoint="${esc(row.checkpoint)}"><td colspan="${columns}">` +
             `<button type="button" class="nb-fold" aria-expanded="${!folded}" data-checkpoint="${esc(row.checkpoint)}">${folded ? "▸" : "▾"} ${esc(row.checkpoint_label)}</button>` +
-            ` <span class="nb-note">${count} ${count === 1 ? "entry" : "entries"}</span></td>` +
-            `<td class="nb-actions"><button type="button" class="nb-button nbedit-history-rewind" data-id="${esc(row.id)}" aria-label="review rewinding to before ${esc(row.checkpoint_label)}">Rewind</button></td></tr>`;
+            ` <span class="nb-note">${count} entries</span></td></tr>`;
         }
         previous = row.checkpoint;
-        if (row.checkpoint && view.folded.has(row.checkpoint)) return header;
+        if (count > 1 && view.folded.has(row.checkpoint)) return header;
         const disabled = row.applied ? "" : " disabled";
         const undo = row.undoable
           ? `<button type="button" class="nb-button nbedit-history-undo" data-id="${esc(row.id)}" aria-label="review undoing ${esc(row.id)}">Undo</button>`
@@ -80,7 +79,11 @@ function render({ model, el }) {
           `<td class="num"><span class="nb-plus" aria-label="${row.added} lines added">+${row.added}</span> <span class="nb-minus" aria-label="${row.removed} lines removed">−${row.removed}</span></td>` +
           `<td>${esc(row.origin)}</td><td>${esc(row.status)}${flags}</td>${allSessions ? `<td title="${esc(row.session)}">${esc(row.session.length > 16 ? row.session.slice(0, 15) + "…" : row.session)}</td>` : ""}` +
           `<td class="nb-actions"><button type="button" class="nb-button nbedit-history-diff" data-id="${esc(row.id)}" aria-label="show what ${esc(row.id)} changed">Diff</button>${undo}` +
-          `<button type="button" class="nb-button nbedit-history-restore" data-id="${esc(row.id)}"${disabled} aria-label="review restoring the files as they were before ${esc(row.id)}">Restore</button></td></tr>`
+          `<button type="button" class="nb-button nbedit-history-restore" data-id="${esc(row.id)}"${disabled} aria-label="review restoring the files as they were before ${esc(row.id)}">Restore</button>` +
+          (row.checkpoint
+            ? `<button type="button" class="nb-button nbedit-history-rewind" data-id="${esc(row.id)}"${disabled} title="take every file back to before ${esc(row.checkpoint_label)}, keeping later edits by others" aria-label="review rewinding to before ${esc(row.checkpoint_label)}">Rewind</button>`
+            : "") +
+          `</td></tr>`
         );
       })
       .join("");
