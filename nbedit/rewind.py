@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Literal
 from nbedit._dataclass import dataclass, replace
 from nbedit.checkpoints import Checkpoint, Start, author, find_start, group, sequence
 from nbedit.engine.merge import Merge, located_hunks, merge_bytes, mergeable
-from nbedit.engine.models import FilePlan, Plan, is_notebook_path
+from nbedit.engine.models import FilePlan, LocatedHunk, Plan, is_notebook_path
 from nbedit.engine.text import decode, encode, fingerprint
 from nbedit.errors import NbeditError, NothingToUndo, RewindConflict, option
 from nbedit.history_ops import _display, _root, _store, _versioned_states
@@ -154,7 +154,7 @@ def _file_plan(
     notebook = is_notebook_path(path)
     current_mode = workspace._source.mode(path) if current is not None else None
     before_text = after_text = None
-    located: tuple = ()
+    located: tuple[LocatedHunk, ...] = ()
     encoding = None
     if current is not None and goal is not None and not notebook:
         try:

@@ -299,3 +299,15 @@ def test_the_cli_shows_changes_and_rewinds_and_refuses_a_conflict(project: tuple
     assert done.returncode == 0, done.stderr
     assert (root / "lines.txt").read_bytes() == "".join(LINES).encode()
     assert (root / "tail.py").read_bytes() == before["tail.py"]
+
+
+def test_a_move_is_taken_back_to_the_old_name(project: tuple[Path, Workspace]) -> None:
+    root, workspace = project
+    move = "*** Begin Patch\n*** Update File: tail.py\n*** Move to: moved/tail.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n"
+    workspace.apply(workspace.plan_patch(move), execution_count=1)
+    assert not (root / "tail.py").exists() and (root / "moved" / "tail.py").exists()
+    changes = workspace.changes("In[1]")
+    assert sorted(file.path for file in changes.files) == ["moved/tail.py", "tail.py"]
+    workspace.rewind("In[1]")
+    assert (root / "tail.py").read_bytes() == b"x = 1\ny = 2\nz = 3"
+    assert not (root / "moved" / "tail.py").exists()

@@ -218,6 +218,7 @@ def history_json(entries: Iterable[Any]) -> str:
                 "origin": getattr(entry, "origin", None),
                 "status": getattr(entry, "status", None),
                 "undoes": getattr(entry, "undoes", None),
+                "turn": getattr(entry, "turn", None),
                 "tiers": list(getattr(entry, "tiers", ()) or ()),
                 "files": [
                     {
