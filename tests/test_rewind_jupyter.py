@@ -76,6 +76,16 @@ def test_rewind_magic_reviews_with_the_conflicted_file_unticked(
     conflicted = paths.index("rows.txt")
     assert (conflicted, None) in review.excluded_keys  # left out until the person ticks it
     assert any("CONFLICT" in note for note in review.plan.files[conflicted].notes)
+    # the other file changes under the review where the rewind writes: stale, then Re-plan plans the
+    # rewind again, and the conflicted file is unticked again (never written without a choice)
+    (tmp_path / "other.txt").write_bytes(b"cell C, typed\n")
+    review.apply()
+    assert review.status == "stale"
+    (tmp_path / "other.txt").write_bytes(b"cell C\n")
+    review.replan()
+    assert review.status == "pending"
+    conflicted = [file_plan.path for file_plan in review.plan.files].index("rows.txt")
+    assert (conflicted, None) in review.excluded_keys
     review.apply()
     assert review.status == "applied"
     assert (tmp_path / "other.txt").read_bytes() == b"other\n"

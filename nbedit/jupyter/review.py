@@ -211,6 +211,7 @@ class ReviewWidget(NbeditView):
         self._apply_options = apply_options
         self._state: State = "preview" if dry_run else "pending"
         self._decided_callbacks: list[Callable[[ReviewWidget], object]] = []
+        self._loaded_callbacks: list[Callable[[ReviewWidget], object]] = []
         self._buttons = {
             "apply": ReviewButton(self, "apply", "Apply", self.apply),
             "reject": ReviewButton(self, "reject", "Reject", self.reject),
@@ -265,6 +266,10 @@ class ReviewWidget(NbeditView):
         total = len(self._toggles)
         chosen = total - len(self.excluded_keys & self._toggles.keys())
         return f"{chosen} of {total} parts selected" if total > 1 or chosen < total else ""
+
+    def on_loaded(self, callback: Callable[..., object]) -> None:
+        """Call ``callback(widget)`` whenever a new plan is loaded (a re-plan); its toggles are reset."""
+        self._loaded_callbacks.append(callback)
 
     def on_decided(self, callback: Callable[..., object]) -> None:
         """Call ``callback(widget)`` after the change is applied or rejected."""
@@ -426,6 +431,8 @@ class ReviewWidget(NbeditView):
                 self._toggles[key] = HunkToggle(self, key, f"hunk {hunk_index + 1} ({where}) · {label}")
         self.excluded = []
         self.doc = review_document(plan, title=self._title)
+        for callback in self._loaded_callbacks:
+            callback(self)
         if self._state == "preview":
             self._show_status("preview", "preview only (--dry-run): nothing was written")
         else:
@@ -470,8 +477,8 @@ class ReviewWidget(NbeditView):
         except Exception:  # the plain stale state below is always shown instead
             replanned = None
         if replanned is not None:
-            self._load(replanned.plan)
             self._state = "pending"
+            self._load(replanned.plan)
             self.error = error
             self.detail_html = replanned_html(replanned)
             self._show_status(

@@ -92,8 +92,19 @@ def rewind_request(checkpoint: str, *, all_sessions: bool = False) -> tuple[Any,
 
 
 def untick_conflicts(review: Any, planned: list[Any]) -> Any:
-    """Leave a rewind's conflicted files out of Apply until the person ticks them."""
-    if isinstance(review, ReviewWidget) and planned:
-        for index in planned[0].conflicted:
-            review.set_included((index, None), False)
+    """Leave a rewind's conflicted files out of Apply until the person ticks them: now, and
+    again whenever the review loads a new plan (Re-plan after a stale preview)."""
+    if not isinstance(review, ReviewWidget):
+        return review
+
+    def untick(*_: object) -> None:
+        if not planned:
+            return
+        conflicted = {conflict.path for conflict in planned[-1].conflicts}
+        for index, file_plan in enumerate(review.plan.files):
+            if file_plan.path in conflicted and not file_plan.hunks:
+                review.set_included((index, None), False)
+
+    untick()
+    review.on_loaded(untick)
     return review
