@@ -17,6 +17,7 @@ from tests.test_jupyter_kernel import _kernel_available, _outputs
 
 pytestmark = [
     pytest.mark.kernel,
+    pytest.mark.slow,
     pytest.mark.skipif(
         not _kernel_available(), reason="no python3 kernelspec (python -m ipykernel install --sys-prefix)"
     ),
