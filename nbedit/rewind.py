@@ -256,6 +256,12 @@ class Changes:
         return head + plan_to_html(self.plan)
 
 
+def _author(entry: Entry, session: str) -> str:
+    """Who wrote an entry, with its session when that is not the one asking (another kernel)."""
+    who = author(entry)
+    return who if entry.session == session else f"{who} [{entry.session}]"
+
+
 def _change_notes(file: FileChanges) -> tuple[str, ...]:
     notes = [f"written by {', '.join(file.authors)} (entries {', '.join(file.entries)})"]
     if file.changed_outside:
@@ -292,7 +298,7 @@ def changes_since(workspace: Workspace, since: str | Checkpoint, *, session: str
             before=before,
             after=after,
             current=current,
-            authors=tuple(dict.fromkeys(author(touch.entry) for touch in touches)),
+            authors=tuple(dict.fromkeys(_author(touch.entry, workspace.session) for touch in touches)),
             entries=tuple(touch.entry.id for touch in touches),
             changed_outside=_fingerprint(current) != touches[-1].after,
             gaps=tuple(

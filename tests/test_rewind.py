@@ -311,3 +311,13 @@ def test_a_move_is_taken_back_to_the_old_name(project: tuple[Path, Workspace]) -
     workspace.rewind("In[1]")
     assert (root / "tail.py").read_bytes() == b"x = 1\ny = 2\nz = 3"
     assert not (root / "moved" / "tail.py").exists()
+
+
+def test_changes_name_the_session_of_another_kernel(project: tuple[Path, Workspace]) -> None:
+    root, workspace = project
+    other = Workspace(root, session="kernel-b", origin="magic")
+    _cell(workspace, 1, "lines.txt", "line 2\r\n", "mine\r\n")
+    _cell(other, 4, "lines.txt", "line 12\r\n", "theirs\r\n")
+    (changed,) = workspace.changes("In[1]").files
+    assert changed.authors == ("In[1]", "In[4] [kernel-b]")
+    assert not changed.changed_outside and not changed.gaps
