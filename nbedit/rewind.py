@@ -35,7 +35,7 @@ from nbedit.checkpoints import Checkpoint, Start, author, find_start, group, seq
 from nbedit.engine.merge import Merge, located_hunks, merge_bytes, mergeable
 from nbedit.engine.models import FilePlan, LocatedHunk, Plan, is_notebook_path
 from nbedit.engine.text import decode, encode, fingerprint
-from nbedit.errors import NbeditError, NothingToUndo, RewindConflict, option
+from nbedit.errors import NbeditError, NothingToUndo, OptionError, RewindConflict, option
 from nbedit.history_ops import _display, _root, _store, _versioned_states
 from nbedit.storage.records import Entry
 
@@ -436,6 +436,7 @@ class RewindPlan:
 
         Raises ``RewindConflict`` when a conflicted file has no resolution (nothing written).
         """
+        _check_resolve(resolve)
         chosen = {conflict.path: _resolution(resolve, conflict.path) for conflict in self.conflicts}
         missing = [conflict for conflict in self.conflicts if chosen[conflict.path] is None]
         if missing:
@@ -461,9 +462,18 @@ class RewindPlan:
 
 def _resolution(resolve: Resolution | Mapping[str, Resolution] | None, path: str) -> Resolution | None:
     chosen = resolve.get(path) if isinstance(resolve, Mapping) else resolve
-    if chosen not in (None, "keep", "rewind"):
-        raise NbeditError(f"resolve must be 'keep' or 'rewind' (per file or for all), not {chosen!r}")
     return chosen
+
+
+def _check_resolve(resolve: object) -> None:
+    values = list(resolve.values()) if isinstance(resolve, Mapping) else [resolve]
+    for value in values:
+        if value not in (None, "keep", "rewind"):
+            raise OptionError(
+                f"resolve must be 'keep' or 'rewind' (for every file, or per path in a dict), not {value!r}; "
+                "nothing was written",
+                option="resolve",
+            )
 
 
 def plan_rewind(

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from nbedit.agents.functions import FunctionTools
-from nbedit.errors import HistoryError, NothingToUndo, RewindConflict, StaleFile
+from nbedit.errors import HistoryError, NothingToUndo, OptionError, RewindConflict, StaleFile
 from nbedit.workspace import Workspace
 
 LINES = [f"line {number}\r\n" for number in range(30)]
@@ -321,3 +321,19 @@ def test_changes_name_the_session_of_another_kernel(project: tuple[Path, Workspa
     (changed,) = workspace.changes("In[1]").files
     assert changed.authors == ("In[1]", "In[4] [kernel-b]")
     assert not changed.changed_outside and not changed.gaps
+
+
+def test_without_a_history_there_is_nothing_to_rewind_and_nothing_is_written(
+    project: tuple[Path, Workspace],
+) -> None:
+    root, workspace = project
+    _cell(workspace, 1, "lines.txt", "line 2\r\n", "mine\r\n")
+    before = _snapshot(root)
+    off = Workspace(root, history=False, session="kernel-a")
+    with pytest.raises(HistoryError, match="history is turned off"):
+        off.rewind("In[1]")
+    with pytest.raises(HistoryError, match="history is turned off"):
+        off.changes("In[1]")
+    with pytest.raises(OptionError, match="resolve must be"):
+        workspace.rewind("In[1]", resolve="maybe")
+    assert _snapshot(root) == before
