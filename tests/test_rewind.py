@@ -337,3 +337,21 @@ def test_without_a_history_there_is_nothing_to_rewind_and_nothing_is_written(
     with pytest.raises(OptionError, match="resolve must be"):
         workspace.rewind("In[1]", resolve="maybe")
     assert _snapshot(root) == before
+
+
+def test_a_rewind_hunk_left_out_stays_byte_exact_in_a_cp1252_crlf_file(tmp_path: Path) -> None:
+    root = tmp_path / "latin"
+    root.mkdir()
+    base = "".join(f"línea {number}\r\n" for number in range(20)).encode("cp1252")
+    (root / "a.txt").write_bytes(base)
+    workspace = Workspace(root, session="kernel-latin", origin="magic")
+    for count in (2, 8, 14):
+        workspace.apply(
+            workspace.plan_edit("a.txt", f"línea {count}\r\n", f"cambio {count}\r\n"), execution_count=count
+        )
+    planned = workspace.plan_rewind("In[2]")
+    (file_plan,) = planned.plan.files
+    assert len(file_plan.hunks) == 3  # one toggle per cell run taken back
+    workspace.apply(planned.plan.without_hunks({(0, 1)}), origin="rewind")  # keep In[8]'s change
+    expected = base.replace("línea 8\r\n".encode("cp1252"), "cambio 8\r\n".encode("cp1252"))
+    assert (root / "a.txt").read_bytes() == expected
