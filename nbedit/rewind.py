@@ -168,6 +168,10 @@ def _file_plan(
         except (NbeditError, ValueError, LookupError):
             before_text = after_text = None
             located = ()
+    elif current is not None and goal is not None and hunks:
+        located = _notebook_hunks(current, goal, path)
+        if located:  # the plan is then read as the notebook planner's: texts are cell views
+            before_text, after_text = _display(current, path), _display(goal, path)
     return FilePlan(
         path=path,
         operation=operation,  # type: ignore[arg-type]
@@ -185,6 +189,23 @@ def _file_plan(
         notes=notes,
         encoding=encoding,
     )
+
+
+def _notebook_hunks(current: bytes, goal: bytes, path: str) -> tuple[LocatedHunk, ...]:
+    """Per-hunk toggles for a notebook: the changed runs of its cell view, when editing the view
+    with all of them gives exactly the goal's bytes (else the file is one toggle: a change
+    outside the cell view, such as outputs or metadata, cannot be split by the view)."""
+    from nbedit.engine.notebook.document import NotebookDocument
+    from nbedit.engine.plan import splice
+
+    try:
+        document = NotebookDocument.parse(current, path)
+        located = located_hunks(document.view, NotebookDocument.parse(goal, path).view)
+        if not located or document.edit(splice(document.view, located)).data != goal:
+            return ()
+    except NbeditError:
+        return ()
+    return located
 
 
 def _plain(data: bytes | None, path: str, notebook: bool) -> str | None:

@@ -355,3 +355,30 @@ def test_a_rewind_hunk_left_out_stays_byte_exact_in_a_cp1252_crlf_file(tmp_path:
     workspace.apply(planned.plan.without_hunks({(0, 1)}), origin="rewind")  # keep In[8]'s change
     expected = base.replace("línea 8\r\n".encode("cp1252"), "cambio 8\r\n".encode("cp1252"))
     assert (root / "a.txt").read_bytes() == expected
+
+
+def test_a_notebook_rewind_has_a_toggle_per_cell_change(project: tuple[Path, Workspace]) -> None:
+    import nbformat
+
+    root, workspace = project
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(f"value_{index} = {index}") for index in range(6)]
+    for index, cell in enumerate(notebook.cells):
+        cell.id = f"cell-{index}"
+    (root / "toggles.ipynb").write_text(nbformat.writes(notebook) + "\n")
+    original = (root / "toggles.ipynb").read_bytes()
+    workspace.apply(workspace.plan_edit("toggles.ipynb", "value_1 = 1", "value_1 = 100"), execution_count=1)
+    middle = (root / "toggles.ipynb").read_bytes()
+    workspace.apply(workspace.plan_edit("toggles.ipynb", "value_4 = 4", "value_4 = 400"), execution_count=2)
+    planned = workspace.plan_rewind("In[1]")
+    (file_plan,) = planned.plan.files
+    assert file_plan.notebook and len(file_plan.hunks) == 2
+    workspace.apply(planned.plan, origin="rewind")
+    assert (root / "toggles.ipynb").read_bytes() == original
+    workspace.undo()
+    # leave In[1]'s hunk out: only In[2]'s change is taken back, byte-exact as In[1] left the notebook
+    planned = workspace.plan_rewind("In[1]")
+    workspace.apply(planned.plan.without_hunks({(0, 0)}), origin="rewind")
+    cells = json.loads((root / "toggles.ipynb").read_text())["cells"]
+    assert ["".join(cell["source"]) for cell in cells][1:5:3] == ["value_1 = 100", "value_4 = 4"]
+    assert (root / "toggles.ipynb").read_bytes() == middle
