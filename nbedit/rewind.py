@@ -63,12 +63,7 @@ State = tuple["bytes | None", "int | None"]  # a file's bytes (None: no file) an
 
 def _root_entries(workspace: Workspace, store: HistoryStore) -> list[Entry]:
     """Applied entries recorded in this workspace's root, oldest first."""
-    root = _root(workspace)
-    return [
-        entry
-        for entry in reversed(store.entries())
-        if entry.status == "applied" and (entry.root is None or entry.root == root)
-    ]
+    return [entry for entry in reversed(store.entries(root=_root(workspace))) if entry.status == "applied"]
 
 
 class _Recorded:

@@ -605,11 +605,20 @@ class HistoryStore:
         return result
 
     def entries(
-        self, *, session: str | None = None, path: str | None = None, limit: int | None = None
+        self,
+        *,
+        session: str | None = None,
+        path: str | None = None,
+        limit: int | None = None,
+        root: str | None = None,
     ) -> list[Entry]:
-        """Entries, newest first; only one session's, and/or only those touching ``path`` (old or new name)."""
+        """Entries, newest first; only one session's, and/or only those touching ``path`` (old or new name),
+        and/or only those recorded in workspace ``root`` (or recorded before entries named their root)."""
         conditions: list[str] = []
         parameters: list[object] = []
+        if root is not None:
+            conditions.append("(root = ? OR root IS NULL)")
+            parameters.append(root)
         if session is not None:
             conditions.append("session = ?")
             parameters.append(session)
