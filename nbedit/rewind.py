@@ -72,6 +72,7 @@ class _Recorded:
     def __init__(self, store: HistoryStore) -> None:
         self.store = store
         self._states: dict[tuple[str, str], dict[str, State]] = {}
+        self._modes: dict[str, tuple[dict[str, State], dict[str, State]]] = {}
 
     def state(self, entry_id: str, which: Literal["before", "after"], location: str) -> State:
         key = (entry_id, which)
@@ -79,6 +80,17 @@ class _Recorded:
             versions = self.store.file_versions(entry_id, sides=(which,))
             self._states[key] = _versioned_states(versions, which)
         return self._states[key][location]
+
+    def mode(self, entry_id: str, which: Literal["before", "after"], location: str) -> int | None:
+        """A location's recorded mode on one side, without rebuilding any bytes."""
+        if entry_id not in self._modes:
+            versions = self.store.file_versions(entry_id, sides=())
+            self._modes[entry_id] = (
+                _versioned_states(versions, "before"),
+                _versioned_states(versions, "after"),
+            )
+        sides = self._modes[entry_id][0 if which == "before" else 1]
+        return sides.get(location, (None, None))[1]
 
     def fingerprints(self, entry_id: str) -> dict[str, tuple[str | None, str | None]]:
         """Location -> (before, after) fingerprints of one entry, without reading any bytes."""
@@ -307,8 +319,10 @@ def changes_since(workspace: Workspace, since: str | Checkpoint, *, session: str
     plans: list[FilePlan] = []
     for location, touches in _timeline(recorded, window).items():
         before = recorded.state(touches[0].entry.id, "before", location)[0]
-        after, after_mode = recorded.state(touches[-1].entry.id, "after", location)
         current = workspace._source.read(location)
+        after_mode = recorded.mode(touches[-1].entry.id, "after", location)
+        unchanged = _fingerprint(current) == touches[-1].after  # then "after" need not be rebuilt
+        after = current if unchanged else recorded.state(touches[-1].entry.id, "after", location)[0]
         file = FileChanges(
             path=location,
             before=before,
@@ -316,7 +330,7 @@ def changes_since(workspace: Workspace, since: str | Checkpoint, *, session: str
             current=current,
             authors=tuple(dict.fromkeys(_author(touch.entry, workspace.session) for touch in touches)),
             entries=tuple(touch.entry.id for touch in touches),
-            changed_outside=_fingerprint(current) != touches[-1].after,
+            changed_outside=not unchanged,
             gaps=tuple(
                 (earlier.entry.id, later.entry.id)
                 for earlier, later in zip(touches, touches[1:], strict=False)
@@ -571,7 +585,13 @@ def _unwind(
     merged_any = False
     first_conflict = None
     for first, last in reversed(runs):
+        seen = _fingerprint(state)
+        if seen == first.before:
+            continue  # already as it was before this run
         before = recorded.state(first.entry.id, "before", location)[0]
+        if seen == last.after:  # as nbedit left it: the run's "after" need not be rebuilt
+            state = before
+            continue
         after = recorded.state(last.entry.id, "after", location)[0]
         state, conflict, merged = _revert(location, before, after, state, prefer)
         merged_any = merged_any or merged
@@ -594,8 +614,8 @@ def _mode_back(
     has the mode nbedit's last entry gave it (a chmod made since by someone else is kept)."""
     if goal is None or current is None:
         return None
-    before_mode = recorded.state(runs[0][0].entry.id, "before", location)[1]
-    after_mode = recorded.state(runs[-1][1].entry.id, "after", location)[1]
+    before_mode = recorded.mode(runs[0][0].entry.id, "before", location)
+    after_mode = recorded.mode(runs[-1][1].entry.id, "after", location)
     now = workspace._source.mode(location)
     if before_mode is not None and now == after_mode and before_mode != now:
         return before_mode
