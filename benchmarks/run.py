@@ -9,7 +9,7 @@ runs are comparable across machines; the peers (whatthepatch, patch-ng, git
 apply, GNU patch, difflib, nbformat, Aider's fuzzy search) run in the same
 process or on the same machine minutes apart, so a ratio means something even
 when absolute times do not. Sections: patch, fuzzy, drift, notebook, history,
-widget, encoding, agents. The exit status is 1 when any target fails.
+widget, encoding, agents, live, rewind. The exit status is 1 when any target fails.
 """
 
 from __future__ import annotations
@@ -33,7 +33,18 @@ from benchmarks.timing import Row, format_table  # noqa: E402
 __all__ = ["main"]
 
 
-SECTIONS = ("patch", "fuzzy", "drift", "notebook", "history", "widget", "encoding", "agents", "live")
+SECTIONS = (
+    "patch",
+    "fuzzy",
+    "drift",
+    "notebook",
+    "history",
+    "widget",
+    "encoding",
+    "agents",
+    "live",
+    "rewind",
+)
 
 
 def _section(name: str) -> Callable[[Path, int], list[Row]]:

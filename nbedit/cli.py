@@ -663,6 +663,10 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
             "--require-view", action="store_true", help="refuse an edit of a file the agent has not viewed"
         )
     mcp.set_defaults(handler=_mcp)
+
+    from nbedit.cli_rewind import add_commands
+
+    add_commands(command, parents, wanted)
     return parser
 
 

@@ -26,7 +26,8 @@ structured facts a caller (a person, a widget, an LLM tool loop) needs to retry:
     ├── LiveConflict            an open tab has unsaved typing in the very cells/lines edited (.conflicts)
     ├── WriteError              the filesystem refused; everything was rolled back
     └── HistoryError            the snapshot history cannot do what was asked
-        └── NothingToUndo
+        ├── NothingToUndo
+        └── RewindConflict      a rewind would overwrite someone's later edit (.conflicts)
 
 Design choice: the engine raises only these; nothing else should escape a public
 call for bad *input* (tests fuzz the parsers to hold us to it).
@@ -73,6 +74,7 @@ __all__ = [
     "PatchSyntaxError",
     "PartlyApplied",
     "PathError",
+    "RewindConflict",
     "StaleFile",
     "UnsafeChange",
     "UnsupportedFile",
@@ -103,6 +105,7 @@ _SPELLINGS: dict[str, tuple[str, str, str]] = {
     "all_sessions": ("history(all_sessions=True)", "nbedit history --all", "%nbedit history --all"),
     "exact": ("exact=True", "--exact", "--exact"),
     "threshold": ("threshold=F", "--threshold F", "--threshold F"),
+    "resolve": ("resolve='keep' or 'rewind'", "--resolve keep|rewind", "--resolve keep|rewind"),
     "encoding": ("encoding=NAME", "--encoding NAME", "--encoding NAME"),
     "max_file_size": (
         "Workspace(max_file_size=N)",
@@ -420,3 +423,15 @@ class HistoryError(NbeditError):
 
 class NothingToUndo(HistoryError):
     pass
+
+
+class RewindConflict(HistoryError):
+    """Someone changed a file after the checkpoint in the very lines the rewind takes back.
+
+    ``conflicts``: one ``nbedit.rewind.FileConflict`` per such file (its path, why, and the
+    three versions, with the overlapping lines marked by ``text()``). Nothing was written.
+    """
+
+    def __init__(self, message: str, *, conflicts: Sequence[object] = ()) -> None:
+        self.conflicts = tuple(conflicts)
+        super().__init__(message, path=getattr(self.conflicts[0], "path", None) if self.conflicts else None)

@@ -394,6 +394,7 @@ class Workspace:
         self.live = live
         self._live_client: object = None if live in (None, False) else (live if live != "auto" else _UNSET)
         self._live_bases: dict[str, tuple[str, bytes]] = {}  # re-planned against a tab: path -> (disk, base)
+        self._turn: str | None = None  # the agent turn of the change being applied
 
     def __repr__(self) -> str:
         return f"Workspace(root={str(self.root)!r}, session={self.session!r})"
@@ -587,8 +588,14 @@ class Workspace:
         execution_count: int | None = None,
         force: bool = False,
         undoes: str | None = None,
+        turn: str | None = None,
     ) -> ApplyResult:
-        """Write a plan: locked, stale-checked, recorded, atomic, all-or-nothing."""
+        """Write a plan: locked, stale-checked, recorded, atomic, all-or-nothing.
+
+        ``turn`` names the agent turn the change belongs to (``ToolSession.turn``): the history
+        groups its entries into one checkpoint (``nbedit.checkpoints``).
+        """
+        self._turn = turn  # read by _record: every apply sets it, so it never leaks into the next
         from nbedit.storage.atomic import Write, apply_writes, new_token
         from nbedit.storage.locks import lock_paths
 
@@ -966,6 +973,7 @@ class Workspace:
             summary=summary,
             undoes=undoes,
             token=token,
+            turn=self._turn,
         )
         for record in records:
             for name in (record.path, record.new_path):
@@ -1039,6 +1047,35 @@ class Workspace:
 
         chosen = which if after is None else ("after" if after else "before")
         return history_ops.restore(self, entry_id, which=chosen, force=force)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ checkpoints (nbedit.rewind)
+
+    def checkpoints(self, *, all_sessions: bool = False) -> list:
+        """This root's cell runs and agent turns that changed files, oldest first, entries inside."""
+        from nbedit import rewind
+
+        return rewind.checkpoints(self, all_sessions=all_sessions)
+
+    def changes(self, since: object, *, session: str | None = None):  # type: ignore[no-untyped-def]
+        """Everything nbedit wrote since ``since`` (``"In[12]"``, an entry id, ``"10min"``): per
+        file one diff, who wrote it, and whether the file changed outside nbedit since."""
+        from nbedit import rewind
+
+        return rewind.changes_since(self, since, session=session)  # type: ignore[arg-type]
+
+    def plan_rewind(self, to: object, *, all_sessions: bool = False):  # type: ignore[no-untyped-def]
+        """The rewind to before checkpoint ``to``, for review (``RewindPlan.apply`` writes it)."""
+        from nbedit import rewind
+
+        return rewind.plan_rewind(self, to, all_sessions=all_sessions)  # type: ignore[arg-type]
+
+    def rewind(self, to: object, *, all_sessions: bool = False, resolve: object = None) -> ApplyResult:
+        """Take every file back to before checkpoint ``to``, keeping others' later edits where they
+        do not overlap; one history entry (undo it to come back). ``resolve``: ``"keep"`` or
+        ``"rewind"`` (or a dict per path) for files where they overlap (else ``RewindConflict``)."""
+        from nbedit import rewind
+
+        return rewind.rewind(self, to, all_sessions=all_sessions, resolve=resolve)  # type: ignore[arg-type]
 
 
 def _identity(info: os.stat_result) -> tuple[int, int, int, int, int]:

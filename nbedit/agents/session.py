@@ -16,7 +16,8 @@ fingerprint of the bytes, so a person's edit in between is always noticed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -159,9 +160,73 @@ class ToolSession:
         self._viewed: dict[str, str | None] = {}  # normalised path -> fingerprint seen (None: absent)
         # normalised path -> {line number: full hash of the text shown there with anchors}
         self.anchored_lines: dict[str, dict[int, bytes]] = {}
+        self.current_turn: str | None = None  # the turn the next calls' entries are recorded under
+        self.turns: list[str] = []  # every turn this session began, oldest first
+        self.written: list[str] = []  # the history entries this session's calls recorded
 
     def origin(self, call_id: str | None) -> str:
         return f"{AGENT_ORIGIN_PREFIX}{self.tool}:{call_id or 'call'}"
+
+    # ------------------------------------------------------------------ turns and rewind
+
+    def begin_turn(self, turn_id: str | None = None) -> str:
+        """Start a turn (one model response): the calls until the next turn are one checkpoint.
+
+        A call made outside any turn is a checkpoint of its own (by its call id).
+        """
+        import uuid
+
+        self.current_turn = turn_id or f"{self.tool}-{uuid.uuid4().hex[:12]}"
+        self.turns.append(self.current_turn)
+        return self.current_turn
+
+    def end_turn(self) -> None:
+        self.current_turn = None
+
+    @contextlib.contextmanager
+    def turn(self, turn_id: str | None = None) -> Iterator[str]:
+        """``with session.turn(): ...`` runs one model response's tool calls as one turn."""
+        turn = self.begin_turn(turn_id)
+        try:
+            yield turn
+        finally:
+            self.end_turn()
+
+    def owns(self, entry: Any) -> bool:
+        """Whether a history entry was recorded by this session's own calls (or its turns)."""
+        return entry.id in self.written or (entry.turn is not None and entry.turn in self.turns)
+
+    def plan_rewind(self, to: str | None = None) -> Any:
+        """The rewind of this session's own turns since ``to`` (default: its latest turn, or its
+        latest call outside a turn); every edit it did not make is kept where it does not
+        overlap. Returns a ``nbedit.rewind.RewindPlan`` (nothing written)."""
+        from nbedit.rewind import plan_rewind
+
+        target = to if to is not None else self._latest_checkpoint()
+        return plan_rewind(self.workspace, target, own=self.owns)
+
+    def rewind(self, to: str | None = None, *, resolve: Any = None) -> Any:
+        """Take back this session's own turns since ``to`` (default: its latest one), through the
+        session's approval like any change; ``resolve`` as in ``Workspace.rewind``.
+        Returns the ``Decision``."""
+        planned = self.plan_rewind(to)
+        plan = planned.selected(resolve)
+        decision = decide(
+            self.approval, self.workspace, plan, origin="rewind", title="rewind", timeout=self.review_timeout
+        )
+        self.record_written(decision)
+        return decision
+
+    def _latest_checkpoint(self) -> str:
+        from nbedit.checkpoints import group
+        from nbedit.errors import NothingToUndo
+
+        entries = [
+            entry for entry in self.workspace.history() if entry.status == "applied" and self.owns(entry)
+        ]
+        if not entries:
+            raise NothingToUndo("nothing to rewind: this tool session has recorded no edits")
+        return group(entries)[-1].key
 
     # ------------------------------------------------------------------ paths and reads
 
@@ -223,6 +288,8 @@ class ToolSession:
     # ------------------------------------------------------------------ deciding
 
     def decide(self, plan: Plan, call_id: str | None, title: str, **apply_options: Any) -> Decision:
+        if self.current_turn is not None:
+            apply_options.setdefault("turn", self.current_turn)
         decision = decide(
             self.approval,
             self.workspace,
@@ -233,6 +300,8 @@ class ToolSession:
             **apply_options,
         )
         self.record_written(decision)
+        if decision.result is not None and decision.result.entry_id:
+            self.written.append(decision.result.entry_id)
         return decision
 
 

@@ -17,7 +17,7 @@ function render({ model, el }) {
   const root = document.createElement("div");
   root.className = "nbedit-history-table nbedit-view";
   el.appendChild(root);
-  const view = { newestFirst: true, file: "", session: "", selected: "" };
+  const view = { newestFirst: true, file: "", session: "", selected: "", folded: new Set() };
 
   function shownRows() {
     const rows = (model.get("rows") || []).filter(
@@ -50,21 +50,40 @@ function render({ model, el }) {
       `<tr><th scope="col">id</th>` +
       `<th scope="col" aria-sort="${sort}"><button type="button" class="nb-sort" aria-label="sort by time, now ${view.newestFirst ? "newest" : "oldest"} first">time ${view.newestFirst ? "▾" : "▴"}</button></th>` +
       `<th scope="col">cell</th><th scope="col">files</th><th scope="col">+/−</th><th scope="col">origin</th><th scope="col">status</th>${allSessions ? '<th scope="col">session</th>' : ""}<th scope="col">actions</th></tr>`;
+    // a cell run or agent turn: one header row, its entries folded under it (click to fold/unfold)
+    const columns = allSessions ? 9 : 8;
+    let previous = null;
     const body = rows
       .map((row) => {
+        let header = "";
+        const count = row.checkpoint ? rows.filter((other) => other.checkpoint === row.checkpoint).length : 0;
+        if (count > 1 && row.checkpoint !== previous) {
+          const folded = view.folded.has(row.checkpoint);
+          header =
+            `<tr class="nb-checkpoint" data-checkpoint="${esc(row.checkpoint)}"><td colspan="${columns}">` +
+            `<button type="button" class="nb-fold" aria-expanded="${!folded}" data-checkpoint="${esc(row.checkpoint)}">${folded ? "▸" : "▾"} ${esc(row.checkpoint_label)}</button>` +
+            ` <span class="nb-note">${count} entries</span></td></tr>`;
+        }
+        previous = row.checkpoint;
+        if (count > 1 && view.folded.has(row.checkpoint)) return header;
         const disabled = row.applied ? "" : " disabled";
         const undo = row.undoable
           ? `<button type="button" class="nb-button nbedit-history-undo" data-id="${esc(row.id)}" aria-label="review undoing ${esc(row.id)}">Undo</button>`
           : "";
         const flags = row.flags ? ` <span class="nb-badge" title="hunks not matched exactly">⚠ ${esc(row.flags)}</span>` : "";
         return (
+          header +
           `<tr class="nb-entry${row.id === view.selected ? " nb-selected" : ""}" data-id="${esc(row.id)}">` +
           `<td class="nb-path">${esc(row.id)}</td><td class="nb-time">${esc(row.time)}</td><td>${esc(row.cell)}</td>` +
           `<td class="nb-path nb-files">${esc(row.files_text)}</td>` +
           `<td class="num"><span class="nb-plus" aria-label="${row.added} lines added">+${row.added}</span> <span class="nb-minus" aria-label="${row.removed} lines removed">−${row.removed}</span></td>` +
           `<td>${esc(row.origin)}</td><td>${esc(row.status)}${flags}</td>${allSessions ? `<td title="${esc(row.session)}">${esc(row.session.length > 16 ? row.session.slice(0, 15) + "…" : row.session)}</td>` : ""}` +
           `<td class="nb-actions"><button type="button" class="nb-button nbedit-history-diff" data-id="${esc(row.id)}" aria-label="show what ${esc(row.id)} changed">Diff</button>${undo}` +
-          `<button type="button" class="nb-button nbedit-history-restore" data-id="${esc(row.id)}"${disabled} aria-label="review restoring the files as they were before ${esc(row.id)}">Restore</button></td></tr>`
+          `<button type="button" class="nb-button nbedit-history-restore" data-id="${esc(row.id)}"${disabled} aria-label="review restoring the files as they were before ${esc(row.id)}">Restore</button>` +
+          (row.checkpoint
+            ? `<button type="button" class="nb-button nbedit-history-rewind" data-id="${esc(row.id)}"${disabled} title="take every file back to before ${esc(row.checkpoint_label)}, keeping later edits by others" aria-label="review rewinding to before ${esc(row.checkpoint_label)}">Rewind</button>`
+            : "") +
+          `</td></tr>`
         );
       })
       .join("");
@@ -94,7 +113,14 @@ function render({ model, el }) {
     }
     if (button.disabled) return;
     const id = button.dataset.id;
-    if (button.classList.contains("nb-sort")) {
+    if (button.classList.contains("nb-fold")) {
+      const key = button.dataset.checkpoint;
+      if (view.folded.has(key)) view.folded.delete(key);
+      else view.folded.add(key);
+      draw();
+      const again = root.querySelector(`button.nb-fold[data-checkpoint="${CSS.escape(key)}"]`);
+      if (again) again.focus();
+    } else if (button.classList.contains("nb-sort")) {
       view.newestFirst = !view.newestFirst;
       draw();
       root.querySelector("button.nb-sort").focus();
@@ -104,7 +130,7 @@ function render({ model, el }) {
     } else if (button.classList.contains("nbedit-history-refresh")) {
       model.send({ action: "refresh" });
     } else if (id) {
-      const action = ["diff", "undo", "restore"].find((name) => button.classList.contains(`nbedit-history-${name}`));
+      const action = ["diff", "undo", "restore", "rewind"].find((name) => button.classList.contains(`nbedit-history-${name}`));
       if (action) {
         view.selected = id;
         model.send({ action, id });

@@ -204,6 +204,13 @@ class HistoryWidget(widgets.VBox):
     def restore(self, entry_id: str, *, after: bool = False, force: bool = False) -> ReviewWidget | ErrorView:
         return self._review(restore_request(entry_id, after=after, force=force))
 
+    def rewind(self, checkpoint: str) -> ReviewWidget | ErrorView:
+        """Review taking every file back to before a checkpoint (a row's checkpoint key or entry id)."""
+        from nbedit.jupyter.rewind_magics import rewind_request, untick_conflicts
+
+        request, planned = rewind_request(checkpoint)
+        return untick_conflicts(self._review(request), planned)
+
     # ------------------------------------------------------------------ display
 
     def __repr__(self) -> str:
@@ -281,6 +288,8 @@ class HistoryWidget(widgets.VBox):
         return review
 
     def _rows(self) -> list[dict[str, Any]]:
+        from nbedit.checkpoints import checkpoint_of
+
         target = _undo_target(self.entries, self.workspace.session)
         self._row_buttons = {}
         rows = []
@@ -289,6 +298,10 @@ class HistoryWidget(widgets.VBox):
             applied = entry.status == "applied"
             undoable = entry_id == target
             self._row_buttons[entry_id] = self._actions(entry_id, applied, undoable)
+            _kind, checkpoint, checkpoint_label = checkpoint_of(entry)
+            self._row_buttons[entry_id]["rewind"] = RowButton(
+                "Rewind", self._guarded(lambda key=checkpoint: self.rewind(key)), disabled=not applied
+            )
             files = [
                 str(getattr(file, "new_path", None) or getattr(file, "path", file)) for file in entry.files
             ]
@@ -308,6 +321,8 @@ class HistoryWidget(widgets.VBox):
                     "session": str(getattr(entry, "session", "") or ""),
                     "applied": applied,
                     "undoable": undoable,
+                    "checkpoint": checkpoint,  # rows of one cell run or agent turn fold under it
+                    "checkpoint_label": checkpoint_label,
                 }
             )
         return rows

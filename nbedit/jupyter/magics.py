@@ -278,6 +278,8 @@ class NbeditMagics(Magics):
             %nbedit show ID
             %nbedit undo [--yes] [--force]
             %nbedit restore ID [--after] [--yes] [--force]
+            %nbedit changes --since In[12]|ID|turn:ID|10min [--session S]
+            %nbedit rewind In[12]|ID|turn:ID|last|10min [--yes] [--resolve keep|rewind] [--all-sessions]
             %nbedit view NOTEBOOK
             %nbedit config [--root DIR] [--exact|--no-exact] [--threshold F]
 
@@ -286,12 +288,16 @@ class NbeditMagics(Magics):
         cell fails. ``--force`` overrides the check that the files are still as
         recorded (the replaced bytes are kept in the history).
         """
+        from nbedit.jupyter import rewind_magics
+
         name, _, rest = line.strip().partition(" ")
         commands: dict[str, Callable[[str], Any]] = {
             "history": self._history,
             "show": self._show,
             "undo": self._undo,
             "restore": self._restore,
+            "changes": lambda rest: rewind_magics.changes(self, rest),
+            "rewind": lambda rest: rewind_magics.rewind(self, rest),
             "view": self._view,
             "config": self._config,
         }

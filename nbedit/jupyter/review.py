@@ -84,6 +84,17 @@ def error_html(error: BaseException) -> str:
     )
 
 
+def replanned_html(replanned: Any) -> str:
+    """What changed on disk under a re-planned preview, one diff per file."""
+    from nbedit.render.html import unified_diff_html
+
+    parts = [
+        f'<div class="nb-note">changed on disk since the preview: {_escape(path)}</div>{unified_diff_html(diff)}'
+        for path, diff in replanned.disk_changes
+    ]
+    return wrap("".join(parts))
+
+
 def error_text(error: BaseException) -> str:
     if isinstance(error, NbeditError):
         return f"{type(error).__name__}: {error.spelled('magic')}"
@@ -200,6 +211,7 @@ class ReviewWidget(NbeditView):
         self._apply_options = apply_options
         self._state: State = "preview" if dry_run else "pending"
         self._decided_callbacks: list[Callable[[ReviewWidget], object]] = []
+        self._loaded_callbacks: list[Callable[[ReviewWidget], object]] = []
         self._buttons = {
             "apply": ReviewButton(self, "apply", "Apply", self.apply),
             "reject": ReviewButton(self, "reject", "Reject", self.reject),
@@ -254,6 +266,10 @@ class ReviewWidget(NbeditView):
         total = len(self._toggles)
         chosen = total - len(self.excluded_keys & self._toggles.keys())
         return f"{chosen} of {total} parts selected" if total > 1 or chosen < total else ""
+
+    def on_loaded(self, callback: Callable[..., object]) -> None:
+        """Call ``callback(widget)`` whenever a new plan is loaded (a re-plan); its toggles are reset."""
+        self._loaded_callbacks.append(callback)
 
     def on_decided(self, callback: Callable[..., object]) -> None:
         """Call ``callback(widget)`` after the change is applied or rejected."""
@@ -415,6 +431,8 @@ class ReviewWidget(NbeditView):
                 self._toggles[key] = HunkToggle(self, key, f"hunk {hunk_index + 1} ({where}) · {label}")
         self.excluded = []
         self.doc = review_document(plan, title=self._title)
+        for callback in self._loaded_callbacks:
+            callback(self)
         if self._state == "preview":
             self._show_status("preview", "preview only (--dry-run): nothing was written")
         else:
@@ -452,6 +470,24 @@ class ReviewWidget(NbeditView):
                 self.detail_html = error_html(error)
 
     def _stale(self, error: StaleFile) -> None:
+        from nbedit.replan import replan_stale
+
+        try:  # the change moved onto the file as it is now, shown and asked about again (never written)
+            replanned = replan_stale(self.workspace, self.selected_plan())
+        except Exception:  # the plain stale state below is always shown instead
+            replanned = None
+        if replanned is not None:
+            self._state = "pending"
+            self._load(replanned.plan)
+            self.error = error
+            self.detail_html = replanned_html(replanned)
+            self._show_status(
+                "pending",
+                f"re-planned: {', '.join(replanned.paths)} changed on disk since the preview, and the change "
+                "still applies to it; nothing was written. Review the new diff (what changed on disk is shown "
+                "below), then Apply or Reject",
+            )
+            return
         self.error = error
         self._state = "stale"
         self.detail_html = error_html(error)

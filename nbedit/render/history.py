@@ -121,14 +121,23 @@ def history_table(entries: Iterable[Any], *, title: str | None = None) -> Table:
     table.add_column("+/-", justify="right", no_wrap=True)
     table.add_column("origin")
     table.add_column("status")
-    for row in history_rows(entries):
+    entries = list(entries)
+    keys, labels, sizes = _checkpoints(entries)
+    previous = None
+    for key, row in zip(keys, history_rows(entries), strict=True):
+        if sizes[key] > 1 and key != previous:  # a cell run or agent turn of several entries: a heading
+            table.add_row(
+                Text(f"▾ {labels[key]}", style="bold"), Text(""), Text(""), Text(f"{sizes[key]} entries")
+            )
+        inside = sizes[key] > 1
+        previous = key
         status = row.status + (f" (⚠ {row.flags})" if row.flags else "")
         counts = Text()
         counts.append(f"+{row.added}", style="green")
         counts.append(" ")
         counts.append(f"-{row.removed}", style="red")
         table.add_row(
-            Text(row.id),
+            Text(("  " if inside else "") + row.id),
             Text(row.time),
             Text(row.cell),
             Text(row.files),
@@ -137,6 +146,24 @@ def history_table(entries: Iterable[Any], *, title: str | None = None) -> Table:
             Text(status),
         )
     return table
+
+
+def _checkpoints(entries: Sequence[Any]) -> tuple[list[str], dict[str, str], dict[str, int]]:
+    """Each entry's checkpoint key (``nbedit.checkpoints``), the keys' labels, and entries per key."""
+    from nbedit.checkpoints import checkpoint_of
+
+    keys: list[str] = []
+    labels: dict[str, str] = {}
+    sizes: dict[str, int] = {}
+    for entry in entries:
+        try:
+            _kind, key, label = checkpoint_of(entry)
+        except AttributeError:  # not a history entry: it stands alone
+            key, label = str(getattr(entry, "id", id(entry))), ""
+        keys.append(key)
+        labels.setdefault(key, label)
+        sizes[key] = sizes.get(key, 0) + 1
+    return keys, labels, sizes
 
 
 _TSV_COLUMNS = ("id", "time", "cell", "files", "added", "removed", "origin", "status", "flags")
@@ -191,6 +218,7 @@ def history_json(entries: Iterable[Any]) -> str:
                 "origin": getattr(entry, "origin", None),
                 "status": getattr(entry, "status", None),
                 "undoes": getattr(entry, "undoes", None),
+                "turn": getattr(entry, "turn", None),
                 "tiers": list(getattr(entry, "tiers", ()) or ()),
                 "files": [
                     {

@@ -89,7 +89,8 @@ CREATE TABLE IF NOT EXISTS entries (
     root TEXT,
     pid INTEGER NOT NULL,
     token TEXT,
-    partial INTEGER NOT NULL DEFAULT 0
+    partial INTEGER NOT NULL DEFAULT 0,
+    turn TEXT
 );
 CREATE INDEX IF NOT EXISTS entries_session ON entries(session, seq);
 CREATE TABLE IF NOT EXISTS files (
@@ -124,6 +125,9 @@ _UPGRADE_FROM_2 = (
     "ALTER TABLE versions ADD COLUMN regions INTEGER NOT NULL DEFAULT 0",
     "CREATE INDEX IF NOT EXISTS versions_linked ON versions(id) WHERE compressed = 3",
 )
+# Added without a schema version: a nullable column an older nbedit neither reads nor writes
+# (it names its columns), so both can keep sharing one home.
+_ADDED_COLUMNS = (("entries", "turn", "TEXT"),)
 SEQUENCE_FLOOR_NAME = "history.sqlite3.last-id"
 
 
@@ -339,11 +343,27 @@ class Database:
                     self._seed_sequence(connection)
                 connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 connection.execute("COMMIT")
+            self._add_columns(connection)
         except sqlite3.Error:
             if connection.in_transaction:
                 with contextlib.suppress(sqlite3.Error):
                     connection.execute("ROLLBACK")
             raise
+
+    @staticmethod
+    def _add_columns(connection: sqlite3.Connection) -> None:
+        """Add the nullable columns a database made by an older nbedit lacks (``_ADDED_COLUMNS``)."""
+
+        def missing() -> list[tuple[str, str, str]]:
+            found = {row[1] for row in connection.execute("PRAGMA table_info(entries)")}
+            return [column for column in _ADDED_COLUMNS if column[1] not in found]
+
+        if not missing():
+            return
+        connection.execute("BEGIN IMMEDIATE")
+        for table, name, kind in missing():  # another writer may have added them meanwhile
+            connection.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+        connection.execute("COMMIT")
 
     def _seed_sequence(self, connection: sqlite3.Connection) -> None:
         """A new database continues the entry counter of the ones before it: ids are never reused.

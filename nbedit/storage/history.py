@@ -179,9 +179,9 @@ class HistoryStore:
             versions = [self._store_file(connection, file) for file in draft.files]
             cursor = connection.execute(
                 "INSERT INTO entries (session, time, origin, execution_count, status, tiers, summary, undoes, root, pid,"
-                " token) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)",
+                " token, turn) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)",
                 (draft.session, time.time(), draft.origin, draft.execution_count, _tiers_json(draft.tiers),
-                 draft.summary, draft.undoes, draft.root, os.getpid(), draft.token),
+                 draft.summary, draft.undoes, draft.root, os.getpid(), draft.token, draft.turn),
             )  # fmt: skip
             seq = int(cursor.lastrowid or 0)
             connection.executemany(
@@ -579,7 +579,7 @@ class HistoryStore:
         arguments = (*parameters, limit) if limit is not None else tuple(parameters)
         filtered = bool(where) or limit is not None
         rows = connection.execute(
-            "SELECT seq, session, time, origin, execution_count, status, tiers, summary, undoes, root, partial"
+            "SELECT seq, session, time, origin, execution_count, status, tiers, summary, undoes, root, partial, turn"
             " FROM entries" + (f" WHERE seq IN ({chosen})" if filtered else "") + " ORDER BY seq DESC",
             arguments,
         ).fetchall()
@@ -593,23 +593,32 @@ class HistoryStore:
             files.setdefault(seq, []).append(FileSummary(path, new_path, added, removed))
         parsed_tiers: dict[str, tuple[str, ...]] = {}
         result = []
-        for seq, session, when, origin, count, status, tiers, summary, undoes, root, partial in rows:
+        for seq, session, when, origin, count, status, tiers, summary, undoes, root, partial, turn in rows:
             if tiers not in parsed_tiers:
                 import json
 
                 parsed_tiers[tiers] = tuple(json.loads(tiers))
             result.append(
                 Entry(format_id(seq), session, when, origin, count, status, tuple(files.get(seq, ())),
-                      parsed_tiers[tiers], summary, undoes, root, bool(partial))
+                      parsed_tiers[tiers], summary, undoes, root, bool(partial), turn)
             )  # fmt: skip
         return result
 
     def entries(
-        self, *, session: str | None = None, path: str | None = None, limit: int | None = None
+        self,
+        *,
+        session: str | None = None,
+        path: str | None = None,
+        limit: int | None = None,
+        root: str | None = None,
     ) -> list[Entry]:
-        """Entries, newest first; only one session's, and/or only those touching ``path`` (old or new name)."""
+        """Entries, newest first; only one session's, and/or only those touching ``path`` (old or new name),
+        and/or only those recorded in workspace ``root`` (or recorded before entries named their root)."""
         conditions: list[str] = []
         parameters: list[object] = []
+        if root is not None:
+            conditions.append("(root = ? OR root IS NULL)")
+            parameters.append(root)
         if session is not None:
             conditions.append("session = ?")
             parameters.append(session)

@@ -33,9 +33,9 @@ __all__ = [
     "known_origin",
 ]
 
-ORIGINS: tuple[str, ...] = ("magic", "api", "cli", "undo", "restore")
+ORIGINS: tuple[str, ...] = ("magic", "api", "cli", "undo", "restore", "rewind")
 if TYPE_CHECKING:
-    Origin = Literal["magic", "api", "cli", "undo", "restore"]
+    Origin = Literal["magic", "api", "cli", "undo", "restore", "rewind"]
     Status = Literal["pending", "applied"]
 else:
     # the aliases for a program that reads them at run time, made with typing then
@@ -107,7 +107,8 @@ class FileRecord:
 
 @dataclass(frozen=True, slots=True)
 class EntryDraft:
-    """An entry about to be written. ``origin`` is one of ``ORIGINS``; ``undoes`` names the entry undone.
+    """An entry about to be written. ``origin`` is one of ``ORIGINS`` (or ``agent:...``, or ``rewind``);
+    ``undoes`` names the entry undone.
 
     ``root``: the absolute workspace root the file paths are relative to; crash
     recovery needs it to find the files of an interrupted entry. ``token``: the
@@ -123,6 +124,7 @@ class EntryDraft:
     undoes: str | None = None
     root: str | None = None
     token: str | None = None
+    turn: str | None = None  # the agent turn (one model response) this change belongs to
 
 
 class FileSummary(NamedTuple):
@@ -152,6 +154,7 @@ class Entry(NamedTuple):
     undoes: str | None
     root: str | None = None
     partial: bool = False  # a crash cut the write short; only some files were written (see reconcile)
+    turn: str | None = None  # the agent turn it belongs to (``ToolSession.turn``); a checkpoint
 
 
 @dataclass(frozen=True, slots=True)
