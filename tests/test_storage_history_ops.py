@@ -9,6 +9,7 @@ import signal
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -299,7 +300,7 @@ def test_concurrent_read_plan_apply_never_loses_an_edit(tmp_path: Path) -> None:
 # -- crash safety --------------------------------------------------------------------------
 
 
-def keep_applying(base: Path, start: int) -> None:
+def keep_applying(base: Path, start: int, ready: Any = None) -> None:
     workspace = make_workspace(base, session="crasher")
     step = start
     while True:
@@ -307,6 +308,8 @@ def keep_applying(base: Path, start: int) -> None:
         current = path.read_bytes()
         marker = current.split(b"\n", 1)[0].decode()
         plan = workspace.plan_edit("target.txt", marker + "\n", f"version {step}\n")
+        if ready is not None:
+            ready.set()  # the killer's random moment starts now, however loaded the machine is
         workspace.apply(plan)
         step += 1
 
@@ -323,8 +326,10 @@ def test_killing_a_writer_at_random_moments_never_leaves_a_mixed_file(tmp_path: 
     leftovers_seen = 0
     seen_versions: set[bytes] = set()
     while kills < 200:
-        child = context.Process(target=keep_applying, args=(tmp_path, kills * 1000 + 1))
+        ready = context.Event()
+        child = context.Process(target=keep_applying, args=(tmp_path, kills * 1000 + 1, ready))
         child.start()
+        ready.wait(20)  # under load a child may take long to import and plan: kill it while it writes
         time.sleep(rng.uniform(0.0, 0.12))
         os.kill(child.pid, signal.SIGKILL)  # type: ignore[arg-type]
         child.join(10)
