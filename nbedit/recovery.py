@@ -24,7 +24,7 @@ def recover(workspace: Workspace) -> list[tuple[Entry, bool]]:
     from nbedit.storage.atomic import remove_leftovers
 
     source = workspace._source
-    root = source.real_root
+    root = source.pinned
 
     def current(path: str) -> str | None:
         try:
@@ -37,4 +37,4 @@ def recover(workspace: Workspace) -> list[tuple[Entry, bool]]:
         remove_leftovers(root, list(paths), pid=pid, token=token)  # type: ignore[call-overload]
 
     store: HistoryStore = workspace._store()  # type: ignore[no-untyped-call]
-    return store.reconcile(current, root=str(root), leftovers=leftovers)
+    return store.reconcile(current, root=str(source.real_root), leftovers=leftovers)
