@@ -414,6 +414,14 @@ def _doctor(args: Arguments) -> int:
             _say(done)
         if not args.no_history:
             _workspace(args).history(all=True)  # opening settles the entries dead writers left pending
+        from nbedit.errors import NbeditError
+        from nbedit.recovery import finish_interrupted
+
+        try:
+            for done in finish_interrupted(home):  # every root's dead writers, and cut-short undos
+                _say(done)
+        except NbeditError as error:
+            _say(f"could not finish what crashed writers left: {error.message}")
         _say("history ok" if check(home).healthy else "the history still needs attention (see above)")
         return OK if check(home).healthy else FAILED
     if not checkup.healthy:

@@ -127,6 +127,12 @@ _UPGRADE_FROM_2 = (
 SEQUENCE_FLOOR_NAME = "history.sqlite3.last-id"
 
 
+def _existing_only(path: Path) -> str:
+    """A URI opening ``path`` read-write without creating it (SQLite would make a 0-byte file)."""
+    text = os.path.abspath(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    return f"file:{text}?mode=rw"
+
+
 class DamagedHistory(HistoryError):
     """The history database is not a readable SQLite database (``HistoryStore.open_or_recreate`` fixes it)."""
 
@@ -148,8 +154,10 @@ def _is_damage(error: sqlite3.Error) -> bool:
 
 
 def read_sequence_floor(database: Path) -> int:
+    from nbedit.storage.home import read_private
+
     try:
-        return int((database.parent / SEQUENCE_FLOOR_NAME).read_text().strip() or 0)
+        return int(read_private(database.parent / SEQUENCE_FLOOR_NAME).decode("ascii").strip() or 0)
     except (OSError, ValueError):
         return 0
 
@@ -159,9 +167,9 @@ def raise_sequence_floor(database: Path, seq: int) -> None:
     floor = database.parent / SEQUENCE_FLOOR_NAME
     if seq <= read_sequence_floor(database):
         return
-    temporary = floor.with_name(f".{floor.name}.{os.getpid()}")
-    temporary.write_text(f"{seq}\n")
-    os.replace(temporary, floor)
+    from nbedit.storage.home import write_private
+
+    write_private(floor, f"{seq}\n".encode("ascii"))  # exclusive, unpredictable temp name, then renamed
 
 
 def last_sequence(database: Path) -> int:
@@ -235,6 +243,7 @@ class Database:
         self._connection: sqlite3.Connection | None = None
         self._connection_pid = -1
         self._inherited: list[sqlite3.Connection] = []  # kept alive, never closed, after a fork
+        self.tightened: list[str] = []  # what opening the home narrowed (modes wider than 0700/0600)
         _OPEN.add(self)
         self.connect()
 
@@ -245,19 +254,27 @@ class Database:
                     return self._connection
                 self._inherited.append(self._connection)
                 self._connection = None
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as error:
-                raise HistoryError(
-                    f"cannot create the nbedit home {self.path.parent}: {error}; "
-                    "set NBEDIT_HOME to a writable directory"
-                ) from None
+            from nbedit.storage.home import prepare_home
+
+            # private (0700, owned by this user, no planted links): raises HistoryError otherwise
+            self.tightened = prepare_home(self.path.parent, self.path.name)
             if not self.path.exists():
-                with contextlib.suppress(OSError, sqlite3.Error):
+                try:
                     self._create()
+                except (OSError, sqlite3.Error) as error:
+                    # never let SQLite make an empty file in its place: a store is whole or absent
+                    raise HistoryError(
+                        f"cannot create the history database {self.path}: {error}; nothing was written "
+                        "(free some space or fix the folder, or work without a history: --no-history / "
+                        "history=False)"
+                    ) from None
             try:
                 connection = sqlite3.connect(
-                    self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
+                    _existing_only(self.path),
+                    uri=True,
+                    timeout=self.busy_timeout,
+                    isolation_level=None,
+                    check_same_thread=False,
                 )
             except sqlite3.Error as error:
                 raise self.translate(error) from None
@@ -272,7 +289,13 @@ class Database:
 
     def _create(self) -> None:
         """Build a new, empty database under a temporary name and link it into place."""
-        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}-{os.urandom(4).hex()}.new")
+        from nbedit.storage.home import create_private
+
+        # made here, 0600, exclusively and without following a link, under an unpredictable
+        # name: SQLite opens it as an empty database and gives its log the same mode
+        descriptor, name = create_private(self.path.parent, f".{self.path.name}.{os.getpid()}-", ".new")
+        os.close(descriptor)
+        temporary = self.path.with_name(name)
         try:
             connection = sqlite3.connect(temporary, isolation_level=None)
             try:

@@ -483,7 +483,10 @@ class HistoryStore:
             if root is not None and entry.root != root:
                 continue
             written: list[str] = []  # per file: "done", "none", or "copied" (a move cut short)
-            files = self.file_fingerprints(entry.id)
+            try:
+                files = self.file_fingerprints(entry.id)
+            except HistoryError:
+                continue  # a damaged or forged entry names no file of this root: leave it alone
             for path, new_path, before, after in files:
                 moved = new_path not in (None, path)
                 if current_fingerprint(path) != before:
@@ -636,6 +639,15 @@ class HistoryStore:
         )
         return found[0] if found else None
 
+    def undone_by(self, entry_id: str) -> list[Entry]:
+        """The applied entries that undo ``entry_id``, newest first (a partial one was cut short by a crash)."""
+
+        def load(connection: sqlite3.Connection) -> list[Entry]:
+            target = format_id(self._resolve(connection, entry_id))
+            return self._entries(connection, "WHERE undoes = ? AND status = 'applied'", (target,), None)
+
+        return self._database.read(load)
+
     def file_fingerprints(self, entry_id: str) -> list[tuple[str, str | None, str | None, str | None]]:
         """(path, new_path, before fingerprint, after fingerprint) per file, without reading any bytes."""
 
@@ -647,7 +659,10 @@ class HistoryStore:
                 (self._resolve(connection, entry_id),),
             ).fetchall()
 
-        return self._database.read(load)
+        rows = self._database.read(load)
+        for path, new_path, _, _ in rows:
+            _checked(path, new_path)
+        return rows
 
     def file_versions(
         self, entry_id: str, *, sides: tuple[str, ...] = ("before", "after")
@@ -666,6 +681,7 @@ class HistoryStore:
                 " WHERE entry = ? ORDER BY position",
                 (self._resolve(connection, entry_id),),
             ).fetchall():
+                _checked(path, new_path)  # before any byte of a forged entry is read or written
                 before, before_fingerprint = (
                     verified_bytes(connection, before_id)
                     if before_id is not None and "before" in sides
@@ -750,6 +766,14 @@ class HistoryStore:
         return self._database.read(
             lambda connection: [row[0] for row in connection.execute("PRAGMA integrity_check")]
         )
+
+
+def _checked(path: str, new_path: str | None) -> None:
+    from nbedit.storage.confine import check_recorded_path
+
+    check_recorded_path(path)
+    if new_path is not None:
+        check_recorded_path(new_path)
 
 
 def blob_folder_of(database: Path) -> Path:
