@@ -445,6 +445,7 @@ class Workspace:
         hunk change every place its old text occurs (instead of requiring one).
         ``encoding`` declares the files' text encoding (``"cp1252"``, ``"utf-16"``).
         """
+        self._check_size(text, "the change text")
         _check_text(text, "the change text")
         change = formats.parse(text, dialect=dialect, default_path=default_path)
         if cell is not None or replace_all:
@@ -471,6 +472,8 @@ class Workspace:
         encoding: str | None = None,
     ) -> Plan:
         """Plan replacing ``old`` with ``new`` in one file (a plain old/new pair)."""
+        self._check_size(old, "the old text")
+        self._check_size(new, "the new text")
         _check_text(old, "the old text")
         _check_text(new, "the new text")
         if old == new:
@@ -495,6 +498,19 @@ class Workspace:
         )
         options = self._options(exact, threshold, overwrite, clear_outputs, encoding)
         return self._plan(change, options)
+
+    def _check_size(self, text: str, what: str) -> None:
+        """A change text longer than the largest file nbedit edits is refused before it is parsed."""
+        limit = self._source.max_file_size
+        if len(text) > limit:
+            raise FileTooLarge(
+                f"{what} is {len(text):,} characters, over the {limit:,}-character limit (the largest file "
+                "nbedit edits); nothing was parsed or written. Split the change, or raise max_file_size "
+                "(Workspace(max_file_size=...)) if you really mean it",
+                path=None,
+                size=len(text),
+                limit=limit,
+            )
 
     def _plan(self, change: Change, options: PlanOptions) -> Plan:
         """``plan_change`` with the slow parts of a first edit started meanwhile on other threads:
@@ -658,6 +674,7 @@ class Workspace:
                 entry_id = recorded[0] if recorded else None
             if entry_id is not None:
                 self._store().commit(entry_id)
+                self._store().seal_linked(entry_id)  # every file replaced: the old inodes are the history's
             for file_plan in files:
                 self._live_bases.pop(file_plan.path, None)
             source.forget([p for f in files for p in (f.path, f.new_path) if p])

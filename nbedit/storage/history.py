@@ -280,6 +280,49 @@ class HistoryStore:
         self._database.write(mark, durable=False)
         self._database.checkpoint_if_large()
 
+    def seal_linked(self, entry_id: str) -> None:
+        """Make the linked "before" copies of an entry whose files were all replaced 0600.
+
+        A linked copy keeps the old file's inode and so its mode (say 0644). Once the
+        writer has renamed the new file over the old name (and only then: before it, or
+        for a file a crash left unwritten, the inode is still the person's file), the
+        inode belongs to the history alone and is made private like every file of the home.
+        """
+        if not self._linked:
+            return
+        versions = self._database.read(
+            lambda connection: [
+                row[0]
+                for row in connection.execute(
+                    "SELECT v.id FROM files AS f JOIN versions AS v ON v.id = f.before_version"
+                    " WHERE f.entry = ? AND v.compressed = ?",
+                    (self._resolve(connection, entry_id), LINKED),
+                )
+            ]
+        )
+        if not versions:
+            return
+        flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            folder = os.open(blob_folder_of(self.database), flags)
+        except OSError:
+            return
+        try:
+            for version in versions:
+                with contextlib.suppress(OSError):
+                    descriptor = os.open(
+                        str(version), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0),
+                        dir_fd=folder,
+                    )  # fmt: skip
+                    try:
+                        info = os.fstat(descriptor)
+                        if info.st_nlink == 1 and info.st_mode & 0o7177:
+                            os.fchmod(descriptor, 0o600)  # the version's mode is recorded apart
+                    finally:
+                        os.close(descriptor)
+        finally:
+            os.close(folder)
+
     def abort(self, entry_id: str) -> None:
         """Forget a pending entry (its files were not written) and the versions only it used."""
 
@@ -430,8 +473,9 @@ class HistoryStore:
 
     def _sweep(self) -> None:
         """Remove links no version names (a crash between link and commit, an abort, a prune)."""
-        if not (blob_folder_of(self.database)).is_dir():
-            return
+        folder = blob_folder_of(self.database)
+        if folder.is_symlink() or not folder.is_dir():
+            return  # never sweep through a link planted in the home
 
         def sweep(connection: sqlite3.Connection) -> None:
             for orphan in orphan_blobs(connection):

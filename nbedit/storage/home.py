@@ -105,6 +105,17 @@ def prepare_home(home: Path, database_name: str) -> list[str]:
                 f"the history file {name} belongs to {_owner_name(found.st_uid)}, not to you; it is not "
                 "trusted. Remove it or set NBEDIT_HOME to a folder of your own; nothing was read or written"
             )
+    blobs = home / "blobs"  # the linked old copies: listed and swept, so never through a link
+    try:
+        found = os.lstat(blobs)
+    except OSError:
+        pass
+    else:
+        if not stat.S_ISDIR(found.st_mode) or found.st_uid != user:
+            raise HistoryError(
+                f"the history folder {blobs} is not a folder of yours (a symbolic link or something else "
+                "was put there); nbedit will not use it. Remove it; nothing was read or written"
+            )
     if stat.S_IMODE(info.st_mode) & 0o077:
         return tighten(home)
     return []
