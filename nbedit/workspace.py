@@ -2,7 +2,10 @@
 
 ``Workspace`` is the one object front ends talk to. It confines every path to
 the root (``..``, absolute paths and symlinks that leave it are refused, when
-planned and again at write time), reads files for the pure planner, and applies
+planned and again at write time; a newline or other control character in a name is
+refused before anything parses it), pins the root when it opens it (a root renamed
+away and replaced by a link since is refused), reads files for the pure planner
+through the same no-follow walk from the root as the writes, and applies
 plans through ``storage``: locks on the files' folders held across the stale check
 and the replace, a history entry made durable before any file is replaced, then
 an all-or-nothing atomic write in which each file is reached from the root without

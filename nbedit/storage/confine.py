@@ -171,35 +171,39 @@ def locate(path: Path, root: Path | PinnedRoot, *, follow: bool, shown: str | No
     otherwise the link itself is the file (a delete removes the link). A
     ``PinnedRoot`` carries its identity into the location (checked by the walk).
     """
-    check_path_text(str(path))
-    shown = str(path) if shown is None else shown
+    text = os.fspath(path)
+    check_path_text(text)
+    shown = text if shown is None else shown
     pinned = root.identity if isinstance(root, PinnedRoot) else None
+    # plain strings, not pathlib: every read and write resolves here (pathlib cost a read 3x)
     try:
         real_root = root.path if isinstance(root, PinnedRoot) else Path(os.path.realpath(root))
-        absolute = Path(os.path.abspath(path))
-        if follow and absolute.is_symlink():
-            resolved = Path(os.path.realpath(absolute))
+        absolute = os.path.abspath(text)
+        if follow and os.path.islink(absolute):
+            resolved = os.path.realpath(absolute)
         else:
-            resolved = Path(os.path.realpath(absolute.parent)) / absolute.name
+            folder, name = os.path.split(absolute)
+            resolved = os.path.join(os.path.realpath(folder), name)
     except OSError as error:  # a link on the path vanished while it was being resolved
         raise WriteError(
             f"{shown}: its path changed while nbedit was resolving it ({error.strerror or error}); "
             "nothing was written, retry",
             path=shown,
         ) from None
-    try:
-        relative = resolved.relative_to(real_root)
-    except ValueError:
+    root_text = str(real_root)
+    if resolved == root_text:
+        raise NotAFile(f"{shown}: is the workspace root itself, not a file", path=shown)
+    prefix = root_text if root_text.endswith("/") else root_text + "/"
+    if not resolved.startswith(prefix):
         if isinstance(root, PinnedRoot):
             root.check(shown)
         raise OutsideWorkspace(
             f"{shown}: now resolves to {resolved}, outside the workspace root {real_root} "
             "(a folder or the file became a link since the preview); nothing was written",
             path=shown,
-        ) from None
-    if not relative.parts:
-        raise NotAFile(f"{shown}: is the workspace root itself, not a file", path=shown)
-    return Location(real_root, relative.parts[:-1], relative.parts[-1], shown, pinned)
+        )
+    parts = tuple(resolved[len(prefix) :].split("/"))
+    return Location(real_root, parts[:-1], parts[-1], shown, pinned)
 
 
 def open_directory(location: Location, *, create: bool, created: list[tuple[int, str]] | None = None) -> int:
