@@ -70,7 +70,7 @@ def check_path_text(path: str | os.PathLike[str]) -> None:
     if isinstance(shown, bytes):
         shown = os.fsdecode(shown)
     for character in shown:
-        if character < " " or character == "\x7f" or "\x80" <= character <= "\x9f" or character in _LINE_BREAKS:
+        if character < " " or "\x7f" <= character <= "\x9f" or character in _LINE_BREAKS:
             raise OutsideWorkspace(
                 f"{shown!r}: a path cannot contain a control character ({character!r}: NUL, newline, tab "
                 "and the like); name the file without it. Nothing was read or written",
@@ -302,17 +302,21 @@ def open_file(path: Path | str, root: Path | PinnedRoot, *, shown: str | None = 
     if stat.S_ISDIR(info.st_mode):
         os.close(descriptor)
         raise NotAFile(
-            f"{location.shown}: is a directory; nbedit edits files, name a file inside it", path=location.shown
+            f"{location.shown}: is a directory; nbedit edits files, name a file inside it",
+            path=location.shown,
         )
     if not stat.S_ISREG(info.st_mode):
         os.close(descriptor)
         raise NotAFile(
-            f"{location.shown}: is not a regular file (device, socket or pipe); not edited", path=location.shown
+            f"{location.shown}: is not a regular file (device, socket or pipe); not edited",
+            path=location.shown,
         )
     return descriptor
 
 
-def stat_file(path: Path | str, root: Path | PinnedRoot, *, shown: str | None = None) -> os.stat_result | None:
+def stat_file(
+    path: Path | str, root: Path | PinnedRoot, *, shown: str | None = None
+) -> os.stat_result | None:
     """``os.stat`` of the file at ``path`` reached by the same walk as ``open_file`` (None: none there)."""
     location = locate(Path(path), root, follow=True, shown=shown)
     try:
@@ -337,7 +341,9 @@ def _unreadable(location: Location, error: OSError) -> NbeditError:
             path=location.shown,
         )
     if error.errno == errno.ENOTDIR:
-        return NotAFile(f"{location.shown}: a parent of this path is a file, not a folder", path=location.shown)
+        return NotAFile(
+            f"{location.shown}: a parent of this path is a file, not a folder", path=location.shown
+        )
     return NotAFile(f"{location.shown}: cannot be read ({error.strerror or error})", path=location.shown)
 
 

@@ -76,11 +76,13 @@ def check(home: Path) -> Checkup:
         return Checkup(home, False, tuple(findings))
     if wider:
         still = wider_than_private(home)
-        findings.append(
-            "the history was readable by other users (" + "; ".join(wider[:4]) + (", ..." if len(wider) > 4 else "")
-            + ("); narrowed now to 0700 for the home and 0600 for its files" if not still else
-               "); it could not be narrowed: chmod 700 the home and 600 its files")
-        )  # fmt: skip
+        shown = "; ".join(wider[:4]) + (", ..." if len(wider) > 4 else "")
+        outcome = (
+            "narrowed now to 0700 for the home and 0600 for its files"
+            if not still
+            else "it could not be narrowed: chmod 700 the home and 600 its files"
+        )
+        findings.append(f"the history was readable by other users ({shown}); {outcome}")
     findings.append(f"database ok: {len(entries)} entries, {size:,} bytes")
     for target, undoing in cut_short:
         findings.append(

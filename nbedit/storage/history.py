@@ -302,7 +302,8 @@ class HistoryStore:
         )
         if not versions:
             return
-        flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        no_follow = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | no_follow
         try:
             folder = os.open(blob_folder_of(self.database), flags)
         except OSError:
@@ -310,10 +311,7 @@ class HistoryStore:
         try:
             for version in versions:
                 with contextlib.suppress(OSError):
-                    descriptor = os.open(
-                        str(version), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0),
-                        dir_fd=folder,
-                    )  # fmt: skip
+                    descriptor = os.open(str(version), os.O_RDONLY | no_follow, dir_fd=folder)
                     try:
                         info = os.fstat(descriptor)
                         if info.st_nlink == 1 and info.st_mode & 0o7177:
@@ -684,7 +682,7 @@ class HistoryStore:
         return found[0] if found else None
 
     def undone_by(self, entry_id: str) -> list[Entry]:
-        """The applied entries that undo ``entry_id``, newest first (a partial one was cut short by a crash)."""
+        """Applied entries undoing ``entry_id``, newest first (a partial one was cut short by a crash)."""
 
         def load(connection: sqlite3.Connection) -> list[Entry]:
             target = format_id(self._resolve(connection, entry_id))

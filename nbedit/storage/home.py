@@ -139,7 +139,8 @@ def tighten(home: Path) -> list[str]:
             except (OSError, NotImplementedError):
                 with contextlib.suppress(OSError):
                     os.chmod(path, stat.S_IMODE(info.st_mode) & mode)
-            changed.append(f"{path}: {oct(stat.S_IMODE(info.st_mode))} -> {oct(stat.S_IMODE(info.st_mode) & mode)}")
+            was = stat.S_IMODE(info.st_mode)
+            changed.append(f"{path}: {oct(was)} -> {oct(was & mode)}")
 
     narrow(home, PRIVATE_FOLDER)
     try:
