@@ -449,7 +449,8 @@ def _doctor(args: Arguments) -> int:
         _say("history ok" if check(home).healthy else "the history still needs attention (see above)")
         return OK if check(home).healthy else FAILED
     if not checkup.healthy:
-        _say("run `nbedit doctor --repair` to set the damaged history aside and start a new one")
+        if checkup.damaged:
+            _say("run `nbedit doctor --repair` to set the damaged history aside and start a new one")
         return FAILED
     return OK
 

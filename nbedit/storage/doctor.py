@@ -19,7 +19,7 @@ from pathlib import Path
 from nbedit._dataclass import dataclass
 from nbedit.errors import HistoryError
 from nbedit.storage.database import DamagedHistory, move_aside
-from nbedit.storage.home import wider_than_private
+from nbedit.storage.home import foreign_owner, wider_than_private
 
 __all__ = ["Checkup", "check", "repair"]
 
@@ -47,6 +47,13 @@ def check(home: Path) -> Checkup:
     home = Path(home).expanduser()
     database = _database(home)
     findings: list[str] = [f"history home: {home}"]
+    owner = foreign_owner(home)
+    if owner is not None:
+        findings.append(
+            f"{home} belongs to {owner}, not to you: nbedit does not trust its history (another user's "
+            "entries could write into your files). Set NBEDIT_HOME to a folder you own, or chown it if it is yours"
+        )
+        return Checkup(home, False, tuple(findings))
     if not database.exists():
         findings.append("no history database yet (it is created by the first recorded edit)")
         return Checkup(home, True, tuple(findings))

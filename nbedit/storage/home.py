@@ -30,6 +30,7 @@ __all__ = [
     "PRIVATE_FILE",
     "PRIVATE_FOLDER",
     "create_private",
+    "foreign_owner",
     "prepare_home",
     "read_private",
     "tighten",
@@ -43,6 +44,12 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 # the names nbedit keeps in a home: the database, its companions, the id floor, moved-aside copies
 _OWN_PREFIXES = ("history.sqlite3", ".history.sqlite3", "blobs")
+
+
+def _current_user() -> int | None:
+    """The effective user id (None where the system has none: ownership is then not checked)."""
+    geteuid = getattr(os, "geteuid", None)
+    return geteuid() if geteuid is not None else None
 
 
 def _owner_name(uid: int) -> str:
@@ -78,8 +85,8 @@ def prepare_home(home: Path, database_name: str) -> list[str]:
         raise HistoryError(f"cannot use the nbedit home {home}: {error.strerror or error}") from None
     if not stat.S_ISDIR(info.st_mode):
         raise HistoryError(f"the nbedit home {home} is not a folder; set NBEDIT_HOME to a folder")
-    user = os.geteuid()
-    if info.st_uid != user:
+    user = _current_user()
+    if user is not None and info.st_uid != user:
         raise HistoryError(
             f"the nbedit home {home} belongs to {_owner_name(info.st_uid)}, not to you "
             f"({_owner_name(user)}); its history is not trusted (another user's entries could write into "
@@ -100,7 +107,7 @@ def prepare_home(home: Path, database_name: str) -> list[str]:
                 "put there); nbedit will not open it. Remove it (the history may then be set aside by "
                 "`nbedit doctor --repair`); nothing was read or written"
             )
-        if found.st_uid != user:
+        if user is not None and found.st_uid != user:
             raise HistoryError(
                 f"the history file {name} belongs to {_owner_name(found.st_uid)}, not to you; it is not "
                 "trusted. Remove it or set NBEDIT_HOME to a folder of your own; nothing was read or written"
@@ -111,7 +118,7 @@ def prepare_home(home: Path, database_name: str) -> list[str]:
     except OSError:
         pass
     else:
-        if not stat.S_ISDIR(found.st_mode) or found.st_uid != user:
+        if not stat.S_ISDIR(found.st_mode) or (user is not None and found.st_uid != user):
             raise HistoryError(
                 f"the history folder {blobs} is not a folder of yours (a symbolic link or something else "
                 "was put there); nbedit will not use it. Remove it; nothing was read or written"
@@ -124,14 +131,14 @@ def prepare_home(home: Path, database_name: str) -> list[str]:
 def tighten(home: Path) -> list[str]:
     """Make ``home`` 0700 and nbedit's files in it 0600 (folders 0700); returns what changed."""
     changed: list[str] = []
-    user = os.geteuid()
+    user = _current_user()
 
     def narrow(path: Path, mode: int) -> None:
         try:
             info = os.lstat(path)
         except OSError:
             return
-        if stat.S_ISLNK(info.st_mode) or info.st_uid != user:
+        if stat.S_ISLNK(info.st_mode) or (user is not None and info.st_uid != user):
             return
         if stat.S_IMODE(info.st_mode) & ~mode & 0o7777:
             try:
@@ -159,6 +166,16 @@ def tighten(home: Path) -> list[str]:
         else:
             narrow(path, PRIVATE_FILE)
     return changed
+
+
+def foreign_owner(home: Path) -> str | None:
+    """The name of the user owning an existing ``home`` if that is not the current user, else None."""
+    user = _current_user()
+    try:
+        owner = os.stat(home).st_uid
+    except OSError:
+        return None
+    return _owner_name(owner) if user is not None and owner != user else None
 
 
 def wider_than_private(home: Path) -> list[str]:

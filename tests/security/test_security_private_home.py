@@ -221,6 +221,11 @@ def test_a_home_owned_by_another_user_is_not_trusted_by_root(other_user, shared:
     with pytest.raises(HistoryError, match="not trusted"):
         ws.undo()
     assert (root / "notes.txt").read_bytes() == b"my own work\n"
+    doctor = subprocess.run(
+        [sys.executable, "-m", "nbedit", "doctor"],
+        cwd=tmp_path, env={**os.environ, "NBEDIT_HOME": str(home)}, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert doctor.returncode == 1 and f"belongs to {other_user.name}" in doctor.stdout, doctor.stdout
 
 
 UNDO_AS_USER = """
