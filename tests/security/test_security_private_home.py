@@ -68,6 +68,29 @@ def test_a_new_home_is_0700_and_every_file_in_it_0600_whatever_the_umask(tmp_pat
         os.umask(old)
 
 
+EDIT_AS_USER = """
+import json, os, nbedit
+os.umask(0)
+ws = nbedit.Workspace("root")
+ws.apply(ws.plan_edit(".env", "hunter2", "hunter3"))
+ws.close()
+print(json.dumps({"ok": True}))
+"""
+
+
+def test_a_home_made_by_an_unprivileged_user_with_umask_0_is_private(other_user, shared: Path) -> None:  # type: ignore[no-untyped-def]
+    root = shared / "root"
+    root.mkdir()
+    (root / ".env").write_bytes(SECRET + b"#" * 200_000)
+    for path in (root, root / ".env"):
+        os.chown(path, other_user.uid, other_user.gid)
+    home = shared / "user-home"
+    os.chown(shared, other_user.uid, other_user.gid)
+    assert other_user.run(EDIT_AS_USER, cwd=shared, home=home)["ok"]
+    _assert_private(home)
+    assert {path.stat().st_uid for path in [home, *home.rglob("*")]} == {other_user.uid}
+
+
 GREP = """
 import json, subprocess
 found = subprocess.run(["grep", "-r", "-l", "hunter", {home!r}], capture_output=True, text=True)
