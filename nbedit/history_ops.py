@@ -56,7 +56,17 @@ from nbedit.storage.records import Entry, FileVersion
 if TYPE_CHECKING:
     from nbedit.workspace import ApplyResult, Workspace
 
-__all__ = ["HistoryPlan", "history", "plan_restore", "plan_undo", "recover", "restore", "show", "undo"]
+__all__ = [
+    "HistoryPlan",
+    "history",
+    "interrupted_undo",
+    "plan_restore",
+    "plan_undo",
+    "recover",
+    "restore",
+    "show",
+    "undo",
+]
 
 Which = Literal["before", "after"]
 
