@@ -19,7 +19,7 @@ from pathlib import Path
 from nbedit._dataclass import dataclass
 from nbedit.errors import HistoryError
 from nbedit.storage.database import DamagedHistory, move_aside
-from nbedit.storage.home import foreign_owner, wider_than_private
+from nbedit.storage.home import foreign_owner, tighten, wider_than_private
 
 __all__ = ["Checkup", "check", "repair"]
 
@@ -41,7 +41,7 @@ def _database(home: Path) -> Path:
 
 
 def check(home: Path) -> Checkup:
-    """Look at the store under ``home`` without changing it."""
+    """Look at the store under ``home``, changing nothing but modes wider than private (narrowed)."""
     from nbedit.storage.history import HistoryStore
 
     home = Path(home).expanduser()
@@ -54,14 +54,17 @@ def check(home: Path) -> Checkup:
             "entries could write into your files). Set NBEDIT_HOME to a folder you own, or chown it if it is yours"
         )
         return Checkup(home, False, tuple(findings))
+    wider = wider_than_private(home)
     if not database.exists():
+        if wider:
+            tighten(home)
+            findings.append(_narrowed(wider, wider_than_private(home)))
         findings.append("no history database yet (it is created by the first recorded edit)")
         return Checkup(home, True, tuple(findings))
     size = database.stat().st_size
     if size == 0:
         findings.append(f"{database} is empty (0 bytes): its entries are lost; repair sets it aside")
         return Checkup(home, False, tuple(findings), damaged=True)
-    wider = wider_than_private(home)
     if not os.access(home, os.W_OK):
         findings.append(f"{home} is not writable: edits cannot be recorded (use --no-history or fix it)")
     try:
@@ -82,14 +85,7 @@ def check(home: Path) -> Checkup:
         findings.append(f"the database cannot be used: {error.message}")
         return Checkup(home, False, tuple(findings))
     if wider:
-        still = wider_than_private(home)
-        shown = "; ".join(wider[:4]) + (", ..." if len(wider) > 4 else "")
-        outcome = (
-            "narrowed now to 0700 for the home and 0600 for its files"
-            if not still
-            else "it could not be narrowed: chmod 700 the home and 600 its files"
-        )
-        findings.append(f"the history was readable by other users ({shown}); {outcome}")
+        findings.append(_narrowed(wider, wider_than_private(home)))
     findings.append(f"database ok: {len(entries)} entries, {size:,} bytes")
     for target, undoing in cut_short:
         findings.append(
@@ -109,6 +105,16 @@ def check(home: Path) -> Checkup:
             "the database when an nbedit process is idle, or by a later recorded edit"
         )
     return Checkup(home, not cut_short, tuple(findings))
+
+
+def _narrowed(wider: list[str], still: list[str]) -> str:
+    shown = "; ".join(wider[:4]) + (", ..." if len(wider) > 4 else "")
+    outcome = (
+        "narrowed now to 0700 for the home and 0600 for its files"
+        if not still
+        else "it could not be narrowed: chmod 700 the home and 600 its files"
+    )
+    return f"the history was readable by other users ({shown}); {outcome}"
 
 
 def _cut_short_undos(entries: list) -> list:  # type: ignore[type-arg]
