@@ -243,7 +243,6 @@ class Database:
         self._connection: sqlite3.Connection | None = None
         self._connection_pid = -1
         self._inherited: list[sqlite3.Connection] = []  # kept alive, never closed, after a fork
-        self.tightened: list[str] = []  # what opening the home narrowed (modes wider than 0700/0600)
         _OPEN.add(self)
         self.connect()
 
@@ -256,8 +255,9 @@ class Database:
                 self._connection = None
             from nbedit.storage.home import prepare_home
 
-            # private (0700, owned by this user, no planted links): raises HistoryError otherwise
-            self.tightened = prepare_home(self.path.parent, self.path.name)
+            # private (0700, owned by this user, no planted links; a wider one is narrowed, which
+            # `nbedit doctor` reports): raises HistoryError otherwise
+            prepare_home(self.path.parent, self.path.name)
             if not self.path.exists():
                 try:
                     self._create()
