@@ -32,6 +32,10 @@ and a new database is built whole under a temporary name without fsyncs, flushed
 once and linked into place (``os.link`` never replaces a database another process
 created meanwhile), instead of paying a synced header write for each setting. The
 folder of linked keyframes is made with it, so one fsync of the home covers both.
+A database that cannot be built (a full disk) is an error, and the connection never
+creates one itself (``mode=rw``): a store is whole or absent, never an empty file that
+a later run would take for a history whose entries were lost. The home it lives in is
+private and checked first (``home.py``).
 """
 
 from __future__ import annotations
