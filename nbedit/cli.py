@@ -56,6 +56,9 @@ if TYPE_CHECKING:
 __all__ = ["build_parser", "main", "run"]
 
 OK, FAILED, USAGE = 0, 1, 2
+# the most bytes read as one change text (a patch, --old-file, --new-file) or compared by `diff`:
+# `nbedit apply /dev/zero` stops here with a clear error instead of reading until memory runs out
+MAX_INPUT_BYTES = 64 << 20
 
 
 class _Usage(Exception):
@@ -78,16 +81,38 @@ def _warn(message: str) -> None:
     sys.stderr.flush()
 
 
-def _read_text(source: str, what: str) -> str:
-    """Read change text exactly (no newline translation); ``-`` is stdin."""
+def _input_limit() -> int:
+    """``MAX_INPUT_BYTES``, or ``$NBEDIT_MAX_INPUT_BYTES`` when set to a number."""
+    configured = os.environ.get("NBEDIT_MAX_INPUT_BYTES", "").strip()
+    return int(configured) if configured.isdigit() else MAX_INPUT_BYTES
+
+
+def _read_bounded(source: str, what: str) -> bytes:
+    """At most ``_input_limit()`` bytes of a file (``-``: stdin); a longer input is a usage error."""
+    limit = _input_limit()
     try:
         if source == "-":
-            data = sys.stdin.buffer.read()
+            data = sys.stdin.buffer.read(limit + 1)
         else:
             with open(source, "rb") as handle:
-                data = handle.read()
+                data = handle.read(limit + 1)
     except OSError as error:
         raise _Usage(f"cannot read {what} {source!r}: {error.strerror or error}") from None
+    except MemoryError:
+        raise _Usage(f"{what} {source!r} is too large to read into memory") from None
+    if len(data) > limit:
+        shown = "stdin" if source == "-" else repr(source)
+        raise _Usage(
+            f"{what} {shown} is over {limit:,} bytes, the most nbedit reads as one input; nothing was "
+            "read further or written. Split the change, or set NBEDIT_MAX_INPUT_BYTES to a larger "
+            "number of bytes if you really mean it"
+        )
+    return data
+
+
+def _read_text(source: str, what: str) -> str:
+    """Read change text exactly (no newline translation); ``-`` is stdin."""
+    data = _read_bounded(source, what)
     try:
         return data.decode("utf-8-sig") if data.startswith(b"\xef\xbb\xbf") else data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -280,10 +305,9 @@ def _diff(args: Arguments) -> int:
     texts = []
     for path in (args.a, args.b):
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError as error:
-            _warn(f"nbedit diff: {path}: {error.strerror or error}")
+            data = _read_bounded(path, "file")
+        except _Usage as error:
+            _warn(f"nbedit diff: {error}")
             return USAGE
         try:
             texts.append(decode(data, path)[0])
@@ -414,10 +438,19 @@ def _doctor(args: Arguments) -> int:
             _say(done)
         if not args.no_history:
             _workspace(args).history(all=True)  # opening settles the entries dead writers left pending
+        from nbedit.errors import NbeditError
+        from nbedit.recovery import finish_interrupted
+
+        try:
+            for done in finish_interrupted(home):  # every root's dead writers, and cut-short undos
+                _say(done)
+        except NbeditError as error:
+            _say(f"could not finish what crashed writers left: {error.message}")
         _say("history ok" if check(home).healthy else "the history still needs attention (see above)")
         return OK if check(home).healthy else FAILED
     if not checkup.healthy:
-        _say("run `nbedit doctor --repair` to set the damaged history aside and start a new one")
+        if checkup.damaged:
+            _say("run `nbedit doctor --repair` to set the damaged history aside and start a new one")
         return FAILED
     return OK
 

@@ -21,6 +21,13 @@ Undo walks back: repeated calls undo the session's entries newest first, skippin
 entries already undone and the undo entries themselves. Undoing an undo entry
 explicitly (``undo(entry_id)``) re-applies what it undid.
 
+An undo cut short by a crash is recorded as a partial entry (``HistoryStore.reconcile``):
+some files hold the entry's "before" again, the others still its "after". Such an
+entry does not count as undone: the next ``undo`` (or ``undo(entry_id)``, or ``nbedit
+doctor --repair``) targets it again and, for this entry only, accepts a file holding
+either side, so it finishes what the interrupted undo started instead of calling the
+entry stale.
+
 Files are handled by location: a moved file's undo writes its old path and
 deletes its new one. A file's permission bits are part of its version: undo and
 restore bring back the recorded mode exactly (0600, 0755, 04750), and a change that
@@ -49,7 +56,17 @@ from nbedit.storage.records import Entry, FileVersion
 if TYPE_CHECKING:
     from nbedit.workspace import ApplyResult, Workspace
 
-__all__ = ["HistoryPlan", "history", "plan_restore", "plan_undo", "recover", "restore", "show", "undo"]
+__all__ = [
+    "HistoryPlan",
+    "history",
+    "interrupted_undo",
+    "plan_restore",
+    "plan_undo",
+    "recover",
+    "restore",
+    "show",
+    "undo",
+]
 
 Which = Literal["before", "after"]
 
@@ -254,11 +271,13 @@ def _plan_states(
     force: bool,
     origin: str,
     undoes: str | None,
+    also_accepted: dict[str, bytes | None] | None = None,
 ) -> HistoryPlan:
     currents = {path: _read(workspace, path) for path in dict.fromkeys([*expected, *goals])}
     if not force:
+        accepted = also_accepted or {}
         for path, wanted in expected.items():
-            if currents[path] != wanted:
+            if currents[path] != wanted and not (path in accepted and currents[path] == accepted[path]):
                 raise _stale(path, wanted, currents[path], why)
     plans = tuple(
         _file_plan(workspace, path, currents[path], goal, goal_mode)
@@ -284,7 +303,8 @@ def _undo_target(store: HistoryStore, session: str, root: str) -> Entry:
             continue
         applied += 1
         if entry.undoes:
-            undone.add(entry.undoes)
+            if not entry.partial:  # an undo cut short by a crash leaves its entry to finish
+                undone.add(entry.undoes)
             continue
         if entry.id not in undone:
             return entry
@@ -321,7 +341,18 @@ def plan_undo(workspace: Workspace, entry_id: str | None = None, *, force: bool 
         force=force,
         origin="undo",
         undoes=entry.id,
+        also_accepted=_states(versions, "before") if interrupted_undo(store, entry.id) else None,
     )
+
+
+def interrupted_undo(store: HistoryStore, entry_id: str) -> Entry | None:
+    """The undo of ``entry_id`` a crash cut short, if no later undo finished it (else None)."""
+    partial = None
+    for undoing in store.undone_by(entry_id):  # newest first
+        if not undoing.partial:
+            return None
+        partial = partial or undoing
+    return partial
 
 
 def undo(workspace: Workspace, entry_id: str | None = None, *, force: bool = False) -> ApplyResult:

@@ -2,7 +2,10 @@
 
 ``Workspace`` is the one object front ends talk to. It confines every path to
 the root (``..``, absolute paths and symlinks that leave it are refused, when
-planned and again at write time), reads files for the pure planner, and applies
+planned and again at write time; a newline or other control character in a name is
+refused before anything parses it), pins the root when it opens it (a root renamed
+away and replaced by a link since is refused), reads files for the pure planner
+through the same no-follow walk from the root as the writes, and applies
 plans through ``storage``: locks on the files' folders held across the stale check
 and the replace, a history entry made durable before any file is replaced, then
 an all-or-nothing atomic write in which each file is reached from the root without
@@ -159,8 +162,12 @@ class _RootSource:
     """The planner's window onto the workspace root (implements FileSource)."""
 
     def __init__(self, root: Path, max_file_size: int) -> None:
+        from nbedit.storage.confine import PinnedRoot
+
         self.root = root
-        self.real_root = Path(os.path.realpath(root))
+        # the root's folder as opened now: every read and write checks it is still that folder
+        self.pinned = PinnedRoot(root)
+        self.real_root = self.pinned.path
         self.max_file_size = max_file_size
         # path -> (the bytes read, the file's identity then): lets the checks before the
         # write skip a second read of a file nobody touched (storage.atomic.identity_of)
@@ -177,11 +184,12 @@ class _RootSource:
         The file a final link points to must be inside the root too; keeping the link's
         own name means a delete removes the link and a write goes through it.
         """
+        from nbedit.storage.confine import check_path_text
+
+        check_path_text(path)  # a newline or NUL never reaches a parser or the disk
         raw = path.strip()
         if not raw:
             raise OutsideWorkspace("empty path; name a file relative to the workspace root")
-        if "\0" in raw:
-            raise OutsideWorkspace(f"{path!r}: a path cannot contain a NUL character", path=path)
         candidate = Path(raw).expanduser()
         full = candidate if candidate.is_absolute() else self.root / candidate
         try:
@@ -242,20 +250,16 @@ class _RootSource:
                 syncing.wait()
 
     def _read(self, path: str) -> bytes | None:
-        full = self.absolute(path)
-        try:
-            info = full.stat()
-        except FileNotFoundError:
+        from nbedit.storage.confine import open_file
+
+        # reached from the pinned root with no link followed: a folder swapped for a link
+        # since the path was resolved cannot show an outside file (storage.confine)
+        descriptor = open_file(self.absolute(path), self.pinned, shown=path)
+        if descriptor is None:
             return None
-        except NotADirectoryError:
-            raise NotAFile(f"{path}: a parent of this path is a file, not a folder", path=path) from None
-        except OSError as error:
-            raise NotAFile(f"{path}: cannot be read ({error.strerror or error})", path=path) from None
-        if stat.S_ISDIR(info.st_mode):
-            raise NotAFile(f"{path}: is a directory; nbedit edits files, name a file inside it", path=path)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotAFile(f"{path}: is not a regular file (device, socket or pipe); not edited", path=path)
+        info = os.fstat(descriptor)
         if info.st_size > self.max_file_size:
+            os.close(descriptor)
             raise FileTooLarge(
                 f"{path}: is {info.st_size:,} bytes, over the {self.max_file_size:,}-byte limit; "
                 "raise max_file_size (Workspace(max_file_size=...)) if you really mean to edit it",
@@ -264,7 +268,7 @@ class _RootSource:
                 limit=self.max_file_size,
             )
         try:
-            with open(full, "rb", buffering=0) as handle:
+            with open(descriptor, "rb", buffering=0) as handle:
                 opened = os.fstat(handle.fileno())
                 data: bytes = handle.readall()
                 read = os.fstat(handle.fileno())
@@ -314,8 +318,8 @@ class _RootSource:
         if identity is None:
             return False
         try:
-            return _identity(self.absolute(path).stat()) == identity
-        except OSError:
+            return _identity_now(self.absolute(path), self.pinned) == identity
+        except (OSError, NbeditError):
             return False
 
     def forget(self, paths: Sequence[str]) -> None:
@@ -325,18 +329,25 @@ class _RootSource:
     def holds(self, path: str, expected: bytes, chunk: int = 1 << 20) -> bool:
         """True if the file's bytes are exactly ``expected``; never holds a second whole copy."""
         from nbedit.storage.atomic import holds_bytes
+        from nbedit.storage.confine import open_file
 
         try:
-            with open(self.absolute(path), "rb", buffering=0) as handle:
+            descriptor = open_file(self.absolute(path), self.pinned, shown=path)
+            if descriptor is None:
+                return False
+            with open(descriptor, "rb", buffering=0) as handle:
                 return holds_bytes(handle.fileno(), expected, chunk)
-        except OSError:
+        except (OSError, NbeditError):
             return False
 
     def mode(self, path: str) -> int | None:
+        from nbedit.storage.confine import stat_file
+
         try:
-            return stat.S_IMODE(self.absolute(path).stat().st_mode)
-        except OSError:
+            info = stat_file(self.absolute(path), self.pinned, shown=path)
+        except (OSError, NbeditError):
             return None
+        return stat.S_IMODE(info.st_mode) if info is not None else None
 
 
 class Workspace:
@@ -438,6 +449,7 @@ class Workspace:
         hunk change every place its old text occurs (instead of requiring one).
         ``encoding`` declares the files' text encoding (``"cp1252"``, ``"utf-16"``).
         """
+        self._check_size(text, "the change text")
         _check_text(text, "the change text")
         change = formats.parse(text, dialect=dialect, default_path=default_path)
         if cell is not None or replace_all:
@@ -464,6 +476,8 @@ class Workspace:
         encoding: str | None = None,
     ) -> Plan:
         """Plan replacing ``old`` with ``new`` in one file (a plain old/new pair)."""
+        self._check_size(old, "the old text")
+        self._check_size(new, "the new text")
         _check_text(old, "the old text")
         _check_text(new, "the new text")
         if old == new:
@@ -488,6 +502,19 @@ class Workspace:
         )
         options = self._options(exact, threshold, overwrite, clear_outputs, encoding)
         return self._plan(change, options)
+
+    def _check_size(self, text: str, what: str) -> None:
+        """A change text longer than the largest file nbedit edits is refused before it is parsed."""
+        limit = self._source.max_file_size
+        if len(text) > limit:
+            raise FileTooLarge(
+                f"{what} is {len(text):,} characters, over the {limit:,}-character limit (the largest file "
+                "nbedit edits); nothing was parsed or written. Split the change, or raise max_file_size "
+                "(Workspace(max_file_size=...)) if you really mean it",
+                path=None,
+                size=len(text),
+                limit=limit,
+            )
 
     def _plan(self, change: Change, options: PlanOptions) -> Plan:
         """``plan_change`` with the slow parts of a first edit started meanwhile on other threads:
@@ -610,7 +637,7 @@ class Workspace:
         targets = sorted({source.absolute(p) for f in files for p in (f.path, f.new_path) if p})
         token = new_token()
         digests = self._digests_meanwhile(files)
-        with lock_paths(targets, root=source.real_root):
+        with lock_paths(targets, root=source.pinned):
             self._check_fresh(files)
             live = self._live_prepare(files)  # raises LiveConflict: every file untouched
             if running is not None:
@@ -628,7 +655,7 @@ class Workspace:
                 try:
                     files, entry_id = self._live_commit(live, plan, files, entry_id, modes, token, origin,
                                                         execution_count, undoes)  # fmt: skip
-                    apply_writes(writes, root=source.real_root, token=token, force=force)
+                    apply_writes(writes, root=source.pinned, token=token, force=force)
                 except BaseException:
                     if entry_id is not None:
                         self._store().abort(entry_id)
@@ -647,7 +674,7 @@ class Workspace:
 
                 try:
                     apply_writes(
-                        writes, root=source.real_root, token=token, force=force,
+                        writes, root=source.pinned, token=token, force=force,
                         meanwhile=record if self.history_enabled else None,
                     )  # fmt: skip
                 except BaseException:
@@ -657,6 +684,7 @@ class Workspace:
                 entry_id = recorded[0] if recorded else None
             if entry_id is not None:
                 self._store().commit(entry_id)
+                self._store().seal_linked(entry_id)  # every file replaced: the old inodes are the history's
             for file_plan in files:
                 self._live_bases.pop(file_plan.path, None)
             source.forget([p for f in files for p in (f.path, f.new_path) if p])
@@ -1076,6 +1104,13 @@ class Workspace:
         from nbedit import rewind
 
         return rewind.rewind(self, to, all_sessions=all_sessions, resolve=resolve)  # type: ignore[arg-type]
+
+
+def _identity_now(path: Path, root: object) -> tuple[int, int, int, int, int] | None:
+    from nbedit.storage.confine import stat_file
+
+    info = stat_file(path, root, shown=str(path))  # type: ignore[arg-type]
+    return _identity(info) if info is not None else None
 
 
 def _identity(info: os.stat_result) -> tuple[int, int, int, int, int]:

@@ -2,7 +2,9 @@
 
 - ``atomic``: all-or-nothing multi-file writes (temp file, fsync, ``os.replace``, rollback).
 - ``locks``: cross-process locks on the folder of each written file (no home needed).
-- ``confine``: reaching a file from the root at write time without following a swapped-in link.
+- ``confine``: reaching a file from the (pinned) root, to read or write it, without following a
+  swapped-in link; the one check of a path's characters (``check_path_text``) every surface goes through.
+- ``home``: the private home (0700/0600, owned by the user, files made exclusively, no planted links).
 - ``history``: the SQLite snapshot store (``database``, ``versions``, ``delta``, ``records`` behind it).
 """
 

@@ -51,7 +51,10 @@ def fsync_folder(folder: Path | str) -> None:
 def _folder(destination: Path) -> int:
     """A descriptor of the blob folder, created (private to the user) and made durable if new."""
     folder = destination.parent
-    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+    # never through a link planted in the home: the links made here hold the user's old files
+    flags = (
+        os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    )
     try:
         return os.open(folder, flags)
     except FileNotFoundError:

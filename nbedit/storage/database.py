@@ -32,6 +32,10 @@ and a new database is built whole under a temporary name without fsyncs, flushed
 once and linked into place (``os.link`` never replaces a database another process
 created meanwhile), instead of paying a synced header write for each setting. The
 folder of linked keyframes is made with it, so one fsync of the home covers both.
+A database that cannot be built (a full disk) is an error, and the connection never
+creates one itself (``mode=rw``): a store is whole or absent, never an empty file that
+a later run would take for a history whose entries were lost. The home it lives in is
+private and checked first (``home.py``).
 """
 
 from __future__ import annotations
@@ -131,6 +135,12 @@ _ADDED_COLUMNS = (("entries", "turn", "TEXT"),)
 SEQUENCE_FLOOR_NAME = "history.sqlite3.last-id"
 
 
+def _existing_only(path: Path) -> str:
+    """A URI opening ``path`` read-write without creating it (SQLite would make a 0-byte file)."""
+    text = os.path.abspath(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    return f"file:{text}?mode=rw"
+
+
 class DamagedHistory(HistoryError):
     """The history database is not a readable SQLite database (``HistoryStore.open_or_recreate`` fixes it)."""
 
@@ -152,8 +162,10 @@ def _is_damage(error: sqlite3.Error) -> bool:
 
 
 def read_sequence_floor(database: Path) -> int:
+    from nbedit.storage.home import read_private
+
     try:
-        return int((database.parent / SEQUENCE_FLOOR_NAME).read_text().strip() or 0)
+        return int(read_private(database.parent / SEQUENCE_FLOOR_NAME).decode("ascii").strip() or 0)
     except (OSError, ValueError):
         return 0
 
@@ -163,9 +175,9 @@ def raise_sequence_floor(database: Path, seq: int) -> None:
     floor = database.parent / SEQUENCE_FLOOR_NAME
     if seq <= read_sequence_floor(database):
         return
-    temporary = floor.with_name(f".{floor.name}.{os.getpid()}")
-    temporary.write_text(f"{seq}\n")
-    os.replace(temporary, floor)
+    from nbedit.storage.home import write_private
+
+    write_private(floor, f"{seq}\n".encode("ascii"))  # exclusive, unpredictable temp name, then renamed
 
 
 def last_sequence(database: Path) -> int:
@@ -249,19 +261,28 @@ class Database:
                     return self._connection
                 self._inherited.append(self._connection)
                 self._connection = None
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as error:
-                raise HistoryError(
-                    f"cannot create the nbedit home {self.path.parent}: {error}; "
-                    "set NBEDIT_HOME to a writable directory"
-                ) from None
+            from nbedit.storage.home import prepare_home
+
+            # private (0700, owned by this user, no planted links; a wider one is narrowed, which
+            # `nbedit doctor` reports): raises HistoryError otherwise
+            prepare_home(self.path.parent, self.path.name)
             if not self.path.exists():
-                with contextlib.suppress(OSError, sqlite3.Error):
+                try:
                     self._create()
+                except (OSError, sqlite3.Error) as error:
+                    # never let SQLite make an empty file in its place: a store is whole or absent
+                    raise HistoryError(
+                        f"cannot create the history database {self.path}: {error}; nothing was written "
+                        "(free some space or fix the folder, or work without a history: --no-history / "
+                        "history=False)"
+                    ) from None
             try:
                 connection = sqlite3.connect(
-                    self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
+                    _existing_only(self.path),
+                    uri=True,
+                    timeout=self.busy_timeout,
+                    isolation_level=None,
+                    check_same_thread=False,
                 )
             except sqlite3.Error as error:
                 raise self.translate(error) from None
@@ -276,7 +297,13 @@ class Database:
 
     def _create(self) -> None:
         """Build a new, empty database under a temporary name and link it into place."""
-        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}-{os.urandom(4).hex()}.new")
+        from nbedit.storage.home import create_private
+
+        # made here, 0600, exclusively and without following a link, under an unpredictable
+        # name: SQLite opens it as an empty database and gives its log the same mode
+        descriptor, name = create_private(self.path.parent, f".{self.path.name}.{os.getpid()}-", ".new")
+        os.close(descriptor)
+        temporary = self.path.with_name(name)
         try:
             connection = sqlite3.connect(temporary, isolation_level=None)
             try:

@@ -280,6 +280,47 @@ class HistoryStore:
         self._database.write(mark, durable=False)
         self._database.checkpoint_if_large()
 
+    def seal_linked(self, entry_id: str) -> None:
+        """Make the linked "before" copies of an entry whose files were all replaced 0600.
+
+        A linked copy keeps the old file's inode and so its mode (say 0644). Once the
+        writer has renamed the new file over the old name (and only then: before it, or
+        for a file a crash left unwritten, the inode is still the person's file), the
+        inode belongs to the history alone and is made private like every file of the home.
+        """
+        if not self._linked:
+            return
+        versions = self._database.read(
+            lambda connection: [
+                row[0]
+                for row in connection.execute(
+                    "SELECT v.id FROM files AS f JOIN versions AS v ON v.id = f.before_version"
+                    " WHERE f.entry = ? AND v.compressed = ?",
+                    (self._resolve(connection, entry_id), LINKED),
+                )
+            ]
+        )
+        if not versions:
+            return
+        no_follow = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | no_follow
+        try:
+            folder = os.open(blob_folder_of(self.database), flags)
+        except OSError:
+            return
+        try:
+            for version in versions:
+                with contextlib.suppress(OSError):
+                    descriptor = os.open(str(version), os.O_RDONLY | no_follow, dir_fd=folder)
+                    try:
+                        info = os.fstat(descriptor)
+                        if info.st_nlink == 1 and info.st_mode & 0o7177:
+                            os.fchmod(descriptor, 0o600)  # the version's mode is recorded apart
+                    finally:
+                        os.close(descriptor)
+        finally:
+            os.close(folder)
+
     def abort(self, entry_id: str) -> None:
         """Forget a pending entry (its files were not written) and the versions only it used."""
 
@@ -430,8 +471,9 @@ class HistoryStore:
 
     def _sweep(self) -> None:
         """Remove links no version names (a crash between link and commit, an abort, a prune)."""
-        if not (blob_folder_of(self.database)).is_dir():
-            return
+        folder = blob_folder_of(self.database)
+        if folder.is_symlink() or not folder.is_dir():
+            return  # never sweep through a link planted in the home
 
         def sweep(connection: sqlite3.Connection) -> None:
             for orphan in orphan_blobs(connection):
@@ -483,7 +525,10 @@ class HistoryStore:
             if root is not None and entry.root != root:
                 continue
             written: list[str] = []  # per file: "done", "none", or "copied" (a move cut short)
-            files = self.file_fingerprints(entry.id)
+            try:
+                files = self.file_fingerprints(entry.id)
+            except HistoryError:
+                continue  # a damaged or forged entry names no file of this root: leave it alone
             for path, new_path, before, after in files:
                 moved = new_path not in (None, path)
                 if current_fingerprint(path) != before:
@@ -645,6 +690,15 @@ class HistoryStore:
         )
         return found[0] if found else None
 
+    def undone_by(self, entry_id: str) -> list[Entry]:
+        """Applied entries undoing ``entry_id``, newest first (a partial one was cut short by a crash)."""
+
+        def load(connection: sqlite3.Connection) -> list[Entry]:
+            target = format_id(self._resolve(connection, entry_id))
+            return self._entries(connection, "WHERE undoes = ? AND status = 'applied'", (target,), None)
+
+        return self._database.read(load)
+
     def file_fingerprints(self, entry_id: str) -> list[tuple[str, str | None, str | None, str | None]]:
         """(path, new_path, before fingerprint, after fingerprint) per file, without reading any bytes."""
 
@@ -656,7 +710,10 @@ class HistoryStore:
                 (self._resolve(connection, entry_id),),
             ).fetchall()
 
-        return self._database.read(load)
+        rows = self._database.read(load)
+        for path, new_path, _, _ in rows:
+            _checked(path, new_path)
+        return rows
 
     def file_versions(
         self, entry_id: str, *, sides: tuple[str, ...] = ("before", "after")
@@ -675,6 +732,7 @@ class HistoryStore:
                 " WHERE entry = ? ORDER BY position",
                 (self._resolve(connection, entry_id),),
             ).fetchall():
+                _checked(path, new_path)  # before any byte of a forged entry is read or written
                 before, before_fingerprint = (
                     verified_bytes(connection, before_id)
                     if before_id is not None and "before" in sides
@@ -759,6 +817,14 @@ class HistoryStore:
         return self._database.read(
             lambda connection: [row[0] for row in connection.execute("PRAGMA integrity_check")]
         )
+
+
+def _checked(path: str, new_path: str | None) -> None:
+    from nbedit.storage.confine import check_recorded_path
+
+    check_recorded_path(path)
+    if new_path is not None:
+        check_recorded_path(new_path)
 
 
 def blob_folder_of(database: Path) -> Path:

@@ -4,7 +4,8 @@ A randomized run: each iteration plans one operation (edit, add, delete, move,
 in the root or in a subfolder), then swaps something in the tree the way an
 attacker would during the review (a folder or the file replaced by a link to an
 outside folder or file holding the same bytes, a dangling link planted where an
-add lands, a chmod), sometimes with a thread that keeps swapping a folder for a
+add lands, a chmod, the root itself renamed away and replaced by a link to the outside
+folder), sometimes with a thread that keeps swapping a folder for a
 link while the apply runs, then applies. The apply may succeed or refuse; either
 way nothing outside the root may change. ``NBEDIT_RACE_ITERATIONS`` (default 2000,
 about 15 s) and ``NBEDIT_RACE_SEED`` reproduce or widen a run.
@@ -43,7 +44,11 @@ OPERATIONS = {
 
 
 def _reset(root: Path) -> None:
-    if root.exists() or root.is_symlink():
+    aside = root.with_name("root.real")
+    if root.is_symlink():  # the root itself was swapped for a link: put the real one back
+        root.unlink()
+        aside.rename(root)
+    if root.exists():
         shutil.rmtree(root)
     (root / "sub").mkdir(parents=True)
     for name in ("conf.txt", "sub/conf.txt"):
@@ -72,6 +77,9 @@ def _swap(root: Path, outside: Path, choice: str, chance: random.Random) -> None
         _replace_with_link(root / "sub" / "new.txt", outside / "planted.txt")
     elif choice == "deep-link":
         _replace_with_link(root / "sub" / "deeper", outside / "sub")
+    elif choice == "root-link":  # mv root root.real; ln -s outside root
+        root.rename(root.with_name("root.real"))
+        root.symlink_to(outside)
     elif choice == "chmod":
         (root / chance.choice(["conf.txt", "sub/conf.txt"])).chmod(chance.choice([0o600, 0o755, 0o444]))
 
@@ -95,7 +103,7 @@ def test_nothing_outside_the_root_changes_under_random_swaps(tmp_path: Path) -> 
         (outside / name).chmod(0o644)
     untouched = snapshot(outside)
     swaps = ["none", "folder-link", "file-link-top", "file-link-sub", "dangling-top", "dangling-sub",
-             "deep-link", "chmod"]  # fmt: skip
+             "deep-link", "chmod", "root-link"]  # fmt: skip
     outcomes: dict[str, int] = {"applied": 0, "refused": 0}
     for iteration in range(ITERATIONS):
         _reset(root)
@@ -125,5 +133,6 @@ def test_nothing_outside_the_root_changes_under_random_swaps(tmp_path: Path) -> 
         assert snapshot(outside) == untouched, (
             f"seed {SEED}, iteration {iteration}: {operation} after {swap} changed the outside folder"
         )
+        _reset(root)
         assert sorted(path.name for path in tmp_path.iterdir()) == ["outside", "root"], f"seed {SEED}"
     assert outcomes["applied"] and outcomes["refused"], outcomes

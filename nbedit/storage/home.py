@@ -1,0 +1,249 @@
+"""The nbedit home is private: made 0700, trusted only when the current user owns it.
+
+The history keeps the bytes of every edited file, so a ``.env`` edited with the
+history on has its secrets in the home: the home is created 0700 and every file in
+it 0600 whatever the umask, and a home found with wider modes (made by an older
+nbedit, or by hand) is tightened when it is opened (``tighten``; ``nbedit doctor``
+reports it).
+
+A home is trusted only if the current user owns it, as git trusts a repository only
+under ``safe.directory``: entries in someone else's home could name this user's
+root and files, and an undo would write what that someone put there. The database
+file must be this user's too, and neither it nor its companions may be symbolic
+links (SQLite opens them following links).
+
+Every file nbedit makes in the home is created exclusively (``O_EXCL``), without
+following a link (``O_NOFOLLOW``), under an unpredictable name, and renamed (or
+linked) into place: a link planted in the home can never make nbedit write through it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from pathlib import Path
+
+from nbedit.errors import HistoryError
+
+__all__ = [
+    "PRIVATE_FILE",
+    "PRIVATE_FOLDER",
+    "create_private",
+    "foreign_owner",
+    "prepare_home",
+    "read_private",
+    "tighten",
+    "wider_than_private",
+    "write_private",
+]
+
+PRIVATE_FOLDER = 0o700
+PRIVATE_FILE = 0o600
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+# the names nbedit keeps in a home: the database, its companions, the id floor, moved-aside copies
+_OWN_PREFIXES = ("history.sqlite3", ".history.sqlite3", "blobs")
+
+
+def _current_user() -> int | None:
+    """The effective user id (None where the system has none: ownership is then not checked)."""
+    geteuid = getattr(os, "geteuid", None)
+    return geteuid() if geteuid is not None else None
+
+
+def _owner_name(uid: int) -> str:
+    try:
+        import pwd
+
+        return pwd.getpwuid(uid).pw_name
+    except (ImportError, KeyError):
+        return f"uid {uid}"
+
+
+def prepare_home(home: Path, database_name: str) -> list[str]:
+    """Create ``home`` (0700) or check the existing one; returns what was tightened.
+
+    Raises ``HistoryError`` for a home (or database) this user does not own, or a
+    database or companion that is a symbolic link.
+    """
+    try:
+        home.mkdir(mode=PRIVATE_FOLDER, parents=True)
+    except FileExistsError:
+        pass
+    except OSError as error:
+        raise HistoryError(
+            f"cannot create the nbedit home {home}: {error.strerror or error}; "
+            "set NBEDIT_HOME to a writable directory"
+        ) from None
+    else:
+        with contextlib.suppress(OSError):
+            os.chmod(home, PRIVATE_FOLDER)  # whatever the umask
+    try:
+        info = os.stat(home)
+    except OSError as error:
+        raise HistoryError(f"cannot use the nbedit home {home}: {error.strerror or error}") from None
+    if not stat.S_ISDIR(info.st_mode):
+        raise HistoryError(f"the nbedit home {home} is not a folder; set NBEDIT_HOME to a folder")
+    user = _current_user()
+    if user is not None and info.st_uid != user:
+        raise HistoryError(
+            f"the nbedit home {home} belongs to {_owner_name(info.st_uid)}, not to you "
+            f"({_owner_name(user)}); its history is not trusted (another user's entries could write into "
+            "your files). Set NBEDIT_HOME to a folder you own, or take it over (chown) if it is yours. "
+            "Nothing was read or written"
+        )
+    database = home / database_name
+    for name in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
+        try:
+            found = os.lstat(name)
+        except FileNotFoundError:
+            continue
+        except OSError as error:
+            raise HistoryError(f"cannot use the history file {name}: {error.strerror or error}") from None
+        if stat.S_ISLNK(found.st_mode) or not stat.S_ISREG(found.st_mode):
+            raise HistoryError(
+                f"the history file {name} is not a regular file (a symbolic link or something else was "
+                "put there); nbedit will not open it. Remove it (the history may then be set aside by "
+                "`nbedit doctor --repair`); nothing was read or written"
+            )
+        if user is not None and found.st_uid != user:
+            raise HistoryError(
+                f"the history file {name} belongs to {_owner_name(found.st_uid)}, not to you; it is not "
+                "trusted. Remove it or set NBEDIT_HOME to a folder of your own; nothing was read or written"
+            )
+    blobs = home / "blobs"  # the linked old copies: listed and swept, so never through a link
+    try:
+        found = os.lstat(blobs)
+    except OSError:
+        pass
+    else:
+        if not stat.S_ISDIR(found.st_mode) or (user is not None and found.st_uid != user):
+            raise HistoryError(
+                f"the history folder {blobs} is not a folder of yours (a symbolic link or something else "
+                "was put there); nbedit will not use it. Remove it; nothing was read or written"
+            )
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        return tighten(home)
+    return []
+
+
+def tighten(home: Path) -> list[str]:
+    """Make ``home`` 0700 and nbedit's files in it 0600 (folders 0700); returns what changed."""
+    changed: list[str] = []
+    user = _current_user()
+
+    def narrow(path: Path, mode: int) -> None:
+        try:
+            info = os.lstat(path)
+        except OSError:
+            return
+        if stat.S_ISLNK(info.st_mode) or (user is not None and info.st_uid != user):
+            return
+        if stat.S_IMODE(info.st_mode) & ~mode & 0o7777:
+            try:
+                os.chmod(path, stat.S_IMODE(info.st_mode) & mode, follow_symlinks=False)
+            except (OSError, NotImplementedError):
+                with contextlib.suppress(OSError):
+                    os.chmod(path, stat.S_IMODE(info.st_mode) & mode)
+            was = stat.S_IMODE(info.st_mode)
+            changed.append(f"{path}: {oct(was)} -> {oct(was & mode)}")
+
+    narrow(home, PRIVATE_FOLDER)
+    try:
+        names = sorted(os.listdir(home))
+    except OSError:
+        return changed
+    for name in names:
+        if not name.startswith(_OWN_PREFIXES):
+            continue
+        path = home / name
+        if path.is_dir() and not path.is_symlink():
+            narrow(path, PRIVATE_FOLDER)
+            with contextlib.suppress(OSError):
+                for inner in sorted(os.listdir(path)):
+                    narrow(path / inner, PRIVATE_FILE)
+        else:
+            narrow(path, PRIVATE_FILE)
+    return changed
+
+
+def foreign_owner(home: Path) -> str | None:
+    """The name of the user owning an existing ``home`` if that is not the current user, else None."""
+    user = _current_user()
+    try:
+        owner = os.stat(home).st_uid
+    except OSError:
+        return None
+    return _owner_name(owner) if user is not None and owner != user else None
+
+
+def wider_than_private(home: Path) -> list[str]:
+    """What in ``home`` is readable or writable by others (for ``nbedit doctor``), changing nothing."""
+    found: list[str] = []
+    try:
+        info = os.stat(home)
+    except OSError:
+        return found
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        found.append(f"{home} is {oct(stat.S_IMODE(info.st_mode))}")
+    with contextlib.suppress(OSError):
+        for name in sorted(os.listdir(home)):
+            if not name.startswith(_OWN_PREFIXES):
+                continue
+            mode = stat.S_IMODE(os.lstat(home / name).st_mode)
+            if not stat.S_ISLNK(os.lstat(home / name).st_mode) and mode & 0o077:
+                found.append(f"{home / name} is {oct(mode)}")
+    return found
+
+
+def create_private(folder: Path, prefix: str, suffix: str) -> tuple[int, str]:
+    """A new file in ``folder``, 0600, created exclusively without following a link, under an
+    unpredictable name (``prefix`` + random + ``suffix``); returns (descriptor, name)."""
+    for _ in range(16):
+        name = f"{prefix}{os.urandom(8).hex()}{suffix}"
+        try:
+            descriptor = os.open(
+                folder / name, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, PRIVATE_FILE
+            )
+        except FileExistsError:
+            continue
+        try:
+            os.fchmod(descriptor, PRIVATE_FILE)  # an odd umask (0o700) must not leave it unreadable
+        except OSError:
+            os.close(descriptor)
+            with contextlib.suppress(OSError):
+                os.unlink(folder / name)
+            raise
+        return descriptor, name
+    raise FileExistsError(f"could not make a new file in {folder}")
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically: a private temporary file renamed over it
+    (a rename replaces a link planted at ``path``, never writes through it)."""
+    folder = path.parent
+    descriptor, name = create_private(folder, f".{path.name}.", ".tmp")
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(descriptor, view) :]
+        finally:
+            os.close(descriptor)
+        os.replace(folder / name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(folder / name)
+        raise
+
+
+def read_private(path: Path, limit: int = 1 << 16) -> bytes:
+    """Read a small file of the home without following a link (``OSError`` if it is one)."""
+    descriptor = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        return os.read(descriptor, limit)
+    finally:
+        os.close(descriptor)
