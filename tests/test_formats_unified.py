@@ -316,11 +316,12 @@ def test_copy_is_refused() -> None:
     assert error.line == 3
 
 
-def test_count_mismatch_names_the_line_and_counts() -> None:
+def test_wrong_counts_are_read_from_the_body_and_located_by_content() -> None:
+    # a model's counts that do not fit the body: the body is what it meant, its line number is not evidence
     text = "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n@@ -9 +9 @@\n-x\n+y\n"
-    error = parse_error(text)
-    assert error.line == 7
-    assert "expects 3 old and 3 new lines, found 2 old and 2 new" in str(error)
+    first, second = unified.parse(text).files[0].hunks
+    assert (first.old, first.new, first.start_line, first.source_line) == ("a\nb\n", "a\nB\n", None, 3)
+    assert (second.old, second.new, second.start_line) == ("x\n", "y\n", 9)
 
 
 def test_truncated_final_hunk() -> None:
@@ -330,20 +331,19 @@ def test_truncated_final_hunk() -> None:
     assert error.line == 6
 
 
-def test_too_many_body_lines() -> None:
+def test_too_many_body_lines_are_read_as_the_body_says() -> None:
     text = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n+c\n"
-    error = parse_error(text)
-    assert error.line == 6
-    assert "more lines than its header says" in str(error)
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new, hunk.start_line) == ("a\n", "b\nc\n", None)
     text = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n extra context\n"
-    assert parse_error(text).line == 6
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new) == ("a\nextra context\n", "b\nextra context\n")
 
 
-def test_invalid_hunk_header() -> None:
+def test_garbled_hunk_header_is_read_without_line_numbers() -> None:
     text = "--- a/f\n+++ b/f\n@@ -1,x +1 @@\n-a\n+b\n"
-    error = parse_error(text)
-    assert error.line == 3
-    assert "invalid hunk header" in str(error)
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new, hunk.start_line, hunk.source_line) == ("a\n", "b\n", None, 3)
 
 
 def test_combined_diff_is_refused() -> None:
