@@ -226,3 +226,109 @@ def test_a_diff_between_blocks_is_refused_not_dropped() -> None:
     with pytest.raises(PatchSyntaxError, match="mixes SEARCH/REPLACE blocks with a unified diff") as error:
         parse(text)
     assert error.value.line == 7
+
+
+# -- reading real replies ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "opener",
+    ["<source>python", "<source>", "<source lang='python'>", "<code>", "<pre>", "```python", "````py", "~~~python"],
+)
+def test_a_code_block_opener_is_never_a_path(opener: str) -> None:
+    closer = {"<": "</source>", "`": FENCE, "~": "~~~"}[opener[0]]
+    body = block("", "def f():\n    pass\n")
+    text = f"aider/coders/editblock_coder.py\n{opener}\n{body}{closer}\n"
+    (file_change,) = search_replace.parse(text).files
+    assert file_change.path == "aider/coders/editblock_coder.py"
+    assert file_change.hunks[0].at_end
+
+
+def test_an_opener_alone_does_not_name_a_file() -> None:
+    body = block("", "x = 1\n")
+    error = parse_error(f"Here it is:\n<source>python\n{body}</source>\n")
+    assert error.line == 3
+    assert "does not say which file" in str(error)
+
+
+def test_a_closing_tag_ends_the_previous_block() -> None:
+    text = f"a.py\n<source>python\n{ONE}</source>\n<source>python\n{TWO}</source>\n"
+    (file_change,) = search_replace.parse(text).files
+    assert [hunk.old for hunk in file_change.hunks] == ["1\n", "2\n"]
+
+
+@pytest.mark.parametrize(
+    "info", ["src/app.py", "python src/app.py", "python:src/app.py", 'python title="src/app.py"']
+)
+def test_a_path_in_the_info_string(info: str) -> None:
+    assert search_replace.parse(f"{FENCE}{info}\n{A_TO_B}{FENCE}\n").files[0].path == "src/app.py"
+
+
+@pytest.mark.parametrize(
+    "above",
+    [
+        "Here's the change to `src/app.py`:",
+        "### Changes to src/app.py",
+        "**File: src/app.py**",
+        "2. Then, in your `src/app.py` file, import the theme:",
+    ],
+)
+def test_the_one_file_prose_names_when_nothing_else_does(above: str) -> None:
+    text = f"{above}\n\n{FENCE}python\n{A_TO_B}{FENCE}\n"
+    assert search_replace.parse(text).files[0].path == "src/app.py"
+
+
+def test_prose_naming_two_files_is_not_guessed() -> None:
+    error = parse_error(f"Move it from `app.py` to `lib.py`:\n{A_TO_B}")
+    assert "app.py, lib.py" in str(error)
+
+
+def test_prose_naming_another_file_than_the_default_is_an_error() -> None:
+    error = parse_error(f"Now in `other.py`:\n{A_TO_B}", default_path="cell.py")
+    assert "other.py" in str(error)
+    text = f"Now in `cell.py`:\n{A_TO_B}"
+    assert search_replace.parse(text, default_path="cell.py").files[0].path == "cell.py"
+
+
+@pytest.mark.parametrize("path", ["src\\app.py", "src\\my\\_module.py", "C:\\work\\app.py"])
+def test_backslash_paths_are_kept_as_written_for_the_planner(path: str) -> None:
+    assert search_replace.parse(f"{path}\n{A_TO_B}").files[0].path == path
+
+
+def test_original_and_updated_markers() -> None:
+    text = "f.py\n<<<<<<< ORIGINAL\na\n=======\nb\n>>>>>>> UPDATED\n"
+    assert search_replace.marker_line(text) == 1
+    (hunk,) = search_replace.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new) == ("a\n", "b\n")
+
+
+@pytest.mark.parametrize("search", ["\n", "\n\n", "  \n\t\n"])
+def test_a_search_of_blank_lines_appends_or_creates(search: str) -> None:
+    (hunk,) = search_replace.parse("f.md\n" + block(search, "text\n")).files[0].hunks
+    assert (hunk.old, hunk.new, hunk.at_end) == ("", "text\n", True)
+
+
+def test_a_stray_second_divider_is_never_written_into_code() -> None:
+    # the reading that would write '=======' into f.py is dropped; what is left is refused by the
+    # planner unless the file really holds it (see test_real_reply_parsing.py)
+    (hunk,) = search_replace.parse("f.py\n" + block("a = 1\n", "a = 2\n=======\n")).files[0].hunks
+    assert (hunk.old, hunk.new, hunk.alternatives) == ("a = 1\n=======\na = 2\n", "", ())
+    (hunk,) = search_replace.parse("f.py\n" + block("a = 1\n", "=======\na = 2\n")).files[0].hunks
+    assert (hunk.old, hunk.new, hunk.alternatives) == ("a = 1\n=======\n", "a = 2\n", ())
+
+
+def test_a_divider_under_a_title_in_a_document_is_text() -> None:
+    (hunk,) = search_replace.parse("doc.rst\n" + block("Intro\n", "Intro\n=======\n")).files[0].hunks
+    assert (hunk.old, hunk.new) == ("Intro\n", "Intro\n=======\n")
+    # a divider that is not under a title is not taken as one even in a document
+    (hunk,) = search_replace.parse("doc.md\n" + block("a\n", "\n=======\n")).files[0].hunks
+    assert hunk.new == ""
+
+
+def test_a_divider_in_the_old_text_too_is_the_file_text() -> None:
+    old = "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> topic\n"
+    new = "<<<<<<< HEAD\nours\n=======\nTHEIRS\n>>>>>>> topic\n"
+    (hunk,) = search_replace.parse("fixture.py\n" + block(old, new)).files[0].hunks
+    readings = [(hunk.old, hunk.new), *hunk.alternatives]
+    assert (old, new) in readings
+    assert all("=======" not in reading_new or "=======" in reading_old for reading_old, reading_new in readings)

@@ -26,6 +26,7 @@ from nbedit.engine.models import (
     decoded_when_read,
     is_notebook_path,
 )
+from nbedit.engine.written_paths import resolve_backslashes
 from nbedit.engine.text import UTF8, Codec, canonical_encoding, decode, encode, fingerprint, split_lines
 from nbedit.errors import (
     AmbiguousMatch,
@@ -374,7 +375,7 @@ def plan_change(change: Change, source: FileSource, options: PlanOptions, *, roo
     plans: list[FilePlan] = []
     positions: dict[str, int] = {}
     for file_change in change.files:
-        path = source.normalise(file_change.path)
+        path = source.normalise(resolve_backslashes(file_change, source))
         if file_change.new_path is not None:
             file_change = replace(file_change, new_path=source.normalise(file_change.new_path))
         file_change = replace(file_change, path=path)
