@@ -332,3 +332,17 @@ def test_a_divider_in_the_old_text_too_is_the_file_text() -> None:
     readings = [(hunk.old, hunk.new), *hunk.alternatives]
     assert (old, new) in readings
     assert all("=======" not in reading_new or "=======" in reading_old for reading_old, reading_new in readings)
+
+
+@pytest.mark.parametrize("above", ["python", "Python", "bash", "Fix:", "Example:", "Change:"])
+def test_a_language_name_or_a_label_alone_is_not_a_path(above: str) -> None:
+    body = block("", "x = 1\n")
+    text = f"{above}\n{FENCE}\n{body}{FENCE}\n"
+    assert search_replace.parse(text, default_path="cell.py").files[0].path == "cell.py"
+    assert "does not say which file" in str(parse_error(text))
+
+
+@pytest.mark.parametrize("name", ["Makefile", "Makefile:", "Dockerfile", "LICENSE:", "`notes`:", "Notes"])
+def test_files_without_an_extension_are_still_paths(name: str) -> None:
+    expected = name.strip("`:")
+    assert search_replace.parse(f"{name}\n{A_TO_B}").files[0].path == expected

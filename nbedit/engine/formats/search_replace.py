@@ -65,6 +65,17 @@ _TAG_LINE = re.compile(r"<(?P<closing>/?)(?:source|code|pre|codeblock)\b[^>]*>(?
 _LOOKBACK = 6  # lines to walk back (past blanks and fences) for a path
 # A word that names a file: optional directories, a stem of 2+ characters, an extension ("e.g." is not one).
 _PATH_WORD = re.compile(r"(?:[\w.\-]+[/\\])*[\w\-][\w.\-]*[\w\-]\.[A-Za-z][A-Za-z0-9]{0,7}")
+# A bare word on the path line that names a language, not a file (models put the fence's tag there).
+_LANGUAGE_TAGS = frozenset(
+    "python py python3 ipython javascript js jsx typescript ts tsx bash sh shell zsh console diff patch "
+    "json yaml yml toml ini html xml css scss markdown md text txt plaintext sql go golang rust rs java "
+    "kotlin c cpp c++ csharp cs ruby rb php swift r lua perl scala dockerfile makefile".split()
+)
+# Files without an extension whose name may still end a line with a colon ("Makefile:").
+_EXTENSIONLESS_FILES = frozenset(
+    "Makefile GNUmakefile Dockerfile Containerfile Jenkinsfile Procfile Gemfile Rakefile Vagrantfile Pipfile "
+    "Brewfile Justfile Caddyfile LICENSE README CHANGELOG AUTHORS NOTICE COPYING".split()
+)
 # Files whose text may hold a line of '=' under a title (reStructuredText, Markdown setext headings).
 _UNDERLINED_SUFFIXES = (".rst", ".rest", ".txt", ".md", ".markdown", ".adoc", ".asciidoc", ".text")
 
@@ -333,7 +344,8 @@ def _info_path(info: str) -> str | None:
 
 
 def _path_candidate(line: str) -> str | None:
-    """Aider's ``strip_filename``, plus: prose (unquoted text with spaces) is not a path.
+    """Aider's ``strip_filename``, plus: prose (unquoted text with spaces) is not a path, nor is a
+    tag (``<source>``), a language name (``python``) or a label (``Fix:``) standing alone.
 
     Backslashes are kept as written (``src\\app.py`` or a Markdown-escaped
     ``my\\_file.py``): which file they name is decided against the files there
@@ -350,6 +362,12 @@ def _path_candidate(line: str) -> str | None:
         return None
     if name.startswith("<") and name.endswith(">"):
         return None  # an XML-ish tag ('<source>'), never a file
+    if not quoted and not any(character in name for character in "./\\"):
+        # a bare word: a language tag ("python") or a label ("Fix:") unless it is a known file name
+        if name in _EXTENSIONLESS_FILES:
+            return name
+        if name.lower() in _LANGUAGE_TAGS or line.rstrip().endswith(":"):
+            return None
     return name
 
 
