@@ -12,6 +12,8 @@ line included.
 
 from __future__ import annotations
 
+import re
+
 import random
 from pathlib import Path
 
@@ -162,6 +164,9 @@ def marker_line_by_lines(text: str) -> int | None:
             return index
         if line.startswith("@@ -") and unified._HUNK_HEADER.match(line):
             return index
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if re.fullmatch(r"@@ [^@]*@@[^@]*", line) and following[:1] in (" ", "+", "-"):
+            return index  # aider's '@@ ... @@' with a body line under it
     return None
 
 
@@ -175,6 +180,9 @@ MARKER_PIECES = [
     "@@ -1 +1 @@",
     "@@ -1,2 +1 @@@",
     "@@ -x +1 @@",
+    "@@ ... @@",
+    "@@",
+    "-x",
     " @@ -1 +1 @@",
     "text",
     "",
