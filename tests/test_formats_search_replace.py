@@ -233,7 +233,16 @@ def test_a_diff_between_blocks_is_refused_not_dropped() -> None:
 
 @pytest.mark.parametrize(
     "opener",
-    ["<source>python", "<source>", "<source lang='python'>", "<code>", "<pre>", "```python", "````py", "~~~python"],
+    [
+        "<source>python",
+        "<source>",
+        "<source lang='python'>",
+        "<code>",
+        "<pre>",
+        "```python",
+        "````py",
+        "~~~python",
+    ],
 )
 def test_a_code_block_opener_is_never_a_path(opener: str) -> None:
     closer = {"<": "</source>", "`": FENCE, "~": "~~~"}[opener[0]]
@@ -331,7 +340,9 @@ def test_a_divider_in_the_old_text_too_is_the_file_text() -> None:
     (hunk,) = search_replace.parse("fixture.py\n" + block(old, new)).files[0].hunks
     readings = [(hunk.old, hunk.new), *hunk.alternatives]
     assert (old, new) in readings
-    assert all("=======" not in reading_new or "=======" in reading_old for reading_old, reading_new in readings)
+    assert all(
+        "=======" not in reading_new or "=======" in reading_old for reading_old, reading_new in readings
+    )
 
 
 @pytest.mark.parametrize("above", ["python", "Python", "bash", "Fix:", "Example:", "Change:"])

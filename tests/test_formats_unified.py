@@ -631,8 +631,14 @@ def test_aider_hunks_without_line_numbers_are_located_by_content() -> None:
     (file_change,) = unified.parse(AIDER_REPLY).files
     assert file_change.path == "aider/coders/base_coder.py"
     first, second = file_change.hunks  # the empty last '@@ ... @@' adds nothing
-    assert first.old == '    def check(self):\n        self.io.tool_error(f"The LLM did not conform.")\n\n        return\n'
-    assert first.new == '    def check(self):\n        self.io.tool_error("The LLM did not conform.")\n\n        return\n'
+    assert (
+        first.old
+        == '    def check(self):\n        self.io.tool_error(f"The LLM did not conform.")\n\n        return\n'
+    )
+    assert (
+        first.new
+        == '    def check(self):\n        self.io.tool_error("The LLM did not conform.")\n\n        return\n'
+    )
     assert (first.start_line, first.source_line, second.start_line, second.source_line) == (None, 6, None, 12)
     assert second.old == '            self.io.tool_error(f"Exception while updating files:")\n'
 
@@ -643,7 +649,9 @@ def test_the_loose_header_is_a_unified_diff_marker_but_a_bare_one_is_not() -> No
     assert unified.marker_line("*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n*** End Patch\n") is None
 
 
-@pytest.mark.parametrize("header", ["@@", "@@ ... @@", "@@ @@", "@@ -1,3 +1,3", "@@ -x +y @@", "@@ def f(): @@"])
+@pytest.mark.parametrize(
+    "header", ["@@", "@@ ... @@", "@@ @@", "@@ -1,3 +1,3", "@@ -x +y @@", "@@ def f(): @@"]
+)
 def test_any_header_without_usable_numbers_reads_the_body(header: str) -> None:
     text = f"--- a/f.py\n+++ b/f.py\n{header}\n a\n-b\n+c\n"
     (hunk,) = unified.parse(text).files[0].hunks
@@ -653,7 +661,11 @@ def test_any_header_without_usable_numbers_reads_the_body(header: str) -> None:
 def test_headerless_hunks_use_the_path_in_scope() -> None:
     text = "@@ ... @@\n-x = 1\n+x = 2\n"
     (file_change,) = unified.parse(text, default_path="cell.py").files
-    assert (file_change.path, file_change.hunks[0].old, file_change.hunks[0].start_line) == ("cell.py", "x = 1\n", None)
+    assert (file_change.path, file_change.hunks[0].old, file_change.hunks[0].start_line) == (
+        "cell.py",
+        "x = 1\n",
+        None,
+    )
     assert parse_error(text).line == 1
     (file_change,) = unified.parse("@@\n-x = 1\n+x = 2\n", default_path="cell.py").files
     assert file_change.hunks[0].new == "x = 2\n"
@@ -669,7 +681,12 @@ def test_a_lone_file_header_line_names_the_file(header: str) -> None:
 def test_a_loose_hunk_ends_at_the_next_file_and_keeps_both_files() -> None:
     text = "--- a.py\n+++ a.py\n@@ ... @@\n-1\n+one\n--- b.py\n+++ b.py\n@@ ... @@\n-2\n+two\n"
     first, second = unified.parse(text).files
-    assert (first.path, first.hunks[0].new, second.path, second.hunks[0].new) == ("a.py", "one\n", "b.py", "two\n")
+    assert (first.path, first.hunks[0].new, second.path, second.hunks[0].new) == (
+        "a.py",
+        "one\n",
+        "b.py",
+        "two\n",
+    )
 
 
 def test_a_wrong_count_before_a_fence_is_read_from_the_body() -> None:

@@ -455,7 +455,9 @@ def test_edit_reads_a_whole_reply_with_a_source_tag_and_no_path(shell: Any, tmp_
     target = tmp_path / "f.py"
     target.write_bytes(b"a = 1\nb = 2\n")
     reply = (
-        "Here is the change:\n\n<source>python\n" + block("b = 2\n", "b = 3\n") + "</source>\n\nThat is all.\n"
+        "Here is the change:\n\n<source>python\n"
+        + block("b = 2\n", "b = 3\n")
+        + "</source>\n\nThat is all.\n"
     )
     widget = run(shell, "%%edit f.py --yes\n" + reply)
     assert isinstance(widget, ReviewWidget) and widget.status == "applied", widget

@@ -36,7 +36,9 @@ def _write(root: Path, files: dict[str, str | None]) -> None:
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*") if path.is_file()}
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*") if path.is_file()
+    }
 
 
 def _apply(root: Path, text: str, **options: object) -> None:
@@ -74,7 +76,9 @@ def test_a_source_tag_is_not_a_file_name_for_an_empty_search(tmp_path: Path) -> 
     _apply(tmp_path, reply)
     assert sorted(_tree(tmp_path)) == ["aider/coders/editblock_coder.py"]
     text = coder.read_text()
-    assert text.startswith("import re\nfrom difflib import SequenceMatcher\n\ndef find_similar_text(original, content):\n")
+    assert text.startswith(
+        "import re\nfrom difflib import SequenceMatcher\n\ndef find_similar_text(original, content):\n"
+    )
     assert text.endswith("    return best_match\n")
 
 
@@ -82,7 +86,11 @@ def test_a_source_tag_is_not_a_file_name_for_an_edit(tmp_path: Path) -> None:
     reply = REPLIES["aider-repo:045cfef59e:t1"]["text"]
     (file_change,) = parse(reply).files
     assert file_change.path == "aider/commands.py"
-    before = "class Commands:\n" + "".join(hunk.old for hunk in file_change.hunks) + "\n    def cmd_x(self):\n        pass\n"
+    before = (
+        "class Commands:\n"
+        + "".join(hunk.old for hunk in file_change.hunks)
+        + "\n    def cmd_x(self):\n        pass\n"
+    )
     _write(tmp_path, {"aider/commands.py": before})
     _apply(tmp_path, reply)
     assert sorted(_tree(tmp_path)) == ["aider/commands.py"]
@@ -162,9 +170,7 @@ def test_a_stray_divider_is_never_written(reply: str, tmp_path: Path) -> None:
 def test_a_divider_that_is_the_file_text_stays_editable(tmp_path: Path) -> None:
     fixture = "before\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> topic\nafter\n"
     (tmp_path / "conflict.txt").write_text(fixture)
-    reply = (
-        "conflict.txt\n<<<<<<< SEARCH\nours\n=======\ntheirs\n=======\nours\n=======\nTHEIRS\n>>>>>>> REPLACE\n"
-    )
+    reply = "conflict.txt\n<<<<<<< SEARCH\nours\n=======\ntheirs\n=======\nours\n=======\nTHEIRS\n>>>>>>> REPLACE\n"
     _apply(tmp_path, reply)
     assert (tmp_path / "conflict.txt").read_text() == fixture.replace("theirs", "THEIRS")
     (tmp_path / "doc.rst").write_text("Intro\n\nbody\n")

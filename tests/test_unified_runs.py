@@ -12,9 +12,8 @@ line included.
 
 from __future__ import annotations
 
-import re
-
 import random
+import re
 from pathlib import Path
 
 import pytest

@@ -26,8 +26,8 @@ from nbedit.engine.models import (
     decoded_when_read,
     is_notebook_path,
 )
-from nbedit.engine.written_paths import resolve_backslashes
 from nbedit.engine.text import UTF8, Codec, canonical_encoding, decode, encode, fingerprint, split_lines
+from nbedit.engine.written_paths import resolve_backslashes
 from nbedit.errors import (
     AmbiguousMatch,
     FileExists,

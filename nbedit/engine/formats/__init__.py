@@ -132,7 +132,7 @@ def _quoting(error: PatchSyntaxError, text: str) -> PatchSyntaxError:
         return error
     quote = line if len(line) <= 80 else line[:77] + "..."
     quoted = PatchSyntaxError(
-        f"{first[len(prefix):]} (line {error.line} reads {quote!r})",
+        f"{first[len(prefix) :]} (line {error.line} reads {quote!r})",
         line=error.line,
         hint=error.hint_template,
         dialect=error.dialect,

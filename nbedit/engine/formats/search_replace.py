@@ -67,14 +67,14 @@ _LOOKBACK = 6  # lines to walk back (past blanks and fences) for a path
 _PATH_WORD = re.compile(r"(?:[\w.\-]+[/\\])*[\w\-][\w.\-]*[\w\-]\.[A-Za-z][A-Za-z0-9]{0,7}")
 # A bare word on the path line that names a language, not a file (models put the fence's tag there).
 _LANGUAGE_TAGS = frozenset(
-    "python py python3 ipython javascript js jsx typescript ts tsx bash sh shell zsh console diff patch "
+    "python py python3 ipython javascript js jsx typescript ts tsx bash sh shell zsh console diff patch "  # noqa: SIM905
     "json yaml yml toml ini html xml css scss markdown md text txt plaintext sql go golang rust rs java "
     "kotlin c cpp c++ csharp cs ruby rb php swift r lua perl scala dockerfile makefile".split()
 )
 # Files without an extension whose name may still end a line with a colon ("Makefile:").
 _EXTENSIONLESS_FILES = frozenset(
-    "Makefile GNUmakefile Dockerfile Containerfile Jenkinsfile Procfile Gemfile Rakefile Vagrantfile Pipfile "
-    "Brewfile Justfile Caddyfile LICENSE README CHANGELOG AUTHORS NOTICE COPYING".split()
+    "Makefile GNUmakefile Dockerfile Containerfile Jenkinsfile Procfile Gemfile Rakefile Vagrantfile "  # noqa: SIM905
+    "Pipfile Brewfile Justfile Caddyfile LICENSE README CHANGELOG AUTHORS NOTICE COPYING".split()
 )
 # Files whose text may hold a line of '=' under a title (reStructuredText, Markdown setext headings).
 _UNDERLINED_SUFFIXES = (".rst", ".rest", ".txt", ".md", ".markdown", ".adoc", ".asciidoc", ".text")

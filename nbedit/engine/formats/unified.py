@@ -471,7 +471,9 @@ class _Parser:
             raw = lines[self.index]
             marker, body = (" ", raw + "\n") if raw in ("", "\r") else (raw[:1], raw[1:] + "\n")
             if marker == "\\":
-                old_closed, new_closed = self._no_newline(last_kind, old_lines, new_lines, old_closed, new_closed)
+                old_closed, new_closed = self._no_newline(
+                    last_kind, old_lines, new_lines, old_closed, new_closed
+                )
                 continue
             if (marker in " -" and old_closed) or (marker in " +" and new_closed):
                 raise _error(
@@ -488,7 +490,9 @@ class _Parser:
         if not old_lines and not new_lines:
             return None  # an '@@ ... @@' line with nothing under it (often the last line of a reply's diff)
         old = "".join(old_lines)
-        return Hunk(old=old, new="".join(new_lines), whole_lines=True, at_end=not old, source_line=header_number)
+        return Hunk(
+            old=old, new="".join(new_lines), whole_lines=True, at_end=not old, source_line=header_number
+        )
 
     def _offset(self, index: int) -> int:
         """Offset in the text of the start of line ``index`` (0-based)."""
