@@ -329,9 +329,14 @@ def test_a_stray_second_divider_is_never_written_into_code() -> None:
 def test_a_divider_under_a_title_in_a_document_is_text() -> None:
     (hunk,) = search_replace.parse("doc.rst\n" + block("Intro\n", "Intro\n=======\n")).files[0].hunks
     assert (hunk.old, hunk.new) == ("Intro\n", "Intro\n=======\n")
-    # a divider that is not under a title is not taken as one even in a document
-    (hunk,) = search_replace.parse("doc.md\n" + block("a\n", "\n=======\n")).files[0].hunks
-    assert hunk.new == ""
+    # not under a title, under a title longer than it, or in a file without such titles: a stray
+    for path, new in [
+        ("doc.rst", "\n=======\n"),
+        ("doc.rst", "A long title\n=======\n"),
+        ("doc.md", "Intro\n=======\n"),
+    ]:
+        (hunk,) = search_replace.parse(f"{path}\n" + block("Intro\n", new)).files[0].hunks
+        assert hunk.new == "" and "=======" in hunk.old, path
 
 
 def test_a_divider_in_the_old_text_too_is_the_file_text() -> None:

@@ -76,8 +76,9 @@ _EXTENSIONLESS_FILES = frozenset(
     "Makefile GNUmakefile Dockerfile Containerfile Jenkinsfile Procfile Gemfile Rakefile Vagrantfile "  # noqa: SIM905
     "Pipfile Brewfile Justfile Caddyfile LICENSE README CHANGELOG AUTHORS NOTICE COPYING".split()
 )
-# Files whose text may hold a line of '=' under a title (reStructuredText, Markdown setext headings).
-_UNDERLINED_SUFFIXES = (".rst", ".rest", ".txt", ".md", ".markdown", ".adoc", ".asciidoc", ".text")
+# Files whose titles are underlined with a line of '=' (reStructuredText). Markdown has '#' headings, and
+# a stray divider after a line of a README or a requirements.txt looks just like a setext underline.
+_UNDERLINED_SUFFIXES = (".rst", ".rest")
 
 
 def marker_line(text: str) -> int | None:
@@ -202,13 +203,14 @@ def _readings(body: list[str], dividers: list[int], path: str, head_number: int)
     """The (old, new) ways of reading a block, split at each of its ``=======`` lines.
 
     A second divider is usually a stray line the model repeated. A reading that
-    would write a divider line the old text does not have is dropped, unless the
-    file is a document where such a line underlines a title (``doc.rst``:
-    ``Title`` over ``=======``): a stray divider is never written into code,
-    and a divider that is really the file's text (a conflict-marker fixture, an
-    underline kept as context) is in the old text too, so it stays editable.
-    When no reading is left to choose from the first one stands alone, and the
-    planner refuses it unless the file really holds its old text.
+    would write a divider line the old text does not have is dropped, unless it
+    underlines a title in a reStructuredText file (``doc.rst``: ``Title`` over
+    ``=======``, at least as long as the title): a stray divider is never
+    written into code or prose, and a divider that is really the file's text (a
+    conflict-marker fixture, an underline kept as context) is in the old text
+    too, so it stays editable. When no reading is left to choose from, the last
+    one (its new text has no divider) stands alone, and the planner refuses it
+    unless the file really holds its old text.
     """
     readings = [("".join(body[:divider]), "".join(body[divider + 1 :])) for divider in dividers]
     if len(readings) == 1:
@@ -227,7 +229,7 @@ def _writes_a_divider(old: str, new: str, *, underlines: bool) -> bool:
         if not _DIVIDER.fullmatch(stripped) or stripped in old_lines:
             continue
         above = new_lines[number - 1].strip() if number else ""
-        if underlines and above and not _DIVIDER.fullmatch(above):
+        if underlines and above and not _DIVIDER.fullmatch(above) and len(above) <= len(stripped):
             continue
         return True
     return False
