@@ -362,3 +362,12 @@ def test_a_language_name_or_a_label_alone_is_not_a_path(above: str) -> None:
 def test_files_without_an_extension_are_still_paths(name: str) -> None:
     expected = name.strip("`:")
     assert search_replace.parse(f"{name}\n{A_TO_B}").files[0].path == expected
+
+
+def test_a_file_named_in_prose_must_fit_the_block_language() -> None:
+    text = f"This uses the new `config.json`:\n{FENCE}python\n{A_TO_B}{FENCE}\n"
+    assert "config.json" in str(parse_error(text))
+    assert "names another file" in str(parse_error(text, default_path="app.py"))
+    for opener in (f"{FENCE}json", f"{FENCE}", f"{FENCE}text", "<source>json"):
+        text = f"Create `config.json`:\n{opener}\n{A_TO_B}{FENCE}\n"
+        assert search_replace.parse(text).files[0].path == "config.json", opener

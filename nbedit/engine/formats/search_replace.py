@@ -71,6 +71,25 @@ _LANGUAGE_TAGS = frozenset(
     "json yaml yml toml ini html xml css scss markdown md text txt plaintext sql go golang rust rs java "
     "kotlin c cpp c++ csharp cs ruby rb php swift r lua perl scala dockerfile makefile".split()
 )
+# The file suffixes a block tagged with a language may edit (a notebook holds Python too).
+_PYTHON_SUFFIXES = (".py", ".pyi", ".pyw", ".pyx", ".ipynb")
+_LANGUAGE_SUFFIXES = {
+    "python": _PYTHON_SUFFIXES,
+    "py": _PYTHON_SUFFIXES,
+    "python3": _PYTHON_SUFFIXES,
+    "javascript": (".js", ".mjs", ".cjs", ".jsx"),
+    "js": (".js", ".mjs", ".cjs", ".jsx"),
+    "typescript": (".ts", ".tsx", ".mts", ".cts"),
+    "ts": (".ts", ".tsx", ".mts", ".cts"),
+    "json": (".json", ".jsonc", ".json5", ".ipynb"),
+    "yaml": (".yaml", ".yml"),
+    "yml": (".yaml", ".yml"),
+    "toml": (".toml",),
+    "html": (".html", ".htm"),
+    "css": (".css",),
+    "rust": (".rs",),
+    "go": (".go",),
+}
 # Files without an extension whose name may still end a line with a colon ("Makefile:").
 _EXTENSIONLESS_FILES = frozenset(
     "Makefile GNUmakefile Dockerfile Containerfile Jenkinsfile Procfile Gemfile Rakefile Vagrantfile "  # noqa: SIM905
@@ -168,19 +187,20 @@ def _block_path(lines: list[str], head_index: int, current_path: str | None, def
     """The file the block at ``head_index`` edits, as a careful reader finds it.
 
     In order: a path line (or a fence's info string) just above the block; a
-    path the prose line just above names, when it is the only one it names and
-    no earlier block or default says otherwise; the previous block's path; the
+    path the prose line just above names, when it is the only one it names, no
+    earlier block or default says otherwise and it fits the block's language
+    tag (```` ```python ```` edits no ``config.json``); the previous block's path; the
     default path. Prose that names a different file than the one the block
     would otherwise edit is refused: guessing which of the two is meant is how
     an edit lands in the wrong file.
     """
     head_number = head_index + 1
-    named, prose = _find_path(lines, head_index)
+    named, prose, language = _find_path(lines, head_index)
     if named is not None:
         return named
     fallback = current_path or default_path
     mentioned = sorted(_named_paths(prose)) if prose is not None else []
-    if fallback is None and len(mentioned) == 1:
+    if fallback is None and len(mentioned) == 1 and _fits_language(mentioned[0], language):
         return mentioned[0]
     if prose is not None and fallback is not None and set(mentioned) - {fallback}:
         raise _error(
@@ -299,18 +319,20 @@ def _block_body(lines: list[str], start: int, head_number: int) -> tuple[list[st
     )
 
 
-def _find_path(lines: list[str], head_index: int) -> tuple[str | None, str | None]:
-    """(path, prose) named before the block at ``head_index``.
+def _find_path(lines: list[str], head_index: int) -> tuple[str | None, str | None, str]:
+    """(path, prose, language) named before the block at ``head_index``.
 
     The last non-blank line before the block, looking past code-block openers
     (```` ```python ````, ``<source>python``), is the path if it looks like one;
     if it is prose, it is returned as ``prose`` so the caller can read a path
     from it or check it does not name a different file. An opener's info string
     is a path only when it looks like one (```` ```src/app.py ````); a language
-    tag never is.
+    tag never is, but is returned (lower case, "" when none) so a path read from
+    prose can be checked against it.
     """
     index = head_index - 1
     steps = 0
+    language = ""
     while index >= 0 and steps < _LOOKBACK:
         stripped = lines[index].strip()
         steps += 1
@@ -320,21 +342,34 @@ def _find_path(lines: list[str], head_index: int) -> tuple[str | None, str | Non
         opener = _FENCE_LINE.fullmatch(stripped) or _TAG_LINE.fullmatch(stripped)
         if opener is not None:
             if opener.groupdict().get("closing"):
-                return None, None  # '</source>': the previous block's end
-            tagged = _info_path(opener.group("info"))
+                return None, None, language  # '</source>': the previous block's end
+            info = opener.group("info")
+            tagged = _info_path(info)
             if tagged is not None:
-                return tagged, None
-            if opener.group("info").strip() or index < 0:
+                return tagged, None, language
+            if info.strip() and not language:
+                language = info.split()[0].strip("{}.").lower()
+            if info.strip() or index < 0:
                 continue  # an opener with a language tag; the path is above it
             # A bare fence: an opening fence (look above) or the previous block's closing one (stop).
             if _UPDATED.fullmatch(lines[index].strip()):
-                return None, None
+                return None, None, language
             continue
         if _HEAD.fullmatch(stripped) or _DIVIDER.fullmatch(stripped) or _UPDATED.fullmatch(stripped):
-            return None, None
+            return None, None, language
         path = _path_candidate(stripped)
-        return (path, None) if path else (None, stripped)
-    return None, None
+        return (path, None, language) if path else (None, stripped, language)
+    return None, None, language
+
+
+def _fits_language(path: str, language: str) -> bool:
+    """Whether a file named in prose can be the one a code block tagged ``language`` edits.
+
+    ```` ```python ```` under "uses the new `config.json`" edits a Python file,
+    not the JSON file the prose mentions. Tags not listed here say nothing.
+    """
+    suffixes = _LANGUAGE_SUFFIXES.get(language)
+    return suffixes is None or path.lower().endswith(suffixes)
 
 
 def _info_path(info: str) -> str | None:
