@@ -671,10 +671,12 @@ def test_headerless_hunks_use_the_path_in_scope() -> None:
     assert file_change.hunks[0].new == "x = 2\n"
 
 
-@pytest.mark.parametrize("header", ["--- src/app.py", "+++ src/app.py", "+++ b/src/app.py"])
+@pytest.mark.parametrize(
+    "header", ["--- src/app.py", "+++ src/app.py", "+++ b/src/app.py", "--- a/src/app.py"]
+)
 def test_a_lone_file_header_line_names_the_file(header: str) -> None:
     (file_change,) = unified.parse(f"{header}\n@@ ... @@\n-x\n+y\n").files
-    assert file_change.path in ("src/app.py", "b/src/app.py")
+    assert file_change.path == "src/app.py"
     assert file_change.hunks[0].old == "x\n"
 
 
@@ -727,3 +729,9 @@ def test_no_newline_marker_in_a_loose_hunk() -> None:
 def test_a_section_of_empty_loose_hunks_only_is_an_error() -> None:
     error = parse_error("--- a/f\n+++ b/f\n@@ ... @@\n```\n")
     assert "without any hunk" in str(error)
+
+
+def test_a_signature_separator_whose_space_was_stripped_ends_the_last_hunk() -> None:
+    text = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n--\n2.43.0\n"
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new, hunk.start_line) == ("a\n", "b\n", 1)

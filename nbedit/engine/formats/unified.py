@@ -187,7 +187,8 @@ class _Parser:
             elif self._half_header(line):
                 section = _Section(line=self.index + 1)
                 path = _header_path(line, 4, self.index + 1)
-                section.old_path = section.new_path = path
+                prefix = "a/" if line.startswith("--- ") else "b/"  # the side's git prefix, as -p1 strips it
+                section.old_path = section.new_path = path.removeprefix(prefix) or path
                 self.index += 1
                 self._section(section)
             elif _HUNK_HEADER.match(line) or line.startswith("@@ ") or line.rstrip("\r") == "@@":
@@ -643,8 +644,8 @@ class _Parser:
         line = self.lines[self.index]
         if not line.startswith(("+", "-", " ")):
             return  # the usual case: the next hunk's header, a blank line, the next file
-        if line.rstrip("\r") == "-- ":
-            return  # e-mail signature separator (git format-patch) after the last hunk
+        if line.rstrip("\r").rstrip(" ") == "--" and self.index + 1 < len(self.lines):
+            return  # e-mail signature separator (git format-patch; its space may be stripped) after the last hunk
         next_line = self.lines[self.index + 1] if self.index + 1 < len(self.lines) else ""
         if line.startswith("--- ") and next_line.startswith("+++ "):
             return  # the next file's header
