@@ -454,8 +454,7 @@ class _Parser:
             inside = lines[index - 1] not in ("", "\r") and following[:1] in ("-", "+")
             if inside and not raw.lstrip().startswith(("```", "~~~")) and index > start:
                 raise _error(
-                    f"line {index + 1} ({_content(raw)[:40]!r}) is inside the hunk at line {header_number} "
-                    "but is not a diff line",
+                    f"{_content(raw)[:60]!r} is inside the hunk at line {header_number} but is not a diff line",
                     index + 1,
                     hint="every line of a hunk starts with ' ' (unchanged), '-' (removed) or '+' (added); "
                     "add the missing leading space to an unchanged line",
