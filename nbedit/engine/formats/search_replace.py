@@ -214,7 +214,7 @@ def _block_path(lines: list[str], head_index: int, current_path: str | None, def
             f"the block does not say which file it edits{several}",
             head_number,
             hint="put the file path alone on the line before the block (or before its ``` fence), "
-            "or give a default path",
+            "or name the file in scope (default_path=..., nbedit apply --path FILE, %%edit FILE)",
         )
     return fallback
 

@@ -197,7 +197,7 @@ class _Parser:
                         "hunk without a file header (no '--- a/path' and '+++ b/path' lines before it)",
                         self.index + 1,
                         hint="put '--- a/PATH' and '+++ b/PATH' lines before the first @@ line, "
-                        "or give the target path (default_path / the magic's path argument)",
+                        "or name the file in scope (default_path=..., nbedit apply --path FILE, %%edit FILE)",
                     )
                 section = _Section(
                     line=self.index + 1, old_path=self.default_path, new_path=self.default_path
