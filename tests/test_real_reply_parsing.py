@@ -202,3 +202,16 @@ def test_a_hunk_whose_context_is_not_unique_is_refused_not_placed_by_a_guess(tmp
     # the same diff cut off inside the hunk is an error that says so
     with pytest.raises(PatchSyntaxError, match="truncated"):
         Workspace(tmp_path, history=False).plan_patch(reply.removeprefix("```diff\n").removesuffix("```\n"))
+
+
+def test_the_refusal_of_a_stray_divider_says_so(tmp_path: Path) -> None:
+    (tmp_path / "f.py").write_bytes(b"x = 1\n")
+    with pytest.raises(NoMatch, match="stray second divider, remove it"):
+        Workspace(tmp_path, history=False).plan_patch(
+            "f.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n=======\n>>>>>>> REPLACE\n"
+        )
+    with pytest.raises(NoMatch) as plain:
+        Workspace(tmp_path, history=False).plan_patch(
+            "f.py\n<<<<<<< SEARCH\nx = 3\n=======\nx = 2\n>>>>>>> REPLACE\n"
+        )
+    assert "divider" not in str(plain.value)
