@@ -371,3 +371,36 @@ def test_a_file_named_in_prose_must_fit_the_block_language() -> None:
     for opener in (f"{FENCE}json", f"{FENCE}", f"{FENCE}text", "<source>json"):
         text = f"Create `config.json`:\n{opener}\n{A_TO_B}{FENCE}\n"
         assert search_replace.parse(text).files[0].path == "config.json", opener
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "**src/b.py**",
+        "**File: src/b.py**",
+        "**`src/b.py`**:",
+        "### Changes to `src/b.py`",
+        "#### 2. Update src/b.py",
+        "File: src/b.py",
+        "Path: `src/b.py`",
+        "Updated file: src/b.py",
+    ],
+)
+def test_a_heading_bold_or_label_line_names_the_next_block_file(label: str) -> None:
+    text = f"**src/a.py**\n{FENCE}python\n{ONE}{FENCE}\n\n{label}\n{FENCE}python\n{TWO}{FENCE}\n"
+    first, second = search_replace.parse(text).files
+    assert (first.path, second.path) == ("src/a.py", "src/b.py")
+    assert second.hunks[0].old == "2\n"
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["### Moving code from `src/a.py` to `src/b.py`", "Note: see the docs", "Fix: typo", "Note: `src/b.py`"],
+)
+def test_a_heading_or_label_that_names_no_single_file_is_prose(line: str) -> None:
+    text = f"src/a.py\n{ONE}\n{line}\n{TWO}"
+    if "src/b.py" in line:  # prose that names another file is not guessed either way
+        assert "names another file" in str(parse_error(text))
+    else:
+        (file_change,) = search_replace.parse(text).files
+        assert file_change.path == "src/a.py" and len(file_change.hunks) == 2

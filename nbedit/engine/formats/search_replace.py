@@ -63,8 +63,17 @@ _UPDATED = re.compile(r">{5,9} (?:REPLACE|UPDATED)")
 _FENCE_LINE = re.compile(r"(?:`{3,}|~{3,})(?P<info>.*)")
 _TAG_LINE = re.compile(r"<(?P<closing>/?)(?:source|code|pre|codeblock)\b[^>]*>(?P<info>.*)", re.IGNORECASE)
 _LOOKBACK = 6  # lines to walk back (past blanks and fences) for a path
-# A word that names a file: optional directories, a stem of 2+ characters, an extension ("e.g." is not one).
-_PATH_WORD = re.compile(r"(?:[\w.\-]+[/\\])*[\w\-][\w.\-]*[\w\-]\.[A-Za-z][A-Za-z0-9]{0,7}")
+# A word that names a file: directories and a stem, or a stem of 2+ characters alone ("e.g." is not one),
+# then an extension.
+_PATH_WORD = re.compile(
+    r"(?:(?:[\w.\-]+[/\\])+[\w\-][\w.\-]*|[\w\-][\w.\-]*[\w\-])\.[A-Za-z][A-Za-z0-9]{0,7}"
+)
+# "File: src/app.py", "Path: `src/app.py`", "Updated file: src/app.py" (a few words, a colon, one path).
+_LABEL_LINE = re.compile(
+    r"(?:(?:new|updated|modified|edited|changed|target) )?(?:file|file ?name|path|in|changes (?:to|in))"
+    r":\s*(?P<path>`?[^\s`]+`?):?",
+    re.IGNORECASE,
+)
 # A bare word on the path line that names a language, not a file (models put the fence's tag there).
 _LANGUAGE_TAGS = frozenset(
     "python py python3 ipython javascript js jsx typescript ts tsx bash sh shell zsh console diff patch "  # noqa: SIM905
@@ -186,7 +195,8 @@ def parse(text: str, *, default_path: str | None = None) -> Change:
 def _block_path(lines: list[str], head_index: int, current_path: str | None, default_path: str | None) -> str:
     """The file the block at ``head_index`` edits, as a careful reader finds it.
 
-    In order: a path line (or a fence's info string) just above the block; a
+    In order: a path line (or a fence's info string) just above the block, or a
+    heading, bold line or label line there that names one file; a
     path the prose line just above names, when it is the only one it names, no
     earlier block or default says otherwise and it fits the block's language
     tag (```` ```python ```` edits no ``config.json``); the previous block's path; the
@@ -198,6 +208,9 @@ def _block_path(lines: list[str], head_index: int, current_path: str | None, def
     named, prose, language = _find_path(lines, head_index)
     if named is not None:
         return named
+    labelled = _labelled_path(prose) if prose is not None else None
+    if labelled is not None:
+        return labelled
     fallback = current_path or default_path
     mentioned = sorted(_named_paths(prose)) if prose is not None else []
     if fallback is None and len(mentioned) == 1 and _fits_language(mentioned[0], language):
@@ -360,6 +373,27 @@ def _find_path(lines: list[str], head_index: int) -> tuple[str | None, str | Non
         path = _path_candidate(stripped)
         return (path, None, language) if path else (None, stripped, language)
     return None, None, language
+
+
+def _labelled_path(prose: str) -> str | None:
+    """The path a heading, a bold line or a label line gives the block below it.
+
+    ``### Changes to `src/app.py```, ``**File: src/app.py**``, ``File: src/app.py``:
+    such a line says which file the next block edits as plainly as a path line
+    does, so it is taken as one (and, like one, it overrides the previous
+    block's file). It must name exactly one file.
+    """
+    line = prose.strip()
+    heading = line.startswith("#")
+    bold = len(line) > 4 and line[:2] in ("**", "__") and line.rstrip(":")[-2:] == line[:2]
+    if heading or bold:
+        names = _named_paths(line)
+        return next(iter(names)) if len(names) == 1 else None
+    label = _LABEL_LINE.fullmatch(line)
+    if label is None:
+        return None
+    name = label.group("path").strip("`'\"")
+    return name if _PATH_WORD.fullmatch(name) or "/" in name else None
 
 
 def _fits_language(path: str, language: str) -> bool:
