@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nbedit.engine.formats import search_replace
 from nbedit.engine.models import Hunk
@@ -404,3 +406,47 @@ def test_a_heading_or_label_that_names_no_single_file_is_prose(line: str) -> Non
     else:
         (file_change,) = search_replace.parse(text).files
         assert file_change.path == "src/a.py" and len(file_change.hunks) == 2
+
+
+# -- property: the wrapping a chat reply adds never changes what the blocks say --------------------
+
+
+_LINE = st.text(alphabet="abc xyz_()=:#'\"\t", min_size=0, max_size=12).filter(
+    lambda line: line.strip() not in ("", "...") and not line.lstrip().startswith(("#", "`", "~", "<"))
+)
+_PATHS = st.sampled_from(["app.py", "src/app.py", "docs/index.rst", "a/b/c.txt", "Makefile"])
+_OPENERS = st.sampled_from(["", "```", "```python", "````py", "~~~", "<source>python", "<source>", "<code>"])
+_PROSE = st.sampled_from(["", "Here is the change:", "I'll update it.\n\nSee below:", "1. Then:"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    blocks=st.lists(
+        st.tuples(_PATHS, st.lists(_LINE, max_size=3), st.lists(_LINE, max_size=3), _OPENERS, _PROSE),
+        min_size=1,
+        max_size=4,
+    ),
+    decorate=st.sampled_from(["{}", "`{}`", "**{}**", "### {}", "{}:", "**File: {}**", "File: {}"]),
+)
+def test_prose_fences_and_tags_around_blocks_never_change_them(blocks: list, decorate: str) -> None:
+    bare, wrapped = [], []
+    for path, old, new, opener, prose in blocks:
+        body = block("".join(line + "\n" for line in old), "".join(line + "\n" for line in new))
+        bare.append(f"{path}\n{body}")
+        closer = {
+            "`": opener.split("p")[0].rstrip("y"),
+            "~": "~~~",
+            "<": "</" + opener[1:].split(">")[0] + ">",
+        }
+        close = closer.get(opener[:1], "")
+        named = decorate.format(path)
+        wrapped.append(
+            f"{prose}\n\n{named}\n{opener}\n{body}{close}\n\nDone.\n"
+            if opener
+            else f"{prose}\n\n{named}\n{body}\n"
+        )
+    expected = search_replace.parse("".join(bare))
+    got = search_replace.parse("".join(wrapped))
+    assert [(f.path, [(h.old, h.new, h.at_end) for h in f.hunks]) for f in got.files] == [
+        (f.path, [(h.old, h.new, h.at_end) for h in f.hunks]) for f in expected.files
+    ]

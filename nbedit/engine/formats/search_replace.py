@@ -386,14 +386,16 @@ def _labelled_path(prose: str) -> str | None:
     line = prose.strip()
     heading = line.startswith("#")
     bold = len(line) > 4 and line[:2] in ("**", "__") and line.rstrip(":")[-2:] == line[:2]
+    inner = line.lstrip("#").strip().rstrip(":").strip("*_").strip().rstrip(":")
+    label = _LABEL_LINE.fullmatch(inner)
+    if label is not None:
+        name = label.group("path").strip("`'\"")
+        known = _PATH_WORD.fullmatch(name) or "/" in name or name in _EXTENSIONLESS_FILES
+        return name if known else None
     if heading or bold:
         names = _named_paths(line)
         return next(iter(names)) if len(names) == 1 else None
-    label = _LABEL_LINE.fullmatch(line)
-    if label is None:
-        return None
-    name = label.group("path").strip("`'\"")
-    return name if _PATH_WORD.fullmatch(name) or "/" in name else None
+    return None
 
 
 def _fits_language(path: str, language: str) -> bool:
