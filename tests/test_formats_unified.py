@@ -6,6 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nbedit.engine.formats import unified
 from nbedit.engine.models import Hunk
@@ -735,3 +737,39 @@ def test_a_signature_separator_whose_space_was_stripped_ends_the_last_hunk() -> 
     text = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n--\n2.43.0\n"
     (hunk,) = unified.parse(text).files[0].hunks
     assert (hunk.old, hunk.new, hunk.start_line) == ("a\n", "b\n", 1)
+
+
+_BODY_LINE = st.tuples(st.sampled_from([" ", "-", "+"]), st.text(alphabet="ab =()\t", max_size=8))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    hunks=st.lists(st.lists(_BODY_LINE, min_size=1, max_size=6), min_size=1, max_size=4),
+    header=st.sampled_from(["@@ ... @@", "@@", "@@ @@", "@@ -1,99 +1,99 @@"]),
+    fenced=st.booleans(),
+)
+def test_a_hunk_reads_the_same_with_or_without_usable_line_numbers(
+    hunks: list[list[tuple[str, str]]], header: str, fenced: bool
+) -> None:
+    numbered, loose = ["--- a/f", "+++ b/f"], ["--- a/f", "+++ b/f"]
+    line = 1
+    for body in hunks:
+        olds = sum(marker != "+" for marker, _ in body)
+        news = sum(marker != "-" for marker, _ in body)
+        numbered.append(f"@@ -{line},{olds} +{line},{news} @@")
+        loose.append(header)
+        rows = [marker + text for marker, text in body]
+        numbered += rows
+        loose += rows
+        line += olds + 5
+    expected = unified.parse("\n".join(numbered) + "\n").files[0].hunks
+    text = "\n".join(loose) + "\n"
+    if fenced:
+        text = "Here:\n\n```diff\n" + text + "```\n\nDone.\n"
+    if not fenced and header == "@@ -1,99 +1,99 @@":
+        with pytest.raises(PatchSyntaxError, match="truncated"):
+            unified.parse(text)  # counts that want more than the text has: cut off, not miscounted
+        return
+    got = unified.parse(text).files[0].hunks
+    assert [(h.old, h.new) for h in got] == [(h.old, h.new) for h in expected]
+    assert all(h.start_line is None for h in got)
