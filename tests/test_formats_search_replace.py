@@ -386,6 +386,8 @@ def test_a_file_named_in_prose_must_fit_the_block_language() -> None:
         "File: src/b.py",
         "Path: `src/b.py`",
         "Updated file: src/b.py",
+        "src/b.py (new file)",
+        "**`src/b.py` (updated)**",
     ],
 )
 def test_a_heading_bold_or_label_line_names_the_next_block_file(label: str) -> None:
@@ -450,3 +452,8 @@ def test_prose_fences_and_tags_around_blocks_never_change_them(blocks: list, dec
     assert [(f.path, [(h.old, h.new, h.at_end) for h in f.hunks]) for f in got.files] == [
         (f.path, [(h.old, h.new, h.at_end) for h in f.hunks]) for f in expected.files
     ]
+
+
+def test_underscores_of_a_file_name_in_a_bold_label_are_kept() -> None:
+    text = f"**a.py**\n{ONE}\n**File: pkg/__init__.py**\n{TWO}\n__File: __main__.py__\n{THREE}"
+    assert [f.path for f in search_replace.parse(text).files] == ["a.py", "pkg/__init__.py", "__main__.py"]

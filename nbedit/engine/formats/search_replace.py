@@ -74,6 +74,8 @@ _LABEL_LINE = re.compile(
     r":\s*(?P<path>`?[^\s`]+`?):?",
     re.IGNORECASE,
 )
+# "src/app.py (new file)", "`src/app.py` (updated)": a path with a note in parentheses.
+_ANNOTATED_PATH = re.compile(r"(?P<path>`?[^\s`()]+`?)\s*\([^()]*\)")
 # A bare word on the path line that names a language, not a file (models put the fence's tag there).
 _LANGUAGE_TAGS = frozenset(
     "python py python3 ipython javascript js jsx typescript ts tsx bash sh shell zsh console diff patch "  # noqa: SIM905
@@ -378,7 +380,8 @@ def _find_path(lines: list[str], head_index: int) -> tuple[str | None, str | Non
 def _labelled_path(prose: str) -> str | None:
     """The path a heading, a bold line or a label line gives the block below it.
 
-    ``### Changes to `src/app.py```, ``**File: src/app.py**``, ``File: src/app.py``:
+    ``### Changes to `src/app.py```, ``**File: src/app.py**``, ``File: src/app.py``,
+    ``src/app.py (new file)``:
     such a line says which file the next block edits as plainly as a path line
     does, so it is taken as one (and, like one, it overrides the previous
     block's file). It must name exactly one file.
@@ -386,8 +389,10 @@ def _labelled_path(prose: str) -> str | None:
     line = prose.strip()
     heading = line.startswith("#")
     bold = len(line) > 4 and line[:2] in ("**", "__") and line.rstrip(":")[-2:] == line[:2]
-    inner = line.lstrip("#").strip().rstrip(":").strip("*_").strip().rstrip(":")
-    label = _LABEL_LINE.fullmatch(inner)
+    inner = line.lstrip("#").strip().rstrip(":")
+    if bold:
+        inner = inner[2:-2].strip().rstrip(":")
+    label = _LABEL_LINE.fullmatch(inner) or _ANNOTATED_PATH.fullmatch(inner)
     if label is not None:
         name = label.group("path").strip("`'\"")
         known = _PATH_WORD.fullmatch(name) or "/" in name or name in _EXTENSIONLESS_FILES
