@@ -189,6 +189,20 @@ MARKER_LINES = [
     " context",
     "+added",
     "-removed",
+    # what real replies carry around and inside blocks
+    "@@ ... @@",
+    "@@ @@",
+    "--",
+    "<<<<<<< ORIGINAL",
+    ">>>>>>> UPDATED",
+    "<source>python",
+    "</source>",
+    "~~~",
+    "**File: src/x.py**",
+    "### Changes to `x.py`",
+    "x.py (new file)",
+    "src\\x.py",
+    "Fix:",
 ]
 
 lines_strategy = st.lists(
