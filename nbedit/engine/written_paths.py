@@ -18,7 +18,7 @@ planner's ``FileSource`` does the reading, so the engine stays free of I/O.
 from __future__ import annotations
 
 from nbedit.engine.models import FileChange
-from nbedit.errors import FileMissing, NbeditError, PatchSyntaxError
+from nbedit.errors import FileMissing, NbeditError, NotAFile, PatchSyntaxError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,10 +38,16 @@ def resolve_backslashes(change: FileChange, source: FileSource) -> str:
     for reading in readings:
         try:
             normalised = source.normalise(reading)
-            if source.read(normalised) is not None:
-                found.setdefault(normalised, reading)
         except NbeditError:
-            continue  # outside the root, a folder: not a file this reading names
+            continue  # outside the root, or no name a file can have: not a file this reading names
+        try:
+            exists = source.read(normalised) is not None
+        except NotAFile:
+            continue  # a folder
+        except NbeditError:
+            exists = True  # there, but unreadable as text (too large, binary): planning says so
+        if exists:
+            found.setdefault(normalised, reading)
     if len(found) == 1:
         return next(iter(found))
     tried = ", ".join(repr(reading) for reading in readings)
