@@ -158,7 +158,7 @@ def parse(text: str, *, default_path: str | None = None) -> Change:
         current_path = path
         body, dividers, index = _block_body(lines, index + 1, head_number)
         index += 1
-        readings = _readings(body, dividers, path, head_number)
+        readings = _readings(body, dividers, path)
         search, replace = readings[0]
         if not search.strip():
             search = ""  # blank lines only: Aider's "append, or create the file" too
@@ -234,7 +234,7 @@ def _block_path(lines: list[str], head_index: int, current_path: str | None, def
     return fallback
 
 
-def _readings(body: list[str], dividers: list[int], path: str, head_number: int) -> list[tuple[str, str]]:
+def _readings(body: list[str], dividers: list[int], path: str) -> list[tuple[str, str]]:
     """The (old, new) ways of reading a block, split at each of its ``=======`` lines.
 
     A second divider is usually a stray line the model repeated. A reading that
