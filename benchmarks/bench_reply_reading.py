@@ -1,7 +1,8 @@
 """How nbedit reads the real replies in ``tests/data/real-replies``, apart from how it matches them.
 
 ``python -m benchmarks.bench_reply_reading`` (a few seconds) parses every SEARCH/REPLACE and
-unified-diff reply of the corpus (``benchmarks/real_replies.py`` loads it) and checks what a
+unified-diff reply of the corpus (``benchmarks/real_replies.py`` loads it; both come with the
+real-replies replay) and checks what a
 reader must get right before any matching: the reply parses, and it names exactly the files the
 committed change touched. A path with backslashes counts as read when its ``/`` reading is one of
 those files (the planner resolves it against the files there are). Replies whose corpus entry is
@@ -16,9 +17,12 @@ import argparse
 import sys
 from collections import Counter
 
-from benchmarks.real_replies import RealCase, load_cases
 from nbedit.engine.formats import parse
 from nbedit.errors import PatchSyntaxError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from benchmarks.real_replies import RealCase
 
 _DIALECTS = {"search_replace": "search_replace", "udiff": "unified"}
 
@@ -45,6 +49,14 @@ def _reading(case: RealCase) -> tuple[str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.parse_args(argv)
+    try:
+        from benchmarks.real_replies import load_cases
+    except ImportError:
+        print(
+            "the real-replies corpus and its loader (benchmarks/real_replies.py) are not here",
+            file=sys.stderr,
+        )
+        return 2
     cases = [case for case in load_cases() if case.dialect in _DIALECTS]
     verdicts: Counter[tuple[str, str]] = Counter()
     failures: list[str] = []
