@@ -284,7 +284,7 @@ def _apply(args: Arguments) -> int:
         source = "-"
     text = _read_text(source, "patch")
     workspace = _workspace(args)
-    plan = workspace.plan_patch(text)
+    plan = workspace.plan_patch(text, default_path=getattr(args, "path", None))
     return _review_and_apply(workspace, plan, args, stdin_used=source == "-")
 
 
@@ -584,6 +584,11 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
         apply.add_argument(
             "--explain", action="store_true", help="say how each hunk was located (tiers, scores)"
         )
+        apply.add_argument(
+            "--path",
+            metavar="FILE",
+            help="the file that blocks and hunks naming no file edit (a reply about one file)",
+        )
     apply.set_defaults(handler=_apply)
 
     edit = command(
@@ -733,7 +738,12 @@ _WRITING_OPTIONS = {  # option -> (destination, takes a value)
     "--force": ("force", False),
 }
 _QUICK_OPTIONS = {
-    "apply": {**_WRITING_OPTIONS, "--overwrite": ("overwrite", False), "--explain": ("explain", False)},
+    "apply": {
+        **_WRITING_OPTIONS,
+        "--overwrite": ("overwrite", False),
+        "--explain": ("explain", False),
+        "--path": ("path", True),
+    },
     "edit": {
         **_WRITING_OPTIONS,
         "--old": ("old", True),

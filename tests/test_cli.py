@@ -755,3 +755,14 @@ def test_notebook_ambiguity_suggests_the_cell_option_as_the_cli_spells_it(tmp_pa
     assert "--cell ID|INDEX" in flat and "--replace-all" in flat
     assert "cell=" not in flat and "replace_all" not in flat
     assert (tmp_path / "n.ipynb").read_bytes() == before
+
+
+def test_apply_reads_a_whole_reply_and_path_names_the_file_in_scope(project: Path) -> None:
+    reply = "Turn debugging on:\n\n```diff\n@@ ... @@\n import os\n-DEBUG = False\n+DEBUG = True\n```\n\nThat's it.\n"
+    before = snapshot(project)
+    refused = run("apply", "-", "--yes", cwd=project, stdin=reply)
+    assert refused.returncode != 0 and "default" in refused.stderr
+    assert snapshot(project) == before
+    result = run("apply", "-", "--yes", "--path", "app.py", cwd=project, stdin=reply)
+    assert result.returncode == 0, result.stderr
+    assert (project / "app.py").read_bytes() == b"import os\nDEBUG = True\nprint(DEBUG)\n"

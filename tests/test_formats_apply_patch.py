@@ -207,9 +207,23 @@ def test_missing_begin_and_end() -> None:
     assert "End Patch" in str(error)
 
 
-def test_text_after_end_patch_is_an_error() -> None:
-    error = parse_error("*** Begin Patch\n*** Delete File: a\n*** End Patch\nthanks!\n")
+def test_a_whole_reply_around_the_patch_is_skipped() -> None:
+    patch = "*** Begin Patch\n*** Update File: src/app.py\n@@ def f():\n-    return 1\n+    return 2\n*** End Patch\n"
+    for text in (
+        patch + "thanks!\n",
+        "I'll fix it.\n\n```\n" + patch + "```\n\nThis:\n- returns 2\n",
+        "Run this:\n\n```bash\napply_patch <<'EOF'\n" + patch + "EOF\n```\n",
+    ):
+        (file_change,) = apply_patch.parse(text).files
+        assert (file_change.path, file_change.hunks[0].new) == ("src/app.py", "    return 2\n")
+
+
+def test_a_change_outside_the_patch_is_an_error_not_skipped() -> None:
+    error = parse_error("*** Begin Patch\n*** Delete File: a\n*** End Patch\n-x\n+y\n")
     assert error.line == 4
+    assert "too early" in (error.hint or "")
+    error = parse_error("Also:\n*** Delete File: b\n\n*** Begin Patch\n*** Delete File: a\n*** End Patch\n")
+    assert error.line == 2
 
 
 def test_two_patches_in_one_text() -> None:

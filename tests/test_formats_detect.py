@@ -189,6 +189,20 @@ MARKER_LINES = [
     " context",
     "+added",
     "-removed",
+    # what real replies carry around and inside blocks
+    "@@ ... @@",
+    "@@ @@",
+    "--",
+    "<<<<<<< ORIGINAL",
+    ">>>>>>> UPDATED",
+    "<source>python",
+    "</source>",
+    "~~~",
+    "**File: src/x.py**",
+    "### Changes to `x.py`",
+    "x.py (new file)",
+    "src\\x.py",
+    "Fix:",
 ]
 
 lines_strategy = st.lists(
@@ -258,3 +272,26 @@ def test_fuzz_mutated_valid_changes(name: str, mutations: list[tuple[str, int, s
             cut = position % (len(line) + 1)
             lines[index] = line[:cut] + payload + line[cut + 1 :]
     check_total("\n".join(lines))
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "quoted"),
+    [
+        ("f.py\n<<<<<<< SEARCH\na\nb\n", 2, "'<<<<<<< SEARCH'"),
+        ("--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n a\n-b\n+B\n", 6, "'+B'"),
+        ("*** Begin Patch\n*** Update File: f\n*** End Patch\n", 2, "'*** Update File: f'"),
+    ],
+)
+def test_a_syntax_error_quotes_the_line_it_names(text: str, line: int, quoted: str) -> None:
+    with pytest.raises(PatchSyntaxError) as info:
+        formats.parse(text)
+    assert info.value.line == line
+    assert quoted in str(info.value)
+    assert info.value.hint
+
+
+def test_a_line_the_message_shows_already_is_not_quoted_twice() -> None:
+    text = "--- a/f.py\n+++ b/f.py\n@@ ... @@\n def f():\n-    x = 1\nreturn x\n-    y = 2\n"
+    with pytest.raises(PatchSyntaxError) as info:
+        formats.parse(text)
+    assert str(info.value).count("'return x'") == 1

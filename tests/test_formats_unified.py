@@ -6,6 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nbedit.engine.formats import unified
 from nbedit.engine.models import Hunk
@@ -316,11 +318,12 @@ def test_copy_is_refused() -> None:
     assert error.line == 3
 
 
-def test_count_mismatch_names_the_line_and_counts() -> None:
+def test_wrong_counts_are_read_from_the_body_and_located_by_content() -> None:
+    # a model's counts that do not fit the body: the body is what it meant, its line number is not evidence
     text = "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n@@ -9 +9 @@\n-x\n+y\n"
-    error = parse_error(text)
-    assert error.line == 7
-    assert "expects 3 old and 3 new lines, found 2 old and 2 new" in str(error)
+    first, second = unified.parse(text).files[0].hunks
+    assert (first.old, first.new, first.start_line, first.source_line) == ("a\nb\n", "a\nB\n", None, 3)
+    assert (second.old, second.new, second.start_line) == ("x\n", "y\n", 9)
 
 
 def test_truncated_final_hunk() -> None:
@@ -330,20 +333,19 @@ def test_truncated_final_hunk() -> None:
     assert error.line == 6
 
 
-def test_too_many_body_lines() -> None:
+def test_too_many_body_lines_are_read_as_the_body_says() -> None:
     text = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n+c\n"
-    error = parse_error(text)
-    assert error.line == 6
-    assert "more lines than its header says" in str(error)
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new, hunk.start_line) == ("a\n", "b\nc\n", None)
     text = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n extra context\n"
-    assert parse_error(text).line == 6
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new) == ("a\nextra context\n", "b\nextra context\n")
 
 
-def test_invalid_hunk_header() -> None:
+def test_garbled_hunk_header_is_read_without_line_numbers() -> None:
     text = "--- a/f\n+++ b/f\n@@ -1,x +1 @@\n-a\n+b\n"
-    error = parse_error(text)
-    assert error.line == 3
-    assert "invalid hunk header" in str(error)
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new, hunk.start_line, hunk.source_line) == ("a\n", "b\n", None, 3)
 
 
 def test_combined_diff_is_refused() -> None:
@@ -601,3 +603,173 @@ def test_diff_n_epoch_dated_side_means_absent_file(stamp: str) -> None:
     assert parse(deleted).files[0].operation == "delete"
     created = f"--- a/new.txt\t{stamp}\n+++ b/new.txt\t2024-05-01 10:00:00 +0000\n@@ -0,0 +1 @@\n+hi\n"
     assert parse(created).files[0].operation == "add"
+
+
+# -- model-written diffs: hunks without usable line numbers ------------------------------------------
+
+AIDER_REPLY = """\
+Here are the changes:
+
+```diff
+--- aider/coders/base_coder.py
++++ aider/coders/base_coder.py
+@@ ... @@
+     def check(self):
+-        self.io.tool_error(f"The LLM did not conform.")
++        self.io.tool_error("The LLM did not conform.")
+
+         return
+@@ ... @@
+-            self.io.tool_error(f"Exception while updating files:")
++            self.io.tool_error("Exception while updating files:")
+@@ ... @@
+```
+
+These changes remove the unnecessary f-string prefixes.
+"""
+
+
+def test_aider_hunks_without_line_numbers_are_located_by_content() -> None:
+    (file_change,) = unified.parse(AIDER_REPLY).files
+    assert file_change.path == "aider/coders/base_coder.py"
+    first, second = file_change.hunks  # the empty last '@@ ... @@' adds nothing
+    assert (
+        first.old
+        == '    def check(self):\n        self.io.tool_error(f"The LLM did not conform.")\n\n        return\n'
+    )
+    assert (
+        first.new
+        == '    def check(self):\n        self.io.tool_error("The LLM did not conform.")\n\n        return\n'
+    )
+    assert (first.start_line, first.source_line, second.start_line, second.source_line) == (None, 6, None, 12)
+    assert second.old == '            self.io.tool_error(f"Exception while updating files:")\n'
+
+
+def test_the_loose_header_is_a_unified_diff_marker_but_a_bare_one_is_not() -> None:
+    assert unified.marker_line("Fix:\n@@ ... @@\n-a\n+b\n") == 1
+    assert unified.marker_line("@@ @@\n x\n") == 0
+    assert unified.marker_line("*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n*** End Patch\n") is None
+
+
+@pytest.mark.parametrize(
+    "header", ["@@", "@@ ... @@", "@@ @@", "@@ -1,3 +1,3", "@@ -x +y @@", "@@ def f(): @@"]
+)
+def test_any_header_without_usable_numbers_reads_the_body(header: str) -> None:
+    text = f"--- a/f.py\n+++ b/f.py\n{header}\n a\n-b\n+c\n"
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new, hunk.start_line, hunk.at_end) == ("a\nb\n", "a\nc\n", None, False)
+
+
+def test_headerless_hunks_use_the_path_in_scope() -> None:
+    text = "@@ ... @@\n-x = 1\n+x = 2\n"
+    (file_change,) = unified.parse(text, default_path="cell.py").files
+    assert (file_change.path, file_change.hunks[0].old, file_change.hunks[0].start_line) == (
+        "cell.py",
+        "x = 1\n",
+        None,
+    )
+    assert parse_error(text).line == 1
+    (file_change,) = unified.parse("@@\n-x = 1\n+x = 2\n", default_path="cell.py").files
+    assert file_change.hunks[0].new == "x = 2\n"
+
+
+@pytest.mark.parametrize(
+    "header", ["--- src/app.py", "+++ src/app.py", "+++ b/src/app.py", "--- a/src/app.py"]
+)
+def test_a_lone_file_header_line_names_the_file(header: str) -> None:
+    (file_change,) = unified.parse(f"{header}\n@@ ... @@\n-x\n+y\n").files
+    assert file_change.path == "src/app.py"
+    assert file_change.hunks[0].old == "x\n"
+
+
+def test_a_loose_hunk_ends_at_the_next_file_and_keeps_both_files() -> None:
+    text = "--- a.py\n+++ a.py\n@@ ... @@\n-1\n+one\n--- b.py\n+++ b.py\n@@ ... @@\n-2\n+two\n"
+    first, second = unified.parse(text).files
+    assert (first.path, first.hunks[0].new, second.path, second.hunks[0].new) == (
+        "a.py",
+        "one\n",
+        "b.py",
+        "two\n",
+    )
+
+
+def test_a_wrong_count_before_a_fence_is_read_from_the_body() -> None:
+    text = "```diff\n--- a/f\n+++ b/f\n@@ -10,9 +10,9 @@\n a\n-b\n+c\n```\n"
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new, hunk.start_line) == ("a\nb\n", "a\nc\n", None)
+
+
+def test_a_text_line_inside_a_loose_hunk_is_an_error_not_an_end() -> None:
+    # the unchanged line lost its leading space; ending the hunk there would drop '-    y = 2'
+    text = "--- a/f.py\n+++ b/f.py\n@@ ... @@\n def f():\n-    x = 1\nreturn x\n-    y = 2\n+    y = 3\n"
+    error = parse_error(text)
+    assert error.line == 6
+    assert "'return x'" in str(error) and "leading space" in (error.hint or "")
+
+
+def test_prose_after_a_loose_hunk_ends_it() -> None:
+    text = "--- a/f.py\n+++ b/f.py\n@@ ... @@\n-x\n+y\n\nThis changes:\n- x to y\n"
+    (file_change,) = unified.parse(text).files
+    assert [(hunk.old, hunk.new) for hunk in file_change.hunks] == [("x\n", "y\n")]
+
+
+def test_a_loose_hunk_of_added_lines_only_appends_or_creates() -> None:
+    (hunk,) = unified.parse("--- new.py\n+++ new.py\n@@ ... @@\n+print(1)\n").files[0].hunks
+    assert (hunk.old, hunk.new, hunk.at_end) == ("", "print(1)\n", True)
+    (created,) = unified.parse("--- /dev/null\n+++ new.py\n@@ ... @@\n+print(1)\n").files
+    assert (created.operation, created.content) == ("add", "print(1)\n")
+
+
+def test_no_newline_marker_in_a_loose_hunk() -> None:
+    text = "--- a/f\n+++ b/f\n@@ ... @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n"
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new) == ("a", "b")
+    text = "--- a/f\n+++ b/f\n@@ ... @@\n-a\n\\ No newline at end of file\n-b\n+c\n"
+    assert parse_error(text).line == 6
+
+
+def test_a_section_of_empty_loose_hunks_only_is_an_error() -> None:
+    error = parse_error("--- a/f\n+++ b/f\n@@ ... @@\n```\n")
+    assert "without any hunk" in str(error)
+
+
+def test_a_signature_separator_whose_space_was_stripped_ends_the_last_hunk() -> None:
+    text = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n--\n2.43.0\n"
+    (hunk,) = unified.parse(text).files[0].hunks
+    assert (hunk.old, hunk.new, hunk.start_line) == ("a\n", "b\n", 1)
+
+
+_BODY_LINE = st.tuples(st.sampled_from([" ", "-", "+"]), st.text(alphabet="ab =()\t", max_size=8))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    hunks=st.lists(st.lists(_BODY_LINE, min_size=1, max_size=6), min_size=1, max_size=4),
+    header=st.sampled_from(["@@ ... @@", "@@", "@@ @@", "@@ -1,99 +1,99 @@"]),
+    fenced=st.booleans(),
+)
+def test_a_hunk_reads_the_same_with_or_without_usable_line_numbers(
+    hunks: list[list[tuple[str, str]]], header: str, fenced: bool
+) -> None:
+    numbered, loose = ["--- a/f", "+++ b/f"], ["--- a/f", "+++ b/f"]
+    line = 1
+    for body in hunks:
+        olds = sum(marker != "+" for marker, _ in body)
+        news = sum(marker != "-" for marker, _ in body)
+        numbered.append(f"@@ -{line},{olds} +{line},{news} @@")
+        loose.append(header)
+        rows = [marker + text for marker, text in body]
+        numbered += rows
+        loose += rows
+        line += olds + 5
+    expected = unified.parse("\n".join(numbered) + "\n").files[0].hunks
+    text = "\n".join(loose) + "\n"
+    if fenced:
+        text = "Here:\n\n```diff\n" + text + "```\n\nDone.\n"
+    if not fenced and header == "@@ -1,99 +1,99 @@":
+        with pytest.raises(PatchSyntaxError, match="truncated"):
+            unified.parse(text)  # counts that want more than the text has: cut off, not miscounted
+        return
+    got = unified.parse(text).files[0].hunks
+    assert [(h.old, h.new) for h in got] == [(h.old, h.new) for h in expected]
+    assert all(h.start_line is None for h in got)

@@ -446,3 +446,32 @@ def test_no_kernel_means_no_kernel_session(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.delenv("NBEDIT_SESSION", raising=False)
     assert kernel.kernel_id() is None and kernel.session_id() is None
     assert kernel._CONNECTION_FILE.search("kernel-4f2a-91.json").group("id") == "4f2a-91"
+
+
+# ---------------------------------------------------------------- a whole model reply, the file in scope
+
+
+def test_edit_reads_a_whole_reply_with_a_source_tag_and_no_path(shell: Any, tmp_path: Path) -> None:
+    target = tmp_path / "f.py"
+    target.write_bytes(b"a = 1\nb = 2\n")
+    reply = (
+        "Here is the change:\n\n<source>python\n"
+        + block("b = 2\n", "b = 3\n")
+        + "</source>\n\nThat is all.\n"
+    )
+    widget = run(shell, "%%edit f.py --yes\n" + reply)
+    assert isinstance(widget, ReviewWidget) and widget.status == "applied", widget
+    assert target.read_bytes() == b"a = 1\nb = 3\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["f.py"]
+
+
+def test_edit_takes_the_hunks_of_a_diff_for_its_file(shell: Any, tmp_path: Path) -> None:
+    target = tmp_path / "f.py"
+    target.write_bytes(b"def f():\n    return 1\n")
+    reply = "```diff\n@@ ... @@\n def f():\n-    return 1\n+    return 2\n```\n"
+    widget = run(shell, "%%edit f.py --yes\n" + reply)
+    assert isinstance(widget, ReviewWidget) and widget.status == "applied", widget
+    assert target.read_bytes() == b"def f():\n    return 2\n"
+    with pytest.raises(UsageError, match="@@ hunks"):
+        shell.run_cell_magic("edit", "f.py", "just prose\n")
+    assert target.read_bytes() == b"def f():\n    return 2\n"

@@ -266,10 +266,14 @@ def test_a_divider_line_inside_the_replacement_is_text(tmp_path: Path) -> None:
 
 def test_a_block_with_two_dividers_takes_the_reading_the_file_supports(tmp_path: Path) -> None:
     workspace = Workspace(tmp_path, history=False)
-    # only the first reading's old text ("a") is in the file
-    (tmp_path / "u.txt").write_text("b\nq\na\n")
-    block = "u.txt\n<<<<<<< SEARCH\na\n=======\nb\n=======\nX\n>>>>>>> REPLACE\n"
+    # only the first reading's old text ("a") is in the file; its new text underlines "b", a title in .rst
+    (tmp_path / "u.rst").write_text("b\nq\na\n")
+    block = "u.rst\n<<<<<<< SEARCH\na\n=======\nb\n=======\nX\n>>>>>>> REPLACE\n"
     assert workspace.plan_patch(block).files[0].after == "b\nq\nb\n=======\nX\n"
+    # anywhere else that '=======' is a stray divider, never written: no reading is left that fits
+    (tmp_path / "u.txt").write_text("b\nq\na\n")
+    with pytest.raises(NoMatch):
+        workspace.plan_patch(block.replace("u.rst", "u.txt"))
     # both readings fit at line 2: the one whose extra '=======' line is really there wins
     (tmp_path / "v.txt").write_text("a\nz\n=======\nb\na\n")
     block = "v.txt\n<<<<<<< SEARCH\nz\n=======\nb\n=======\nX\n>>>>>>> REPLACE\n"

@@ -13,6 +13,7 @@ line included.
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -162,6 +163,9 @@ def marker_line_by_lines(text: str) -> int | None:
             return index
         if line.startswith("@@ -") and unified._HUNK_HEADER.match(line):
             return index
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if re.fullmatch(r"@@ [^@]*@@[^@]*", line) and following[:1] in (" ", "+", "-"):
+            return index  # aider's '@@ ... @@' with a body line under it
     return None
 
 
@@ -175,6 +179,9 @@ MARKER_PIECES = [
     "@@ -1 +1 @@",
     "@@ -1,2 +1 @@@",
     "@@ -x +1 @@",
+    "@@ ... @@",
+    "@@",
+    "-x",
     " @@ -1 +1 @@",
     "text",
     "",

@@ -27,6 +27,7 @@ from nbedit.engine.models import (
     is_notebook_path,
 )
 from nbedit.engine.text import UTF8, Codec, canonical_encoding, decode, encode, fingerprint, split_lines
+from nbedit.engine.written_paths import resolve_backslashes
 from nbedit.errors import (
     AmbiguousMatch,
     FileExists,
@@ -262,9 +263,18 @@ def _locate_reading(
     Exactly one reading may fit the file; several fitting is an ``AmbiguousMatch``.
     """
     if not hunk.alternatives:
-        return hunk, locate(
-            index, hunk, options=options.match, region=region, near_line=near_line, path=path, cursor=cursor
-        )
+        try:
+            return hunk, locate(
+                index,
+                hunk,
+                options=options.match,
+                region=region,
+                near_line=near_line,
+                path=path,
+                cursor=cursor,
+            )
+        except NoMatch as error:
+            raise _divider_noted(error, hunk) from None
     readings = [replace(hunk, alternatives=())]
     readings += [
         replace(hunk, old=old, new=new, alternatives=(), at_end=not old, changed_lines=None)
@@ -284,7 +294,8 @@ def _locate_reading(
     if len(fits) == 1:
         return fits[0]
     if not fits:
-        raise failures[0]
+        first = failures[0]
+        raise _divider_noted(first, hunk) if isinstance(first, NoMatch) else first
     starts = {tuple(match.start for match in matches) for _, matches in fits}
     if len(starts) == 1:
         # all at the same place: the reading with the longest old text is the one whose
@@ -298,6 +309,28 @@ def _locate_reading(
         locations=[(matches[0].line if matches else 0, 1) for _, matches in fits],
         tier="divider",
     )
+
+
+def _divider_noted(error: NoMatch, hunk: Hunk) -> NoMatch:
+    """``error``, saying so when the old text that was not found holds a SEARCH/REPLACE divider line.
+
+    Such a block had a second ``=======`` the parser would not write into the file
+    (``formats.search_replace._readings``); the reading left needs the divider in the
+    file, and "nothing is close" would hide that it is most likely a stray line.
+    """
+    if not any(
+        line.strip() and set(line.strip()) == {"="} and 5 <= len(line.strip()) <= 9
+        for line in hunk.old.split("\n")
+    ):
+        return error
+    first = str(error).split("\n", 1)[0]
+    noted = NoMatch(
+        f"{first}\nits old text has a '=======' line: if the block has a stray second divider, remove it "
+        "(a divider line is written into a file only where the old text has it, or under a title in .rst)",
+        path=error.path,
+        candidates=error.candidates,
+    )
+    return noted
 
 
 def _edit_in_order(
@@ -374,7 +407,7 @@ def plan_change(change: Change, source: FileSource, options: PlanOptions, *, roo
     plans: list[FilePlan] = []
     positions: dict[str, int] = {}
     for file_change in change.files:
-        path = source.normalise(file_change.path)
+        path = source.normalise(resolve_backslashes(file_change, source))
         if file_change.new_path is not None:
             file_change = replace(file_change, new_path=source.normalise(file_change.new_path))
         file_change = replace(file_change, path=path)

@@ -213,18 +213,28 @@ class NbeditMagics(Magics):
             =======
             new lines
             >>>>>>> REPLACE
+
+        or the hunks of a unified diff (``@@ ... @@`` and ' ', '-', '+' lines, as models
+        write them); blocks and hunks that name no file edit PATH. A whole model reply
+        (prose and Markdown fences around the blocks) may be pasted as it is.
         """
         args = _parse(self.edit, line)
         threshold = _threshold(args.threshold)
-        from nbedit.engine.formats import search_replace
+        from nbedit.engine.formats import search_replace, unified
 
-        if search_replace.marker_line(cell) is None:
+        if search_replace.marker_line(cell) is not None:
+            dialect = "search_replace"
+        elif unified.marker_line(cell) is not None or any(
+            body_line.startswith("@@") for body_line in cell.split("\n")
+        ):
+            dialect = "unified"
+        else:
             raise UsageError(
-                "%%edit needs SEARCH/REPLACE blocks in the cell body, for example:\n\n"
-                f"{_SEARCH_REPLACE_EXAMPLE}\n\n(use %%patch for unified diffs and apply_patch text)"
+                "%%edit needs SEARCH/REPLACE blocks (or the @@ hunks of a diff) in the cell body, "
+                f"for example:\n\n{_SEARCH_REPLACE_EXAMPLE}\n\n(use %%patch for apply_patch text)"
             )
         options: dict[str, Any] = {
-            "dialect": "search_replace",
+            "dialect": dialect,
             "default_path": args.path,
             "cell": args.cell,
             "clear_outputs": args.clear_outputs or None,

@@ -105,6 +105,37 @@ def _lookup(dialect: str) -> FormatDescription:
 
 
 def parse(text: str, *, dialect: str | None = None, default_path: str | None = None) -> Change:
-    """Parse change text; the dialect is detected unless given."""
+    """Parse change text; the dialect is detected unless given.
+
+    A ``PatchSyntaxError`` that names a line of the text also quotes it, so the
+    message shows what was read there, not only where.
+    """
     description = _lookup(dialect) if dialect is not None else _BY_NAME[detect(text)]
-    return description.parse(text, default_path=default_path)
+    try:
+        return description.parse(text, default_path=default_path)
+    except PatchSyntaxError as error:
+        raise _quoting(error, text) from None
+
+
+def _quoting(error: PatchSyntaxError, text: str) -> PatchSyntaxError:
+    """``error`` with the line it names quoted, when its message does not show that line already."""
+    if error.line is None:
+        return error
+    lines = text.split("\n")
+    if not 1 <= error.line <= len(lines):
+        return error
+    line = lines[error.line - 1].rstrip("\r")
+    shown = line.strip()
+    first = error.template.split("\nhint: ", 1)[0]
+    prefix = f"cannot parse {error.dialect + ' ' if error.dialect else ''}change: line {error.line}: "
+    if not shown or shown[:40] in first or not first.startswith(prefix):
+        return error
+    quote = line if len(line) <= 80 else line[:77] + "..."
+    quoted = PatchSyntaxError(
+        f"{first[len(prefix) :]} (line {error.line} reads {quote!r})",
+        line=error.line,
+        hint=error.hint_template,
+        dialect=error.dialect,
+        path=error.path,
+    )
+    return quoted

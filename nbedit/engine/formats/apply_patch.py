@@ -9,6 +9,8 @@ a missing ``*** End Patch``) is rejected here too:
   ``*** Begin Patch`` and the last ``*** End Patch``;
 - a heredoc wrapper (``apply_patch <<'EOF'`` ... ``EOF``, also ``cat <<'EOF' |
   apply_patch``) and a Markdown code fence around the patch are peeled off;
+  further than Codex, prose around the patch in a model's reply is skipped
+  (``_the_patch``), as long as no part of the change is outside it;
 - ``*** Add File:`` takes the following ``+`` lines; ``*** Update File:`` takes
   an optional ``*** Move to:`` and chunks of `` ``/``-``/``+`` lines, each chunk
   opened by ``@@`` or ``@@ anchor`` (the first chunk may omit it) and optionally
@@ -72,7 +74,7 @@ def looks_like(text: str) -> bool:
 def parse(text: str, *, default_path: str | None = None) -> Change:
     """Parse a Codex patch into a ``Change``; ``default_path`` is unused (every operation names its file)."""
     del default_path
-    lines = _unwrap(_numbered_lines(text))
+    lines = _the_patch(_unwrap(_numbered_lines(text)))
     body = _check_boundaries(lines)
     files: list[FileChange] = []
     position = 0
@@ -136,6 +138,41 @@ def _unwrap(lines: list[Line]) -> list[Line]:
             continue
         break
     return lines
+
+
+def _the_patch(lines: list[Line]) -> list[Line]:
+    """The lines from '*** Begin Patch' to '*** End Patch' of a reply that has text around them.
+
+    A model's reply puts prose and a Markdown fence around the patch; a careful
+    reader applies the patch and skips the prose. What is skipped must be prose:
+    a file operation header outside the patch, or a diff line right after its
+    end ('*** End Patch' written too early), would be part of the change left
+    out, so it is an error instead.
+    """
+    markers = [line.strip() for _, line in lines]
+    if not markers or (markers[0] == BEGIN and markers[-1] == END):
+        return lines
+    if BEGIN not in markers or END not in markers:
+        return lines  # the boundary check says which marker is missing
+    start = markers.index(BEGIN)
+    end = len(markers) - 1 - markers[::-1].index(END)
+    if end < start:
+        return lines
+    for number, line in lines[:start] + lines[end + 1 :]:
+        if line.strip().startswith((ADD, DELETE, UPDATE, MOVE)):
+            raise _error(
+                f"a file operation outside the patch: {line.strip()[:60]!r}",
+                number,
+                hint=f"put every operation between '{BEGIN}' and '{END}'",
+            )
+    if end + 1 < len(lines) and lines[end + 1][1][:1] in ("+", "-", " ", "@") and lines[end + 1][1].strip():
+        number, line = lines[end + 1]
+        raise _error(
+            f"a diff line right after '{END}': {line[:60]!r}",
+            number,
+            hint=f"'{END}' may be written too early; move it after the last line of the patch",
+        )
+    return lines[start : end + 1]
 
 
 def _check_boundaries(lines: list[Line]) -> list[Line]:

@@ -3,12 +3,19 @@
 The parser is a line-driven state machine in the spirit of GNU patch and
 ``git apply``: text before the first file header (an e-mail, a ``git log -p``
 commit header, a chat message) is skipped, and so is text between file
-sections. Inside a hunk, however, nothing is guessed: the ``@@ -a,b +c,d @@``
-counts must agree with the body, because a hunk whose counts are off usually
-means the diff was cut or hand-edited, and applying half of it silently is
-the worst outcome. The one tolerance is a context line whose single leading
-space was stripped by an editor or chat client: an empty line inside a hunk
-counts as empty context.
+sections. A hunk whose ``@@ -a,b +c,d @@`` counts agree with its body is read
+as written, its line number kept as the place to look first. Model-written
+diffs often have no usable numbers: ``@@ ... @@`` (Aider's own format), a bare
+``@@``, a garbled header, or counts that do not fit the body. Such a hunk is
+read from its body alone (``_Parser._loose_hunk``) and, like an apply_patch
+chunk, located by its content (``start_line`` None: its old text must be
+unique). Only a hunk the text ends inside of stays an error: counts that want
+more lines than the text has mean the diff was cut off, and applying half of it
+silently is the worst outcome. A lone ``--- PATH`` or ``+++ PATH`` line above a
+hunk names its file, and a hunk with no file header at all edits
+``default_path`` when one is given. The one tolerance inside a body is a
+context line whose single leading space was stripped by an editor or chat
+client: an empty line inside a hunk counts as empty context.
 
 Mapping onto ``Hunk`` (see ``models.py``): ``old``/``new`` are whole lines,
 each ending in ``"\\n"`` unless ``\\ No newline at end of file`` says otherwise;
@@ -55,8 +62,11 @@ _HEADER_LINE = re.compile(r"\n" + _HUNK_HEADER.pattern + r"[^\n]*")
 # body line ('@@@', a bad header, a blank line, '\ No newline', 'diff'...), or a '--- ' line (the
 # next file's header in a diff without 'diff' lines).
 _RUN_END = re.compile(r"\n(?:[^ +\-@]|--- |@(?!" + _HUNK_HEADER.pattern[1:] + "))")
-# A line only a unified diff has: a git header, a '---' line with a '+++' line after it, a hunk header.
-_MARKER = re.compile(r"diff --git |--- [^\n]*\n\+\+\+ |" + _HUNK_HEADER.pattern)
+# A line only a unified diff has: a git header, a '---' line with a '+++' line after it, a hunk header
+# (numbered, or Aider's '@@ ... @@' with a body line under it; a bare '@@' is apply_patch's too).
+_MARKER = re.compile(
+    r"diff --git |--- [^\n]*\n\+\+\+ |" + _HUNK_HEADER.pattern + r"|@@ [^\n@]*@@[^\n@]*\r?\n[ +\-]"
+)
 _MARKER_AFTER_NEWLINE = re.compile(r"\n(?:" + _MARKER.pattern + ")")
 _AT = re.compile("@")
 _AFTER_MARKER = slice(1, None)
@@ -95,7 +105,7 @@ _GIT_ESCAPES = {
 
 def marker_line(text: str) -> int | None:
     """0-based index of the first line that only a unified diff would have, or None."""
-    if "\n+++ " not in text and "@@ -" not in text and _GIT_HEADER_PREFIX not in text:
+    if "\n+++ " not in text and "@@" not in text and _GIT_HEADER_PREFIX not in text:
         return None  # one C-level scan rules most texts out
     if _MARKER.match(text):
         return 0
@@ -174,13 +184,20 @@ class _Parser:
                 section = _Section(line=self.index + 1)
                 self._file_names(section)
                 self._section(section)
-            elif _HUNK_HEADER.match(line) or line.startswith("@@ "):
+            elif self._half_header(line):
+                section = _Section(line=self.index + 1)
+                path = _header_path(line, 4, self.index + 1)
+                prefix = "a/" if line.startswith("--- ") else "b/"  # the side's git prefix, as -p1 strips it
+                section.old_path = section.new_path = path.removeprefix(prefix) or path
+                self.index += 1
+                self._section(section)
+            elif _HUNK_HEADER.match(line) or line.startswith("@@ ") or line.rstrip("\r") == "@@":
                 if self.default_path is None:
                     raise _error(
                         "hunk without a file header (no '--- a/path' and '+++ b/path' lines before it)",
                         self.index + 1,
                         hint="put '--- a/PATH' and '+++ b/PATH' lines before the first @@ line, "
-                        "or give the target path (default_path / the magic's path argument)",
+                        "or name the file in scope (default_path=..., nbedit apply --path FILE, %%edit FILE)",
                     )
                 section = _Section(
                     line=self.index + 1, old_path=self.default_path, new_path=self.default_path
@@ -198,6 +215,15 @@ class _Parser:
                 "followed by '@@ -start,count +start,count @@' hunks",
             )
         return Change(files=tuple(self.files), dialect=DIALECT)
+
+    def _half_header(self, line: str) -> bool:
+        """A lone '--- PATH' or '+++ PATH' line right above a hunk: the other header line was lost."""
+        if not line.startswith(("--- ", "+++ ")) or self.index + 1 >= len(self.lines):
+            return False
+        if not self.lines[self.index + 1].startswith("@@"):
+            return False
+        previous = self.lines[self.index - 1] if self.index else ""
+        return not (line.startswith("+++ ") and previous.startswith("--- "))
 
     def _binary(self) -> PatchSyntaxError:
         return _error(
@@ -284,7 +310,9 @@ class _Parser:
                 if run:
                     section.hunks.extend(run)
                     continue
-                section.hunks.append(self._hunk())
+                hunk = self._hunk()
+                if hunk is not None:
+                    section.hunks.append(hunk)
                 continue
             if section.hunks and not line.strip():
                 following = self.index + 1
@@ -298,7 +326,7 @@ class _Parser:
             break
         self.files.append(_file_change(section))
 
-    def _hunk(self) -> Hunk:
+    def _hunk(self) -> Hunk | None:
         header_number = self.index + 1
         header = _content(self.lines[self.index])
         if header.startswith("@@@"):
@@ -309,11 +337,24 @@ class _Parser:
             )
         match = _HUNK_HEADER.match(header)
         if match is None:
-            raise _error(
-                f"invalid hunk header {header!r}",
-                header_number,
-                hint="hunk headers look like '@@ -12,3 +12,4 @@' (a missing count means 1)",
-            )
+            self.index += 1
+            return self._loose_hunk(header_number)
+        try:
+            return self._counted_hunk(header_number, match)
+        except PatchSyntaxError as error:
+            if error.line is None or error.line > len(self.lines) or self.index >= len(self.lines):
+                raise  # the text ends inside the hunk: cut off, not miscounted
+            self.index = header_number
+            try:
+                loose = self._loose_hunk(header_number)
+            except PatchSyntaxError:
+                raise error from None
+            if loose is None:
+                raise error
+            return loose
+
+    def _counted_hunk(self, header_number: int, match: re.Match[str]) -> Hunk:
+        """A hunk whose header's line numbers and counts agree with its body."""
         old_text, old_count_text, _, new_count_text = match.groups()
         old_start = int(old_text)
         old_count = 1 if old_count_text is None else int(old_count_text)
@@ -384,6 +425,73 @@ class _Parser:
             whole_lines=True,
             start_line=start_line,
             source_line=header_number,
+        )
+
+    def _loose_hunk(self, header_number: int) -> Hunk | None:
+        """A hunk whose header gives no usable line numbers, read from its body alone.
+
+        Models write ``@@ ... @@``, a bare ``@@`` or counts that do not fit the
+        body; like an apply_patch chunk, such a hunk is located by its content
+        (``start_line`` None: the old text must be unique). The body runs while
+        lines start with ' ', '-', '+' (an empty line is empty context) and ends
+        at the next header, a code fence or other text; empty lines at its end
+        separate it from what follows and are left out. A line of other text
+        with change lines right after it is inside the hunk, so it is an error,
+        never a silent end of the hunk: the change lines after it would be lost.
+        """
+        lines = self.lines
+        start = index = self.index
+        while index < len(lines):
+            raw = lines[index]
+            if raw.startswith(("@@", _GIT_HEADER_PREFIX)):
+                break
+            if raw.startswith("--- ") and index + 1 < len(lines) and lines[index + 1].startswith("+++ "):
+                break
+            if raw in ("", "\r") or raw[0] in " -+\\":
+                index += 1
+                continue
+            following = lines[index + 1] if index + 1 < len(lines) else ""
+            inside = lines[index - 1] not in ("", "\r") and following[:1] in ("-", "+")
+            if inside and not raw.lstrip().startswith(("```", "~~~")) and index > start:
+                raise _error(
+                    f"{_content(raw)[:60]!r} is inside the hunk at line {header_number} but is not a diff line",
+                    index + 1,
+                    hint="every line of a hunk starts with ' ' (unchanged), '-' (removed) or '+' (added); "
+                    "add the missing leading space to an unchanged line",
+                )
+            break
+        end = index
+        while end > start and lines[end - 1] in ("", "\r"):
+            end -= 1
+        old_lines: list[str] = []
+        new_lines: list[str] = []
+        old_closed = new_closed = False
+        last_kind = ""
+        for self.index in range(start, end):
+            raw = lines[self.index]
+            marker, body = (" ", raw + "\n") if raw in ("", "\r") else (raw[:1], raw[1:] + "\n")
+            if marker == "\\":
+                old_closed, new_closed = self._no_newline(
+                    last_kind, old_lines, new_lines, old_closed, new_closed
+                )
+                continue
+            if (marker in " -" and old_closed) or (marker in " +" and new_closed):
+                raise _error(
+                    "a line follows '\\ No newline at end of file' in the hunk",
+                    self.index + 1,
+                    hint="that marker may only follow the last line of the old or new side",
+                )
+            if marker in " -":
+                old_lines.append(body)
+            if marker in " +":
+                new_lines.append(body)
+            last_kind = marker
+        self.index = end
+        if not old_lines and not new_lines:
+            return None  # an '@@ ... @@' line with nothing under it (often the last line of a reply's diff)
+        old = "".join(old_lines)
+        return Hunk(
+            old=old, new="".join(new_lines), whole_lines=True, at_end=not old, source_line=header_number
         )
 
     def _offset(self, index: int) -> int:
@@ -535,8 +643,8 @@ class _Parser:
         line = self.lines[self.index]
         if not line.startswith(("+", "-", " ")):
             return  # the usual case: the next hunk's header, a blank line, the next file
-        if line.rstrip("\r") == "-- ":
-            return  # e-mail signature separator (git format-patch) after the last hunk
+        if line.rstrip("\r").rstrip(" ") == "--" and self.index + 1 < len(self.lines):
+            return  # e-mail signature separator (git format-patch; its space may be stripped) after the last hunk
         next_line = self.lines[self.index + 1] if self.index + 1 < len(self.lines) else ""
         if line.startswith("--- ") and next_line.startswith("+++ "):
             return  # the next file's header
