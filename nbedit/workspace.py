@@ -846,7 +846,7 @@ class Workspace:
             if store.notice:
                 warnings.warn(store.notice, NbeditWarning, stacklevel=3)
             self._history = store
-            recover(self)
+            recover(store, self._source.real_root, self._source.read)
         return self._history
 
     def _open_store_meanwhile(self) -> None:
