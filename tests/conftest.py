@@ -9,6 +9,9 @@ inherit them. A run once left ``~/.ipython``, ``~/.jupyter`` and ``~/.local/shar
 end of a run names anything the user's home gained meanwhile. Kernelspecs and lab extensions of
 the virtual environment stay visible: Jupyter always searches ``sys.prefix`` too.
 
+Parallel runs: ``NBEDIT_TEST_WORKERS=2 bash scripts/test`` runs the tests in two processes
+(pytest-xdist, ``--dist loadgroup``); every browser test goes to one of them.
+
 Property tests: ``NBEDIT_PROPERTY_EXAMPLES`` sets how many examples each hypothesis test runs.
 Unset, each runs at most ``CI_EXAMPLES`` (its own count when smaller): sized for CI. Set it to a
 number for that many per test (``NBEDIT_PROPERTY_EXAMPLES=2000 bash scripts/test -k properties``
@@ -76,6 +79,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Every hypothesis test runs the examples ``NBEDIT_PROPERTY_EXAMPLES`` asks for (see above)."""
     from hypothesis import settings
 
+    if config.pluginmanager.hasplugin("xdist"):
+        # in parallel runs (NBEDIT_TEST_WORKERS, scripts/test) the browser tests stay in one worker,
+        # so they share its one JupyterLab and Chromium (tests/browser_support.py)
+        for item in items:
+            if item.get_closest_marker("browser"):
+                item.add_marker(pytest.mark.xdist_group("browser"))
     for item in items:
         function = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
         inner = getattr(function, "hypothesis", None)
