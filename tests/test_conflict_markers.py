@@ -54,7 +54,10 @@ SAMPLE = """\
 
 
 def git(*arguments: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *arguments], cwd=cwd, capture_output=True, text=True, timeout=60)
+    # HOME is a temporary folder during the tests (conftest.py): a checkout owned by another user
+    # needs safe.directory, which the user's own ~/.gitconfig would have given
+    command = ["git", "-c", "safe.directory=*", *arguments]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=60)
 
 
 needs_git = pytest.mark.skipif(
