@@ -265,3 +265,22 @@ def test_the_values_keep_their_conveniences(tmp_path: Path) -> None:
     assert html.startswith('<div class="nbedit-view">') and "app.py" in html and "z = 3" in html
     kept = plan.without_hunks({(0, 0)})
     assert kept.files[0].after == "x = 1\ny = 2\nz = 3\n" and kept.diff == ""
+
+
+def test_the_module_sizes_script_flags_the_big_modules() -> None:
+    import subprocess
+    import sys
+
+    script = [sys.executable, str(REPO / "scripts" / "module_sizes")]
+    listed = subprocess.run([*script, "--over"], capture_output=True, text=True, timeout=60)
+    big = {
+        str(path.relative_to(REPO))
+        for path in module_files().values()
+        if len(path.read_text(encoding="utf-8").splitlines()) > 600
+    }
+    flagged = {line.split()[2] for line in listed.stdout.splitlines() if line.endswith("<- over 600")}
+    assert flagged == big and listed.returncode == (1 if big else 0), listed.stdout
+    relaxed = subprocess.run(
+        [*script, "--over", "--limit", "100000"], capture_output=True, text=True, timeout=60
+    )
+    assert relaxed.returncode == 0 and "0 over 100000" in relaxed.stdout
