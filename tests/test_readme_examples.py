@@ -140,6 +140,52 @@ def test_the_magic_examples_run_in_a_real_shell(
         ipython.run_cell("%unload_ext nbedit")
 
 
+def line_magic_examples() -> list[str]:
+    """The ``%nbedit ...`` forms the README's prose gives (and ``%%edit?``/``%nbedit?``), every
+    optional part both left out and given, ``[A|B]`` each way; placeholders in capitals stay."""
+    spans = re.findall(r"`(%nbedit[^`]*|%%edit\?)`", README.read_text(encoding="utf-8"))
+    forms: list[str] = []
+    for span in dict.fromkeys(spans):
+        expanded = [""]
+        for literal, optional in re.findall(r"([^\[]*)(?:\[([^\]]*)\])?", span):
+            choices = ["", *optional.split("|")] if optional else [""]
+            expanded = [f"{done}{literal}{choice}" for done in expanded for choice in choices]
+        forms.extend(" ".join(form.split()) for form in expanded)
+    return list(dict.fromkeys(forms))
+
+
+def test_the_line_magic_forms_of_the_prose_run(
+    ipython: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nbedit.storage.history import HistoryStore
+
+    forms = line_magic_examples()
+    assert {"%nbedit history", "%nbedit history --all", "%nbedit undo", "%nbedit restore ID --after"} <= set(
+        forms
+    )
+    assert len([form for form in forms if form.startswith("%nbedit config")]) == 12
+    monkeypatch.chdir(make_project(tmp_path))
+    monkeypatch.delenv("NBEDIT_SESSION", raising=False)
+    try:
+        assert ipython.run_cell("%load_ext nbedit").success
+        setup = (
+            "%%edit src/app.py --yes\n<<<<<<< SEARCH\ndef answer():\n=======\ndef reply():\n>>>>>>> REPLACE\n"
+        )
+        assert ipython.run_cell(setup).success
+        with HistoryStore(Path(os.environ["NBEDIT_HOME"])) as store:
+            entry_id = store.entries()[0].id
+        values = {"ID": entry_id, "NOTEBOOK": "analysis.ipynb", "DIR": ".", "F": "0.8"}
+        # config last: it changes the options of every later magic in this shell
+        for form in sorted(forms, key=lambda form: form.startswith("%nbedit config")):
+            cell = " ".join(values.get(word, word) for word in form.split(" "))
+            result = ipython.run_cell(cell)
+            assert result.success, (cell, result.error_before_exec or result.error_in_exec)
+            assert getattr(result.result, "status", None) != "error", (cell, result.result)  # a refusal shown
+        assert "def reply():" in (tmp_path / "src" / "app.py").read_text()  # previews wrote nothing
+    finally:
+        ipython.run_cell("%unload_ext nbedit")
+
+
 # --- the Python API --------------------------------------------------------------------------------
 
 
