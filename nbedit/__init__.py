@@ -14,6 +14,8 @@ IPython is imported only then.
 
 from __future__ import annotations
 
+from nbedit import _conveniences  # the values' conveniences, wired at the end of this file
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 
 
@@ -180,3 +182,61 @@ def unload_ipython_extension(ipython: Any) -> None:
     from nbedit.jupyter.extension import unload
 
     unload(ipython)
+
+
+# -- the values' conveniences ----------------------------------------------------------------------
+# ``plan.diff``, ``plan.explain()``, ``plan.without_hunks()`` and a plan's ``_repr_html_`` are
+# computed by modules that import the values; the values reach them through ``nbedit._conveniences``
+# (see its docstring), wired here because Python runs this file before any nbedit module. Each
+# function imports its module on first use (``import nbedit`` and ``nbedit --help`` stay light),
+# then puts the real function in its place.
+
+
+def _file_diff(file_plan: Any) -> str:
+    from nbedit.engine.diff import file_diff
+
+    _conveniences.file_diff = file_diff
+    return file_diff(file_plan)
+
+
+def _diff_stats(diff: str) -> tuple[int, int]:
+    from nbedit.engine.diff import diff_stats
+
+    _conveniences.diff_stats = diff_stats
+    return diff_stats(diff)
+
+
+def _file_stats(file_plan: Any) -> tuple[int, int]:
+    from nbedit.engine.diff import file_stats
+
+    _conveniences.file_stats = file_stats
+    return file_stats(file_plan)
+
+
+def _explain_plan(plan: Any) -> str:
+    from nbedit.engine.explain import explain_plan
+
+    _conveniences.explain_plan = explain_plan
+    return explain_plan(plan)
+
+
+def _exclude_hunks(plan: Any, excluded: set[tuple[int, int]]) -> Any:
+    from nbedit.engine.plan import exclude_hunks
+
+    _conveniences.exclude_hunks = exclude_hunks
+    return exclude_hunks(plan, excluded)
+
+
+def _plan_to_html(plan: Any) -> str:
+    from nbedit.render.html import plan_to_html
+
+    _conveniences.plan_to_html = plan_to_html
+    return plan_to_html(plan)
+
+
+_conveniences.file_diff = _file_diff
+_conveniences.diff_stats = _diff_stats
+_conveniences.file_stats = _file_stats
+_conveniences.explain_plan = _explain_plan
+_conveniences.exclude_hunks = _exclude_hunks
+_conveniences.plan_to_html = _plan_to_html

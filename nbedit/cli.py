@@ -439,7 +439,7 @@ def _doctor(args: Arguments) -> int:
         if not args.no_history:
             _workspace(args).history(all=True)  # opening settles the entries dead writers left pending
         from nbedit.errors import NbeditError
-        from nbedit.recovery import finish_interrupted
+        from nbedit.repair import finish_interrupted
 
         try:
             for done in finish_interrupted(home):  # every root's dead writers, and cut-short undos

@@ -54,7 +54,30 @@ from nbedit.storage.history import HistoryStore
 from nbedit.storage.records import Entry, FileVersion
 
 if TYPE_CHECKING:
-    from nbedit.workspace import ApplyResult, Workspace
+    from pathlib import Path
+    from typing import Any, Protocol
+
+    ApplyResult = Any  # nbedit.workspace.ApplyResult: not imported, see Workspace below
+
+    class _Source(Protocol):
+        real_root: Path
+
+        def normalise(self, path: str) -> str: ...
+        def read(self, path: str) -> bytes | None: ...
+        def mode(self, path: str) -> int | None: ...
+
+    class Workspace(Protocol):
+        """What these operations use of ``nbedit.workspace.Workspace``, which calls them: importing
+        it here, even for type checkers, would make the two modules a circle (test_architecture)."""
+
+        root: Path
+        session: str
+        history_enabled: bool
+        _source: _Source
+
+        def _store(self) -> HistoryStore: ...
+        def apply(self, plan: Plan, *, origin: str, undoes: str | None, force: bool) -> ApplyResult: ...
+
 
 __all__ = [
     "HistoryPlan",
@@ -92,7 +115,7 @@ def _store(workspace: Workspace) -> HistoryStore:
     done = _recovered.setdefault(store, set())
     if root not in done:
         done.add(root)
-        recover(workspace)
+        recover(store, workspace._source.pinned, workspace._source.read)
     return store
 
 

@@ -4,9 +4,8 @@ Every ``Workspace`` that records runs this once, as its history store opens, so 
 lives apart from the history operations (list, show, undo, restore: ``history_ops``)
 that a plain ``nbedit apply`` never uses and should not load.
 
-``finish_interrupted`` is what ``nbedit doctor --repair`` runs: it settles the entries
-dead writers left pending in every root the history names, then finishes each undo a
-crash cut short (``history_ops.interrupted_undo``), as one more ``undo`` would.
+``interrupted_undos`` lists the undos a crash cut short; ``nbedit.repair`` (what
+``nbedit doctor --repair`` runs) finishes them, as one more ``undo`` would.
 """
 
 from __future__ import annotations
@@ -14,25 +13,31 @@ from __future__ import annotations
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from nbedit.storage.confine import PinnedRoot
     from nbedit.storage.history import HistoryStore
     from nbedit.storage.records import Entry
-    from nbedit.workspace import Workspace
 
-__all__ = ["finish_interrupted", "interrupted_undos", "recover"]
+__all__ = ["interrupted_undos", "recover"]
 
 
-def recover(workspace: Workspace) -> list[tuple[Entry, bool]]:
-    """Settle entries left pending by a writer that died mid-apply (see ``HistoryStore.reconcile``)."""
+def recover(
+    store: HistoryStore, root: PinnedRoot, read: Callable[[str], bytes | None]
+) -> list[tuple[Entry, bool]]:
+    """Settle entries left pending by a writer that died mid-apply (see ``HistoryStore.reconcile``).
+
+    ``root`` is the workspace's pinned root (leftovers are removed only while it is still that
+    folder) and ``read`` reads a file under it (None: missing): the workspace hands in what is
+    needed, so this module does not import it (a circle).
+    """
     from nbedit.engine.text import fingerprint
     from nbedit.errors import NbeditError
     from nbedit.storage.atomic import remove_leftovers
 
-    source = workspace._source
-    root = source.pinned
-
     def current(path: str) -> str | None:
         try:
-            data = source.read(path)
+            data = read(path)
         except NbeditError:
             return "unreadable"
         return fingerprint(data) if data is not None else None
@@ -40,8 +45,7 @@ def recover(workspace: Workspace) -> list[tuple[Entry, bool]]:
     def leftovers(paths: object, pid: int, token: str) -> None:
         remove_leftovers(root, list(paths), pid=pid, token=token)  # type: ignore[call-overload]
 
-    store: HistoryStore = workspace._store()  # type: ignore[no-untyped-call]
-    return store.reconcile(current, root=str(source.real_root), leftovers=leftovers)
+    return store.reconcile(current, root=str(root), leftovers=leftovers)
 
 
 def interrupted_undos(store: HistoryStore) -> list[tuple[Entry, Entry]]:
@@ -64,50 +68,3 @@ def interrupted_undos(store: HistoryStore) -> list[tuple[Entry, Entry]]:
         except Exception:  # noqa: BLE001 - pruned meanwhile: nothing left to finish
             continue
     return found
-
-
-def finish_interrupted(home: object) -> list[str]:
-    """Settle dead writers' entries in every recorded root, then finish every interrupted undo.
-
-    Returns one line per thing done or left (a file changed since is left, saying how to
-    finish it by hand: nothing is forced).
-    """
-    import os
-    from pathlib import Path
-
-    from nbedit.errors import NbeditError
-    from nbedit.history_ops import undo
-    from nbedit.storage.history import HistoryStore
-    from nbedit.workspace import Workspace
-
-    done: list[str] = []
-    with HistoryStore(Path(home)) as store:  # type: ignore[arg-type]
-        roots = {entry.root for entry in store.pending()} | {
-            entry.root for entry, _ in interrupted_undos(store)
-        }
-    for root in sorted(root for root in roots if root):
-        if not os.path.isdir(root):
-            done.append(f"{root}: the workspace root is gone; its unfinished entries are left as they are")
-            continue
-        workspace = Workspace(root, home=home, live=None)  # type: ignore[arg-type]
-        try:
-            store = workspace._store()  # type: ignore[no-untyped-call]  # settles dead writers' entries
-            for entry, undoing in interrupted_undos(store):
-                if entry.root != str(workspace._source.real_root):
-                    continue
-                workspace.session = undoing.session
-                try:
-                    result = undo(workspace, entry.id)
-                except NbeditError as error:
-                    done.append(
-                        f"the undo {undoing.id} of entry {entry.id} was cut short and cannot be finished: "
-                        f"{error.message}"
-                    )
-                    continue
-                done.append(
-                    f"finished the undo of entry {entry.id} that a crash cut short ({undoing.id}): "
-                    f"wrote {', '.join(result.written) or 'nothing'} (entry {result.entry_id})"
-                )
-        finally:
-            workspace.close()
-    return done

@@ -881,7 +881,7 @@ class Workspace:
             if store.notice:
                 warnings.warn(store.notice, NbeditWarning, stacklevel=3)
             self._history = store
-            recover(self)
+            recover(store, self._source.pinned, self._source.read)
         return self._history
 
     def _open_store_meanwhile(self) -> None:

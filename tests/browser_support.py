@@ -153,6 +153,13 @@ def _write_lab_config(config_dir: Path) -> None:
     (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf-8"
     )
+    # no autosave: a test saves with Ctrl+S when it means to. On a loaded machine a test outlives the
+    # two-minute autosave, which could save a tab while nbedit writes its file and raise JupyterLab's
+    # "File Changed" dialog in the middle of an unrelated step.
+    (settings / "docmanager-extension").mkdir(parents=True, exist_ok=True)
+    (settings / "docmanager-extension" / "plugin.jupyterlab-settings").write_text(
+        json.dumps({"autosave": False}), encoding="utf-8"
+    )
 
 
 def start_lab(base: Path, python: str = sys.executable, extra_arguments: tuple[str, ...] = ()) -> LabServer:
@@ -236,7 +243,13 @@ def start_lab(base: Path, python: str = sys.executable, extra_arguments: tuple[s
 # ---------------------------------------------------------------------- fixtures
 
 
-@pytest.fixture(scope="module")
+# One JupyterLab and one Chromium serve every stock browser test of the session (each test gets a
+# fresh browser context and page, and its kernels are shut down after it): starting them costs
+# some 15-30 s on a loaded 2-core machine, once instead of once per module. Each test works on
+# files of its own names in ``lab.root``; history entries of earlier tests are in ``lab.nbedit_home``.
+
+
+@pytest.fixture(scope="session")
 def chromium_path() -> str:
     path = find_chromium()
     if path is None:
@@ -245,7 +258,7 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def lab(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iterator[LabServer]:
     try:
         import jupyterlab  # noqa: F401
@@ -263,24 +276,31 @@ def lab(tmp_path_factory: pytest.TempPathFactory, chromium_path: str) -> Iterato
         server.stop()
 
 
-@pytest.fixture(scope="module")
-def browser(chromium_path: str, lab: LabServer) -> Iterator[Any]:
+@pytest.fixture(scope="session")
+def playwright_driver() -> Iterator[Any]:
+    """Playwright's sync driver, once per session: it cannot be started again while it runs, so
+    every browser of the session (the stock one below, the collaboration tests') comes from it."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         unavailable("the playwright package is not installed (pip install playwright; no browser download)")
     with sync_playwright() as playwright:
-        try:
-            launched = playwright.chromium.launch(
-                executable_path=chromium_path, headless=True, args=CHROMIUM_ARGUMENTS
-            )
-        except Exception as error:  # playwright raises its own Error type for a broken binary
-            unavailable(f"Chromium at {chromium_path} did not start: {error}")
-            raise
-        try:
-            yield launched
-        finally:
-            launched.close()
+        yield playwright
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path: str, lab: LabServer, playwright_driver: Any) -> Iterator[Any]:
+    try:
+        launched = playwright_driver.chromium.launch(
+            executable_path=chromium_path, headless=True, args=CHROMIUM_ARGUMENTS
+        )
+    except Exception as error:  # playwright raises its own Error type for a broken binary
+        unavailable(f"Chromium at {chromium_path} did not start: {error}")
+        raise
+    try:
+        yield launched
+    finally:
+        launched.close()
 
 
 @pytest.fixture

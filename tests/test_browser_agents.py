@@ -118,7 +118,7 @@ def test_a_running_agent_loop_waits_for_apply_partial_and_reject(lab: LabServer,
     from nbedit.storage.history import HistoryStore
 
     with HistoryStore(lab.nbedit_home) as store:
-        origins = [entry.origin for entry in store.entries()]
+        origins = [entry.origin for entry in store.entries() if entry.origin.startswith("agent:")]
     assert origins == ["agent:apply_patch:call_A2hunks", "agent:str_replace_based_edit_tool:toolu_01B1exact"]
 
 

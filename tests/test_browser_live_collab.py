@@ -9,6 +9,7 @@ The median time from Apply to the new text in the other tab is printed for the l
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import statistics
@@ -34,7 +35,7 @@ from collab_support import call, disable_autosave, relative, unavailable  # noqa
 
 from nbedit.live.protocol import notebook_change, text_change  # noqa: E402
 
-pytest_plugins = ["collab_support"]
+pytest_plugins = ["browser_support", "collab_support"]  # browser_support: the session's playwright driver
 pytestmark = [pytest.mark.browser, pytest.mark.kernel, pytest.mark.slow]
 
 VISIBLE_WITHIN = 2.0  # seconds, the issue's promise
@@ -43,23 +44,19 @@ HELPER = "def scale(value):\n    return value * 2\n\n\nLIMIT = 10\n"
 
 
 @pytest.fixture(scope="module")
-def collab_browser(collab_lab: Any) -> Iterator[Any]:
+def collab_browser(collab_lab: Any, playwright_driver: Any) -> Iterator[Any]:
     chromium = find_chromium()
     if chromium is None:
         unavailable("no Chromium found (looked for /usr/bin/chromium, $NBEDIT_CHROMIUM and chromium on PATH)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("the playwright package is not installed (pip install playwright; no browser download)")
     disable_autosave(collab_lab)  # typed text stays unsaved until the test saves it
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=chromium, headless=True, args=CHROMIUM_ARGUMENTS
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
+    # the session's playwright driver (tests/browser_support.py): a second one cannot start beside it
+    launched = playwright_driver.chromium.launch(
+        executable_path=chromium, headless=True, args=CHROMIUM_ARGUMENTS
+    )
+    try:
+        yield launched
+    finally:
+        launched.close()
 
 
 @pytest.fixture
@@ -73,6 +70,7 @@ def collab_page(collab_browser: Any, collab_lab: Any, request: pytest.FixtureReq
         ),
     )
     context.set_default_timeout(30_000)
+    context.on("page", keep_waiting_when_slow)  # pages the test opens later too
     opened = context.new_page()
     messages: list[str] = []
     opened.on("console", lambda message: messages.append(f"{message.type}: {message.text}"))
@@ -87,6 +85,25 @@ def collab_page(collab_browser: Any, collab_lab: Any, request: pytest.FixtureReq
             (ARTIFACTS / f"failure-{request.node.name}.server.log").write_text(collab_lab.log_tail(20000))
         context.close()
         collab_lab.shutdown_kernels()
+
+
+SLOW_LOADING = "taking some time to load"
+
+
+def keep_waiting(page: Any) -> None:
+    """Answer "Continue waiting" to every "document is taking some time to load" dialog shown."""
+    slow = page.locator(".jp-Dialog").filter(has_text=SLOW_LOADING)
+    for _ in range(slow.count()):
+        with contextlib.suppress(Exception):  # it may close by itself meanwhile
+            slow.first.get_by_role("button", name="Continue waiting").click(timeout=2_000)
+
+
+def keep_waiting_when_slow(page: Any) -> None:
+    """Let Playwright answer that dialog whenever it blocks an action of the test."""
+    slow = page.locator(".jp-Dialog").filter(has_text=SLOW_LOADING)
+    page.add_locator_handler(
+        slow, lambda dialog: dialog.get_by_role("button", name="Continue waiting").click()
+    )
 
 
 def cell_text(page: Any, path: str, index: int) -> str:
@@ -122,6 +139,10 @@ def wait_for_text(page: Any, path: str, index: int | None, expected: str, timeou
 
 
 def dialogs(page: Any) -> int:
+    """The dialogs on the page (a "File Changed" one fails a test), after "Continue waiting" on
+    jupyter-collaboration's "taking some time to load" dialog: on a loaded machine a room's first
+    sync can outlast its patience, which says nothing about nbedit."""
+    keep_waiting(page)
     return int(page.locator(".jp-Dialog").count())
 
 

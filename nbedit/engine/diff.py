@@ -15,6 +15,7 @@ from operator import itemgetter
 from nbedit._dataclass import dataclass
 from nbedit.engine.models import FilePlan, Plan, Tier
 from nbedit.engine.text import common_ends, split_lines
+from nbedit.engine.whole_diff import text_diff
 
 __all__ = [
     "CONTEXT",
@@ -25,6 +26,7 @@ __all__ = [
     "file_diff",
     "file_stats",
     "plan_diff",
+    "text_diff",
 ]
 
 CONTEXT = 3
@@ -262,8 +264,6 @@ def file_diff(file_plan: FilePlan) -> str:
     before, after = _texts(file_plan)
     if before == after:
         return _rename_only(file_plan, old_name, new_name)
-    from nbedit.engine.plan import text_diff
-
     return text_diff(
         None if file_plan.operation == "add" else before,
         None if file_plan.operation == "delete" else after,

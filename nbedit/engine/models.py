@@ -11,6 +11,11 @@ Text conventions: hunk ``old``/``new`` are ``str`` whose lines are separated by
 (a git diff of a CRLF file). File text (``FilePlan.before``/``after``) is the
 decoded file exactly, line endings included, so encoding it again gives the
 original bytes.
+
+The conveniences (``plan.diff``, ``plan.explain()``, ``plan.without_hunks()``, a plan
+drawing itself in a notebook) are computed by ``engine/diff.py``, ``engine/explain.py``,
+``engine/plan.py`` and ``render/html.py``, which import this module: the values reach them
+through ``nbedit._conveniences``, filled by the package's root, and never import them.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator
 
+from nbedit import _conveniences as conveniences
 from nbedit._dataclass import dataclass, field
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
@@ -240,9 +246,7 @@ class FilePlan:
 
     def summary(self) -> str:
         """``update app.py +2 -1 (2 hunks: exact)``: what a repr shows instead of the whole text."""
-        from nbedit.engine.diff import diff_stats, file_diff
-
-        added, removed = diff_stats(file_diff(self))
+        added, removed = conveniences.diff_stats(conveniences.file_diff(self))
         name = (
             f"{self.path} -> {self.new_path}" if self.new_path and self.new_path != self.path else self.path
         )
@@ -315,8 +319,7 @@ class Plan:
     def file_diffs(self) -> tuple[str, ...]:
         """Unified diff of each file, built once from the located hunks."""
         if not self._diff_cache:
-            from nbedit.engine.diff import file_diff
-
+            file_diff = conveniences.file_diff
             self._diff_cache.append(tuple(file_diff(file_plan) for file_plan in self.files))
         return self._diff_cache[0]
 
@@ -339,8 +342,7 @@ class Plan:
 
     def stats(self) -> dict[str, tuple[int, int]]:
         """Lines added and removed per target path."""
-        from nbedit.engine.diff import diff_stats, file_stats
-
+        diff_stats, file_stats = conveniences.diff_stats, conveniences.file_stats
         if self._diff_cache:
             return {
                 f.target_path: diff_stats(text) for f, text in zip(self.files, self.file_diffs, strict=True)
@@ -365,9 +367,7 @@ class Plan:
 
     def _repr_html_(self) -> str:
         """In a notebook: the static diff the review widget also shows (header, tiers, hunks)."""
-        from nbedit.render.html import plan_to_html
-
-        return plan_to_html(self)
+        return conveniences.plan_to_html(self)
 
     def explain(self) -> str:
         """Why each hunk landed where it did: tiers tried, scores, runner-up, offset, expected vs found.
@@ -375,12 +375,9 @@ class Plan:
         The teaching view of a plan: the same rows the review widget's "Why here?"
         disclosure and ``nbedit apply --explain`` show.
         """
-        from nbedit.engine.explain import explain_plan
-
-        return explain_plan(self)
+        return conveniences.explain_plan(self)
 
     def without_hunks(self, excluded: set[tuple[int, int]]) -> Plan:
         """A plan with some hunks left out, keyed by (file index, hunk index)."""
-        from nbedit.engine.plan import exclude_hunks
-
-        return exclude_hunks(self, excluded)
+        kept: Plan = conveniences.exclude_hunks(self, excluded)
+        return kept

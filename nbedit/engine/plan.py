@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nbedit._dataclass import dataclass, replace
-from nbedit.engine.match import DEFAULT_THRESHOLD, FileIndex, MatchOptions, _exact_at_expected_line, locate
+from nbedit._dataclass import replace
+from nbedit.engine.match import FileIndex, _exact_at_expected_line, locate
 from nbedit.engine.models import (
     Change,
     FileChange,
@@ -26,7 +26,9 @@ from nbedit.engine.models import (
     decoded_when_read,
     is_notebook_path,
 )
-from nbedit.engine.text import UTF8, Codec, canonical_encoding, decode, encode, fingerprint, split_lines
+from nbedit.engine.text import UTF8, Codec, canonical_encoding, decode, encode, fingerprint
+from nbedit.engine.text_edit import PlanOptions, TextEdit, splice  # moved; still importable from here
+from nbedit.engine.whole_diff import text_diff  # moved; still importable from here
 from nbedit.engine.written_paths import resolve_backslashes
 from nbedit.errors import (
     AmbiguousMatch,
@@ -67,21 +69,6 @@ __all__ = [
 HASH_MEANWHILE = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
-class PlanOptions:
-    """The planner's options, as a ``Workspace`` sets them; ``match`` gives the matcher's share."""
-
-    exact: bool = False
-    threshold: float = DEFAULT_THRESHOLD
-    overwrite: bool = False
-    clear_outputs: bool = False
-    encoding: str | None = None  # declared text encoding of the files; None: UTF-8, BOM or detected
-
-    @property
-    def match(self) -> MatchOptions:
-        return MatchOptions(exact=self.exact, threshold=self.threshold)
-
-
 class FileSource(Protocol):
     """Read access to the workspace; the only way the planner sees files."""
 
@@ -93,16 +80,6 @@ class FileSource(Protocol):
 
     def mode(self, path: str) -> int | None:
         """Permission bits of an existing file."""
-
-
-@dataclass(frozen=True, slots=True)
-class TextEdit:
-    """The result of editing one text: what it became and where each hunk landed."""
-
-    after: str
-    hunks: tuple[LocatedHunk, ...]
-    already_applied: bool
-    notes: tuple[str, ...]
 
 
 def edit_text(
@@ -378,18 +355,6 @@ def _edit_in_order(
     return TextEdit(current, (), False, (note,))
 
 
-def splice(text: str, located: Sequence[LocatedHunk]) -> str:
-    """``text`` with every located hunk's span replaced, in one pass."""
-    pieces: list[str] = []
-    cursor = 0
-    for item in sorted(located, key=lambda item: (item.match.start, item.match.end)):
-        pieces.append(text[cursor : item.match.start])
-        pieces.append(item.match.replacement)
-        cursor = item.match.end
-    pieces.append(text[cursor:])
-    return "".join(pieces)
-
-
 def _check_overlaps(located: Sequence[LocatedHunk], path: str) -> None:
     ordered = sorted(located, key=lambda item: (item.match.start, item.match.end))
     for previous, current in zip(ordered, ordered[1:], strict=False):
@@ -485,7 +450,9 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
     if is_notebook_path(path) and change.operation == "update" and data is not None:
         from nbedit.engine.notebook import plan_notebook
 
-        return plan_notebook(path, data, change, options=options, mode=source.mode(path), dialect=dialect)
+        return plan_notebook(
+            path, data, change, options=options, mode=source.mode(path), dialect=dialect, edit_text=edit_text
+        )
     if change.cell is not None:
         raise NotebookError(
             f"{path}: a cell ({change.cell}) was given, but cell= / --cell applies only to notebooks "
@@ -722,94 +689,3 @@ def exclude_hunks(plan: Plan, excluded: set[tuple[int, int]]) -> Plan:
             )
         )
     return replace(plan, files=tuple(files), _diff_cache=[])
-
-
-def text_diff(before: str | None, after: str | None, path: str, new_path: str | None = None) -> str:
-    """A unified diff of two whole texts (used when there are no located hunks).
-
-    The shared head and tail are found with slice comparisons (memcmp, binary
-    search) and only the differing middle, plus context, goes to difflib: a
-    restore of a one-line edit in a 10 MB file diffs a few lines, not all of them.
-    """
-    old, new = before or "", after or ""
-    if old == new:
-        return ""
-    head = _shared_prefix(old, new)
-    head = old.rfind("\n", 0, head) + 1  # back to a line start (the same in both)
-    tail = _shared_suffix(old, new, head)
-    old_end = len(old) - tail
-    if old_end > head and old[old_end - 1] != "\n":
-        newline = old.find("\n", old_end)
-        old_end = newline + 1 if newline != -1 else len(old)
-    new_end = len(new) - (len(old) - old_end)
-    start = head
-    for _ in range(3):
-        if start == 0:
-            break
-        start = old.rfind("\n", 0, start - 1) + 1
-    old_stop = old_end
-    for _ in range(3):
-        if old_stop >= len(old):
-            break
-        newline = old.find("\n", old_stop)
-        old_stop = newline + 1 if newline != -1 else len(old)
-    new_stop = new_end + (old_stop - old_end)
-    first_line = old.count("\n", 0, start)
-    old_lines = split_lines(old[start:old_stop])
-    new_lines = split_lines(new[start:new_stop])
-    out = [
-        "--- " + ("/dev/null" if before is None else f"a/{path}") + "\n",
-        "+++ " + ("/dev/null" if after is None else f"b/{new_path or path}") + "\n",
-    ]
-    from nbedit.engine.resync import ResyncMatcher
-
-    matcher = ResyncMatcher(old_lines, new_lines)
-    for group in matcher.get_grouped_opcodes(3):
-        first, last = group[0], group[-1]
-        out.append(
-            f"@@ -{_range(first[1] + first_line, last[2] + first_line)} "
-            f"+{_range(first[3] + first_line, last[4] + first_line)} @@\n"
-        )
-        for tag, a0, a1, b0, b1 in group:
-            if tag == "equal":
-                out.extend(_diff_line(" ", line) for line in old_lines[a0:a1])
-                continue
-            out.extend(_diff_line("-", line) for line in old_lines[a0:a1])
-            out.extend(_diff_line("+", line) for line in new_lines[b0:b1])
-    return "".join(out)
-
-
-def _range(start: int, stop: int) -> str:
-    """A unified-diff range, as difflib writes it (1-based; an empty range names the line before)."""
-    length = stop - start
-    if length == 1:
-        return str(start + 1)
-    return f"{start + 1 if length else start},{length}"
-
-
-def _diff_line(prefix: str, line: str) -> str:
-    return prefix + line if line.endswith("\n") else prefix + line + "\n\\ No newline at end of file\n"
-
-
-def _shared_prefix(first: str, second: str) -> int:
-    """Length of the common prefix, by binary search over slice comparisons."""
-    low, high = 0, min(len(first), len(second))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if first[:middle] == second[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def _shared_suffix(first: str, second: str, floor: int) -> int:
-    """Length of the common suffix that does not reach back past ``floor``."""
-    low, high = 0, min(len(first), len(second)) - floor
-    while low < high:
-        middle = (low + high + 1) // 2
-        if first[len(first) - middle :] == second[len(second) - middle :]:
-            low = middle
-        else:
-            high = middle - 1
-    return low

@@ -53,7 +53,10 @@ def _folder(destination: Path) -> int:
     folder = destination.parent
     # never through a link planted in the home: the links made here hold the user's old files
     flags = (
-        os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+        os.O_RDONLY
+        | getattr(os, "O_DIRECTORY", 0)
+        | getattr(os, "O_CLOEXEC", 0)
+        | getattr(os, "O_NOFOLLOW", 0)
     )
     try:
         return os.open(folder, flags)

@@ -8,7 +8,7 @@ and narrowed to 0700 (its files 0600) as any opening of the store does (``home.p
 Repairing moves a damaged database (and its write-ahead log) aside, so nothing is
 deleted, and starts a new one that continues the entry counter (ids are never
 reused, see ``database.py``). An undo a crash cut short is reported here; the
-command line's repair finishes it (``nbedit.recovery.finish_interrupted``).
+command line's repair finishes it (``nbedit.repair.finish_interrupted``).
 """
 
 from __future__ import annotations

@@ -31,9 +31,11 @@ from nbedit.errors import FileTooLarge, NothingToUndo
 context = multiprocessing.get_context("fork")
 REPOSITORY = str(Path(nbedit.__file__).parents[1])
 NAMES = ("a.txt", "b.txt", "c.txt")
-PATCH = "*** Begin Patch\n" + "".join(
-    f"*** Update File: {name}\n@@\n-{name} old\n+{name} new\n" for name in NAMES
-) + "*** End Patch\n"
+PATCH = (
+    "*** Begin Patch\n"
+    + "".join(f"*** Update File: {name}\n@@\n-{name} old\n+{name} new\n" for name in NAMES)
+    + "*** End Patch\n"
+)
 
 
 def _three_files(root: Path, body: bytes = b"") -> dict[str, tuple[bytes, bytes]]:
@@ -240,7 +242,9 @@ def test_a_change_text_over_the_size_limit_is_refused_by_the_api(tmp_path: Path)
     (tmp_path / "a.txt").write_bytes(b"old\n")
     ws = nbedit.Workspace(tmp_path, history=False, max_file_size=1000)
     with pytest.raises(FileTooLarge, match="the change text is 2,0"):
-        ws.plan_patch("*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+" + "x" * 2000 + "\n*** End Patch\n")
+        ws.plan_patch(
+            "*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+" + "x" * 2000 + "\n*** End Patch\n"
+        )
     with pytest.raises(FileTooLarge, match="the new text"):
         ws.plan_edit("a.txt", "old", "x" * 2000)
     assert (tmp_path / "a.txt").read_bytes() == b"old\n"

@@ -148,7 +148,9 @@ def test_opening_a_wide_home_narrows_it(tmp_path: Path) -> None:
 # -- item 2: links planted in the home -----------------------------------------------------
 
 
-def test_a_link_planted_at_the_id_floor_or_its_temporary_name_writes_nothing_through_it(tmp_path: Path) -> None:
+def test_a_link_planted_at_the_id_floor_or_its_temporary_name_writes_nothing_through_it(
+    tmp_path: Path,
+) -> None:
     home = tmp_path / "home"
     home.mkdir(mode=0o700)
     victim = tmp_path / "victim.txt"
@@ -201,7 +203,9 @@ def test_a_blob_folder_swapped_for_a_link_gets_no_copy(tmp_path: Path) -> None:
         path.unlink()
     blobs.rmdir()
     blobs.symlink_to(elsewhere)
-    (root / "fresh.env").write_bytes(SECRET + b"#" * 300_000)  # not in the history yet: its old copy is linked
+    (root / "fresh.env").write_bytes(
+        SECRET + b"#" * 300_000
+    )  # not in the history yet: its old copy is linked
     ws = nbedit.Workspace(root, home=home)
     with pytest.raises(HistoryError, match="not a folder of yours"):
         ws.apply(ws.plan_edit("fresh.env", "hunter2", "hunter4"))
@@ -224,11 +228,13 @@ def _forge(root: Path, home: Path, session: str) -> str:
     return entry
 
 
-def test_a_home_owned_by_another_user_is_not_trusted_by_root(other_user, shared: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_home_owned_by_another_user_is_not_trusted_by_root(
+    other_user, shared: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path / "project"
     root.mkdir()
     home = shared / "their-home"
-    entry = _forge(root, home, "cli:victim")
+    _forge(root, home, "cli:victim")
     for path in [home, *home.rglob("*")]:
         os.chown(path, other_user.uid, other_user.gid, follow_symlinks=False)
     assert (root / "notes.txt").read_bytes() == b"my own work\n"
@@ -298,7 +304,12 @@ def test_a_recorded_path_outside_the_root_is_never_read_or_written(tmp_path: Pat
     ws.close()
     _set_path(home, entry, forged)
     ws = nbedit.Workspace(root, home=home)
-    for attempt in (ws.undo, lambda: ws.undo(entry), lambda: ws.show(entry), lambda: ws.restore(entry, force=True)):
+    for attempt in (
+        ws.undo,
+        lambda: ws.undo(entry),
+        lambda: ws.show(entry),
+        lambda: ws.restore(entry, force=True),
+    ):
         with pytest.raises(HistoryError, match="damaged or forged") as raised:
             attempt()
         assert "outside secret" not in str(raised.value)
@@ -330,7 +341,9 @@ def test_a_full_disk_while_a_new_home_is_created_leaves_no_store(tmp_path: Path)
     root.mkdir()
     (root / "a.txt").write_bytes(b"one\n")
     home = tmp_path / "home"
-    script = FULL_DISK.format(repository=str(Path(nbedit.__file__).parents[1]), root=str(root), home=str(home))
+    script = FULL_DISK.format(
+        repository=str(Path(nbedit.__file__).parents[1]), root=str(root), home=str(home)
+    )
     completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     result = json.loads(completed.stdout.strip().splitlines()[-1])
     assert result["ok"] is False and result["error"] == "HistoryError", result

@@ -44,13 +44,13 @@ from nbedit.engine.digest import fingerprint_meanwhile
 from nbedit.engine.models import FileChange, FilePlan, Hunk, LocatedHunk
 from nbedit.engine.notebook.document import NotebookDocument
 from nbedit.engine.notebook.raw import RawDecision, looks_like_notebook_json, plan_raw
-from nbedit.engine.plan import splice
 from nbedit.engine.text import common_ends
+from nbedit.engine.text_edit import PlanOptions, TextEdit, splice
 from nbedit.errors import AmbiguousMatch, MatchError, NoMatch, option
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
-    from nbedit.engine.plan import PlanOptions
+    from collections.abc import Callable
 
 __all__ = ["CELL_DIALECTS", "CLEARED_OUTPUTS_NOTE", "cell_view", "plan_notebook", "replan_notebook"]
 
@@ -77,6 +77,7 @@ def plan_notebook(
     change: FileChange,
     *,
     options: PlanOptions,
+    edit_text: Callable[..., TextEdit],
     mode: int | None = None,
     dialect: str = "",
 ) -> FilePlan:
@@ -84,9 +85,9 @@ def plan_notebook(
 
     ``dialect`` tells cell edits (old/new, SEARCH/REPLACE: ``CELL_DIALECTS``), which
     change one cell's text, from diffs, which may also change the cell structure.
+    ``edit_text`` is the text planner's (``nbedit.engine.plan.edit_text``, whose module
+    calls this one: it is handed in, not imported, so the two modules form no circle).
     """
-    from nbedit.engine.plan import edit_text
-
     digest = fingerprint_meanwhile(data)
     document = NotebookDocument.parse(data, path)
     if dialect in CELL_DIALECTS:

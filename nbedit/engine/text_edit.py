@@ -1,0 +1,56 @@
+"""Editing one text: the planner's options, what editing a text gives, and the splice.
+
+``PlanOptions``, ``TextEdit`` and ``splice`` are shared by the text planner
+(``engine/plan.py``: ``edit_text``, ``plan_change``) and the notebook planner
+(``engine/notebook/planning.py``), which edits a notebook's cell view with the text
+planner's ``edit_text``. They live below both so that the notebook planner need not
+import ``plan.py``, which hands ``.ipynb`` targets to it: that was an import circle
+(``tests/test_architecture.py``). ``plan.py`` still exports all three.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from nbedit._dataclass import dataclass
+from nbedit.engine.match import DEFAULT_THRESHOLD, MatchOptions
+from nbedit.engine.models import LocatedHunk
+
+__all__ = ["PlanOptions", "TextEdit", "splice"]
+
+
+@dataclass(frozen=True, slots=True)
+class PlanOptions:
+    """The planner's options, as a ``Workspace`` sets them; ``match`` gives the matcher's share."""
+
+    exact: bool = False
+    threshold: float = DEFAULT_THRESHOLD
+    overwrite: bool = False
+    clear_outputs: bool = False
+    encoding: str | None = None  # declared text encoding of the files; None: UTF-8, BOM or detected
+
+    @property
+    def match(self) -> MatchOptions:
+        return MatchOptions(exact=self.exact, threshold=self.threshold)
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    """The result of editing one text: what it became and where each hunk landed."""
+
+    after: str
+    hunks: tuple[LocatedHunk, ...]
+    already_applied: bool
+    notes: tuple[str, ...]
+
+
+def splice(text: str, located: Sequence[LocatedHunk]) -> str:
+    """``text`` with every located hunk's span replaced, in one pass."""
+    pieces: list[str] = []
+    cursor = 0
+    for item in sorted(located, key=lambda item: (item.match.start, item.match.end)):
+        pieces.append(text[cursor : item.match.start])
+        pieces.append(item.match.replacement)
+        cursor = item.match.end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
