@@ -25,6 +25,10 @@ argument lists argparse would read the same way; anything else, ``--help`` and
 every error go through argparse), and argparse fills in only the subcommand
 that was named, so ``nbedit --help`` does not build the other ten.
 
+What every command shares (the workspace it opens, ``_say``/``_warn``, the preview and the
+"Apply? [y/N]" step, exit codes) is in ``nbedit.cli_support``, below this module and the
+command modules beside it (``cli_rewind``); the names stay importable from here.
+
 The preview has two forms. On a terminal it is rich's coloured, numbered rows.
 Anywhere else (a pipe, a log, CI) it is plain text written in one call: the
 header's facts (counts, hunks not found verbatim, offsets) and the plan's
@@ -39,23 +43,37 @@ import os
 import sys
 from types import SimpleNamespace
 
+# the helpers every command shares (moved to nbedit.cli_support; still importable from here)
+from nbedit import cli_support
+from nbedit.cli_support import (  # noqa: F401
+    FAILED,
+    OK,
+    USAGE,
+    _confirm,
+    _console,
+    _interactive,
+    _is_terminal,
+    _preview,
+    _print_diff,
+    _review_and_apply,
+    _say,
+    _warn,
+    _workspace,
+)
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable, Collection, Sequence
+    from collections.abc import Collection, Sequence
     from typing import Any
 
-    from rich.console import Console
-
-    from nbedit.engine.models import Plan
     from nbedit.workspace import Workspace
 
     Arguments = argparse.Namespace | SimpleNamespace  # the quick path makes a SimpleNamespace
 
 __all__ = ["build_parser", "main", "run"]
 
-OK, FAILED, USAGE = 0, 1, 2
 # the most bytes read as one change text (a patch, --old-file, --new-file) or compared by `diff`:
 # `nbedit apply /dev/zero` stops here with a clear error instead of reading until memory runs out
 MAX_INPUT_BYTES = 64 << 20
@@ -66,19 +84,6 @@ class _Usage(Exception):
 
 
 # --- helpers ---------------------------------------------------------------------------------------
-
-
-def _console(stderr: bool = False) -> Console:
-    from rich.console import Console
-
-    # Diff rows are never wrapped (soft_wrap); panels on stderr wrap inside their box.
-    return Console(stderr=stderr, highlight=False, soft_wrap=not stderr)
-
-
-def _warn(message: str) -> None:
-    """A plain line on stderr (never wrapped, so scripts can grep it)."""
-    sys.stderr.write(message + "\n")
-    sys.stderr.flush()
 
 
 def _input_limit() -> int:
@@ -117,30 +122,6 @@ def _read_text(source: str, what: str) -> str:
         return data.decode("utf-8-sig") if data.startswith(b"\xef\xbb\xbf") else data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise _Usage(f"{what} {source!r} is not UTF-8 text (byte {error.start})") from None
-
-
-_opened: list[Workspace] | None = None  # under ``run``: the workspaces to close before the process ends
-
-
-def _workspace(args: Arguments) -> Workspace:
-    from nbedit.workspace import Workspace
-
-    root = args.root
-    session = os.environ.get("NBEDIT_SESSION") or f"cli:{os.path.realpath(root)}"
-    workspace = Workspace(
-        root,
-        exact=getattr(args, "exact", False),
-        overwrite=getattr(args, "overwrite", False),
-        clear_outputs=getattr(args, "clear_outputs", False),
-        history=not getattr(args, "no_history", False),
-        session=session,
-        origin="cli",
-        encoding=getattr(args, "encoding", None),
-        **({"threshold": args.threshold} if getattr(args, "threshold", None) is not None else {}),
-    )
-    if _opened is not None:
-        _opened.append(workspace)
-    return workspace
 
 
 class _ClosedStdoutGuard:
@@ -183,94 +164,6 @@ class _ClosedStdoutGuard:
             self._stream.flush()
         except BrokenPipeError:
             self._gone()
-
-
-def _is_terminal(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
-def _interactive() -> bool:
-    return _is_terminal(sys.stdin) and _is_terminal(sys.stdout)
-
-
-def _say(message: str) -> None:
-    sys.stdout.write(message + "\n")
-    sys.stdout.flush()
-
-
-def _confirm(question: str = "Apply?") -> bool:
-    sys.stdout.write(f"{question} [y/N] ")
-    sys.stdout.flush()
-    try:
-        answer = sys.stdin.readline()
-    except (KeyboardInterrupt, EOFError):
-        _say("")
-        return False
-    return answer.strip().lower() in {"y", "yes"}
-
-
-def _preview(plan: Plan) -> Callable[[str], None]:
-    """Print the plan (rows on a terminal, plain diff elsewhere); return how to print what follows."""
-    if not _is_terminal(sys.stdout):
-        from nbedit.render.text import plan_to_plain_diff
-
-        sys.stdout.write(plan_to_plain_diff(plan) + "\n")
-        return _say
-    from nbedit.render.terminal import print_plan
-
-    console = _console()
-    print_plan(plan, console)
-    console.print()
-    return lambda message: console.print(message, markup=False)
-
-
-def _review_and_apply(
-    workspace: Workspace,
-    plan: Plan,
-    args: Arguments,
-    stdin_used: bool,
-    *,
-    write: Callable[[], Any] | None = None,
-    verb: str = "applied",
-    question: str = "Apply?",
-    warning: str = "",
-) -> int:
-    """Show the plan, then write it only if the person (or --yes) agreed.
-
-    ``write`` does the writing (default ``workspace.apply(plan)``; an undo passes
-    its own, which records what it undoes); ``warning`` is said before asking.
-    """
-    say = _preview(plan)
-    if getattr(args, "explain", False):
-        say("why here (how each hunk was located):\n" + plan.explain())
-    if plan.already_applied:
-        say("already applied: the files already contain this change; nothing to do")
-        return OK
-    if not any(file_plan.changed for file_plan in plan.files):
-        say("nothing to change")
-        return OK
-    if warning:
-        say(warning)
-    if args.dry_run:
-        say("dry run: nothing written")
-        return OK
-    if not args.yes:
-        if stdin_used or not _interactive():
-            _warn(
-                "preview only, nothing written: no terminal to ask for confirmation; re-run with --yes to apply"
-            )
-            return FAILED
-        if not _confirm(question):
-            say(f"not {verb}; nothing written")
-            return FAILED
-    result = write() if write is not None else workspace.apply(plan, force=getattr(args, "force", False))
-    written = ", ".join(result.written) or "nothing"
-    recorded = f" (history entry {result.entry_id}; undo with: nbedit undo)" if result.entry_id else ""
-    say(f"{verb}: wrote {written}{recorded}")
-    return OK
 
 
 # --- subcommands -----------------------------------------------------------------------------------
@@ -322,15 +215,6 @@ def _diff(args: Arguments) -> int:
     )
     _print_diff(diff)
     return FAILED
-
-
-def _print_diff(diff: str) -> None:
-    if not sys.stdout.isatty():
-        sys.stdout.write(diff)
-        return
-    from nbedit.render.terminal import unified_diff_text
-
-    _console().print(unified_diff_text(diff))
 
 
 def _view(args: Arguments) -> int:
@@ -876,8 +760,7 @@ def run() -> None:
     import contextlib
     import gc
 
-    global _opened
-    _opened = []
+    cli_support._opened = []
     gc.set_threshold(50_000, 20, 20)
     try:
         code = main()
@@ -887,7 +770,7 @@ def run() -> None:
         code = exit.code or 0
     if _USUAL_EXIT.intersection(sys.argv[1:2]):
         sys.exit(code)
-    for workspace in _opened:
+    for workspace in cli_support._opened:
         workspace.close()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):

@@ -1,7 +1,7 @@
 """``nbedit changes --since ...`` and ``nbedit rewind ...``: the command line's side of ``nbedit.rewind``.
 
 Apart from ``cli.py`` so the two commands add one call there. Like every command they
-are thin: the workspace does the work, ``cli._review_and_apply`` shows the plan and asks
+are thin: the workspace does the work, ``cli_support._review_and_apply`` shows the plan and asks
 (or takes ``--yes``). A rewind with a conflict and no ``--resolve`` prints the conflict
 (the overlapping lines between markers) and writes nothing, exit status 1.
 """
@@ -9,6 +9,8 @@ are thin: the workspace does the work, ``cli._review_and_apply`` shows the plan 
 from __future__ import annotations
 
 import sys
+
+from nbedit.cli_support import OK, _print_diff, _review_and_apply, _say, _warn, _workspace
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
@@ -56,8 +58,6 @@ def add_commands(command: Any, parents: Any, wanted: Any) -> None:
 
 
 def _changes(args: Any) -> int:
-    from nbedit.cli import OK, _print_diff, _say, _workspace
-
     found = _workspace(args).changes(args.since, session=args.session)
     if args.json:
         import json
@@ -97,8 +97,6 @@ def _changes(args: Any) -> int:
 
 
 def _rewind(args: Any) -> int:
-    from nbedit.cli import _review_and_apply, _warn, _workspace
-
     workspace = _workspace(args)
     planned = workspace.plan_rewind(args.to, all_sessions=args.all_sessions)
     if planned.conflicts:

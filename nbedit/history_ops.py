@@ -67,8 +67,9 @@ if TYPE_CHECKING:
         def mode(self, path: str) -> int | None: ...
 
     class Workspace(Protocol):
-        """What these operations use of ``nbedit.workspace.Workspace``, which calls them: importing
-        it here, even for type checkers, would make the two modules a circle (test_architecture)."""
+        """What these operations (and ``nbedit.rewind``'s) use of ``nbedit.workspace.Workspace``,
+        which calls them: importing it here, even for type checkers, would make the modules a
+        circle (test_architecture)."""
 
         root: Path
         session: str
@@ -76,7 +77,9 @@ if TYPE_CHECKING:
         _source: _Source
 
         def _store(self) -> HistoryStore: ...
-        def apply(self, plan: Plan, *, origin: str, undoes: str | None, force: bool) -> ApplyResult: ...
+        def apply(
+            self, plan: Plan, *, origin: str | None = ..., undoes: str | None = ..., force: bool = ...
+        ) -> ApplyResult: ...
 
 
 __all__ = [

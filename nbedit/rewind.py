@@ -40,8 +40,10 @@ from nbedit.history_ops import _display, _root, _store, _versioned_states
 from nbedit.storage.records import Entry
 
 if TYPE_CHECKING:
+    # the workspace as a Protocol: nbedit.workspace calls into this module, so importing it here,
+    # even for type checkers, would make the two a circle (tests/test_architecture.py)
+    from nbedit.history_ops import ApplyResult, Workspace
     from nbedit.storage.history import HistoryStore
-    from nbedit.workspace import ApplyResult, Workspace
 
 __all__ = [
     "Changes",

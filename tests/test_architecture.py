@@ -26,11 +26,7 @@ PACKAGE = REPO / "nbedit"
 
 # Circles known and being broken elsewhere; each entry must say where. The test fails when one of
 # them grows, and when one is gone (delete its entry then).
-KNOWN_CIRCLES: dict[frozenset[str], str] = {
-    # broken on branch agents: approval.py and review_gate.py import each other (the lead removes
-    # this entry when that branch is merged)
-    frozenset({"nbedit.agents.approval", "nbedit.agents.review_gate"}): "broken on branch agents",
-}
+KNOWN_CIRCLES: dict[frozenset[str], str] = {}
 
 # Modules of plain values (frozen data classes, enums, error types): they may import each other and
 # the helpers that make values, never a module that computes with them (differ, matcher, planner,

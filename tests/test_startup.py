@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbedit import cli
+from nbedit import cli, cli_support
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -154,7 +154,7 @@ def test_the_program_closes_its_history_before_it_ends(project: Path, tmp_path: 
 def test_main_called_in_a_program_returns_and_keeps_nothing_open(project: Path) -> None:
     code = cli.main(["apply", "--yes", str(project / "change.diff"), "--root", str(project)])
     assert code == 0
-    assert cli._opened is None  # only ``run`` collects workspaces to close
+    assert cli_support._opened is None  # only ``run`` collects workspaces to close
 
 
 def test_help_imports_only_argparse(project: Path) -> None:

@@ -26,6 +26,7 @@ from nbedit.engine.models import (
     decoded_when_read,
     is_notebook_path,
 )
+from nbedit.engine.source import FileSource  # moved; still importable from here
 from nbedit.engine.text import UTF8, Codec, canonical_encoding, decode, encode, fingerprint
 from nbedit.engine.text_edit import PlanOptions, TextEdit, splice  # moved; still importable from here
 from nbedit.engine.whole_diff import text_diff  # moved; still importable from here
@@ -46,11 +47,9 @@ from nbedit.errors import (
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Protocol, TypeVar
+    from typing import TypeVar
 
     Item = TypeVar("Item")
-else:
-    Protocol = object
 
 __all__ = [
     "FileSource",
@@ -67,19 +66,6 @@ __all__ = [
 # From this size a file's fingerprint is hashed on another thread while the hunks are located:
 # hashing a megabyte takes about as long as locating a few dozen hunks, a thread ~0.05 ms.
 HASH_MEANWHILE = 1 << 20
-
-
-class FileSource(Protocol):
-    """Read access to the workspace; the only way the planner sees files."""
-
-    def normalise(self, path: str) -> str:
-        """A clean relative path; raises OutsideWorkspace."""
-
-    def read(self, path: str) -> bytes | None:
-        """The file's bytes, None if it does not exist; raises NotAFile, FileTooLarge."""
-
-    def mode(self, path: str) -> int | None:
-        """Permission bits of an existing file."""
 
 
 def edit_text(

@@ -22,7 +22,7 @@ from nbedit.errors import FileMissing, NbeditError, NotAFile, PatchSyntaxError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from nbedit.engine.plan import FileSource
+    from nbedit.engine.source import FileSource
 
 __all__ = ["resolve_backslashes"]
 

@@ -41,7 +41,9 @@ __all__ = [
     "entry_diff",
     "propose",
     "restore_request",
+    "rewind_request",
     "undo_request",
+    "untick_conflicts",
 ]
 
 
@@ -206,8 +208,6 @@ class HistoryWidget(widgets.VBox):
 
     def rewind(self, checkpoint: str) -> ReviewWidget | ErrorView:
         """Review taking every file back to before a checkpoint (a row's checkpoint key or entry id)."""
-        from nbedit.jupyter.rewind_magics import rewind_request, untick_conflicts
-
         request, planned = rewind_request(checkpoint)
         return untick_conflicts(self._review(request), planned)
 
@@ -337,3 +337,34 @@ class HistoryWidget(widgets.VBox):
             "Restore", self._guarded(lambda: self.restore(entry_id)), disabled=not applied
         )
         return buttons
+
+
+def rewind_request(checkpoint: str, *, all_sessions: bool = False) -> tuple[Any, list[Any]]:
+    """A history request for the table's Rewind button, and the list that receives its plan."""
+    planned: list[Any] = []
+
+    def operation(workspace: Any) -> Any:
+        rewound = workspace.plan_rewind(checkpoint, all_sessions=all_sessions)
+        planned[:] = [rewound]
+        return rewound
+
+    return HistoryRequest(f"rewind to before {checkpoint}", operation), planned
+
+
+def untick_conflicts(review: Any, planned: list[Any]) -> Any:
+    """Leave a rewind's conflicted files out of Apply until the person ticks them: now, and
+    again whenever the review loads a new plan (Re-plan after a stale preview)."""
+    if not isinstance(review, ReviewWidget):
+        return review
+
+    def untick(*_: object) -> None:
+        if not planned:
+            return
+        conflicted = {conflict.path for conflict in planned[-1].conflicts}
+        for index, file_plan in enumerate(review.plan.files):
+            if file_plan.path in conflicted and not file_plan.hunks:
+                review.set_included((index, None), False)
+
+    untick()
+    review.on_loaded(untick)
+    return review

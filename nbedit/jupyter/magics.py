@@ -28,12 +28,13 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 
 from nbedit._dataclass import dataclass, replace
 from nbedit.engine.models import Plan
 from nbedit.errors import NbeditError
 from nbedit.jupyter import kernel
+from nbedit.jupyter.arguments import _parse, usage  # noqa: F401 (moved; still importable from here)
 from nbedit.jupyter.review import ErrorView, Proposal, ReviewWidget
 from nbedit.workspace import Workspace
 
@@ -60,25 +61,6 @@ class KernelDefaults:
         root = self.root if self.root is not None else f"(current directory: {os.getcwd()})"
         threshold = "default" if self.threshold is None else f"{self.threshold:g}"
         return f"nbedit defaults for this kernel: root={root}, exact={self.exact}, threshold={threshold}"
-
-
-def _parse(function: Callable[..., Any], line: str) -> Any:
-    """Parse a magic's arguments; every failure is a UsageError that shows the usage line."""
-    try:
-        arguments = parse_argstring(function, line)
-    except (UsageError, ValueError) as error:  # ValueError: unbalanced quotes in the argument line
-        raise UsageError(f"{error}\n{usage(function)}") from None
-    # IPython splits magic arguments without removing quotes ("my dir" stays quoted); paths need them gone.
-    for name, value in vars(arguments).items():
-        if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            setattr(arguments, name, value[1:-1])
-    return arguments
-
-
-def usage(function: Callable[..., Any]) -> str:
-    """The one-line usage of a magic (IPython's formatter adds reST decoration; drop it)."""
-    text = function.parser.format_usage().replace("::", "")  # type: ignore[attr-defined]
-    return "usage: " + " ".join(text.split())
 
 
 def _threshold(value: float | None) -> float | None:

@@ -5,7 +5,9 @@ thin: parse the arguments, make the kernel's workspace (``NbeditMagics.workspace
 one function of ``nbedit.rewind`` and return what to display. A rewind is reviewed like
 any change (``NbeditMagics.review``: diff, per-file and per-hunk toggles, Apply/Reject);
 a file where someone's later edit overlaps the rewind arrives unticked, with the conflict
-in its notes, so Apply leaves it as it is unless the person ticks it.
+in its notes, so Apply leaves it as it is unless the person ticks it. That unticking
+(``untick_conflicts``) and the history table's Rewind button (``rewind_request``) live in
+``history_widget``, below this module, so the imports point one way.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from typing import Any
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from nbedit.errors import NbeditError
-from nbedit.jupyter.review import ErrorView, Proposal, ReviewWidget
+from nbedit.jupyter.arguments import _parse
+from nbedit.jupyter.review import ErrorView, Proposal
 
-__all__ = ["changes", "rewind", "rewind_request", "untick_conflicts"]
+__all__ = ["changes", "rewind"]
 
 
 @magic_arguments(name="nbedit changes")
@@ -31,8 +34,6 @@ def _changes_arguments() -> None:
 
 
 def changes(magics: Any, rest: str) -> Any:
-    from nbedit.jupyter.magics import _parse
-
     args = _parse(_changes_arguments, rest)
     try:
         return magics.workspace(args.root).changes(args.since, session=args.session)
@@ -59,7 +60,7 @@ def _rewind_arguments() -> None:
 
 
 def rewind(magics: Any, rest: str) -> Any:
-    from nbedit.jupyter.magics import _parse
+    from nbedit.jupyter.history_widget import untick_conflicts  # with the widgets: paid on first use
 
     args = _parse(_rewind_arguments, rest)
     planned: list[Any] = []
@@ -75,36 +76,3 @@ def rewind(magics: Any, rest: str) -> Any:
         return magics.review(make_plan, root=args.root, yes=True, title=title)
     widget = magics.review(make_plan, root=args.root, title=title)
     return widget if args.resolve == "rewind" else untick_conflicts(widget, planned)
-
-
-def rewind_request(checkpoint: str, *, all_sessions: bool = False) -> tuple[Any, list[Any]]:
-    """A history request for the table's Rewind button, and the list that receives its plan."""
-    from nbedit.jupyter.history_widget import HistoryRequest
-
-    planned: list[Any] = []
-
-    def operation(workspace: Any) -> Any:
-        rewound = workspace.plan_rewind(checkpoint, all_sessions=all_sessions)
-        planned[:] = [rewound]
-        return rewound
-
-    return HistoryRequest(f"rewind to before {checkpoint}", operation), planned
-
-
-def untick_conflicts(review: Any, planned: list[Any]) -> Any:
-    """Leave a rewind's conflicted files out of Apply until the person ticks them: now, and
-    again whenever the review loads a new plan (Re-plan after a stale preview)."""
-    if not isinstance(review, ReviewWidget):
-        return review
-
-    def untick(*_: object) -> None:
-        if not planned:
-            return
-        conflicted = {conflict.path for conflict in planned[-1].conflicts}
-        for index, file_plan in enumerate(review.plan.files):
-            if file_plan.path in conflicted and not file_plan.hunks:
-                review.set_included((index, None), False)
-
-    untick()
-    review.on_loaded(untick)
-    return review
