@@ -23,6 +23,7 @@ from browser_support import (  # noqa: E402
     open_notebook,
     run_all_cells,
     set_theme,
+    wait_kernel_idle,
     write_notebook,
 )
 
@@ -470,3 +471,122 @@ def test_why_here_explains_a_fuzzy_hunk(lab: LabServer, page: Any) -> None:
     finally:
         set_theme(page, "JupyterLab Light")
     assert target.read_bytes() == DRIFTED.encode()  # looking explains; it never writes
+
+
+# ------------------------------------------------------------------ Apply writes what the page shows
+
+THREE_BEFORE = "".join(f"value_{number} = {number}\n" for number in range(1, 31))
+THREE_EDIT = "".join(
+    f"<<<<<<< SEARCH\nvalue_{n} = {n}\n=======\nvalue_{n} = {n * 100}\n>>>>>>> REPLACE\n" for n in (3, 15, 27)
+)
+BUSY_SECONDS = 20
+
+
+def kernel_status(page: Any) -> str:
+    return str(
+        page.evaluate(
+            "() => { const w = window.jupyterapp.shell.currentWidget;"
+            " return w.sessionContext.session.kernel.status; }"
+        )
+    )
+
+
+def keep_kernel_busy(page: Any, seconds: int = BUSY_SECONDS) -> None:
+    """Run a long cell's code in the notebook's kernel (a person started the next cell) and wait
+    until the kernel says it is busy."""
+    page.evaluate(
+        "seconds => { const w = window.jupyterapp.shell.currentWidget;"
+        " w.sessionContext.session.kernel.requestExecute({code: `import time; time.sleep(${seconds})`}); }",
+        seconds,
+    )
+    page.wait_for_function(
+        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'busy'"
+    )
+
+
+def test_apply_with_a_busy_kernel_writes_the_selection_on_screen(lab: LabServer, page: Any) -> None:
+    # ipywidgets holds toggle updates back while the kernel is busy; Apply is sent at once.
+    # Before Apply carried its selection, unticking hunks 1 and 2 and clicking Apply wrote 2 and 3.
+    target = lab.root / "busy_case.py"
+    target.write_text(THREE_BEFORE)
+    write_notebook(
+        lab.root / "busy_case.ipynb",
+        [
+            ("code", "%load_ext nbedit"),
+            ("code", f"%%edit busy_case.py\n{THREE_EDIT}"),
+            ("code", "_"),  # a second view of the same review
+        ],
+    )
+    open_notebook(page, lab, "busy_case.ipynb")
+    run_all_cells(page)
+    views = page.locator(".jp-OutputArea .nbedit-review")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.nbedit-review button.nbedit-apply')]"
+        ".filter(b => !b.disabled).length === 2",
+        timeout=60_000,
+    )
+    first, second = views.nth(0), views.nth(1)
+    keep_kernel_busy(page)
+    toggles = first.locator(".nbedit-hunk-toggle input[type=checkbox]")
+    assert toggles.count() == 3
+    toggles.nth(0).uncheck()
+    for _ in range(7):  # rapid toggling: every click is an update the busy kernel holds back
+        toggles.nth(2).click()
+    toggles.nth(1).uncheck()
+    assert not toggles.nth(2).is_checked()  # seven clicks: hunk 3 ends unticked ...
+    toggles.nth(2).check()  # ... and is ticked again: only hunk 3 is selected
+    second.get_by_text("1 of 3 parts selected").wait_for()  # the other view draws the same selection
+    assert kernel_status(page) == "busy", "the kernel must still be busy when Apply is clicked"
+    second.locator("button.nbedit-apply").click()
+    assert target.read_text() == THREE_BEFORE  # queued behind the running cell: nothing yet
+    text = status_text(second, "applied")
+    assert target.read_text() == THREE_BEFORE.replace("value_27 = 27\n", "value_27 = 2700\n"), text
+    assert "1 of 3 parts (hunk 3)" in text
+    status_text(first, "applied")
+    for view in (first, second):
+        boxes = view.locator(".nbedit-hunk-toggle input[type=checkbox]")
+        assert [boxes.nth(index).is_checked() for index in range(3)] == [False, False, True]
+        assert boxes.nth(0).is_disabled()
+    found = ENTRY_ID.search(text)
+    assert found and history_entry(lab, found.group(1)).status == "applied"
+    wait_kernel_idle(page)
+    page.wait_for_timeout(500)  # any held-back update has reached the kernel by now ...
+    boxes = first.locator(".nbedit-hunk-toggle input[type=checkbox]")
+    assert [boxes.nth(index).is_checked() for index in range(3)] == [False, False, True]  # ... and changed nothing
+    assert target.read_text() == THREE_BEFORE.replace("value_27 = 27\n", "value_27 = 2700\n")
+    second.scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    second.screenshot(path=str(ARTIFACTS / "review-busy-applied-light.png"), animations="disabled")
+
+
+def test_reject_and_replan_with_a_busy_kernel(lab: LabServer, page: Any) -> None:
+    target = lab.root / "busy_replan.py"
+    target.write_text(THREE_BEFORE)
+    write_notebook(
+        lab.root / "busy_replan.ipynb",
+        [
+            ("code", "%load_ext nbedit"),
+            ("code", f"%%edit busy_replan.py\n{THREE_EDIT}"),
+        ],
+    )
+    open_notebook(page, lab, "busy_replan.ipynb")
+    run_all_cells(page)
+    widget = rendered_widget(page)
+    keep_kernel_busy(page, BUSY_SECONDS // 2)
+    changed = "# edited by someone else\n" + THREE_BEFORE
+    target.write_text(changed)  # the file moves under the review
+    widget.locator(".nbedit-hunk-toggle input[type=checkbox]").nth(1).uncheck()
+    widget.locator("button.nbedit-apply").click()
+    status_text(widget, "stale")
+    assert target.read_text() == changed
+    widget.locator("button.nbedit-replan").click()
+    status_text(widget, "pending")
+    wait_kernel_idle(page)
+    toggles = widget.locator(".nbedit-hunk-toggle input[type=checkbox]")
+    assert [toggles.nth(index).is_checked() for index in range(3)] == [True, True, True]  # a new plan, all in
+    toggles.nth(0).uncheck()
+    widget.get_by_text("2 of 3 parts selected").wait_for()
+    widget.locator("button.nbedit-apply").click()
+    status_text(widget, "applied")
+    expected = changed.replace("value_15 = 15\n", "value_15 = 1500\n").replace("value_27 = 27\n", "value_27 = 2700\n")
+    assert target.read_text() == expected

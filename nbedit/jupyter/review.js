@@ -234,16 +234,20 @@ function render({ model, el }) {
   root.addEventListener("click", (event) => {
     const button = event.target.closest("button");
     if (!button || button.disabled) return;
+    const digest = (model.get("doc") || {}).digest || null;
     if (button.classList.contains("nbedit-apply")) {
       clicked = true;
       button.disabled = true;
-      model.send({ action: "apply" });
+      // the selection drawn now travels with the click: a toggle update still held back by a
+      // busy kernel cannot change what is written
+      model.send({ action: "apply", digest, included: includedKeys() });
     } else if (button.classList.contains("nbedit-reject")) {
       clicked = true;
       button.disabled = true;
-      model.send({ action: "reject" });
+      model.send({ action: "reject", digest });
     } else if (button.classList.contains("nbedit-replan")) {
-      model.send({ action: "replan" });
+      button.disabled = true;
+      model.send({ action: "replan", digest });
     } else if (button.dataset.view) {
       model.set("view_mode", button.dataset.view);
       model.save_changes();
@@ -283,8 +287,28 @@ function render({ model, el }) {
     model.save_changes();
   });
 
+  function includedKeys() {
+    // every toggle of the drawn plan that is ticked, as [file, hunk or null]
+    const doc = model.get("doc") || { files: [] };
+    const excluded = excludedSet();
+    const keys = [];
+    for (const file of doc.files) {
+      if (file.whole) {
+        if (!excluded.has(`${file.index}:-1`)) keys.push([file.index, null]);
+        continue;
+      }
+      for (let hunk = 0; hunk < file.hunk_count; hunk++) {
+        if (!excluded.has(`${file.index}:${hunk}`)) keys.push([file.index, hunk]);
+      }
+    }
+    return keys;
+  }
+
   model.on("msg:custom", (message) => {
-    if (message && message.kind === "lines") {
+    if (message && message.kind === "refused") {
+      clicked = false;
+      draw();
+    } else if (message && message.kind === "lines") {
       expanded.set(`${message.file}:${message.section}`, message.lines);
       draw();
     }

@@ -19,10 +19,18 @@ Notebook plans are diffed in their cell view, where every cell starts with a
 marker line. Marker rows become ``"m"`` rows carrying the cell's index, type,
 id and what happened to it (kept, inserted, deleted, retyped), so the browser
 draws a box per cell instead of the marker text.
+
+Every document carries ``digest``, a fingerprint of the plan it shows (each
+file's path, the fingerprint of the bytes it was planned against, each located
+hunk's place, old and new text). The page sends it back with Apply, Reject and
+Re-plan together with the exact selection it drew, so the kernel can refuse a
+decision taken on a page that showed another plan (a second view, a re-plan
+the page had not drawn yet) instead of writing something nobody saw.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
@@ -32,7 +40,7 @@ from nbedit.render.html import line_range
 from nbedit.render.rows import Block, Gap, Row
 from nbedit.render.summary import FileSummary, cached_view, summarize
 
-__all__ = ["CLEARED_OUTPUTS_NOTE", "gap_lines", "review_document"]
+__all__ = ["CLEARED_OUTPUTS_NOTE", "gap_lines", "plan_digest", "review_document"]
 
 # The planner's note when ``clear_outputs`` is set (nbedit.engine.notebook.planning).
 CLEARED_OUTPUTS_NOTE = "clear_outputs: edited code cells lose their outputs and execution count"
@@ -201,7 +209,24 @@ def review_document(plan: Plan, *, title: str | None = None) -> dict[str, Any]:
         _file(file_plan, file_summary, index)
         for index, (file_plan, file_summary) in enumerate(zip(plan.files, summary.files, strict=True))
     ]
-    return {"title": title or "", "headline": summary.headline, "files": files}
+    return {"title": title or "", "headline": summary.headline, "digest": plan_digest(plan), "files": files}
+
+
+def plan_digest(plan: Plan) -> str:
+    """A short fingerprint of what a plan changes: equal for equal plans, different after any re-plan
+    that moves, adds or rewrites a hunk or finds a file changed on disk."""
+    digest = hashlib.sha256()
+    for file_plan in plan.files:
+        parts = [file_plan.path, file_plan.new_path or "", str(file_plan.operation), file_plan.fingerprint or ""]
+        digest.update("\0".join(parts).encode("utf-8", "surrogatepass") + b"\1")
+        for located in file_plan.hunks:
+            match = located.match
+            head = f"{match.start}:{match.end}:{match.line}\0"
+            digest.update(head.encode() + located.hunk.old.encode("utf-8", "surrogatepass") + b"\0")
+            digest.update(match.replacement.encode("utf-8", "surrogatepass") + b"\2")
+        if not file_plan.hunks and file_plan.after_bytes is not None:
+            digest.update(hashlib.sha256(file_plan.after_bytes).digest())
+    return digest.hexdigest()[:16]
 
 
 def gap_lines(file_plan: FilePlan, old_line: int, count: int) -> list[str]:
