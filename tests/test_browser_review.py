@@ -317,14 +317,37 @@ def test_a_notebook_plan_is_drawn_as_cells(lab: LabServer, page: Any) -> None:
     open_notebook(page, lab, "sales_review.ipynb")
     run_all_cells(page)
     widget = rendered_widget(page)
-    headers = widget.locator("tr.m").all_inner_texts()
-    assert any("cell new · markdown" in text and "inserted" in text for text in headers), headers
-    assert any(text.strip().startswith("▣ cell 7 · code · id") for text in headers), headers
-    assert widget.locator(".nb-outputs", has_text="outputs are kept").count() == 1
-    assert widget.locator("button.nb-expand", has_text="unchanged cells").count() >= 1
+    headers = widget.locator("tr.nb-cellhead").all_inner_texts()
+    assert any("new cell · markdown" in text and "inserted" in text for text in headers), headers
+    edited = widget.locator("tbody.nb-cell-edited")
+    assert edited.count() == 1
+    head = edited.locator("tr.nb-cellhead").inner_text()
+    assert "cell 7 · code · id" in head and "edited" in head and "outputs kept" in head, head
+    assert "exact" not in head  # the file's header says "all exact" once
+    # line numbers count lines of the cell: its first line is 1 on both sides
+    assert edited.locator("tr.r td.n").first.inner_text() == "1"
+    assert edited.locator("tr.a td.n").nth(1).inner_text() == "1"
+    inserted = widget.locator("tbody.nb-cell-inserted")
+    assert inserted.locator("tr.a td.t").all_inner_texts() == ["Step one is done."]
+    # every shown line sits under its own cell's header: no line rows outside a cell box
+    assert widget.locator("table.nb-cells > tbody:not(.nb-cell):not(.nb-same-run) tr").count() == 0
     assert widget.locator(".nb-file-head .nb-badge", has_text="notebook").count() == 1
+    assert widget.locator(".nb-file-head .nb-badge", has_text="inserts 1 cell").count() == 1
+    assert widget.locator(".nb-note").count() == 0  # badges, not note lines
+    # unchanged cells: a run is one row; opened, one header per cell; a header opens its lines
+    run = widget.locator("button.nb-cells-run")
+    assert run.count() >= 1
     widget.scroll_into_view_if_needed()
     screenshot(page, "review-notebook-light.png")
+    run.first.click()
+    opener = widget.locator("button.nb-cell-open").first
+    opener.wait_for()
+    first_cell = widget.locator("tbody.nb-cell-same").first
+    assert "unchanged · 1 line" in first_cell.inner_text()
+    opener.click()
+    first_cell.locator("td.t", has_text="# Sales report").wait_for()
+    assert first_cell.locator("tr.c td.n").first.inner_text() == "1"
+    screenshot(page, "review-notebook-opened-light.png")
     try:
         set_theme(page, "JupyterLab Dark")
         screenshot(page, "review-notebook-dark.png")
@@ -590,3 +613,62 @@ def test_reject_and_replan_with_a_busy_kernel(lab: LabServer, page: Any) -> None
     status_text(widget, "applied")
     expected = changed.replace("value_15 = 15\n", "value_15 = 1500\n").replace("value_27 = 27\n", "value_27 = 2700\n")
     assert target.read_text() == expected
+
+
+# ------------------------------------------------------------------ where widgets do not render
+
+INDENTED = "class Greeter:\n    def greet(self, name):\n        return 'hello ' + name\n"
+
+
+def static_review_html(tmp_path: Path) -> str:
+    from nbedit.jupyter.review import ReviewWidget
+    from nbedit.workspace import Workspace
+
+    (tmp_path / "greeter.py").write_text(INDENTED)
+    workspace = Workspace(tmp_path, history=False)
+    plan = workspace.plan_edit("greeter.py", "return 'hello ' + name", "return f'hello, {name}!'")
+    widget = ReviewWidget(workspace, plan)
+    try:
+        return widget.static_html()
+    finally:
+        widget.close()
+
+
+def test_static_fallback_in_nbconvert_html_and_without_styles(page: Any, tmp_path: Path) -> None:
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    fallback = static_review_html(tmp_path)
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("%%edit greeter.py ...")
+    cell.outputs = [nbformat.v4.new_output("execute_result", data={"text/html": fallback, "text/plain": "review"})]
+    notebook.cells = [cell]
+    exported, _ = HTMLExporter(template_name="lab").from_notebook_node(notebook)
+    page.set_content(exported, wait_until="domcontentloaded")
+    table = page.locator("table.nb-diff").first
+    table.wait_for()
+    widths = page.evaluate(
+        """() => { const t = document.querySelector('table.nb-diff');
+        const row = [...t.querySelectorAll('tr.a')][0];
+        const text = row.lastElementChild;
+        return [t.getBoundingClientRect().width, text.getBoundingClientRect().width,
+                text.scrollWidth, text.clientWidth, getComputedStyle(text).whiteSpace]; }"""
+    )
+    table_width, text_width, scroll_width, client_width, white_space = widths
+    assert text_width > 0.6 * table_width, widths  # not four equal columns
+    assert scroll_width <= client_width + 1, widths  # the code is not clipped
+    assert white_space == "pre"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator(".nbedit-view").first.screenshot(path=str(ARTIFACTS / "static-nbconvert.png"))
+
+    # GitHub drops style sheets and every style and class attribute
+    stripped = re.sub(r"<style>.*?</style>", "", fallback, flags=re.S)
+    stripped = re.sub(r'\s(?:style|class)="[^"]*"', "", stripped)
+    assert "class=" not in stripped and "<style" not in stripped
+    page.set_content(f"<html><body>{stripped}</body></html>")
+    rows = page.evaluate("() => [...document.querySelectorAll('tr')].map(r => r.innerText)")
+    added = next(text for text in rows if "hello, {name}" in text)
+    assert "\u00a0" * 8 + "return f'hello, {name}!'" in added  # indentation survives
+    text = page.evaluate("() => document.body.innerText")
+    assert "greeter.py +1 −1 modified" in text, text  # the header's pieces do not run together
+    page.screenshot(path=str(ARTIFACTS / "static-stripped.png"), full_page=True)

@@ -57,6 +57,7 @@ from nbedit._dataclass import dataclass, field, replace
 from nbedit.engine.models import Plan
 from nbedit.errors import LiveConflict, NbeditError, StaleFile
 from nbedit.jupyter.shared import NbeditView
+from nbedit.render.cells import cell_lines
 from nbedit.render.errors import error_to_html
 from nbedit.render.html import plan_to_html, wrap
 from nbedit.render.labels import tier_label
@@ -439,6 +440,8 @@ class ReviewWidget(NbeditView):
             self._guarded(lambda: self.replan(digest=digest))()
         elif action == "expand":
             self._guarded(lambda: self._send_gap(content))()
+        elif action == "cell":
+            self._guarded(lambda: self._send_cell(content))()
 
     def _send_gap(self, request: Mapping[str, Any]) -> None:
         """The lines of an unchanged run the page asked to see (they are not in the saved state)."""
@@ -491,6 +494,17 @@ class ReviewWidget(NbeditView):
         frozen = getattr(self, "_frozen", None)
         if frozen is not None and change["new"] != frozen:
             self.excluded = [list(pair) for pair in frozen]
+
+    def _send_cell(self, request: Mapping[str, Any]) -> None:
+        """The lines of an original notebook cell the page asked to see (an unchanged cell, or a
+        collapsed run inside an edited one)."""
+        try:
+            file_index, position = int(request["file"]), int(request["cell"])
+            file_plan = self.plan.files[file_index]
+        except (KeyError, TypeError, ValueError, IndexError):
+            return
+        lines = cell_lines(file_plan, position) if file_plan.notebook else []
+        self.send({"kind": "cell", "file": file_index, "cell": position, "lines": lines})
 
     def _load(self, plan: Plan) -> None:
         self.plan = plan

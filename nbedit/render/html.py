@@ -67,7 +67,7 @@ background:rgba(210,153,34,.22);border:1px solid rgba(210,153,34,.8);white-space
 .nbedit-view .nb-badge.nb-ok{background:rgba(46,160,67,.15);border-color:rgba(46,160,67,.6)}
 .nbedit-view .nb-badge.nb-cell{background:rgba(56,139,253,.15);border-color:rgba(56,139,253,.6)}
 .nbedit-view .nb-scroll{overflow-x:auto}
-.nbedit-view table.nb-diff{border-collapse:collapse;width:100%;margin:0;border:0;color:inherit;
+.nbedit-view table.nb-diff{border-collapse:collapse;width:100%;margin:0;border:0;color:inherit;table-layout:auto;
 font-family:var(--jp-code-font-family,ui-monospace,Menlo,Consolas,monospace);font-size:var(--jp-code-font-size,12px)}
 .nbedit-view table.nb-diff td{padding:0 8px;border:0;white-space:pre;tab-size:4;text-align:left;vertical-align:top;
 background:transparent;color:inherit;line-height:1.5}
@@ -149,8 +149,24 @@ padding:2px 10px;cursor:pointer}
 color:var(--jp-ui-inverse-font-color1,#fff);border-color:var(--jp-brand-color1,rgb(56,139,253))}
 .nbedit-view .nb-foot{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin-top:6px}
 .nbedit-view .nb-button{border-radius:4px;padding:3px 14px}
-.nbedit-view .nb-button.nb-primary{background:var(--jp-success-color1,rgb(46,160,67));color:#fff;
-border-color:var(--jp-success-color1,rgb(46,160,67))}
+.nbedit-view .nb-button.nb-primary{background:rgb(26,127,55);color:#fff;border-color:rgb(26,127,55)}
+.nbedit-view .nb-foot{position:sticky;bottom:0;z-index:2;background:var(--jp-layout-color1,Canvas);
+padding:4px 0;border-top:1px solid var(--jp-border-color2,rgba(128,128,128,.35))}
+.nbedit-view .nb-tools{display:inline-flex;flex-wrap:wrap;gap:4px;margin-left:auto}
+.nbedit-view .nb-small{font:inherit;font-size:90%;color:var(--jp-ui-font-color1,inherit);background:transparent;
+border:1px solid var(--jp-border-color1,rgba(128,128,128,.5));border-radius:4px;padding:0 8px;cursor:pointer}
+.nbedit-view .nb-small[aria-pressed=true]{background:var(--jp-layout-color3,rgba(128,128,128,.3))}
+.nbedit-view .nb-small:disabled{opacity:.5;cursor:default}
+.nbedit-view.nb-wrap table.nb-diff td.t{white-space:pre-wrap;overflow-wrap:anywhere}
+.nbedit-view .nb-current>tr:first-child td{box-shadow:inset 3px 0 0 var(--jp-brand-color1,rgb(56,139,253))}
+.nbedit-view button.nb-cells-run,.nbedit-view button.nb-cell-gap,.nbedit-view button.nb-cell-open{background:none;
+border:0;color:inherit;font:inherit;cursor:pointer;padding:0 2px;text-align:left}
+.nbedit-view button.nb-cells-run,.nbedit-view button.nb-cell-gap{width:100%;font-style:italic}
+.nbedit-view button.nb-cells-run:hover,.nbedit-view button.nb-cell-gap:hover{text-decoration:underline}
+.nbedit-view button.nb-cell-open{width:1.2em;text-align:center}
+.nbedit-view tbody.nb-cell-same tr.m td{font-weight:normal;border-top-width:1px}
+.nbedit-view .nb-muted{opacity:.8;font-weight:normal;margin-left:6px}
+.nbedit-view .nb-badge.nb-warn{background:rgba(210,153,34,.22);border-color:rgba(210,153,34,.8)}
 .nbedit-view .nb-button:disabled{opacity:.5;cursor:default}
 .nbedit-view .nb-button[hidden]{display:none}
 .nbedit-view .nb-selection{opacity:.8;margin-left:6px}
@@ -234,7 +250,21 @@ def _row(row: Row, notebook: bool = False) -> str:
         f'<span class="w">{_text(segment.text)}</span>' if segment.changed else _text(segment.text)
         for segment in row.segments
     )
-    return f'<tr class="{css}"><td class="n">{old}</td><td class="n">{new}</td><td class="m">{row.marker}</td><td>{text}</td></tr>'
+    return f'<tr class="{css}"><td class="n">{old}</td><td class="n">{new}</td><td class="m">{row.marker}</td><td>{_kept_indent(text)}</td></tr>'
+
+
+_INDENT = re.compile(r"^[ \t]+")
+
+
+def _kept_indent(text: str) -> str:
+    """Leading spaces and tabs as no-break spaces: where a page strips the style sheet (GitHub
+    drops ``style`` and ``class``), a cell's white-space rule goes with it and indentation would
+    collapse; no-break spaces keep it. (A tab shows as four.)"""
+    found = _INDENT.match(text)
+    if found is None:
+        return text
+    width = sum(4 if character == "\t" else 1 for character in found.group())
+    return "\u00a0" * width + text[found.end() :]
 
 
 def _gap(gap: Gap) -> str:
@@ -312,10 +342,11 @@ def _file_head(summary: FileSummary) -> str:
                 "" if inexact else "nb-ok",
             )
         )
+    # spaces between the pieces: a page that strips the style sheet would run them together
     return (
-        f'<div class="nb-file-head"><span class="nb-path">{_text(summary.title)}</span>'
-        f'<span class="nb-plus">+{summary.added}</span><span class="nb-minus">−{summary.removed}</span>'
-        f'<span class="nb-status">{_text(summary.status)}</span>{"".join(flags)}</div>'
+        f'<div class="nb-file-head"><span class="nb-path">{_text(summary.title)}</span> '
+        f'<span class="nb-plus">+{summary.added}</span> <span class="nb-minus">−{summary.removed}</span> '
+        f'<span class="nb-status">{_text(summary.status)}</span> {" ".join(flags)}</div>'
     )
 
 

@@ -32,10 +32,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from nbedit.engine.models import FilePlan, Plan, Tier
 from nbedit.engine.text import split_lines, strip_newline
+from nbedit.errors import NotebookError
 from nbedit.render.html import line_range
 from nbedit.render.rows import Block, Gap, Row
 from nbedit.render.summary import FileSummary, cached_view, summarize
@@ -104,9 +106,9 @@ def _mark_retyped(rows: list[list[Any]]) -> None:
             row.append(old[3]["type"])
 
 
-def _hunks(file_plan: FilePlan, block: Block) -> list[dict[str, Any]]:
+def _hunks(file_plan: FilePlan, indices: Iterable[int]) -> list[dict[str, Any]]:
     hunks = []
-    for index in block.hunk_indices:
+    for index in indices:
         located = file_plan.hunks[index]
         match = located.match
         tier: Tier = match.tier
@@ -141,7 +143,7 @@ def _offset(offset: int | None) -> str:
 def _block(file_plan: FilePlan, block: Block, notebook: bool) -> dict[str, Any]:
     section: dict[str, Any] = {
         "range": line_range(block),
-        "hunks": _hunks(file_plan, block),
+        "hunks": _hunks(file_plan, block.hunk_indices),
         "rows": _rows(block, notebook),
     }
     if block.truncated:
@@ -184,6 +186,19 @@ def _file(file_plan: FilePlan, summary: FileSummary, index: int) -> dict[str, An
     outputs = ""
     if notebook:
         outputs = "cleared" if CLEARED_OUTPUTS_NOTE in file_plan.notes else "kept"
+    notes = [note for note in view.notes if note != CLEARED_OUTPUTS_NOTE]
+    by_cell: dict[str, Any] = {}
+    if notebook and file_plan.display_before is not None and file_plan.display_after is not None:
+        from nbedit.render.cells import notebook_cells, structure_badges
+
+        try:
+            cells = notebook_cells(file_plan, outputs == "cleared")
+        except NotebookError:
+            cells = None  # a view that does not read back as cells: drawn as lines
+        if cells is not None:
+            badges, notes = structure_badges(tuple(notes))
+            by_cell = {"cells": cells, "badges": badges, "hunks": _hunks(file_plan, range(len(file_plan.hunks)))}
+            sections = []
     return {
         "index": index,
         "path": summary.title,
@@ -197,8 +212,9 @@ def _file(file_plan: FilePlan, summary: FileSummary, index: int) -> dict[str, An
         "outputs": outputs,
         "already_applied": summary.already_applied,
         "whole": not file_plan.hunks,  # no located hunks: the file is included or left out as a whole
-        "notes": [note for note in view.notes if note != CLEARED_OUTPUTS_NOTE],
+        "notes": notes,
         "sections": sections,
+        **by_cell,
     }
 
 
