@@ -672,3 +672,75 @@ def test_static_fallback_in_nbconvert_html_and_without_styles(page: Any, tmp_pat
     text = page.evaluate("() => document.body.innerText")
     assert "greeter.py +1 −1 modified" in text, text  # the header's pieces do not run together
     page.screenshot(path=str(ARTIFACTS / "static-stripped.png"), full_page=True)
+
+
+# ------------------------------------------------------------------ big plans: the sticky bar
+
+BIG_BEFORE = "".join(f"line_{number} = {number}\n" for number in range(1, 241))
+BIG_EDIT = "".join(
+    f"<<<<<<< SEARCH\nline_{n} = {n}\n=======\nline_{n} = {n * 10}\n>>>>>>> REPLACE\n" for n in (10, 50, 90, 130, 170)
+) + (  # the model's copy of line 209 drifted: found by the fuzzy tier
+    "<<<<<<< SEARCH\nline_208 = 208\nline_209 = 2O9\nline_210 = 210\n=======\n"
+    "line_208 = 208\nline_209 = 2O9\nline_210 = 2100\n>>>>>>> REPLACE\n"
+)
+
+
+def test_sticky_bar_selects_and_walks_a_long_plan(lab: LabServer, page: Any) -> None:
+    target = lab.root / "big_case.py"
+    target.write_text(BIG_BEFORE)
+    write_notebook(
+        lab.root / "big_case.ipynb", [("code", "%load_ext nbedit"), ("code", f"%%edit big_case.py\n{BIG_EDIT}")]
+    )
+    open_notebook(page, lab, "big_case.ipynb")
+    run_all_cells(page)
+    widget = rendered_widget(page)
+    widget.get_by_text("6 of 6 parts selected").wait_for()
+    assert widget.locator(".nb-badge", has_text="exact").count() == 0 or widget.locator(
+        ".nb-file-head .nb-badge", has_text="5 exact, 1 not exact"
+    ).count() == 1
+    # scrolled to the top of the review, its bar is still in view at the bottom of the notebook
+    widget.locator(".nb-top").scroll_into_view_if_needed()
+    page.evaluate("() => document.querySelector('.nbedit-review .nb-top').scrollIntoView({block: 'start'})")
+    bar = widget.locator(".nb-foot")
+    viewport = page.viewport_size
+    box = bar.bounding_box()
+    last = widget.locator("tr.c").last.bounding_box()
+    assert last["y"] > viewport["height"], "the plan must be taller than the window for this check"
+    assert 0 <= box["y"] and box["y"] + box["height"] <= viewport["height"] + 1, box
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "review-sticky-light.png"))
+    # select none / all, for the plan and for the file
+    bar.locator("button.nb-select-none").click()
+    widget.get_by_text("0 of 6 parts selected").wait_for()
+    bar.locator("button.nb-select-all").click()
+    widget.get_by_text("6 of 6 parts selected").wait_for()
+    widget.locator(".nb-file-head button.nb-select-none").click()
+    widget.get_by_text("0 of 6 parts selected").wait_for()
+    # keys: j / k walk the changes, w jumps to the one not matched exactly
+    widget.locator("button.nb-go[data-go='1']").click()
+    current = widget.locator("tbody.nb-current")
+    assert "hunk 1" in current.inner_text()
+    page.keyboard.press("j")
+    assert "hunk 2" in widget.locator("tbody.nb-current").inner_text()
+    page.keyboard.press("k")
+    assert "hunk 1" in widget.locator("tbody.nb-current").inner_text()
+    page.keyboard.press("w")
+    assert "hunk 6" in widget.locator("tbody.nb-current").inner_text()
+    assert "⚠" in widget.locator("tbody.nb-current tr.h").inner_text()
+    page.keyboard.press("Space")  # the jump focused the hunk's checkbox: tick it
+    widget.get_by_text("1 of 6 parts selected").wait_for()
+    page.keyboard.press("z")
+    assert "nb-wrap" in (widget.get_attribute("class") or "")
+    page.screenshot(path=str(ARTIFACTS / "review-sticky-walk-light.png"))
+    try:
+        set_theme(page, "JupyterLab Dark")
+        page.screenshot(path=str(ARTIFACTS / "review-sticky-walk-dark.png"))
+    finally:
+        set_theme(page, "JupyterLab Light")
+    assert "tiers tried" not in bar.inner_text()
+    assert target.read_text() == BIG_BEFORE
+    bar.locator("button.nbedit-apply").click()
+    status_text(widget, "applied")
+    written = target.read_text()
+    assert "line_210 = 2100\n" in written and "line_10 = 10\n" in written and "line_209 = 209\n" in written
+    assert written.count("\n") == BIG_BEFORE.count("\n")

@@ -379,16 +379,17 @@ function render({ model, el }) {
       (inexact ? `<button type="button" class="nb-small nb-go" data-go="inexact" aria-label="next change not matched exactly (w)">⚠ next inexact</button>` : "") +
       `<button type="button" class="nb-small nb-wrap" aria-pressed="${wrap}" aria-label="wrap long lines (z)">wrap</button></span>`;
     const foot =
-      `<div class="nb-foot">` +
+      `<div class="nb-foot-holder"><div class="nb-foot">` +
       `<button type="button" class="nb-button nb-primary nbedit-apply"${decided} aria-label="Apply the selected changes">✔ Apply</button>` +
       `<button type="button" class="nb-button nbedit-reject"${["pending", "stale", "conflict", "error"].includes(state) ? "" : " disabled"} aria-label="Reject the change">✖ Reject</button>` +
       `<button type="button" class="nb-button nbedit-replan"${replan} aria-label="Plan the change again against the current files">${esc(model.get("replan_label") || "↻ Re-plan")}</button>` +
-      `<span class="nb-selection" aria-live="polite">${chosen} of ${total} part${total === 1 ? "" : "s"} selected</span>${tools}</div>` +
+      `<span class="nb-selection" aria-live="polite">${chosen} of ${total} part${total === 1 ? "" : "s"} selected</span>${tools}</div></div>` +
       `<div class="nbedit-status nbedit-state-${esc(state)}" role="status" aria-live="polite"><b>nbedit</b>: ${esc(model.get("status_message"))}</div>` +
       `<div class="nb-detail">${model.get("detail_html") || ""}</div>`;
     const focused = document.activeElement && root.contains(document.activeElement) ? focusKey(document.activeElement) : null;
     root.innerHTML = top + files + foot;
     root.classList.toggle("nb-wrap", wrap);
+    placeFoot();
     const blocks = changeBlocks();
     if (current >= 0 && current < blocks.length) blocks[current].classList.add("nb-current");
     if (scroll) {
@@ -412,6 +413,48 @@ function render({ model, el }) {
     }
     return null;
   }
+
+  function visibleBottom() {
+    // where the review's visible area ends: the window, or the lowest edge an ancestor clips at
+    // (JupyterLab's notebook panel ends above the status bar)
+    let bottom = window.innerHeight;
+    for (let box = root.parentElement; box && box !== document.body; box = box.parentElement) {
+      if (getComputedStyle(box).overflowY !== "visible") bottom = Math.min(bottom, box.getBoundingClientRect().bottom);
+    }
+    return bottom;
+  }
+
+  function placeFoot() {
+    // The bar with Apply/Reject and the selection stays in view while a long plan scrolls by:
+    // position:sticky does not work here (an output area scrolls sideways, which makes it the
+    // sticky box), so the bar is fixed to the bottom of the visible part of the scroll box
+    // whenever its own place is below it and the review is on screen.
+    const holder = root.querySelector(".nb-foot-holder");
+    const foot = holder && holder.firstElementChild;
+    if (!foot || !root.isConnected) return;
+    const bottom = visibleBottom();
+    const rect = root.getBoundingClientRect();
+    const height = foot.offsetHeight;
+    const float = holder.getBoundingClientRect().top + height > bottom && rect.top + 2 * height < bottom;
+    foot.classList.toggle("nb-floating", float);
+    holder.style.height = float ? `${height}px` : "";
+    if (!float) {
+      foot.style.left = foot.style.width = foot.style.bottom = "";
+      return;
+    }
+    // a fixed element is placed in its containing block, which JupyterLab's notebook panel
+    // (CSS containment) makes its own: place it at 0, measure, then move it where it belongs
+    foot.style.width = `${rect.width}px`;
+    foot.style.left = "0px";
+    foot.style.bottom = "0px";
+    const at = foot.getBoundingClientRect();
+    foot.style.left = `${rect.left - at.left}px`;
+    foot.style.bottom = `${at.bottom - bottom}px`;
+  }
+
+  const onScroll = () => placeFoot();
+  document.addEventListener("scroll", onScroll, { capture: true, passive: true });
+  window.addEventListener("resize", onScroll);
 
   function changeBlocks() {
     // the boxes that hold a change: a hunk of a file, a changed cell of a notebook
@@ -597,6 +640,10 @@ function render({ model, el }) {
   model.on("change:excluded", draw);
   model.on("change:view_mode", draw);
   draw();
+  return () => {
+    document.removeEventListener("scroll", onScroll, { capture: true });
+    window.removeEventListener("resize", onScroll);
+  };
 }
 
 export default { render };

@@ -150,8 +150,9 @@ color:var(--jp-ui-inverse-font-color1,#fff);border-color:var(--jp-brand-color1,r
 .nbedit-view .nb-foot{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin-top:6px}
 .nbedit-view .nb-button{border-radius:4px;padding:3px 14px}
 .nbedit-view .nb-button.nb-primary{background:rgb(26,127,55);color:#fff;border-color:rgb(26,127,55)}
-.nbedit-view .nb-foot{position:sticky;bottom:0;z-index:2;background:var(--jp-layout-color1,Canvas);
-padding:4px 0;border-top:1px solid var(--jp-border-color2,rgba(128,128,128,.35))}
+.nbedit-view .nb-foot{background:var(--jp-layout-color1,Canvas);padding:4px 0;box-sizing:border-box}
+.nbedit-view .nb-foot.nb-floating{position:fixed;z-index:5;margin:0;padding:4px 10px;
+border-top:1px solid var(--jp-border-color1,rgba(128,128,128,.5));box-shadow:0 -2px 6px rgba(0,0,0,.15)}
 .nbedit-view .nb-tools{display:inline-flex;flex-wrap:wrap;gap:4px;margin-left:auto}
 .nbedit-view .nb-small{font:inherit;font-size:90%;color:var(--jp-ui-font-color1,inherit);background:transparent;
 border:1px solid var(--jp-border-color1,rgba(128,128,128,.5));border-radius:4px;padding:0 8px;cursor:pointer}
