@@ -160,6 +160,10 @@ def _hunk_cells(file_plan: FilePlan, old_markers: list[int], new_markers: list[i
             for line in range(new_first, new_first + max(new_count, 1))
             if (cell := _owner(new_markers, line)) is not None
         }
+        if not old_count and new_count:
+            old_side = set()  # a pure insertion touches only what it inserts
+        if not new_count and old_count:
+            new_side = set()  # a pure deletion touches only what it deletes
         touched[index] = (old_side, new_side)
         shift += new_count - old_count
     for index in range(len(file_plan.hunks)):
