@@ -484,6 +484,8 @@ def test_why_here_explains_a_fuzzy_hunk(lab: LabServer, page: Any) -> None:
     table = disclosure.locator("table.nb-why-table")
     table.wait_for(state="visible")
     text = table.inner_text()
+    summary_line = disclosure.locator("p.nb-why-summary").inner_text()
+    assert summary_line.startswith("Not found verbatim: placed by the fuzzy"), summary_line
     assert "tiers tried" in text and "exact: not found" in text and "fuzzy: " in text
     assert "runner-up" in text and "no other candidate" in text
     assert "-def totals(items):" in text and "+def total(items):" in text

@@ -70,13 +70,44 @@ function splitRows(rows) {
   return out.join("");
 }
 
+const MEANINGFUL_RUNNER_UP = 0.5; // a candidate scoring less than this was never a contender
+
+function visibleWhitespace(text) {
+  // "-" / "+" lines that differ only in whitespace: show their spaces and tabs
+  const lines = text.split("\n");
+  const bare = (line) => line.slice(1).replace(/\s+/g, "");
+  const marked = new Set();
+  for (let index = 0; index + 1 < lines.length; index++) {
+    const [one, two] = [lines[index], lines[index + 1]];
+    if (one[0] === "-" && two[0] === "+" && one.slice(1) !== two.slice(1) && bare(one) === bare(two)) {
+      marked.add(index);
+      marked.add(index + 1);
+    }
+  }
+  return lines
+    .map((line, index) => {
+      if (!marked.has(index)) return esc(line);
+      const shown = line.slice(1).replace(/ /g, "·").replace(/\t/g, "→");
+      return `${esc(line[0])}<span class="nb-ws" title="· is a space, → a tab">${esc(shown)}</span>`;
+    })
+    .join("\n");
+}
+
 function whyHere(hunk) {
   // The engine's explanation of how the matcher chose this place; nothing when it gives none.
   if (!hunk.why || !hunk.why.length) return "";
   // a multi-line row (the lines expected vs the lines in the file) keeps its lines, in the code font
-  const cell = (text) => (text.includes("\n") ? `<pre class="nb-why-pre">${esc(text)}</pre>` : esc(text));
-  const rows = hunk.why.map(([label, text]) => `<tr><th scope="row">${esc(label)}</th><td>${cell(text)}</td></tr>`).join("");
-  return `<details class="nb-why"><summary>Why here?</summary><table class="nb-why-table">${rows}</table></details>`;
+  const cell = (text) => (text.includes("\n") ? `<pre class="nb-why-pre">${visibleWhitespace(text)}</pre>` : esc(text));
+  const shown = hunk.why.map(([label, text]) => {
+    const runner = label === "runner-up" && /^(\d+\.\d+) at /.exec(text);
+    if (runner && Number(runner[1]) < MEANINGFUL_RUNNER_UP) return [label, `no other candidate close (the best other place scored ${runner[1]})`];
+    return [label, text];
+  });
+  const rows = shown.map(([label, text]) => `<tr><th scope="row">${esc(label)}</th><td>${cell(text)}</td></tr>`).join("");
+  const plain = hunk.exact
+    ? "Found verbatim, in one place."
+    : `Not found verbatim: placed by the ${hunk.tier} match. ${hunk.why_tier || ""}`.trim();
+  return `<details class="nb-why"><summary>Why here?</summary><p class="nb-why-summary">${esc(plain)}</p><table class="nb-why-table">${rows}</table></details>`;
 }
 
 function tierBadges(file, hunk) {

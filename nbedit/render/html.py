@@ -167,6 +167,8 @@ border:0;color:inherit;font:inherit;cursor:pointer;padding:0 2px;text-align:left
 .nbedit-view button.nb-cell-open{width:1.2em;text-align:center}
 .nbedit-view tbody.nb-cell-same tr.m td{font-weight:normal;border-top-width:1px}
 .nbedit-view .nb-muted{opacity:.8;font-weight:normal;margin-left:6px}
+.nbedit-view .nb-why-summary{margin:2px 0 2px 14px;font-weight:normal}
+.nbedit-view .nb-ws{background:rgba(210,153,34,.25)}
 .nbedit-view .nb-badge.nb-warn{background:rgba(210,153,34,.22);border-color:rgba(210,153,34,.8)}
 .nbedit-view .nb-button:disabled{opacity:.5;cursor:default}
 .nbedit-view .nb-button[hidden]{display:none}
