@@ -432,17 +432,25 @@ def test_history_table_sorts_filters_and_undoes(lab: LabServer, page: Any) -> No
     detail = page.locator(".nbedit-history-detail")
     detail.get_by_text("history entry").wait_for()
     assert "+b = 2" in detail.inner_text()
-    # Undo opens a review; only Apply writes
-    assert table.locator("button.nbedit-history-undo").count() == 1
-    table.locator(f'button.nbedit-history-undo[data-id="{newest}"]').click()
+    # Undo on any row opens a review; only Apply writes. The middle entry (beta) is older than the
+    # newest (alpha): it is undone by its reverse, the newer alpha edit stays
+    assert table.locator("button.nbedit-history-undo").count() == 3
+    middle = entries.nth(1).get_attribute("data-id")
+    table.locator(f'button.nbedit-history-undo[data-id="{middle}"]').click()
     review = detail.locator(".nbedit-review")
     review.wait_for(state="visible")
-    assert alpha.read_text() == "a = 3\n"
+    assert beta.read_text() == "b = 2\n"
     review.locator("button.nbedit-apply").click()
     status_text(review, "undone")
-    assert alpha.read_text() == "a = 2\n" and beta.read_text() == "b = 2\n"
+    assert alpha.read_text() == "a = 3\n" and beta.read_text() == "b = 1\n"
     table.locator("tr.nb-entry").filter(has_text="undoes").wait_for()
-    assert entries.count() == 4 and files_column()[0] == "alpha.py"
+    assert entries.count() == 4 and files_column()[0] == "beta.py"
+    table.locator(f'button.nbedit-history-undo[data-id="{middle}"]').wait_for(state="detached")  # undone once
+    table.locator(f'button.nbedit-history-undo[data-id="{newest}"]').click()
+    review = detail.locator(".nbedit-review")
+    review.locator("button.nbedit-apply").click()
+    status_text(review, "undone")
+    assert alpha.read_text() == "a = 2\n"
 
 
 DRIFTED = (

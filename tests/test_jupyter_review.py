@@ -419,3 +419,34 @@ def test_the_digest_names_what_the_plan_writes(workspace: Workspace, tmp_path: P
     assert plan_digest(plan(TWO_HUNKS)) == plan_digest(plan(TWO_HUNKS))
     assert plan_digest(plan(TWO_HUNKS)) != plan_digest(plan(TWO_HUNKS.replace("last = 90", "last = 91")))
     assert plan_digest(plan(TWO_HUNKS)) != plan_digest(plan(THREE_HUNKS))
+
+
+def test_history_undo_of_an_older_entry_is_a_review_of_its_reverse(tmp_path: Path) -> None:
+    from nbedit.jupyter.history_widget import HistoryWidget, reversed_diff
+
+    target = tmp_path / "a.py"
+    target.write_text("one = 1\n" + "".join(f"x{index} = {index}\n" for index in range(20)) + "two = 2\n")
+    workspace = Workspace(tmp_path, home=tmp_path / "home", session="s", history=True)
+    first = workspace.apply(workspace.plan_edit("a.py", "one = 1", "one = 10")).entry_id
+    workspace.apply(workspace.plan_edit("a.py", "two = 2", "two = 20"))
+    diff = workspace.show(first)
+    assert reversed_diff(reversed_diff(diff)) == diff
+    table = HistoryWidget(workspace)
+    assert all(row["undoable"] for row in table.rows)  # Undo on every row, not only the newest
+    review = table.undo(first)
+    assert isinstance(review, ReviewWidget) and target.read_text().startswith("one = 10\n")
+    review.apply()
+    assert review.status == "applied" and "undone" in review.status_text
+    text = target.read_text()
+    assert text.startswith("one = 1\n") and text.endswith("two = 20\n")  # the later edit stays
+    table.refresh()
+    assert not next(row for row in table.rows if row["id"] == first)["undoable"]  # undone once
+    # an entry whose lines a later entry rewrote is refused, and nothing is written
+    third = workspace.apply(workspace.plan_edit("a.py", "x5 = 5", "x5 = 50")).entry_id
+    workspace.apply(workspace.plan_edit("a.py", "x5 = 50", "x5 = 500"))
+    before = target.read_bytes()
+    table.refresh()
+    refused = table.undo(third)
+    assert isinstance(refused, ErrorView)
+    assert type(refused.error).__name__ == "StaleFile" and "changed since" in str(refused.error)
+    assert target.read_bytes() == before
