@@ -695,6 +695,46 @@ BIG_EDIT = "".join(
 )
 
 
+CONTRAST = """() => {
+  const rgba = (text) => (text.match(/[\\d.]+/g) || []).map(Number);
+  const luminance = ([r, g, b]) => {
+    const [R, G, B] = [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * R + 0.7152 * G + 0.0722 * B;
+  };
+  const background = (element) => {
+    // the colour behind an element: its own and its ancestors' backgrounds, blended down to opaque
+    const layers = [];
+    for (let node = element; node; node = node.parentElement) {
+      const colour = rgba(getComputedStyle(node).backgroundColor);
+      if (colour.length >= 3 && (colour[3] === undefined || colour[3] > 0)) layers.push(colour);
+      if (colour.length === 3 || colour[3] === 1) break;
+    }
+    let result = [255, 255, 255];
+    for (const [r, g, b, a = 1] of layers.reverse()) result = [r * a + result[0] * (1 - a), g * a + result[1] * (1 - a), b * a + result[2] * (1 - a)];
+    return result;
+  };
+  const found = [];
+  for (const button of document.querySelectorAll('.nbedit-review button:not(:disabled)')) {
+    if (!button.offsetParent) continue;
+    const [r, g, b, a = 1] = rgba(getComputedStyle(button).color);
+    const behind = background(button);
+    const text = [r * a + behind[0] * (1 - a), g * a + behind[1] * (1 - a), b * a + behind[2] * (1 - a)];
+    const [L1, L2] = [luminance(text), luminance(behind)].sort((x, y) => y - x);
+    found.push([(L1 + 0.05) / (L2 + 0.05), button.textContent]);
+  }
+  found.sort((x, y) => x[0] - y[0]);
+  return found;
+}"""
+
+
+def lowest_button_contrast(page: Any) -> float:
+    """The lowest text/background contrast of the review's enabled buttons (WCAG asks 4.5:1)."""
+    found = page.evaluate(CONTRAST)
+    assert found, "no enabled buttons to measure"
+    print("lowest button contrast", found[:3])
+    return float(found[0][0])
+
+
 def test_sticky_bar_selects_and_walks_a_long_plan(lab: LabServer, page: Any) -> None:
     target = lab.root / "big_case.py"
     target.write_text(BIG_BEFORE)
@@ -742,9 +782,11 @@ def test_sticky_bar_selects_and_walks_a_long_plan(lab: LabServer, page: Any) -> 
     page.keyboard.press("z")
     assert "nb-wrap" in (widget.get_attribute("class") or "")
     page.screenshot(path=str(ARTIFACTS / "review-sticky-walk-light.png"))
+    assert lowest_button_contrast(page) >= 4.5
     try:
         set_theme(page, "JupyterLab Dark")
         page.screenshot(path=str(ARTIFACTS / "review-sticky-walk-dark.png"))
+        assert lowest_button_contrast(page) >= 4.5
     finally:
         set_theme(page, "JupyterLab Light")
     assert "tiers tried" not in bar.inner_text()
