@@ -21,7 +21,6 @@ reads back as cells, because no piece starts or ends inside a marker line.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 
 from nbedit._dataclass import replace
 from nbedit.engine.models import Hunk, LocatedHunk
@@ -54,6 +53,8 @@ def _split(view: str, item: LocatedHunk) -> list[LocatedHunk]:
     old_lines, new_lines = split_lines(old_text), split_lines(new_text)
     if len(old_lines) + len(new_lines) > _MAX_LINES:
         return [item]
+    from difflib import SequenceMatcher  # only a hunk across cells needs it (difflib is slow to import)
+
     owners = _owners(view, match.start, old_lines)
     runs = [
         opcode
