@@ -23,6 +23,7 @@ With ``clear_outputs``, an edited code cell's entry lists the outputs that go
 
 from __future__ import annotations
 
+import bisect
 import json
 from typing import Any
 
@@ -132,13 +133,17 @@ def _cell_lines_at(view: str) -> list[int]:
 
 
 def _owner(markers: list[int], line: int) -> int | None:
-    """The cell (position) whose marker or body holds view ``line``."""
-    owner = None
-    for position, marker in enumerate(markers):
-        if marker > line:
-            break
-        owner = position
-    return owner
+    """The cell (position) whose marker or body holds view ``line`` (``markers`` ascending)."""
+    position = bisect.bisect_right(markers, line) - 1
+    return position if position >= 0 else None
+
+
+def _cells_between(markers: list[int], first: int, last: int) -> set[int]:
+    """The cells (positions) holding any view line from ``first`` to ``last``."""
+    low, high = _owner(markers, first), _owner(markers, last)
+    if high is None:
+        return set()
+    return set(range(0 if low is None else low, high + 1))
 
 
 def _hunk_cells(file_plan: FilePlan, old_markers: list[int], new_markers: list[int]) -> list[tuple[set[int], set[int]]]:
@@ -153,13 +158,9 @@ def _hunk_cells(file_plan: FilePlan, old_markers: list[int], new_markers: list[i
         old_count = before.count("\n", match.start, match.end)
         new_count = match.replacement.count("\n")
         first, last = match.line, match.line + max(old_count, 1) - 1
-        old_side = {cell for line in range(first, last + 1) if (cell := _owner(old_markers, line)) is not None}
+        old_side = _cells_between(old_markers, first, last)
         new_first = match.line + shift
-        new_side = {
-            cell
-            for line in range(new_first, new_first + max(new_count, 1))
-            if (cell := _owner(new_markers, line)) is not None
-        }
+        new_side = _cells_between(new_markers, new_first, new_first + max(new_count, 1) - 1)
         if not old_count and new_count:
             old_side = set()  # a pure insertion touches only what it inserts
         if not new_count and old_count:
