@@ -431,7 +431,12 @@ def test_history_table_sorts_filters_and_undoes(lab: LabServer, page: Any) -> No
     entries.nth(1).locator("td").first.click()
     detail = page.locator(".nbedit-history-detail")
     detail.get_by_text("history entry").wait_for()
-    assert "+b = 2" in detail.inner_text()
+    # drawn as the review draws a plan: the file's box, its +/- counts, numbered rows
+    assert detail.locator(".nb-file-head .nb-path").inner_text() == "beta.py"
+    assert detail.locator("tr.a td").nth(1).inner_text() == "1"
+    assert detail.locator("tr.a td").nth(3).inner_text() == "b = 2"
+    assert detail.locator("tr.r td").nth(3).inner_text() == "b = 1"
+    detail.screenshot(path=str(ARTIFACTS / "history-diff-light.png"), animations="disabled")
     # Undo on any row opens a review; only Apply writes. The middle entry (beta) is older than the
     # newest (alpha): it is undone by its reverse, the newer alpha edit stays
     assert table.locator("button.nbedit-history-undo").count() == 3

@@ -32,7 +32,7 @@ from nbedit.errors import AmbiguousMatch, NbeditError, NoMatch, StaleFile
 from nbedit.jupyter.review import ErrorView, Proposal, ReviewWidget, error_html
 from nbedit.jupyter.shared import NbeditView
 from nbedit.render.history import history_rows, history_to_html
-from nbedit.render.html import unified_diff_html, wrap
+from nbedit.render.html import diff_files_html, wrap
 
 __all__ = [
     "EntryDiffView",
@@ -168,7 +168,8 @@ class EntryDiffView:
         return f"{self.title}\n{self.diff or '(no text changes)'}"
 
     def html(self) -> str:
-        body = unified_diff_html(self.diff) if self.diff else '<div class="nb-note">no text changes</div>'
+        # drawn as the review draws a plan: a box per file, hunk header rows, numbered lines
+        body = diff_files_html(self.diff) if self.diff else '<div class="nb-note">no text changes</div>'
         return wrap(f'<div class="nb-headline">{html.escape(self.title)}</div>{body}')
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:

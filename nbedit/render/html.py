@@ -30,6 +30,7 @@ __all__ = [
     "STYLE",
     "STYLE_TAG",
     "WIDGET_STYLE",
+    "diff_files_html",
     "file_head_html",
     "file_to_html",
     "hunk_to_html",
@@ -324,6 +325,66 @@ def unified_diff_html(diff: str) -> str:
         css = "c" if line.startswith(("---", "+++")) else {"-": "r", "+": "a"}.get(line[:1], "c")
         rows.append(f'<tr class="{css}"><td>{_text(line)}</td></tr>')
     return _table("".join(rows))
+
+
+_HUNK_RANGE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
+
+
+def diff_files_html(diff: str) -> str:
+    """A unified diff (several files) drawn as the review draws a plan: a box per file with its
+    path and +/- counts, a header row per hunk, numbered old/new lines. Not wrapped."""
+    files: list[tuple[str, list[str]]] = []
+    lines = diff.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1].startswith("+++ "):
+            old_path, path = line[4:], lines[index + 1][4:]
+            path = path[2:] if path.startswith("b/") else path
+            if path == "/dev/null":
+                path = (old_path[2:] if old_path.startswith("a/") else old_path) + " (deleted)"
+            files.append((path, []))
+            index += 2
+            continue
+        if files:
+            files[-1][1].append(line)
+        index += 1
+    boxes = []
+    for path, lines in files:
+        rows: list[str] = []
+        added = removed = 0
+        old_number = new_number = 0
+        for line in lines:
+            found = _HUNK_RANGE.match(line)
+            if found:
+                old_number, new_number = int(found.group(1)), int(found.group(3))
+                rows.append(f'<tr class="h"><td colspan="4"><span class="nb-range">{_text(line)}</span></td></tr>')
+                continue
+            if line.startswith("\\"):
+                rows.append(f'<tr class="g"><td colspan="4">{_text(line[1:].strip())}</td></tr>')
+                continue
+            kind = {"-": "r", "+": "a"}.get(line[:1], "c")
+            old = new = ""
+            if kind in ("r", "c"):
+                old, old_number = str(old_number), old_number + 1
+            if kind in ("a", "c"):
+                new, new_number = str(new_number), new_number + 1
+            added += kind == "a"
+            removed += kind == "r"
+            marker = {"r": "-", "a": "+", "c": " "}[kind]
+            rows.append(
+                f'<tr class="{kind}"><td class="n">{old}</td><td class="n">{new}</td><td class="m">{marker}</td>'
+                f"<td>{_kept_indent(_text(line[1:]))}</td></tr>"
+            )
+        head = (
+            f'<div class="nb-file-head"><span class="nb-path">{_text(path)}</span> '
+            f'<span class="nb-plus">+{added}</span> <span class="nb-minus">−{removed}</span></div>'
+        )
+        body = _table("".join(rows)) if rows else '<div class="nb-note">no text changes</div>'
+        boxes.append(f'<div class="nb-file">{head}{body}</div>')
+    return "".join(boxes)
 
 
 def _table(body: str) -> str:
