@@ -139,3 +139,20 @@ def test_nbformat_1_and_5_are_still_refused() -> None:
         data = b'{"nbformat": %d, "nbformat_minor": 0, "worksheets": []}' % version
         with pytest.raises(NotebookError, match="not supported"):
             NotebookDocument.parse(data, "odd.ipynb")
+
+
+def test_a_git_diff_of_an_old_notebooks_json(tmp_path: Path) -> None:
+    target = tmp_path / "old.ipynb"
+    shutil.copyfile(DATA / "test3.ipynb", target)
+    old = target.read_text()
+    new = old.replace('"print(\\"hello\\")"', '"print(\\"hello, raw\\")"', 1)
+    assert new != old
+    diff = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "a/old.ipynb", "b/old.ipynb"))
+    workspace = Workspace(tmp_path, history=False)
+    plan = workspace.plan_patch(diff)
+    (file_plan,) = plan.files
+    # no false notes: the file was valid (nbformat 3's schema) and nothing outside the cells changed
+    assert not any("invalid" in note or "does not show" in note for note in file_plan.notes), file_plan.notes
+    workspace.apply(plan)
+    assert target.read_text() == new
+    assert texts(target.read_bytes())[3] == ("code", 'print("hello, raw")')
