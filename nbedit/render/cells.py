@@ -218,13 +218,19 @@ def notebook_cells(file_plan: FilePlan, cleared: bool) -> list[dict[str, Any]]:
         and old_cells[old].source != new_cells[new].source
     ]
     outputs = _cleared_outputs(file_plan, edited_code) if cleared else {}
+    by_old: dict[int, list[int]] = {}
+    by_new: dict[int, list[int]] = {}
+    for index, (old_side, new_side) in enumerate(touched):
+        for cell in old_side:
+            by_old.setdefault(cell, []).append(index)
+        for cell in new_side:
+            by_new.setdefault(cell, []).append(index)
     entries: list[dict[str, Any]] = []
     for old, new in pairs:
-        hunks = sorted(
-            index
-            for index, (old_side, new_side) in enumerate(touched)
-            if (old is not None and old in old_side) or (new is not None and new in new_side)
+        found = set(by_old.get(old, ()) if old is not None else ()) | set(
+            by_new.get(new, ()) if new is not None else ()
         )
+        hunks = sorted(found)
         if old is not None and new is not None:
             before_cell, after_cell = old_cells[old], new_cells[new]
             old_type, new_type = before_cell.cell_type or "code", after_cell.cell_type or "code"

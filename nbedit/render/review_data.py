@@ -153,12 +153,14 @@ def _block(file_plan: FilePlan, block: Block, notebook: bool) -> dict[str, Any]:
     return section
 
 
-def _gap(file_plan: FilePlan, gap: Gap) -> dict[str, Any]:
+def _gap(gap: Gap, notebook_lines: list[str]) -> dict[str, Any]:
+    """An unchanged run; in a notebook's line view, how many cells it holds (``notebook_lines``:
+    the view's lines, split once per file, not once per gap)."""
     section: dict[str, Any] = {"gap": [gap.count, gap.old_line, gap.new_line]}
-    if file_plan.notebook:
+    if notebook_lines:
         cells = sum(
             1
-            for line in _source_lines(file_plan)[gap.old_line - 1 : gap.old_line - 1 + gap.count]
+            for line in notebook_lines[gap.old_line - 1 : gap.old_line - 1 + gap.count]
             if line.startswith("# %% nbedit cell")
         )
         if cells:
@@ -176,29 +178,33 @@ def _source_lines(file_plan: FilePlan) -> list[str]:
 
 
 def _file(file_plan: FilePlan, summary: FileSummary, index: int) -> dict[str, Any]:
-    view = cached_view(file_plan)
     notebook = file_plan.notebook
-    sections: list[dict[str, Any]] = []
-    for section in view.sections:
-        sections.append(
-            _gap(file_plan, section) if isinstance(section, Gap) else _block(file_plan, section, notebook)
-        )
     outputs = ""
     if notebook:
         outputs = "cleared" if CLEARED_OUTPUTS_NOTE in file_plan.notes else "kept"
-    notes = [note for note in view.notes if note != CLEARED_OUTPUTS_NOTE]
-    by_cell: dict[str, Any] = {}
+    cells = None
     if notebook and file_plan.display_before is not None and file_plan.display_after is not None:
-        from nbedit.render.cells import notebook_cells, structure_badges
+        from nbedit.render.cells import notebook_cells
 
         try:
             cells = notebook_cells(file_plan, outputs == "cleared")
         except NotebookError:
             cells = None  # a view that does not read back as cells: drawn as lines
-        if cells is not None:
-            badges, notes = structure_badges(tuple(notes))
-            by_cell = {"cells": cells, "badges": badges, "hunks": _hunks(file_plan, range(len(file_plan.hunks)))}
-            sections = []
+    view = cached_view(file_plan) if cells is None else None
+    sections: list[dict[str, Any]] = []
+    by_cell: dict[str, Any] = {}
+    if view is not None:
+        lines = _source_lines(file_plan) if notebook else []
+        for section in view.sections:
+            sections.append(
+                _gap(section, lines) if isinstance(section, Gap) else _block(file_plan, section, notebook)
+            )
+        notes = [note for note in view.notes if note != CLEARED_OUTPUTS_NOTE]
+    else:
+        from nbedit.render.cells import structure_badges
+
+        badges, notes = structure_badges(tuple(note for note in file_plan.notes if note != CLEARED_OUTPUTS_NOTE))
+        by_cell = {"cells": cells, "badges": badges, "hunks": _hunks(file_plan, range(len(file_plan.hunks)))}
     return {
         "index": index,
         "path": summary.title,
