@@ -137,3 +137,18 @@ def test_gap_lines_are_the_hidden_unchanged_lines(tmp_path: Path) -> None:
     assert [count for count, _, _ in gaps] == [16, 17]
     count, old_line, _ = gaps[1]
     assert gap_lines(plan.files[0], old_line, count) == [f"line {number}" for number in range(24, 41)]
+
+
+def test_cells_are_read_as_the_engine_reads_them() -> None:
+    from nbedit.engine.notebook.view import parse_view
+    from nbedit.render.cells import _cells_of
+
+    views = [
+        "# %% nbedit cell 0 [code] id=a\nx = 1\n\n# %% nbedit cell new [markdown]\n# Title\n# %% nbedit cell 1 [raw]\n",
+        "# %% nbedit cell 0 [code]\r\ny = 2\r\n# %% nbedit cell 1 [code]\n",
+        "# %% nbedit cell 0 [code]\n\\# %% nbedit cell 9 [code]\nz = 3\n",  # an escaped marker in a source
+        "",
+    ]
+    for view in views:
+        expected = [(cell.source, cell.index, cell.cell_type, cell.id) for cell in parse_view(view)]
+        assert [(cell.source, cell.index, cell.cell_type, cell.id) for cell in _cells_of(view)] == expected
