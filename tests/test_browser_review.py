@@ -23,6 +23,7 @@ from browser_support import (  # noqa: E402
     open_notebook,
     run_all_cells,
     set_theme,
+    wait_kernel_idle,
     write_notebook,
 )
 
@@ -316,14 +317,37 @@ def test_a_notebook_plan_is_drawn_as_cells(lab: LabServer, page: Any) -> None:
     open_notebook(page, lab, "sales_review.ipynb")
     run_all_cells(page)
     widget = rendered_widget(page)
-    headers = widget.locator("tr.m").all_inner_texts()
-    assert any("cell new · markdown" in text and "inserted" in text for text in headers), headers
-    assert any(text.strip().startswith("▣ cell 7 · code · id") for text in headers), headers
-    assert widget.locator(".nb-outputs", has_text="outputs are kept").count() == 1
-    assert widget.locator("button.nb-expand", has_text="unchanged cells").count() >= 1
+    headers = widget.locator("tr.nb-cellhead").all_inner_texts()
+    assert any("new cell · markdown" in text and "inserted" in text for text in headers), headers
+    edited = widget.locator("tbody.nb-cell-edited")
+    assert edited.count() == 1
+    head = edited.locator("tr.nb-cellhead").inner_text()
+    assert "cell 7 · code · id" in head and "edited" in head and "outputs kept" in head, head
+    assert "exact" not in head  # the file's header says "all exact" once
+    # line numbers count lines of the cell: its first line is 1 on both sides
+    assert edited.locator("tr.r td.n").first.inner_text() == "1"
+    assert edited.locator("tr.a td.n").nth(1).inner_text() == "1"
+    inserted = widget.locator("tbody.nb-cell-inserted")
+    assert inserted.locator("tr.a td.t").all_inner_texts() == ["Step one is done."]
+    # every shown line sits under its own cell's header: no line rows outside a cell box
+    assert widget.locator("table.nb-cells > tbody:not(.nb-cell):not(.nb-same-run) tr").count() == 0
     assert widget.locator(".nb-file-head .nb-badge", has_text="notebook").count() == 1
+    assert widget.locator(".nb-file-head .nb-badge", has_text="inserts 1 cell").count() == 1
+    assert widget.locator(".nb-note").count() == 0  # badges, not note lines
+    # unchanged cells: a run is one row; opened, one header per cell; a header opens its lines
+    run = widget.locator("button.nb-cells-run")
+    assert run.count() >= 1
     widget.scroll_into_view_if_needed()
     screenshot(page, "review-notebook-light.png")
+    run.first.click()
+    opener = widget.locator("button.nb-cell-open").first
+    opener.wait_for()
+    first_cell = widget.locator("tbody.nb-cell-same").first
+    assert "unchanged · 1 line" in first_cell.inner_text()
+    opener.click()
+    first_cell.locator("td.t", has_text="# Sales report").wait_for()
+    assert first_cell.locator("tr.c td.n").first.inner_text() == "1"
+    screenshot(page, "review-notebook-opened-light.png")
     try:
         set_theme(page, "JupyterLab Dark")
         screenshot(page, "review-notebook-dark.png")
@@ -407,18 +431,31 @@ def test_history_table_sorts_filters_and_undoes(lab: LabServer, page: Any) -> No
     entries.nth(1).locator("td").first.click()
     detail = page.locator(".nbedit-history-detail")
     detail.get_by_text("history entry").wait_for()
-    assert "+b = 2" in detail.inner_text()
-    # Undo opens a review; only Apply writes
-    assert table.locator("button.nbedit-history-undo").count() == 1
-    table.locator(f'button.nbedit-history-undo[data-id="{newest}"]').click()
+    # drawn as the review draws a plan: the file's box, its +/- counts, numbered rows
+    assert detail.locator(".nb-file-head .nb-path").inner_text() == "beta.py"
+    assert detail.locator("tr.a td").nth(1).inner_text() == "1"
+    assert detail.locator("tr.a td").nth(3).inner_text() == "b = 2"
+    assert detail.locator("tr.r td").nth(3).inner_text() == "b = 1"
+    detail.screenshot(path=str(ARTIFACTS / "history-diff-light.png"), animations="disabled")
+    # Undo on any row opens a review; only Apply writes. The middle entry (beta) is older than the
+    # newest (alpha): it is undone by its reverse, the newer alpha edit stays
+    assert table.locator("button.nbedit-history-undo").count() == 3
+    middle = entries.nth(1).get_attribute("data-id")
+    table.locator(f'button.nbedit-history-undo[data-id="{middle}"]').click()
     review = detail.locator(".nbedit-review")
     review.wait_for(state="visible")
-    assert alpha.read_text() == "a = 3\n"
+    assert beta.read_text() == "b = 2\n"
     review.locator("button.nbedit-apply").click()
     status_text(review, "undone")
-    assert alpha.read_text() == "a = 2\n" and beta.read_text() == "b = 2\n"
+    assert alpha.read_text() == "a = 3\n" and beta.read_text() == "b = 1\n"
     table.locator("tr.nb-entry").filter(has_text="undoes").wait_for()
-    assert entries.count() == 4 and files_column()[0] == "alpha.py"
+    assert entries.count() == 4 and files_column()[0] == "beta.py"
+    table.locator(f'button.nbedit-history-undo[data-id="{middle}"]').wait_for(state="detached")  # undone once
+    table.locator(f'button.nbedit-history-undo[data-id="{newest}"]').click()
+    review = detail.locator(".nbedit-review")
+    review.locator("button.nbedit-apply").click()
+    status_text(review, "undone")
+    assert alpha.read_text() == "a = 2\n"
 
 
 DRIFTED = (
@@ -460,6 +497,8 @@ def test_why_here_explains_a_fuzzy_hunk(lab: LabServer, page: Any) -> None:
     table = disclosure.locator("table.nb-why-table")
     table.wait_for(state="visible")
     text = table.inner_text()
+    summary_line = disclosure.locator("p.nb-why-summary").inner_text()
+    assert summary_line.startswith("Not found verbatim: placed by the fuzzy"), summary_line
     assert "tiers tried" in text and "exact: not found" in text and "fuzzy: " in text
     assert "runner-up" in text and "no other candidate" in text
     assert "-def totals(items):" in text and "+def total(items):" in text
@@ -470,3 +509,295 @@ def test_why_here_explains_a_fuzzy_hunk(lab: LabServer, page: Any) -> None:
     finally:
         set_theme(page, "JupyterLab Light")
     assert target.read_bytes() == DRIFTED.encode()  # looking explains; it never writes
+
+
+# ------------------------------------------------------------------ Apply writes what the page shows
+
+THREE_BEFORE = "".join(f"value_{number} = {number}\n" for number in range(1, 31))
+THREE_EDIT = "".join(
+    f"<<<<<<< SEARCH\nvalue_{n} = {n}\n=======\nvalue_{n} = {n * 100}\n>>>>>>> REPLACE\n" for n in (3, 15, 27)
+)
+BUSY_SECONDS = 20
+
+
+def kernel_status(page: Any) -> str:
+    return str(
+        page.evaluate(
+            "() => { const w = window.jupyterapp.shell.currentWidget;"
+            " return w.sessionContext.session.kernel.status; }"
+        )
+    )
+
+
+def keep_kernel_busy(page: Any, seconds: int = BUSY_SECONDS) -> None:
+    """Run a long cell's code in the notebook's kernel (a person started the next cell) and wait
+    until the kernel says it is busy."""
+    page.evaluate(
+        "seconds => { const w = window.jupyterapp.shell.currentWidget;"
+        " w.sessionContext.session.kernel.requestExecute({code: `import time; time.sleep(${seconds})`}); }",
+        seconds,
+    )
+    page.wait_for_function(
+        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'busy'"
+    )
+
+
+def test_apply_with_a_busy_kernel_writes_the_selection_on_screen(lab: LabServer, page: Any) -> None:
+    # ipywidgets holds toggle updates back while the kernel is busy; Apply is sent at once.
+    # Before Apply carried its selection, unticking hunks 1 and 2 and clicking Apply wrote 2 and 3.
+    target = lab.root / "busy_case.py"
+    target.write_text(THREE_BEFORE)
+    write_notebook(
+        lab.root / "busy_case.ipynb",
+        [
+            ("code", "%load_ext nbedit"),
+            ("code", f"%%edit busy_case.py\n{THREE_EDIT}"),
+            ("code", "_"),  # a second view of the same review
+        ],
+    )
+    open_notebook(page, lab, "busy_case.ipynb")
+    run_all_cells(page)
+    views = page.locator(".jp-OutputArea .nbedit-review")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.nbedit-review button.nbedit-apply')]"
+        ".filter(b => !b.disabled).length === 2",
+        timeout=60_000,
+    )
+    first, second = views.nth(0), views.nth(1)
+    keep_kernel_busy(page)
+    toggles = first.locator(".nbedit-hunk-toggle input[type=checkbox]")
+    assert toggles.count() == 3
+    toggles.nth(0).uncheck()
+    for _ in range(7):  # rapid toggling: every click is an update the busy kernel holds back
+        toggles.nth(2).click()
+    toggles.nth(1).uncheck()
+    assert not toggles.nth(2).is_checked()  # seven clicks: hunk 3 ends unticked ...
+    toggles.nth(2).check()  # ... and is ticked again: only hunk 3 is selected
+    second.get_by_text("1 of 3 parts selected").wait_for()  # the other view draws the same selection
+    assert kernel_status(page) == "busy", "the kernel must still be busy when Apply is clicked"
+    second.locator("button.nbedit-apply").click()
+    assert target.read_text() == THREE_BEFORE  # queued behind the running cell: nothing yet
+    text = status_text(second, "applied")
+    assert target.read_text() == THREE_BEFORE.replace("value_27 = 27\n", "value_27 = 2700\n"), text
+    assert "1 of 3 parts (hunk 3)" in text
+    status_text(first, "applied")
+    for view in (first, second):
+        boxes = view.locator(".nbedit-hunk-toggle input[type=checkbox]")
+        assert [boxes.nth(index).is_checked() for index in range(3)] == [False, False, True]
+        assert boxes.nth(0).is_disabled()
+    found = ENTRY_ID.search(text)
+    assert found and history_entry(lab, found.group(1)).status == "applied"
+    wait_kernel_idle(page)
+    page.wait_for_timeout(500)  # any held-back update has reached the kernel by now ...
+    boxes = first.locator(".nbedit-hunk-toggle input[type=checkbox]")
+    assert [boxes.nth(index).is_checked() for index in range(3)] == [False, False, True]  # ... and changed nothing
+    assert target.read_text() == THREE_BEFORE.replace("value_27 = 27\n", "value_27 = 2700\n")
+    second.scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    second.screenshot(path=str(ARTIFACTS / "review-busy-applied-light.png"), animations="disabled")
+
+
+def test_reject_and_replan_with_a_busy_kernel(lab: LabServer, page: Any) -> None:
+    target = lab.root / "busy_replan.py"
+    target.write_text(THREE_BEFORE)
+    write_notebook(
+        lab.root / "busy_replan.ipynb",
+        [
+            ("code", "%load_ext nbedit"),
+            ("code", f"%%edit busy_replan.py\n{THREE_EDIT}"),
+        ],
+    )
+    open_notebook(page, lab, "busy_replan.ipynb")
+    run_all_cells(page)
+    widget = rendered_widget(page)
+    keep_kernel_busy(page, BUSY_SECONDS // 2)
+    changed = "# edited by someone else\n" + THREE_BEFORE
+    target.write_text(changed)  # the file moves under the review
+    widget.locator(".nbedit-hunk-toggle input[type=checkbox]").nth(1).uncheck()
+    widget.locator("button.nbedit-apply").click()
+    status_text(widget, "stale")
+    assert target.read_text() == changed
+    widget.locator("button.nbedit-replan").click()
+    status_text(widget, "pending")
+    wait_kernel_idle(page)
+    toggles = widget.locator(".nbedit-hunk-toggle input[type=checkbox]")
+    assert [toggles.nth(index).is_checked() for index in range(3)] == [True, True, True]  # a new plan, all in
+    toggles.nth(0).uncheck()
+    widget.get_by_text("2 of 3 parts selected").wait_for()
+    widget.locator("button.nbedit-apply").click()
+    status_text(widget, "applied")
+    expected = changed.replace("value_15 = 15\n", "value_15 = 1500\n").replace("value_27 = 27\n", "value_27 = 2700\n")
+    assert target.read_text() == expected
+
+
+# ------------------------------------------------------------------ where widgets do not render
+
+INDENTED = "class Greeter:\n    def greet(self, name):\n        return 'hello ' + name\n"
+
+
+def static_review_html(tmp_path: Path) -> str:
+    from nbedit.jupyter.review import ReviewWidget
+    from nbedit.workspace import Workspace
+
+    (tmp_path / "greeter.py").write_text(INDENTED)
+    workspace = Workspace(tmp_path, history=False)
+    plan = workspace.plan_edit("greeter.py", "return 'hello ' + name", "return f'hello, {name}!'")
+    widget = ReviewWidget(workspace, plan)
+    try:
+        return widget.static_html()
+    finally:
+        widget.close()
+
+
+def test_static_fallback_in_nbconvert_html_and_without_styles(page: Any, tmp_path: Path) -> None:
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    fallback = static_review_html(tmp_path)
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("%%edit greeter.py ...")
+    cell.outputs = [nbformat.v4.new_output("execute_result", data={"text/html": fallback, "text/plain": "review"})]
+    notebook.cells = [cell]
+    exported, _ = HTMLExporter(template_name="lab").from_notebook_node(notebook)
+    page.set_content(exported, wait_until="domcontentloaded")
+    table = page.locator("table.nb-diff").first
+    table.wait_for()
+    widths = page.evaluate(
+        """() => { const t = document.querySelector('table.nb-diff');
+        const row = [...t.querySelectorAll('tr.a')][0];
+        const text = row.lastElementChild;
+        return [t.getBoundingClientRect().width, text.getBoundingClientRect().width,
+                text.scrollWidth, text.clientWidth, getComputedStyle(text).whiteSpace]; }"""
+    )
+    table_width, text_width, scroll_width, client_width, white_space = widths
+    assert text_width > 0.6 * table_width, widths  # not four equal columns
+    assert scroll_width <= client_width + 1, widths  # the code is not clipped
+    assert white_space == "pre"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator(".nbedit-view").first.screenshot(path=str(ARTIFACTS / "static-nbconvert.png"))
+
+    # GitHub drops style sheets and every style and class attribute
+    stripped = re.sub(r"<style>.*?</style>", "", fallback, flags=re.S)
+    stripped = re.sub(r'\s(?:style|class)="[^"]*"', "", stripped)
+    assert "class=" not in stripped and "<style" not in stripped
+    page.set_content(f"<html><body>{stripped}</body></html>")
+    rows = page.evaluate("() => [...document.querySelectorAll('tr')].map(r => r.innerText)")
+    added = next(text for text in rows if "hello, {name}" in text)
+    assert "\u00a0" * 8 + "return f'hello, {name}!'" in added  # indentation survives
+    text = page.evaluate("() => document.body.innerText")
+    assert "greeter.py +1 −1 modified" in text, text  # the header's pieces do not run together
+    page.screenshot(path=str(ARTIFACTS / "static-stripped.png"), full_page=True)
+
+
+# ------------------------------------------------------------------ big plans: the sticky bar
+
+BIG_BEFORE = "".join(f"line_{number} = {number}\n" for number in range(1, 241))
+BIG_EDIT = "".join(
+    f"<<<<<<< SEARCH\nline_{n} = {n}\n=======\nline_{n} = {n * 10}\n>>>>>>> REPLACE\n" for n in (10, 50, 90, 130, 170)
+) + (  # the model's copy of line 209 drifted: found by the fuzzy tier
+    "<<<<<<< SEARCH\nline_208 = 208\nline_209 = 2O9\nline_210 = 210\n=======\n"
+    "line_208 = 208\nline_209 = 2O9\nline_210 = 2100\n>>>>>>> REPLACE\n"
+)
+
+
+CONTRAST = """() => {
+  const rgba = (text) => (text.match(/[\\d.]+/g) || []).map(Number);
+  const luminance = ([r, g, b]) => {
+    const [R, G, B] = [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * R + 0.7152 * G + 0.0722 * B;
+  };
+  const background = (element) => {
+    // the colour behind an element: its own and its ancestors' backgrounds, blended down to opaque
+    const layers = [];
+    for (let node = element; node; node = node.parentElement) {
+      const colour = rgba(getComputedStyle(node).backgroundColor);
+      if (colour.length >= 3 && (colour[3] === undefined || colour[3] > 0)) layers.push(colour);
+      if (colour.length === 3 || colour[3] === 1) break;
+    }
+    let result = [255, 255, 255];
+    for (const [r, g, b, a = 1] of layers.reverse()) result = [r * a + result[0] * (1 - a), g * a + result[1] * (1 - a), b * a + result[2] * (1 - a)];
+    return result;
+  };
+  const found = [];
+  for (const button of document.querySelectorAll('.nbedit-review button:not(:disabled)')) {
+    if (!button.offsetParent) continue;
+    const [r, g, b, a = 1] = rgba(getComputedStyle(button).color);
+    const behind = background(button);
+    const text = [r * a + behind[0] * (1 - a), g * a + behind[1] * (1 - a), b * a + behind[2] * (1 - a)];
+    const [L1, L2] = [luminance(text), luminance(behind)].sort((x, y) => y - x);
+    found.push([(L1 + 0.05) / (L2 + 0.05), button.textContent]);
+  }
+  found.sort((x, y) => x[0] - y[0]);
+  return found;
+}"""
+
+
+def lowest_button_contrast(page: Any) -> float:
+    """The lowest text/background contrast of the review's enabled buttons (WCAG asks 4.5:1)."""
+    found = page.evaluate(CONTRAST)
+    assert found, "no enabled buttons to measure"
+    print("lowest button contrast", found[:3])
+    return float(found[0][0])
+
+
+def test_sticky_bar_selects_and_walks_a_long_plan(lab: LabServer, page: Any) -> None:
+    target = lab.root / "big_case.py"
+    target.write_text(BIG_BEFORE)
+    write_notebook(
+        lab.root / "big_case.ipynb", [("code", "%load_ext nbedit"), ("code", f"%%edit big_case.py\n{BIG_EDIT}")]
+    )
+    open_notebook(page, lab, "big_case.ipynb")
+    run_all_cells(page)
+    widget = rendered_widget(page)
+    widget.get_by_text("6 of 6 parts selected").wait_for()
+    assert widget.locator(".nb-badge", has_text="exact").count() == 0 or widget.locator(
+        ".nb-file-head .nb-badge", has_text="5 exact, 1 not exact"
+    ).count() == 1
+    # scrolled to the top of the review, its bar is still in view at the bottom of the notebook
+    widget.locator(".nb-top").scroll_into_view_if_needed()
+    page.evaluate("() => document.querySelector('.nbedit-review .nb-top').scrollIntoView({block: 'start'})")
+    bar = widget.locator(".nb-foot")
+    viewport = page.viewport_size
+    box = bar.bounding_box()
+    last = widget.locator("tr.c").last.bounding_box()
+    assert last["y"] > viewport["height"], "the plan must be taller than the window for this check"
+    assert 0 <= box["y"] and box["y"] + box["height"] <= viewport["height"] + 1, box
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "review-sticky-light.png"))
+    # select none / all, for the plan and for the file
+    bar.locator("button.nb-select-none").click()
+    widget.get_by_text("0 of 6 parts selected").wait_for()
+    bar.locator("button.nb-select-all").click()
+    widget.get_by_text("6 of 6 parts selected").wait_for()
+    widget.locator(".nb-file-head button.nb-select-none").click()
+    widget.get_by_text("0 of 6 parts selected").wait_for()
+    # keys: j / k walk the changes, w jumps to the one not matched exactly
+    widget.locator("button.nb-go[data-go='1']").click()
+    current = widget.locator("tbody.nb-current")
+    assert "hunk 1" in current.inner_text()
+    page.keyboard.press("j")
+    assert "hunk 2" in widget.locator("tbody.nb-current").inner_text()
+    page.keyboard.press("k")
+    assert "hunk 1" in widget.locator("tbody.nb-current").inner_text()
+    page.keyboard.press("w")
+    assert "hunk 6" in widget.locator("tbody.nb-current").inner_text()
+    assert "⚠" in widget.locator("tbody.nb-current tr.h").inner_text()
+    page.keyboard.press("Space")  # the jump focused the hunk's checkbox: tick it
+    widget.get_by_text("1 of 6 parts selected").wait_for()
+    page.keyboard.press("z")
+    assert "nb-wrap" in (widget.get_attribute("class") or "")
+    page.screenshot(path=str(ARTIFACTS / "review-sticky-walk-light.png"))
+    assert lowest_button_contrast(page) >= 4.5
+    try:
+        set_theme(page, "JupyterLab Dark")
+        page.screenshot(path=str(ARTIFACTS / "review-sticky-walk-dark.png"))
+        assert lowest_button_contrast(page) >= 4.5
+    finally:
+        set_theme(page, "JupyterLab Light")
+    assert "tiers tried" not in bar.inner_text()
+    assert target.read_text() == BIG_BEFORE
+    bar.locator("button.nbedit-apply").click()
+    status_text(widget, "applied")
+    written = target.read_text()
+    assert "line_210 = 2100\n" in written and "line_10 = 10\n" in written and "line_209 = 209\n" in written
+    assert written.count("\n") == BIG_BEFORE.count("\n")

@@ -356,3 +356,98 @@ def test_why_here_rows_reach_the_page_only_when_the_matcher_gives_them(tmp_path:
     assert widget.doc["files"][0]["sections"][0]["hunks"][0]["why"] == [list(row) for row in rows]
     widget.apply()
     assert (tmp_path / "f.py").read_bytes() == b"a = 1\nb = 3\n"
+
+
+THREE_HUNKS = TWO_HUNKS + "<<<<<<< SEARCH\nmiddle5 = 0\n=======\nmiddle5 = 5\n>>>>>>> REPLACE\n"
+
+
+def test_apply_from_the_page_writes_the_selection_it_carries(workspace: Workspace, tmp_path: Path) -> None:
+    # the page drew hunks 1 and 2 unticked, but its toggle updates are still held back (a busy
+    # kernel): the kernel's 'excluded' says nothing is left out. Apply writes what the page drew.
+    widget = review(workspace, THREE_HUNKS)
+    sent: list[Any] = []
+    widget.send = sent.append  # type: ignore[method-assign]
+    assert widget.excluded == [] and len(widget.toggles) == 3
+    widget._on_message(widget, {"action": "apply", "digest": widget.digest, "included": [[0, 2]]})
+    assert widget.status == "applied"
+    written = (tmp_path / "f.py").read_bytes()
+    assert written == BEFORE.replace(b"middle5 = 0", b"middle5 = 5")
+    assert sorted(map(tuple, widget.excluded)) == [(0, 0), (0, 1)]  # every view now shows what was written
+    assert "1 of 3 parts" in widget.status_text
+    # the held-back toggle update arriving after the decision is answered with the written selection
+    widget.excluded = [[0, 1]]
+    assert sorted(map(tuple, widget.excluded)) == [(0, 0), (0, 1)]
+    assert (tmp_path / "f.py").read_bytes() == written
+
+
+def test_a_page_showing_another_plan_decides_nothing(workspace: Workspace, tmp_path: Path) -> None:
+    widget = review(workspace)
+    sent: list[Any] = []
+    widget.send = sent.append  # type: ignore[method-assign]
+    shown = widget.digest
+    assert len(shown) == 16
+    for action in ("apply", "reject"):
+        widget._on_message(widget, {"action": action, "digest": "0" * 16, "included": [[0, 0], [0, 1]]})
+        assert widget.status == "pending", action
+        assert sent[-1]["kind"] == "refused" and "another version" in widget.status_text
+    assert (tmp_path / "f.py").read_bytes() == BEFORE
+    # a selection naming a part this plan does not have is refused, not guessed at
+    widget._on_message(widget, {"action": "apply", "digest": shown, "included": [[0, 5]]})
+    assert widget.status == "pending" and (tmp_path / "f.py").read_bytes() == BEFORE
+    widget._on_message(widget, {"action": "apply", "digest": shown, "included": [["x", None]]})
+    assert widget.status == "pending" and (tmp_path / "f.py").read_bytes() == BEFORE
+    # the file changes on disk: the re-planned plan has another digest, and an Apply from the
+    # page that still shows the first plan writes nothing
+    (tmp_path / "f.py").write_bytes(b"# a line above\n" + BEFORE)
+    widget.apply()
+    assert widget.status == "stale"
+    widget._on_message(widget, {"action": "replan", "digest": shown})
+    assert widget.status == "pending" and widget.digest != shown
+    widget._on_message(widget, {"action": "replan", "digest": shown})  # a second click: nothing to do
+    widget._on_message(widget, {"action": "apply", "digest": shown, "included": [[0, 0], [0, 1]]})
+    assert widget.status == "pending" and (tmp_path / "f.py").read_bytes() == b"# a line above\n" + BEFORE
+    widget._on_message(widget, {"action": "reject", "digest": widget.digest})
+    assert widget.status == "rejected"
+    assert (tmp_path / "f.py").read_bytes() == b"# a line above\n" + BEFORE
+
+
+def test_the_digest_names_what_the_plan_writes(workspace: Workspace, tmp_path: Path) -> None:
+    from nbedit.render.review_data import plan_digest
+
+    def plan(text: str) -> Any:
+        return workspace.plan_patch(text, dialect="search_replace", default_path="f.py")
+
+    assert plan_digest(plan(TWO_HUNKS)) == plan_digest(plan(TWO_HUNKS))
+    assert plan_digest(plan(TWO_HUNKS)) != plan_digest(plan(TWO_HUNKS.replace("last = 90", "last = 91")))
+    assert plan_digest(plan(TWO_HUNKS)) != plan_digest(plan(THREE_HUNKS))
+
+
+def test_history_undo_of_an_older_entry_is_a_review_of_its_reverse(tmp_path: Path) -> None:
+    from nbedit.jupyter.history_widget import HistoryWidget, reversed_diff
+
+    target = tmp_path / "a.py"
+    target.write_text("one = 1\n" + "".join(f"x{index} = {index}\n" for index in range(20)) + "two = 2\n")
+    workspace = Workspace(tmp_path, home=tmp_path / "home", session="s", history=True)
+    first = workspace.apply(workspace.plan_edit("a.py", "one = 1", "one = 10")).entry_id
+    workspace.apply(workspace.plan_edit("a.py", "two = 2", "two = 20"))
+    diff = workspace.show(first)
+    assert reversed_diff(reversed_diff(diff)) == diff
+    table = HistoryWidget(workspace)
+    assert all(row["undoable"] for row in table.rows)  # Undo on every row, not only the newest
+    review = table.undo(first)
+    assert isinstance(review, ReviewWidget) and target.read_text().startswith("one = 10\n")
+    review.apply()
+    assert review.status == "applied" and "undone" in review.status_text
+    text = target.read_text()
+    assert text.startswith("one = 1\n") and text.endswith("two = 20\n")  # the later edit stays
+    table.refresh()
+    assert not next(row for row in table.rows if row["id"] == first)["undoable"]  # undone once
+    # an entry whose lines a later entry rewrote is refused, and nothing is written
+    third = workspace.apply(workspace.plan_edit("a.py", "x5 = 5", "x5 = 50")).entry_id
+    workspace.apply(workspace.plan_edit("a.py", "x5 = 50", "x5 = 500"))
+    before = target.read_bytes()
+    table.refresh()
+    refused = table.undo(third)
+    assert isinstance(refused, ErrorView)
+    assert type(refused.error).__name__ == "StaleFile" and "changed since" in str(refused.error)
+    assert target.read_bytes() == before

@@ -37,8 +37,8 @@ def _tiny(*cells: dict, minor: int = 5) -> bytes:
         (b"[1, 2]", "not a Jupyter notebook"),
         (b'{"cells": []}', "not a Jupyter notebook"),
         (
-            b'{"nbformat": 3, "nbformat_minor": 0, "worksheets": []}',
-            "nbformat 3.0 is not supported; open and save it",
+            b'{"nbformat": 1, "nbformat_minor": 0, "worksheets": []}',
+            "nbformat 1.0 is not supported; open and save it",
         ),
         (b'{"nbformat": 5, "nbformat_minor": 0, "cells": []}', "nbformat 5.0 is not supported"),
         (b'{"nbformat": 4, "nbformat_minor": 5, "metadata": {}}', "has no 'cells' list"),

@@ -35,13 +35,8 @@ def notebook_plan(tmp_path: Path, change: dict[str, str], clear_outputs: bool = 
     return workspace, view, workspace.plan_patch(diff)
 
 
-def cell_rows(document: dict) -> list[tuple[str, str, str]]:  # type: ignore[type-arg]
-    return [
-        (row[3]["index"], row[3]["type"], row[4])
-        for section in document["files"][0]["sections"]
-        for row in section.get("rows", ())
-        if row[0] == "m"
-    ]
+def cell_entries(document: dict) -> list[tuple[str, str, str]]:  # type: ignore[type-arg]
+    return [(entry["cell"]["index"], entry["cell"]["type"], entry["state"]) for entry in document["files"][0]["cells"]]
 
 
 def test_inserted_deleted_and_retyped_cells_are_marked(tmp_path: Path) -> None:
@@ -59,21 +54,76 @@ def test_inserted_deleted_and_retyped_cells_are_marked(tmp_path: Path) -> None:
     document = review_document(plan)
     (file,) = document["files"]
     assert file["notebook"] and file["outputs"] == "kept"
-    marked = [row for row in cell_rows(document) if row[2]]
-    assert ("2", "code", "replaced") in marked and ("2", "markdown", "retyped") in marked
-    assert ("6", "code", "deleted") in marked
-    assert ("new", "markdown", "inserted") in marked
-    # the static fallback draws the same cell headers
+    assert "sections" in file and file["sections"] == []  # the cells are the drawing
+    entries = cell_entries(document)
+    # every cell once, in reading order: the deleted cell where it was, the new one where it goes
+    assert entries == [
+        ("0", "markdown", "same"),
+        ("1", "code", "same"),
+        ("2", "markdown", "retyped"),
+        ("3", "code", "same"),
+        ("4", "code", "same"),
+        ("5", "code", "same"),
+        ("6", "code", "deleted"),
+        ("7", "code", "same"),
+        ("8", "code", "same"),
+        ("new", "markdown", "inserted"),
+    ]
+    retyped = file["cells"][2]
+    assert retyped["from"] == "code" and retyped["rows"] == [["c", 1, 1, "step_1 = 1"]]
+    assert file["cells"][6]["rows"] == [["r", 1, None, "step_5 = 5"]]  # line 1 of the cell, not of the view
+    assert file["cells"][9]["rows"] == [["a", None, 1, "The end."]]
+    assert all(entry.get("hunks") for entry in file["cells"] if entry["state"] != "same")
+    # the structure is said by badges, not by note lines repeating them
+    assert file["badges"] == ["inserts 1 cell", "deletes 1 cell", "changes the type of 1 cell"]
+    assert file["notes"] == []
+    # the static fallback draws the cell headers of the line view
     html = plan_to_html(plan)
     assert '<tr class="m mr">' in html and '<tr class="m ma">' in html and "cell 6 · code" in html
     assert "outputs are kept" in html
 
 
-def test_cleared_outputs_are_said_once(tmp_path: Path) -> None:
-    _, _, plan = notebook_plan(tmp_path, {"step_3 = 3": "step_3 = 33"}, clear_outputs=True)
+def test_an_edit_is_numbered_within_its_cell(tmp_path: Path) -> None:
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("a = 1\nb = 2"), nbformat.v4.new_code_cell(
+        "".join(f"line_{number} = {number}\n" for number in range(1, 21)) + "done = True"
+    )]
+    nbformat.write(notebook, str(tmp_path / "n.ipynb"))
+    workspace = Workspace(tmp_path, history=False)
+    plan = workspace.plan_edit("n.ipynb", "line_15 = 15", "line_15 = 'fifteen'")
+    (file,) = review_document(plan)["files"]
+    (same, edited) = file["cells"]
+    assert same["state"] == "same" and same["lines"] == 2 and "rows" not in same
+    assert edited["state"] == "edited" and edited["outputs"] == "kept" and edited["hunks"] == [0]
+    rows = edited["rows"]
+    assert rows[0] == ["g", 11, 1, 1]  # lines 1-11 of the cell, collapsed
+    assert [row[1] for row in rows[1:4]] == [12, 13, 14]
+    assert rows[4][:3] == ["r", 15, None] and rows[5][:3] == ["a", None, 15]
+    assert rows[-1] == ["g", 3, 19, 19]  # lines 19-21
+    from nbedit.render.cells import cell_lines
+
+    assert cell_lines(plan.files[0], 1)[18:] == ["line_19 = 19", "line_20 = 20", "done = True"]
+
+
+def test_cleared_outputs_are_listed_with_their_types_and_sizes(tmp_path: Path) -> None:
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("print('hi')\nplot()")
+    cell.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="hi\n"),
+        nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo" * 300, "text/plain": "<Figure>"}),
+    ]
+    notebook.cells = [cell]
+    nbformat.write(notebook, str(tmp_path / "n.ipynb"))
+    workspace = Workspace(tmp_path, history=False, clear_outputs=True)
+    plan = workspace.plan_edit("n.ipynb", "plot()", "plot(dpi=200)")
     (file,) = review_document(plan)["files"]
     assert file["outputs"] == "cleared"
     assert not any("clear_outputs" in note for note in file["notes"])
+    (entry,) = file["cells"]
+    assert "outputs" not in entry
+    stream, image = entry["cleared"]
+    assert stream.startswith("stream ") and stream.endswith(" B")
+    assert image.startswith("display_data image/png 3.") and image.endswith(" KB")
     html = plan_to_html(plan)
     assert "edited code cells lose their outputs" in html and "outputs are kept" not in html
 
@@ -87,3 +137,18 @@ def test_gap_lines_are_the_hidden_unchanged_lines(tmp_path: Path) -> None:
     assert [count for count, _, _ in gaps] == [16, 17]
     count, old_line, _ = gaps[1]
     assert gap_lines(plan.files[0], old_line, count) == [f"line {number}" for number in range(24, 41)]
+
+
+def test_cells_are_read_as_the_engine_reads_them() -> None:
+    from nbedit.engine.notebook.view import parse_view
+    from nbedit.render.cells import _cells_of
+
+    views = [
+        "# %% nbedit cell 0 [code] id=a\nx = 1\n\n# %% nbedit cell new [markdown]\n# Title\n# %% nbedit cell 1 [raw]\n",
+        "# %% nbedit cell 0 [code]\r\ny = 2\r\n# %% nbedit cell 1 [code]\n",
+        "# %% nbedit cell 0 [code]\n\\# %% nbedit cell 9 [code]\nz = 3\n",  # an escaped marker in a source
+        "",
+    ]
+    for view in views:
+        expected = [(cell.source, cell.index, cell.cell_type, cell.id) for cell in parse_view(view)]
+        assert [(cell.source, cell.index, cell.cell_type, cell.id) for cell in _cells_of(view)] == expected

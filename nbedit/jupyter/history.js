@@ -1,6 +1,16 @@
 // The history table's browser side (anywidget ESM, no build step).
 // State it reads: rows, title, all_sessions. Sorting and filtering happen here, on the rows it has;
 // Diff, Undo, Restore and Refresh are messages to the kernel, which draws the diff or review below.
+function shortOrigin(origin) {
+  // "agent:claude:toolu_01AbCdEf..." -> "agent:claude:…dEf": the kind and the tail tell rows apart,
+  // and the actions column stays in view (the whole origin is the cell's tooltip)
+  const text = String(origin || "");
+  if (text.length <= 22) return text;
+  const parts = text.split(":");
+  const head = parts.length > 1 ? parts.slice(0, -1).join(":").slice(0, 14) : text.slice(0, 12);
+  return `${head}:…${text.slice(-6)}`;
+}
+
 function esc(text) {
   return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
@@ -77,7 +87,7 @@ function render({ model, el }) {
           `<td class="nb-path">${esc(row.id)}</td><td class="nb-time">${esc(row.time)}</td><td>${esc(row.cell)}</td>` +
           `<td class="nb-path nb-files">${esc(row.files_text)}</td>` +
           `<td class="num"><span class="nb-plus" aria-label="${row.added} lines added">+${row.added}</span> <span class="nb-minus" aria-label="${row.removed} lines removed">−${row.removed}</span></td>` +
-          `<td>${esc(row.origin)}</td><td>${esc(row.status)}${flags}</td>${allSessions ? `<td title="${esc(row.session)}">${esc(row.session.length > 16 ? row.session.slice(0, 15) + "…" : row.session)}</td>` : ""}` +
+          `<td title="${esc(row.origin)}">${esc(shortOrigin(row.origin))}</td><td>${esc(row.status)}${flags}</td>${allSessions ? `<td title="${esc(row.session)}">${esc(row.session.length > 16 ? row.session.slice(0, 15) + "…" : row.session)}</td>` : ""}` +
           `<td class="nb-actions"><button type="button" class="nb-button nbedit-history-diff" data-id="${esc(row.id)}" aria-label="show what ${esc(row.id)} changed">Diff</button>${undo}` +
           `<button type="button" class="nb-button nbedit-history-restore" data-id="${esc(row.id)}"${disabled} aria-label="review restoring the files as they were before ${esc(row.id)}">Restore</button>` +
           (row.checkpoint

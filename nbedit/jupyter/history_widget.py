@@ -20,6 +20,7 @@ notebooks get a plain HTML table (``_repr_html_``, ``text/html`` in the bundle).
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -27,11 +28,11 @@ import ipywidgets as widgets
 import traitlets
 
 from nbedit._dataclass import dataclass, field
-from nbedit.errors import NbeditError
+from nbedit.errors import AmbiguousMatch, NbeditError, NoMatch, StaleFile
 from nbedit.jupyter.review import ErrorView, Proposal, ReviewWidget, error_html
 from nbedit.jupyter.shared import NbeditView
 from nbedit.render.history import history_rows, history_to_html
-from nbedit.render.html import unified_diff_html, wrap
+from nbedit.render.html import diff_files_html, wrap
 
 __all__ = [
     "EntryDiffView",
@@ -66,10 +67,81 @@ class HistoryRequest:
 
 
 def undo_request(entry_id: str | None, *, force: bool = False) -> HistoryRequest:
+    """Undo an entry. When later edits changed its files, the undo is the reverse of the entry's
+    diff located in the files as they are now (so an older entry can be undone while later ones
+    stay); when those later edits touched its lines it is refused as stale (what changed since, and
+    ``force`` to overwrite), and nothing is written."""
     from nbedit import history_ops
 
+    def operation(workspace: Any) -> Any:
+        try:
+            return history_ops.plan_undo(workspace, entry_id, force=force)
+        except StaleFile as stale:
+            if entry_id is None or force:
+                raise
+            return _reverse(workspace, entry_id, stale)
+
     title = f"undo history entry {entry_id}" if entry_id else "undo this kernel's latest edit"
-    return HistoryRequest(title, lambda workspace: history_ops.plan_undo(workspace, entry_id, force=force))
+    return HistoryRequest(title, operation)
+
+
+def _reverse(workspace: Any, entry_id: str, stale: StaleFile) -> Proposal:
+    diff = workspace.show(entry_id)
+    if not diff.strip():
+        raise stale
+    try:
+        plan = workspace.plan_patch(reversed_diff(diff), dialect="unified")
+    except (NoMatch, AmbiguousMatch):
+        # the lines it wrote changed since: what is in the way is the stale file (and its advice)
+        raise stale from None
+    return Proposal(plan, {"origin": "undo", "undoes": entry_id})
+
+
+def reversed_diff(diff: str) -> str:
+    """A unified diff that undoes ``diff``: sides, ranges and -/+ lines swapped (removals first)."""
+    out: list[str] = []
+    lines = diff.splitlines(keepends=True)
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1].startswith("+++ "):
+            old = line[4:].rstrip("\r\n")
+            new = lines[index + 1][4:].rstrip("\r\n")
+            old_path = old[2:] if old.startswith("a/") else old
+            new_path = new[2:] if new.startswith("b/") else new
+            out.append(f"--- {'/dev/null' if new == '/dev/null' else 'a/' + new_path}\n")
+            out.append(f"+++ {'/dev/null' if old == '/dev/null' else 'b/' + old_path}\n")
+            index += 2
+            continue
+        found = _RANGES.match(line)
+        if found:
+            out.append(f"@@ -{found['new']} +{found['old']} @@{found['rest']}")
+            index += 1
+            continue
+        if line[:1] in "-+" and line.strip():
+            removed: list[str] = []
+            added: list[str] = []
+            out_side = "+"
+            while index < len(lines) and (lines[index][:1] in "-+\\") and not lines[index].startswith(("--- ", "+++ ")):
+                current = lines[index]
+                if current.startswith("\\"):
+                    (added if out_side == "+" else removed).append(current)
+                elif current.startswith("-"):
+                    out_side = "+"
+                    added.append("+" + current[1:])
+                else:
+                    out_side = "-"
+                    removed.append("-" + current[1:])
+                index += 1
+            out.extend(removed)
+            out.extend(added)
+            continue
+        out.append(line)
+        index += 1
+    return "".join(out)
+
+
+_RANGES = re.compile(r"^@@ -(?P<old>\d+(?:,\d+)?) \+(?P<new>\d+(?:,\d+)?) @@(?P<rest>.*)$", re.S)
 
 
 def restore_request(entry_id: str, *, after: bool = False, force: bool = False) -> HistoryRequest:
@@ -98,24 +170,17 @@ class EntryDiffView:
         return f"{self.title}\n{self.diff or '(no text changes)'}"
 
     def html(self) -> str:
-        body = unified_diff_html(self.diff) if self.diff else '<div class="nb-note">no text changes</div>'
+        # drawn as the review draws a plan: a box per file, hunk header rows, numbered lines
+        body = diff_files_html(self.diff) if self.diff else '<div class="nb-note">no text changes</div>'
         return wrap(f'<div class="nb-headline">{html.escape(self.title)}</div>{body}')
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         return {"text/plain": repr(self), "text/html": self.html()}
 
 
-def _undo_target(entries: list[Any], session: str) -> str | None:
-    """The entry ``undo`` without an id would revert: the session's newest applied edit not undone yet."""
-    undone: set[str] = set()
-    for entry in entries:
-        if entry.session != session or entry.status != "applied":
-            continue
-        if entry.undoes:
-            undone.add(entry.undoes)
-        elif entry.id not in undone:
-            return str(entry.id)
-    return None
+def _undone(entries: list[Any]) -> set[str]:
+    """The ids of entries an applied later entry undid."""
+    return {str(entry.undoes) for entry in entries if entry.undoes and entry.status == "applied"}
 
 
 class HistoryTable(NbeditView):
@@ -184,7 +249,7 @@ class HistoryWidget(widgets.VBox):
         return list(self._table.rows)
 
     def buttons(self, entry_id: str) -> dict[str, RowButton]:
-        """The row's buttons by name: ``diff``, ``restore`` and, on the entry undo would revert, ``undo``."""
+        """The row's buttons by name: ``diff``, ``restore`` and, on every applied entry not undone yet, ``undo``."""
         return dict(self._row_buttons[entry_id])
 
     def refresh(self) -> HistoryWidget:
@@ -290,13 +355,13 @@ class HistoryWidget(widgets.VBox):
     def _rows(self) -> list[dict[str, Any]]:
         from nbedit.checkpoints import checkpoint_of
 
-        target = _undo_target(self.entries, self.workspace.session)
+        undone = _undone(self.entries)
         self._row_buttons = {}
         rows = []
         for order, (entry, row) in enumerate(zip(self.entries, history_rows(self.entries), strict=True)):
             entry_id = str(entry.id)
             applied = entry.status == "applied"
-            undoable = entry_id == target
+            undoable = applied and entry_id not in undone  # any row: an older one is undone by its reverse
             self._row_buttons[entry_id] = self._actions(entry_id, applied, undoable)
             _kind, checkpoint, checkpoint_label = checkpoint_of(entry)
             self._row_buttons[entry_id]["rewind"] = RowButton(

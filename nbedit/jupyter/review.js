@@ -70,13 +70,194 @@ function splitRows(rows) {
   return out.join("");
 }
 
+const MEANINGFUL_RUNNER_UP = 0.5; // a candidate scoring less than this was never a contender
+
+function visibleWhitespace(text) {
+  // "-" / "+" lines that differ only in whitespace: show their spaces and tabs
+  const lines = text.split("\n");
+  const bare = (line) => line.slice(1).replace(/\s+/g, "");
+  const marked = new Set();
+  for (let index = 0; index + 1 < lines.length; index++) {
+    const [one, two] = [lines[index], lines[index + 1]];
+    if (one[0] === "-" && two[0] === "+" && one.slice(1) !== two.slice(1) && bare(one) === bare(two)) {
+      marked.add(index);
+      marked.add(index + 1);
+    }
+  }
+  return lines
+    .map((line, index) => {
+      if (!marked.has(index)) return esc(line);
+      const shown = line.slice(1).replace(/ /g, "·").replace(/\t/g, "→");
+      return `${esc(line[0])}<span class="nb-ws" title="· is a space, → a tab">${esc(shown)}</span>`;
+    })
+    .join("\n");
+}
+
 function whyHere(hunk) {
   // The engine's explanation of how the matcher chose this place; nothing when it gives none.
   if (!hunk.why || !hunk.why.length) return "";
   // a multi-line row (the lines expected vs the lines in the file) keeps its lines, in the code font
-  const cell = (text) => (text.includes("\n") ? `<pre class="nb-why-pre">${esc(text)}</pre>` : esc(text));
-  const rows = hunk.why.map(([label, text]) => `<tr><th scope="row">${esc(label)}</th><td>${cell(text)}</td></tr>`).join("");
-  return `<details class="nb-why"><summary>Why here?</summary><table class="nb-why-table">${rows}</table></details>`;
+  const cell = (text) => (text.includes("\n") ? `<pre class="nb-why-pre">${visibleWhitespace(text)}</pre>` : esc(text));
+  const shown = hunk.why.map(([label, text]) => {
+    const runner = label === "runner-up" && /^(\d+\.\d+) at /.exec(text);
+    if (runner && Number(runner[1]) < MEANINGFUL_RUNNER_UP) return [label, `no other candidate close (the best other place scored ${runner[1]})`];
+    return [label, text];
+  });
+  const rows = shown.map(([label, text]) => `<tr><th scope="row">${esc(label)}</th><td>${cell(text)}</td></tr>`).join("");
+  const plain = hunk.exact
+    ? "Found verbatim, in one place."
+    : `Not found verbatim: placed by the ${hunk.tier} match. ${hunk.why_tier || ""}`.trim();
+  return `<details class="nb-why"><summary>Why here?</summary><p class="nb-why-summary">${esc(plain)}</p><table class="nb-why-table">${rows}</table></details>`;
+}
+
+function tierBadges(file, hunk) {
+  // the file's header says "all exact" once: its hunks do not repeat it
+  const pieces = [];
+  if (!hunk.exact) pieces.push(`<span class="nb-badge" title="${esc(hunk.why_tier)}">⚠ ${esc(hunk.tier)}</span>`);
+  else if (file.inexact) pieces.push(`<span class="nb-badge nb-ok" title="found verbatim">exact</span>`);
+  if (hunk.offset) pieces.push(`<span class="nb-badge" title="the hunk's context was found at a different line">${esc(hunk.offset)}</span>`);
+  return pieces.join(" ");
+}
+
+// ---------------------------------------------------------------- notebooks, cell by cell
+
+const CELL_STATES = { edited: "edited", inserted: "inserted", deleted: "deleted", retyped: "retyped" };
+
+function cellName(cell) {
+  return cell.index === "new" ? "new cell" : `cell ${cell.index}`;
+}
+
+function cellToggles(file, entry, excluded, frozen, owners) {
+  return (entry.hunks || [])
+    .map((index) => {
+      const key = `${file.index}:${index}`;
+      const others = (owners.get(index) || []).filter((name) => name !== cellName(entry.cell));
+      const also = others.length ? ` (also ${others.join(", ")})` : "";
+      const title = others.length
+        ? `this hunk also changes ${others.join(", ")}: it is included or left out with them`
+        : "include this change when applying";
+      return (
+        `<label class="nbedit-hunk-toggle" title="${esc(title)}"><input type="checkbox" data-key="${key}"${excluded.has(key) ? "" : " checked"}${frozen ? " disabled" : ""} ` +
+        `aria-label="include hunk ${index + 1} of ${esc(file.path)}${esc(also)}"> hunk ${index + 1}${esc(also)}</label>`
+      );
+    })
+    .join(" ");
+}
+
+function cellHeader(file, entry, position, columns, excluded, frozen, owners, open) {
+  const cell = entry.cell;
+  const parts = [esc(cellName(cell)), esc(cell.type)];
+  if (cell.id) parts.push(`id ${esc(cell.id)}`);
+  const badges = [];
+  if (entry.state === "retyped") badges.push(`<span class="nb-badge nb-cellchange">retyped ${esc(entry.from)} → ${esc(cell.type)}</span>`);
+  else if (CELL_STATES[entry.state]) badges.push(`<span class="nb-badge nb-cellchange nb-${entry.state}">${CELL_STATES[entry.state]}</span>`);
+  if (entry.outputs === "kept") badges.push(`<span class="nb-badge nb-ok" title="outputs and execution count stay as they are">outputs kept</span>`);
+  if (entry.cleared) {
+    const count = entry.cleared.length;
+    const what = count ? `: ${entry.cleared.join(", ")}` : " (it has none)";
+    badges.push(`<span class="nb-badge nb-warn" title="--clear-outputs">clears ${count} output${count === 1 ? "" : "s"}${esc(what)}</span>`);
+  }
+  const hunks = (entry.hunks || []).map((index) => file.hunks[index]).filter(Boolean);
+  for (const hunk of hunks) badges.push(tierBadges(file, hunk));
+  const why = hunks.map(whyHere).join("");
+  const toggles = cellToggles(file, entry, excluded, frozen, owners);
+  const marker = entry.state === "deleted" ? "−" : entry.state === "inserted" ? "+" : entry.state === "same" ? "▣" : "±";
+  let lead = `<span class="nb-cellmark" aria-hidden="true">${marker}</span>`;
+  if (entry.state === "same") {
+    const lines = `${entry.lines} line${entry.lines === 1 ? "" : "s"}`;
+    lead = `<button type="button" class="nb-cell-open" data-file="${file.index}" data-cell="${esc(cell.index)}" aria-expanded="${open}" aria-label="${open ? "hide" : "show"} ${esc(cellName(cell))}, unchanged, ${lines}">${open ? "▾" : "▸"}</button>`;
+    badges.unshift(`<span class="nb-muted">unchanged · ${lines}</span>`);
+  }
+  const css = entry.state === "deleted" ? "m mr" : entry.state === "inserted" ? "m ma" : "m";
+  return `<tr class="${css} nb-cellhead"><td colspan="${columns}">${toggles}${toggles ? " " : ""}${lead} ${parts.join(" · ")} ${badges.join(" ")}${why}</td></tr>`;
+}
+
+function drawRows(rows, split, columns) {
+  return split ? splitRows(rows) : rows.map((row) => unifiedRow(row, columns)).join("");
+}
+
+function cellRows(file, entry, position, split, columns, cellLines) {
+  // rows within one cell (numbered within the cell); ["g", count, old, new] is an unchanged run
+  const out = [];
+  let run = [];
+  const flush = () => {
+    if (run.length) out.push(drawRows(run, split, columns));
+    run = [];
+  };
+  entry.rows.forEach((row, index) => {
+    if (row[0] !== "g") {
+      run.push(row);
+      return;
+    }
+    const [, count, oldLine, newLine] = row;
+    const lines = cellLines.get(`${file.index}:${entry.cell.index}`);
+    if (lines) {
+      for (let offset = 0; offset < count; offset++) run.push(["c", oldLine + offset, newLine + offset, lines[oldLine - 1 + offset] || ""]);
+      return;
+    }
+    flush();
+    const word = count === 1 ? "line" : "lines";
+    out.push(
+      `<tr class="g"><td colspan="${columns}"><button type="button" class="nb-cell-gap" data-file="${file.index}" data-cell="${esc(entry.cell.index)}" aria-label="show ${count} unchanged ${word} of ${esc(cellName(entry.cell))}">⋯ ${count} unchanged ${word}</button></td></tr>`,
+    );
+  });
+  flush();
+  if (entry.more) out.push(`<tr class="g"><td colspan="${columns}">⋯ ${entry.more} more lines not shown</td></tr>`);
+  return out.join("");
+}
+
+function notebookTable(file, excluded, frozen, split, cellLines, openCells, openRuns) {
+  const columns = split ? 6 : 4;
+  const owners = new Map(); // hunk index -> names of the cells it changes
+  for (const entry of file.cells) {
+    for (const index of entry.hunks || []) {
+      if (!owners.has(index)) owners.set(index, []);
+      owners.get(index).push(cellName(entry.cell));
+    }
+  }
+  const out = [];
+  let position = 0;
+  while (position < file.cells.length) {
+    const entry = file.cells[position];
+    if (entry.state === "same" && !(entry.hunks || []).length) {
+      // a run of unchanged cells: one row; opened, one header per cell
+      let end = position;
+      while (end < file.cells.length && file.cells[end].state === "same" && !(file.cells[end].hunks || []).length) end++;
+      const runKey = `${file.index}:${position}`;
+      if (end - position > 2 && !openRuns.has(runKey)) {
+        const count = end - position;
+        out.push(
+          `<tbody class="nb-block nb-same-run"><tr class="g"><td colspan="${columns}"><button type="button" class="nb-cells-run" data-run="${runKey}" aria-label="show the headers of ${count} unchanged cells">⋯ ${count} unchanged cells (${esc(cellName(file.cells[position].cell))} to ${esc(cellName(file.cells[end - 1].cell))})</button></td></tr></tbody>`,
+        );
+      } else {
+        for (let index = position; index < end; index++) out.push(sameCell(file, file.cells[index], index, columns, split, excluded, frozen, owners, cellLines, openCells));
+      }
+      position = end;
+      continue;
+    }
+    if (entry.state === "same") {
+      out.push(sameCell(file, entry, position, columns, split, excluded, frozen, owners, cellLines, openCells));
+    } else {
+      const left = (entry.hunks || []).length && entry.hunks.every((index) => excluded.has(`${file.index}:${index}`));
+      out.push(`<tbody class="nb-block nb-cell nb-cell-${entry.state}${left ? " nb-excluded" : ""}">`);
+      out.push(cellHeader(file, entry, position, columns, excluded, frozen, owners, true));
+      out.push(cellRows(file, entry, position, split, columns, cellLines));
+      out.push("</tbody>");
+    }
+    position += 1;
+  }
+  const columnsSpec = split ? `<colgroup>${'<col class="cn"><col class="cm"><col class="ct">'.repeat(2)}</colgroup>` : "";
+  return `<div class="nb-scroll"><table class="nb-diff nb-cells${split ? " nb-split" : ""}">${columnsSpec}${out.join("")}</table></div>`;
+}
+
+function sameCell(file, entry, position, columns, split, excluded, frozen, owners, cellLines, openCells) {
+  const key = `${file.index}:${entry.cell.index}`;
+  const open = openCells.has(key);
+  const lines = cellLines.get(key);
+  let rows = "";
+  if (open && lines) rows = drawRows(lines.map((text, offset) => ["c", offset + 1, offset + 1, text]), split, columns);
+  else if (open) rows = `<tr class="g"><td colspan="${columns}">loading…</td></tr>`;
+  return `<tbody class="nb-block nb-cell nb-cell-same">${cellHeader(file, entry, position, columns, excluded, frozen, owners, open)}${rows}</tbody>`;
 }
 
 function hunkHeader(file, section, columns, excluded, frozen) {
@@ -96,11 +277,7 @@ function hunkHeader(file, section, columns, excluded, frozen) {
     const cells = new Set(section.hunks.map((hunk) => hunk.cell).filter(Boolean));
     for (const cell of cells) pieces.push(`<span class="nb-badge nb-cell">${esc(cell)}</span>`);
   }
-  for (const hunk of section.hunks) {
-    if (!hunk.exact) pieces.push(`<span class="nb-badge" title="${esc(hunk.why_tier)}">⚠ ${esc(hunk.tier)}</span>`);
-    else pieces.push(`<span class="nb-badge nb-ok" title="found verbatim">exact</span>`);
-    if (hunk.offset) pieces.push(`<span class="nb-badge" title="the hunk's context was found at a different line">${esc(hunk.offset)}</span>`);
-  }
+  for (const hunk of section.hunks) pieces.push(tierBadges(file, hunk));
   const why = section.hunks.map(whyHere).join("");
   return `<tr class="h"><td colspan="${columns}">${pieces.join(" ")}${why}</td></tr>`;
 }
@@ -140,10 +317,21 @@ function fileTable(file, excluded, frozen, split, expanded) {
   return `<div class="nb-scroll"><table class="nb-diff${split ? " nb-split" : ""}">${columnsSpec}${out.join("")}</table></div>`;
 }
 
-function fileBox(file, excluded, frozen, split, collapsed, expanded) {
+function fileSelect(file, frozen) {
+  if (file.whole || file.hunk_count < 2) return "";
+  const off = frozen ? " disabled" : "";
+  return (
+    `<span class="nb-tools" role="group" aria-label="select the parts of ${esc(file.path)}">` +
+    `<button type="button" class="nb-small nb-select-all" data-file="${file.index}"${off} aria-label="select every part of ${esc(file.path)}">all</button>` +
+    `<button type="button" class="nb-small nb-select-none" data-file="${file.index}"${off} aria-label="select no part of ${esc(file.path)}">none</button></span>`
+  );
+}
+
+function fileBox(file, excluded, frozen, split, collapsed, expanded, cellView) {
   const open = !collapsed.has(file.index);
   const badges = [];
   if (file.notebook) badges.push(`<span class="nb-badge nb-cell">notebook</span>`);
+  for (const badge of file.badges || []) badges.push(`<span class="nb-badge nb-cellchange">${esc(badge)}</span>`);
   if (file.tiers) {
     const kind = file.inexact ? "" : " nb-ok";
     badges.push(`<span class="nb-badge${kind}">${file.inexact ? "⚠ " : ""}${esc(file.tiers)}</span>`);
@@ -158,21 +346,32 @@ function fileBox(file, excluded, frozen, split, collapsed, expanded) {
     `<button type="button" class="nb-collapse" data-file="${file.index}" aria-expanded="${open}" aria-label="${open ? "collapse" : "expand"} ${esc(file.path)}">${open ? "▾" : "▸"}</button>` +
     `<span class="nb-path">${esc(file.path)}</span>` +
     `<span class="nb-plus" aria-label="${file.added} lines added">+${file.added}</span><span class="nb-minus" aria-label="${file.removed} lines removed">−${file.removed}</span>` +
-    `<span class="nb-status">${esc(file.status)}</span>${badges.join("")}${include}</div>`;
+    `<span class="nb-status">${esc(file.status)}</span>${badges.join("")}${include}${fileSelect(file, frozen)}</div>`;
   if (!open) return `<div class="nb-file nb-collapsed">${head}</div>`;
   const notes = file.notes.map((note) => `<div class="nb-note">${esc(note)}</div>`).join("");
+  if (file.cells) {
+    const { cellLines, openCells, openRuns } = cellView;
+    return `<div class="nb-file">${head}${notes}${notebookTable(file, excluded, frozen, split, cellLines, openCells, openRuns)}</div>`;
+  }
   const outputs = file.outputs
     ? `<div class="nb-note nb-outputs">outputs ${file.outputs === "cleared" ? "of edited code cells are cleared (--clear-outputs)" : "are kept"}</div>`
     : "";
   return `<div class="nb-file">${head}${notes}${outputs}${fileTable(file, excluded, frozen, split, expanded)}</div>`;
 }
 
+const SHORTCUTS = "Keys (focus in the review): j / k next / previous change, w next change not matched exactly, z wrap long lines, a select all, x select none";
+
 function render({ model, el }) {
   const root = document.createElement("div");
   root.className = "nbedit-review nbedit-view";
+  root.tabIndex = -1; // the keys work once anything in the review has focus
+  let wrap = false;
+  let current = -1; // the change last jumped to
   el.appendChild(root);
   const collapsed = new Set();
   const expanded = new Map();
+  // notebooks: lines of original cells fetched from the kernel, opened unchanged cells and runs
+  const cellView = { cellLines: new Map(), openCells: new Set(), openRuns: new Set() };
   let clicked = false; // the double-click guard: one decision per state change
 
   const excludedSet = () => new Set((model.get("excluded") || []).map(([file, hunk]) => `${file}:${hunk === null ? -1 : hunk}`));
@@ -197,19 +396,33 @@ function render({ model, el }) {
       `<span class="nb-views" role="group" aria-label="diff layout">` +
       `<button type="button" class="nb-view-button" data-view="unified" aria-pressed="${!split}">Unified</button>` +
       `<button type="button" class="nb-view-button" data-view="split" aria-pressed="${split}">Side by side</button></span></div>`;
-    const files = doc.files.map((file) => fileBox(file, excluded, frozen, split, collapsed, expanded)).join("");
-    const note = chosen < total ? `<span class="nb-selection">${chosen} of ${total} parts selected</span>` : "";
+    const files = doc.files.map((file) => fileBox(file, excluded, frozen, split, collapsed, expanded, cellView)).join("");
     const replan = model.get("replan_available") ? "" : " hidden";
     const decided = frozen || clicked ? " disabled" : "";
+    const pick = frozen || total < 2 ? " disabled" : "";
+    const inexact = doc.files.some((file) => file.inexact);
+    const tools =
+      `<span class="nb-tools" role="group" aria-label="selection and navigation" title="${esc(SHORTCUTS)}">` +
+      `<button type="button" class="nb-small nb-select-all"${pick} aria-label="select every part of the change">all</button>` +
+      `<button type="button" class="nb-small nb-select-none"${pick} aria-label="select no part of the change">none</button>` +
+      `<button type="button" class="nb-small nb-go" data-go="-1" aria-label="previous change (k)">↑ prev</button>` +
+      `<button type="button" class="nb-small nb-go" data-go="1" aria-label="next change (j)">↓ next</button>` +
+      (inexact ? `<button type="button" class="nb-small nb-go" data-go="inexact" aria-label="next change not matched exactly (w)">⚠ next inexact</button>` : "") +
+      `<button type="button" class="nb-small nb-wrap" aria-pressed="${wrap}" aria-label="wrap long lines (z)">wrap</button></span>`;
     const foot =
-      `<div class="nb-foot">` +
+      `<div class="nb-foot-holder"><div class="nb-foot">` +
       `<button type="button" class="nb-button nb-primary nbedit-apply"${decided} aria-label="Apply the selected changes">✔ Apply</button>` +
       `<button type="button" class="nb-button nbedit-reject"${["pending", "stale", "conflict", "error"].includes(state) ? "" : " disabled"} aria-label="Reject the change">✖ Reject</button>` +
-      `<button type="button" class="nb-button nbedit-replan"${replan} aria-label="Plan the change again against the current files">${esc(model.get("replan_label") || "↻ Re-plan")}</button>${note}</div>` +
+      `<button type="button" class="nb-button nbedit-replan"${replan} aria-label="Plan the change again against the current files">${esc(model.get("replan_label") || "↻ Re-plan")}</button>` +
+      `<span class="nb-selection" aria-live="polite">${chosen} of ${total} part${total === 1 ? "" : "s"} selected</span>${tools}</div></div>` +
       `<div class="nbedit-status nbedit-state-${esc(state)}" role="status" aria-live="polite"><b>nbedit</b>: ${esc(model.get("status_message"))}</div>` +
       `<div class="nb-detail">${model.get("detail_html") || ""}</div>`;
     const focused = document.activeElement && root.contains(document.activeElement) ? focusKey(document.activeElement) : null;
     root.innerHTML = top + files + foot;
+    root.classList.toggle("nb-wrap", wrap);
+    placeFoot();
+    const blocks = changeBlocks();
+    if (current >= 0 && current < blocks.length) blocks[current].classList.add("nb-current");
     if (scroll) {
       const again = root.querySelector(".nb-scroll");
       if (again) again.scrollLeft = scroll.scrollLeft;
@@ -225,25 +438,140 @@ function render({ model, el }) {
     if (element.dataset.key) return `input[data-key="${element.dataset.key}"]`;
     if (element.dataset.view) return `button[data-view="${element.dataset.view}"]`;
     if (element.classList.contains("nb-collapse")) return `button.nb-collapse[data-file="${element.dataset.file}"]`;
+    if (element.classList.contains("nb-cell-open")) return `button.nb-cell-open[data-file="${element.dataset.file}"][data-cell="${element.dataset.cell}"]`;
     for (const name of ["nbedit-apply", "nbedit-reject", "nbedit-replan"]) {
       if (element.classList.contains(name)) return `button.${name}`;
     }
     return null;
   }
 
+  function visibleBottom() {
+    // where the review's visible area ends: the window, or the lowest edge an ancestor clips at
+    // (JupyterLab's notebook panel ends above the status bar)
+    let bottom = window.innerHeight;
+    for (let box = root.parentElement; box && box !== document.body; box = box.parentElement) {
+      if (getComputedStyle(box).overflowY !== "visible") bottom = Math.min(bottom, box.getBoundingClientRect().bottom);
+    }
+    return bottom;
+  }
+
+  function placeFoot() {
+    // The bar with Apply/Reject and the selection stays in view while a long plan scrolls by:
+    // position:sticky does not work here (an output area scrolls sideways, which makes it the
+    // sticky box), so the bar is fixed to the bottom of the visible part of the scroll box
+    // whenever its own place is below it and the review is on screen.
+    const holder = root.querySelector(".nb-foot-holder");
+    const foot = holder && holder.firstElementChild;
+    if (!foot || !root.isConnected) return;
+    const bottom = visibleBottom();
+    const rect = root.getBoundingClientRect();
+    const height = foot.offsetHeight;
+    const float = holder.getBoundingClientRect().top + height > bottom && rect.top + 2 * height < bottom;
+    foot.classList.toggle("nb-floating", float);
+    holder.style.height = float ? `${height}px` : "";
+    if (!float) {
+      foot.style.left = foot.style.width = foot.style.bottom = "";
+      return;
+    }
+    // a fixed element is placed in its containing block, which JupyterLab's notebook panel
+    // (CSS containment) makes its own: place it at 0, measure, then move it where it belongs
+    foot.style.width = `${rect.width}px`;
+    foot.style.left = "0px";
+    foot.style.bottom = "0px";
+    const at = foot.getBoundingClientRect();
+    foot.style.left = `${rect.left - at.left}px`;
+    foot.style.bottom = `${at.bottom - bottom}px`;
+  }
+
+  const onScroll = () => placeFoot();
+  document.addEventListener("scroll", onScroll, { capture: true, passive: true });
+  window.addEventListener("resize", onScroll);
+
+  function changeBlocks() {
+    // the boxes that hold a change: a hunk of a file, a changed cell of a notebook
+    return [...root.querySelectorAll("tbody.nb-block")].filter((block) => block.querySelector("tr.h, tr.nb-cellhead input, tr.nb-cellhead .nb-cellchange"));
+  }
+
+  function go(where) {
+    const blocks = changeBlocks();
+    if (!blocks.length) return;
+    let next = current;
+    if (where === "inexact") {
+      const order = blocks.map((_, offset) => (current + 1 + offset) % blocks.length);
+      const found = order.find((index) => /⚠/.test(blocks[index].querySelector("tr").textContent));
+      if (found === undefined) return;
+      next = found;
+    } else {
+      next = Math.min(blocks.length - 1, Math.max(0, current + where));
+      if (current < 0) next = where > 0 ? 0 : blocks.length - 1;
+    }
+    current = next;
+    for (const block of blocks) block.classList.remove("nb-current");
+    const block = blocks[current];
+    block.classList.add("nb-current");
+    block.scrollIntoView({ block: "center" });
+    const box = block.querySelector("input[type=checkbox]");
+    if (box) box.focus({ preventScroll: true });
+  }
+
+  function selectAll(include, fileIndex) {
+    const doc = model.get("doc") || { files: [] };
+    const keep = (model.get("excluded") || []).filter(([file]) => fileIndex !== undefined && file !== fileIndex);
+    if (!include) {
+      for (const file of doc.files) {
+        if (fileIndex !== undefined && file.index !== fileIndex) continue;
+        if (file.whole) keep.push([file.index, null]);
+        else for (let hunk = 0; hunk < file.hunk_count; hunk++) keep.push([file.index, hunk]);
+      }
+    }
+    model.set("excluded", keep);
+    model.save_changes();
+  }
+
+  root.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || (event.target.tagName === "INPUT" && event.target.type === "text")) return;
+    const frozen = model.get("review_state") !== "pending";
+    const keys = { j: () => go(1), k: () => go(-1), w: () => go("inexact"), z: () => { wrap = !wrap; draw(); } };
+    if (!frozen) Object.assign(keys, { a: () => selectAll(true), x: () => selectAll(false) });
+    const action = keys[event.key];
+    if (action) {
+      event.preventDefault();
+      event.stopPropagation(); // JupyterLab's own single-key shortcuts do not fire inside the review
+      action();
+    }
+  });
+
   root.addEventListener("click", (event) => {
     const button = event.target.closest("button");
     if (!button || button.disabled) return;
+    if (button.classList.contains("nb-select-all") || button.classList.contains("nb-select-none")) {
+      const file = button.dataset.file === undefined ? undefined : Number(button.dataset.file);
+      selectAll(button.classList.contains("nb-select-all"), file);
+      return;
+    }
+    if (button.dataset.go) {
+      go(button.dataset.go === "inexact" ? "inexact" : Number(button.dataset.go));
+      return;
+    }
+    if (button.classList.contains("nb-wrap")) {
+      wrap = !wrap;
+      draw();
+      return;
+    }
+    const digest = (model.get("doc") || {}).digest || null;
     if (button.classList.contains("nbedit-apply")) {
       clicked = true;
       button.disabled = true;
-      model.send({ action: "apply" });
+      // the selection drawn now travels with the click: a toggle update still held back by a
+      // busy kernel cannot change what is written
+      model.send({ action: "apply", digest, included: includedKeys() });
     } else if (button.classList.contains("nbedit-reject")) {
       clicked = true;
       button.disabled = true;
-      model.send({ action: "reject" });
+      model.send({ action: "reject", digest });
     } else if (button.classList.contains("nbedit-replan")) {
-      model.send({ action: "replan" });
+      button.disabled = true;
+      model.send({ action: "replan", digest });
     } else if (button.dataset.view) {
       model.set("view_mode", button.dataset.view);
       model.save_changes();
@@ -251,6 +579,19 @@ function render({ model, el }) {
       const index = Number(button.dataset.file);
       if (collapsed.has(index)) collapsed.delete(index);
       else collapsed.add(index);
+      draw();
+    } else if (button.classList.contains("nb-cells-run")) {
+      cellView.openRuns.add(button.dataset.run);
+      draw();
+    } else if (button.classList.contains("nb-cell-open") || button.classList.contains("nb-cell-gap")) {
+      const key = `${button.dataset.file}:${button.dataset.cell}`;
+      if (button.classList.contains("nb-cell-open")) {
+        if (cellView.openCells.has(key)) cellView.openCells.delete(key);
+        else cellView.openCells.add(key);
+      }
+      if (!cellView.cellLines.has(key)) {
+        model.send({ action: "cell", file: Number(button.dataset.file), cell: Number(button.dataset.cell) });
+      }
       draw();
     } else if (button.classList.contains("nb-expand")) {
       button.disabled = true;
@@ -283,8 +624,31 @@ function render({ model, el }) {
     model.save_changes();
   });
 
+  function includedKeys() {
+    // every toggle of the drawn plan that is ticked, as [file, hunk or null]
+    const doc = model.get("doc") || { files: [] };
+    const excluded = excludedSet();
+    const keys = [];
+    for (const file of doc.files) {
+      if (file.whole) {
+        if (!excluded.has(`${file.index}:-1`)) keys.push([file.index, null]);
+        continue;
+      }
+      for (let hunk = 0; hunk < file.hunk_count; hunk++) {
+        if (!excluded.has(`${file.index}:${hunk}`)) keys.push([file.index, hunk]);
+      }
+    }
+    return keys;
+  }
+
   model.on("msg:custom", (message) => {
-    if (message && message.kind === "lines") {
+    if (message && message.kind === "refused") {
+      clicked = false;
+      draw();
+    } else if (message && message.kind === "cell") {
+      cellView.cellLines.set(`${message.file}:${message.cell}`, message.lines);
+      draw();
+    } else if (message && message.kind === "lines") {
       expanded.set(`${message.file}:${message.section}`, message.lines);
       draw();
     }
@@ -294,13 +658,23 @@ function render({ model, el }) {
     clicked = false;
     draw();
   };
-  model.on("change:doc", () => expanded.clear()); // before the redraw below: new rows, new gaps
+  model.on("change:doc", () => {
+    // before the redraw below: new rows, new gaps, new cells
+    expanded.clear();
+    cellView.cellLines.clear();
+    cellView.openCells.clear();
+    cellView.openRuns.clear();
+  });
   for (const name of ["doc", "review_state", "status_message", "detail_html", "replan_available", "replan_label"]) {
     model.on(`change:${name}`, redraw);
   }
   model.on("change:excluded", draw);
   model.on("change:view_mode", draw);
   draw();
+  return () => {
+    document.removeEventListener("scroll", onScroll, { capture: true });
+    window.removeEventListener("resize", onScroll);
+  };
 }
 
 export default { render };

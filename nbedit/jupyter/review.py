@@ -26,6 +26,17 @@ of one ipywidgets model per checkbox and per hunk saved about 32 KB and 34
 models. Buttons talk to the kernel with custom messages; every handler is
 wrapped, so a failure is drawn in the widget (ipywidgets#2949 swallows them).
 
+What Apply writes is what the page showed. ipywidgets holds a model's state
+updates back while the kernel is busy (one update in flight at a time) but
+sends custom messages at once, so a checkbox cleared just before Apply could
+reach the kernel after it. The page's Apply therefore carries the selection it
+drew (the included toggle keys) and the digest of the plan it drew
+(``review_data.plan_digest``); the kernel applies exactly that selection, or
+nothing when the digest is not the plan it holds (a re-plan the page had not
+drawn yet). Reject and Re-plan carry the digest too. Once decided, the
+selection is frozen at what was written: a late toggle update from a page is
+answered with the written selection, so every view shows what was written.
+
 The state machine is small: ``pending`` -> ``applied`` | ``rejected`` | ``stale``
 | ``error``; ``stale`` and ``error`` offer Re-plan (the same request against
 the files as they are now) which returns to ``pending``. ``preview`` is a
@@ -37,7 +48,7 @@ from __future__ import annotations
 
 import html
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import traitlets
@@ -46,10 +57,11 @@ from nbedit._dataclass import dataclass, field, replace
 from nbedit.engine.models import Plan
 from nbedit.errors import LiveConflict, NbeditError, StaleFile
 from nbedit.jupyter.shared import NbeditView
+from nbedit.render.cells import cell_lines
 from nbedit.render.errors import error_to_html
 from nbedit.render.html import plan_to_html, wrap
 from nbedit.render.labels import tier_label
-from nbedit.render.review_data import gap_lines, review_document
+from nbedit.render.review_data import gap_lines, plan_digest, review_document
 
 __all__ = ["ErrorView", "HunkToggle", "Proposal", "ReviewButton", "ReviewWidget", "State"]
 
@@ -286,13 +298,39 @@ class ReviewWidget(NbeditView):
             plan = replace(plan, files=kept, _diff_cache=[])
         return plan
 
-    def apply(self, *, raise_errors: bool = False) -> ReviewWidget:
-        """Write the selected hunks (what the Apply button does); a no-op once decided."""
+    @property
+    def digest(self) -> str:
+        """The fingerprint of the plan on show (``review_data.plan_digest``); Apply from a page names it."""
+        return str(self.doc.get("digest", ""))
+
+    def apply(
+        self,
+        *,
+        raise_errors: bool = False,
+        included: Iterable[Sequence[Any]] | None = None,
+        digest: str | None = None,
+    ) -> ReviewWidget:
+        """Write the selected hunks (what the Apply button does); a no-op once decided.
+
+        ``included`` (what the page's Apply sends): the toggle keys to write,
+        ``[file, hunk]`` pairs (hunk None for a whole file); every other part
+        is left out, whatever ``excluded`` says. ``digest``: the plan the
+        selection was made on; when it is not this widget's plan nothing is
+        written and the status says so.
+        """
         if self._state != "pending":
             if self._state == "preview":
                 self._show_status("preview", "preview only (--dry-run): nothing can be applied from here")
             return self
+        if not self._shows_this_plan(digest, "applied"):
+            return self
+        if included is not None:
+            chosen = self._keys(included)
+            if chosen is None:
+                return self
+            self.excluded = [[file, hunk] for file, hunk in self._toggles if (file, hunk) not in chosen]
         self._state = "applying"
+        self._frozen = [list(pair) for pair in self.excluded]  # from here on the selection is what is written
         self._show_status("applying", "applying…")
         try:
             result = self.workspace.apply(self.selected_plan(), **self._apply_options)
@@ -312,22 +350,32 @@ class ReviewWidget(NbeditView):
             self._applied(result)
         return self
 
-    def reject(self) -> ReviewWidget:
-        """Drop the change without writing anything (what the Reject button does)."""
+    def reject(self, *, digest: str | None = None) -> ReviewWidget:
+        """Drop the change without writing anything (what the Reject button does).
+
+        ``digest``: the plan the page showed; another plan is not rejected unseen."""
         if self._state not in ("pending", "stale", "conflict", "error"):
             return self
+        if not self._shows_this_plan(digest, "rejected"):
+            return self
         self._state = "rejected"
+        self._frozen = [list(pair) for pair in self.excluded]
         self.replan_available = False
         self.detail_html = ""
         self._show_status("rejected", "rejected: nothing was written")
         self._decided()
         return self
 
-    def replan(self) -> ReviewWidget:
+    def replan(self, *, digest: str | None = None) -> ReviewWidget:
         """Plan the same request again against the files as they are now; after a conflict with
-        an open tab, against the tab's live document (``Workspace.replan_live``)."""
+        an open tab, against the tab's live document (``Workspace.replan_live``).
+
+        ``digest``: the plan the page showed; a second click from a page that has
+        not drawn the first re-plan yet does nothing."""
         live = self._state == "conflict" and isinstance(self.error, LiveConflict)
         if (self._replan is None and not live) or self._state not in ("stale", "conflict", "error"):
+            return self
+        if digest is not None and digest != self.digest:
             return self
         try:
             if live:
@@ -396,14 +444,20 @@ class ReviewWidget(NbeditView):
 
     def _on_message(self, _widget: object, content: Any, _buffers: object = None) -> None:
         action = content.get("action") if isinstance(content, dict) else None
+        digest = content.get("digest") if isinstance(content, dict) else None
+        digest = digest if isinstance(digest, str) else None
         if action == "apply":
-            self._guarded(self.apply)()
+            included = content.get("included")
+            chosen = included if isinstance(included, list) else None
+            self._guarded(lambda: self.apply(included=chosen, digest=digest))()
         elif action == "reject":
-            self._guarded(self.reject)()
+            self._guarded(lambda: self.reject(digest=digest))()
         elif action == "replan":
-            self._guarded(self.replan)()
+            self._guarded(lambda: self.replan(digest=digest))()
         elif action == "expand":
             self._guarded(lambda: self._send_gap(content))()
+        elif action == "cell":
+            self._guarded(lambda: self._send_cell(content))()
 
     def _send_gap(self, request: Mapping[str, Any]) -> None:
         """The lines of an unchanged run the page asked to see (they are not in the saved state)."""
@@ -417,8 +471,60 @@ class ReviewWidget(NbeditView):
         lines = gap_lines(file_plan, old_line, count)
         self.send({"kind": "lines", "file": file_index, "section": section, "lines": lines})
 
+    def _shows_this_plan(self, digest: str | None, decision: str) -> bool:
+        """True when the page's decision names this plan (or no page is involved)."""
+        if digest is None or digest == self.digest:
+            return True
+        self._refuse(
+            f"not {decision}: the page showed another version of this change (plan {digest}, now "
+            f"{self.digest}); nothing was written. Review the change shown now, then decide again"
+        )
+        return False
+
+    def _keys(self, pairs: Iterable[Sequence[Any]]) -> set[ToggleKey] | None:
+        """The toggle keys a page's selection names, or None (refused) when one names no part."""
+        keys: set[ToggleKey] = set()
+        try:
+            for file, hunk in pairs:
+                keys.add((int(file), None if hunk is None else int(hunk)))
+        except (TypeError, ValueError):
+            keys = {(-1, -1)}
+        unknown = keys - self._toggles.keys()
+        if unknown:
+            self._refuse(
+                f"not applied: the page's selection names parts this plan does not have ({sorted(unknown, key=str)}); "
+                "nothing was written. Review the change shown now, then Apply again"
+            )
+            return None
+        return keys
+
+    def _refuse(self, text: str) -> None:
+        # the page re-enables its buttons on this message even if the status text is unchanged
+        self._show_status(self._state, text)
+        self.send({"kind": "refused", "text": text})
+
+    @traitlets.observe("excluded")
+    def _keep_decided_selection(self, change: Mapping[str, Any]) -> None:
+        # a toggle update that arrives after the decision (held back while the kernel was busy)
+        # is answered with the selection that was written, so every view shows that
+        frozen = getattr(self, "_frozen", None)
+        if frozen is not None and change["new"] != frozen:
+            self.excluded = [list(pair) for pair in frozen]
+
+    def _send_cell(self, request: Mapping[str, Any]) -> None:
+        """The lines of an original notebook cell the page asked to see (an unchanged cell, or a
+        collapsed run inside an edited one)."""
+        try:
+            file_index, position = int(request["file"]), int(request["cell"])
+            file_plan = self.plan.files[file_index]
+        except (KeyError, TypeError, ValueError, IndexError):
+            return
+        lines = cell_lines(file_plan, position) if file_plan.notebook else []
+        self.send({"kind": "cell", "file": file_index, "cell": position, "lines": lines})
+
     def _load(self, plan: Plan) -> None:
         self.plan = plan
+        self._frozen: list[list[Any]] | None = None
         self._toggles = {}
         for file_index, file_plan in enumerate(plan.files):
             if not file_plan.hunks:
@@ -457,9 +563,26 @@ class ReviewWidget(NbeditView):
             recorded = f"history entry {entry}; undo with %nbedit undo" if entry else "history is off"
             # an undo or restore is applied like any change, but the person asked to undo or restore
             done = {"undo": "undone:", "restore": "restored:"}.get(str(self._apply_options.get("origin")))
-            text = f"{done or 'applied to'} {files} ({recorded})"
+            text = f"{done or 'applied to'} {files}{self._parts_written()} ({recorded})"
         self._show_status("applied", text)
         self._decided()
+
+    def _parts_written(self) -> str:
+        """``: 1 of 3 parts (hunk 3)`` when some parts were left out, else empty."""
+        left_out = self.excluded_keys & self._toggles.keys()
+        if not left_out:
+            return ""
+        kept = [key for key in self._toggles if key not in left_out]
+        several = len(self.plan.files) > 1
+
+        def name(key: ToggleKey) -> str:
+            path = self.plan.files[key[0]].target_path
+            if key[1] is None:
+                return path
+            return f"{path} hunk {key[1] + 1}" if several else f"hunk {key[1] + 1}"
+
+        names = ", ".join(name(key) for key in kept) or "none"
+        return f": {len(kept)} of {len(self._toggles)} parts ({names})"
 
     def _decided(self) -> None:
         for callback in self._decided_callbacks:

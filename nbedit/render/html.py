@@ -30,6 +30,7 @@ __all__ = [
     "STYLE",
     "STYLE_TAG",
     "WIDGET_STYLE",
+    "diff_files_html",
     "file_head_html",
     "file_to_html",
     "hunk_to_html",
@@ -67,7 +68,7 @@ background:rgba(210,153,34,.22);border:1px solid rgba(210,153,34,.8);white-space
 .nbedit-view .nb-badge.nb-ok{background:rgba(46,160,67,.15);border-color:rgba(46,160,67,.6)}
 .nbedit-view .nb-badge.nb-cell{background:rgba(56,139,253,.15);border-color:rgba(56,139,253,.6)}
 .nbedit-view .nb-scroll{overflow-x:auto}
-.nbedit-view table.nb-diff{border-collapse:collapse;width:100%;margin:0;border:0;color:inherit;
+.nbedit-view table.nb-diff{border-collapse:collapse;width:100%;margin:0;border:0;color:inherit;table-layout:auto;
 font-family:var(--jp-code-font-family,ui-monospace,Menlo,Consolas,monospace);font-size:var(--jp-code-font-size,12px)}
 .nbedit-view table.nb-diff td{padding:0 8px;border:0;white-space:pre;tab-size:4;text-align:left;vertical-align:top;
 background:transparent;color:inherit;line-height:1.5}
@@ -149,8 +150,27 @@ padding:2px 10px;cursor:pointer}
 color:var(--jp-ui-inverse-font-color1,#fff);border-color:var(--jp-brand-color1,rgb(56,139,253))}
 .nbedit-view .nb-foot{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin-top:6px}
 .nbedit-view .nb-button{border-radius:4px;padding:3px 14px}
-.nbedit-view .nb-button.nb-primary{background:var(--jp-success-color1,rgb(46,160,67));color:#fff;
-border-color:var(--jp-success-color1,rgb(46,160,67))}
+.nbedit-view .nb-button.nb-primary{background:rgb(26,127,55);color:#fff;border-color:rgb(26,127,55)}
+.nbedit-view .nb-foot{background:var(--jp-layout-color1,Canvas);padding:4px 0;box-sizing:border-box}
+.nbedit-view .nb-foot.nb-floating{position:fixed;z-index:5;margin:0;padding:4px 10px;
+border-top:1px solid var(--jp-border-color1,rgba(128,128,128,.5));box-shadow:0 -2px 6px rgba(0,0,0,.15)}
+.nbedit-view .nb-tools{display:inline-flex;flex-wrap:wrap;gap:4px;margin-left:auto}
+.nbedit-view .nb-small{font:inherit;font-size:90%;color:var(--jp-ui-font-color1,inherit);background:transparent;
+border:1px solid var(--jp-border-color1,rgba(128,128,128,.5));border-radius:4px;padding:0 8px;cursor:pointer}
+.nbedit-view .nb-small[aria-pressed=true]{background:var(--jp-layout-color3,rgba(128,128,128,.3))}
+.nbedit-view .nb-small:disabled{opacity:.5;cursor:default}
+.nbedit-view.nb-wrap table.nb-diff td.t{white-space:pre-wrap;overflow-wrap:anywhere}
+.nbedit-view .nb-current>tr:first-child td{box-shadow:inset 3px 0 0 var(--jp-brand-color1,rgb(56,139,253))}
+.nbedit-view button.nb-cells-run,.nbedit-view button.nb-cell-gap,.nbedit-view button.nb-cell-open{background:none;
+border:0;color:inherit;font:inherit;cursor:pointer;padding:0 2px;text-align:left}
+.nbedit-view button.nb-cells-run,.nbedit-view button.nb-cell-gap{width:100%;font-style:italic}
+.nbedit-view button.nb-cells-run:hover,.nbedit-view button.nb-cell-gap:hover{text-decoration:underline}
+.nbedit-view button.nb-cell-open{width:1.2em;text-align:center}
+.nbedit-view tbody.nb-cell-same tr.m td{font-weight:normal;border-top-width:1px}
+.nbedit-view .nb-muted{opacity:.8;font-weight:normal;margin-left:6px}
+.nbedit-view .nb-why-summary{margin:2px 0 2px 14px;font-weight:normal}
+.nbedit-view .nb-ws{background:rgba(210,153,34,.25)}
+.nbedit-view .nb-badge.nb-warn{background:rgba(210,153,34,.22);border-color:rgba(210,153,34,.8)}
 .nbedit-view .nb-button:disabled{opacity:.5;cursor:default}
 .nbedit-view .nb-button[hidden]{display:none}
 .nbedit-view .nb-selection{opacity:.8;margin-left:6px}
@@ -234,7 +254,21 @@ def _row(row: Row, notebook: bool = False) -> str:
         f'<span class="w">{_text(segment.text)}</span>' if segment.changed else _text(segment.text)
         for segment in row.segments
     )
-    return f'<tr class="{css}"><td class="n">{old}</td><td class="n">{new}</td><td class="m">{row.marker}</td><td>{text}</td></tr>'
+    return f'<tr class="{css}"><td class="n">{old}</td><td class="n">{new}</td><td class="m">{row.marker}</td><td>{_kept_indent(text)}</td></tr>'
+
+
+_INDENT = re.compile(r"^[ \t]+")
+
+
+def _kept_indent(text: str) -> str:
+    """Leading spaces and tabs as no-break spaces: where a page strips the style sheet (GitHub
+    drops ``style`` and ``class``), a cell's white-space rule goes with it and indentation would
+    collapse; no-break spaces keep it. (A tab shows as four.)"""
+    found = _INDENT.match(text)
+    if found is None:
+        return text
+    width = sum(4 if character == "\t" else 1 for character in found.group())
+    return "\u00a0" * width + text[found.end() :]
 
 
 def _gap(gap: Gap) -> str:
@@ -293,6 +327,66 @@ def unified_diff_html(diff: str) -> str:
     return _table("".join(rows))
 
 
+_HUNK_RANGE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
+
+
+def diff_files_html(diff: str) -> str:
+    """A unified diff (several files) drawn as the review draws a plan: a box per file with its
+    path and +/- counts, a header row per hunk, numbered old/new lines. Not wrapped."""
+    files: list[tuple[str, list[str]]] = []
+    lines = diff.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1].startswith("+++ "):
+            old_path, path = line[4:], lines[index + 1][4:]
+            path = path[2:] if path.startswith("b/") else path
+            if path == "/dev/null":
+                path = (old_path[2:] if old_path.startswith("a/") else old_path) + " (deleted)"
+            files.append((path, []))
+            index += 2
+            continue
+        if files:
+            files[-1][1].append(line)
+        index += 1
+    boxes = []
+    for path, lines in files:
+        rows: list[str] = []
+        added = removed = 0
+        old_number = new_number = 0
+        for line in lines:
+            found = _HUNK_RANGE.match(line)
+            if found:
+                old_number, new_number = int(found.group(1)), int(found.group(3))
+                rows.append(f'<tr class="h"><td colspan="4"><span class="nb-range">{_text(line)}</span></td></tr>')
+                continue
+            if line.startswith("\\"):
+                rows.append(f'<tr class="g"><td colspan="4">{_text(line[1:].strip())}</td></tr>')
+                continue
+            kind = {"-": "r", "+": "a"}.get(line[:1], "c")
+            old = new = ""
+            if kind in ("r", "c"):
+                old, old_number = str(old_number), old_number + 1
+            if kind in ("a", "c"):
+                new, new_number = str(new_number), new_number + 1
+            added += kind == "a"
+            removed += kind == "r"
+            marker = {"r": "-", "a": "+", "c": " "}[kind]
+            rows.append(
+                f'<tr class="{kind}"><td class="n">{old}</td><td class="n">{new}</td><td class="m">{marker}</td>'
+                f"<td>{_kept_indent(_text(line[1:]))}</td></tr>"
+            )
+        head = (
+            f'<div class="nb-file-head"><span class="nb-path">{_text(path)}</span> '
+            f'<span class="nb-plus">+{added}</span> <span class="nb-minus">−{removed}</span></div>'
+        )
+        body = _table("".join(rows)) if rows else '<div class="nb-note">no text changes</div>'
+        boxes.append(f'<div class="nb-file">{head}{body}</div>')
+    return "".join(boxes)
+
+
 def _table(body: str) -> str:
     return f'<div class="nb-scroll"><table class="nb-diff">{body}</table></div>'
 
@@ -312,10 +406,11 @@ def _file_head(summary: FileSummary) -> str:
                 "" if inexact else "nb-ok",
             )
         )
+    # spaces between the pieces: a page that strips the style sheet would run them together
     return (
-        f'<div class="nb-file-head"><span class="nb-path">{_text(summary.title)}</span>'
-        f'<span class="nb-plus">+{summary.added}</span><span class="nb-minus">−{summary.removed}</span>'
-        f'<span class="nb-status">{_text(summary.status)}</span>{"".join(flags)}</div>'
+        f'<div class="nb-file-head"><span class="nb-path">{_text(summary.title)}</span> '
+        f'<span class="nb-plus">+{summary.added}</span> <span class="nb-minus">−{summary.removed}</span> '
+        f'<span class="nb-status">{_text(summary.status)}</span> {" ".join(flags)}</div>'
     )
 
 

@@ -19,20 +19,30 @@ Notebook plans are diffed in their cell view, where every cell starts with a
 marker line. Marker rows become ``"m"`` rows carrying the cell's index, type,
 id and what happened to it (kept, inserted, deleted, retyped), so the browser
 draws a box per cell instead of the marker text.
+
+Every document carries ``digest``, a fingerprint of the plan it shows (each
+file's path, the fingerprint of the bytes it was planned against, each located
+hunk's place, old and new text). The page sends it back with Apply, Reject and
+Re-plan together with the exact selection it drew, so the kernel can refuse a
+decision taken on a page that showed another plan (a second view, a re-plan
+the page had not drawn yet) instead of writing something nobody saw.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from nbedit.engine.models import FilePlan, Plan, Tier
 from nbedit.engine.text import split_lines, strip_newline
+from nbedit.errors import NotebookError
 from nbedit.render.html import line_range
 from nbedit.render.rows import Block, Gap, Row
 from nbedit.render.summary import FileSummary, cached_view, summarize
 
-__all__ = ["CLEARED_OUTPUTS_NOTE", "gap_lines", "review_document"]
+__all__ = ["CLEARED_OUTPUTS_NOTE", "gap_lines", "plan_digest", "review_document"]
 
 # The planner's note when ``clear_outputs`` is set (nbedit.engine.notebook.planning).
 CLEARED_OUTPUTS_NOTE = "clear_outputs: edited code cells lose their outputs and execution count"
@@ -96,9 +106,9 @@ def _mark_retyped(rows: list[list[Any]]) -> None:
             row.append(old[3]["type"])
 
 
-def _hunks(file_plan: FilePlan, block: Block) -> list[dict[str, Any]]:
+def _hunks(file_plan: FilePlan, indices: Iterable[int]) -> list[dict[str, Any]]:
     hunks = []
-    for index in block.hunk_indices:
+    for index in indices:
         located = file_plan.hunks[index]
         match = located.match
         tier: Tier = match.tier
@@ -133,7 +143,7 @@ def _offset(offset: int | None) -> str:
 def _block(file_plan: FilePlan, block: Block, notebook: bool) -> dict[str, Any]:
     section: dict[str, Any] = {
         "range": line_range(block),
-        "hunks": _hunks(file_plan, block),
+        "hunks": _hunks(file_plan, block.hunk_indices),
         "rows": _rows(block, notebook),
     }
     if block.truncated:
@@ -143,12 +153,14 @@ def _block(file_plan: FilePlan, block: Block, notebook: bool) -> dict[str, Any]:
     return section
 
 
-def _gap(file_plan: FilePlan, gap: Gap) -> dict[str, Any]:
+def _gap(gap: Gap, notebook_lines: list[str]) -> dict[str, Any]:
+    """An unchanged run; in a notebook's line view, how many cells it holds (``notebook_lines``:
+    the view's lines, split once per file, not once per gap)."""
     section: dict[str, Any] = {"gap": [gap.count, gap.old_line, gap.new_line]}
-    if file_plan.notebook:
+    if notebook_lines:
         cells = sum(
             1
-            for line in _source_lines(file_plan)[gap.old_line - 1 : gap.old_line - 1 + gap.count]
+            for line in notebook_lines[gap.old_line - 1 : gap.old_line - 1 + gap.count]
             if line.startswith("# %% nbedit cell")
         )
         if cells:
@@ -166,16 +178,33 @@ def _source_lines(file_plan: FilePlan) -> list[str]:
 
 
 def _file(file_plan: FilePlan, summary: FileSummary, index: int) -> dict[str, Any]:
-    view = cached_view(file_plan)
     notebook = file_plan.notebook
-    sections: list[dict[str, Any]] = []
-    for section in view.sections:
-        sections.append(
-            _gap(file_plan, section) if isinstance(section, Gap) else _block(file_plan, section, notebook)
-        )
     outputs = ""
     if notebook:
         outputs = "cleared" if CLEARED_OUTPUTS_NOTE in file_plan.notes else "kept"
+    cells = None
+    if notebook and file_plan.display_before is not None and file_plan.display_after is not None:
+        from nbedit.render.cells import notebook_cells
+
+        try:
+            cells = notebook_cells(file_plan, outputs == "cleared")
+        except NotebookError:
+            cells = None  # a view that does not read back as cells: drawn as lines
+    view = cached_view(file_plan) if cells is None else None
+    sections: list[dict[str, Any]] = []
+    by_cell: dict[str, Any] = {}
+    if view is not None:
+        lines = _source_lines(file_plan) if notebook else []
+        for section in view.sections:
+            sections.append(
+                _gap(section, lines) if isinstance(section, Gap) else _block(file_plan, section, notebook)
+            )
+        notes = [note for note in view.notes if note != CLEARED_OUTPUTS_NOTE]
+    else:
+        from nbedit.render.cells import structure_badges
+
+        badges, notes = structure_badges(tuple(note for note in file_plan.notes if note != CLEARED_OUTPUTS_NOTE))
+        by_cell = {"cells": cells, "badges": badges, "hunks": _hunks(file_plan, range(len(file_plan.hunks)))}
     return {
         "index": index,
         "path": summary.title,
@@ -189,8 +218,9 @@ def _file(file_plan: FilePlan, summary: FileSummary, index: int) -> dict[str, An
         "outputs": outputs,
         "already_applied": summary.already_applied,
         "whole": not file_plan.hunks,  # no located hunks: the file is included or left out as a whole
-        "notes": [note for note in view.notes if note != CLEARED_OUTPUTS_NOTE],
+        "notes": notes,
         "sections": sections,
+        **by_cell,
     }
 
 
@@ -201,7 +231,24 @@ def review_document(plan: Plan, *, title: str | None = None) -> dict[str, Any]:
         _file(file_plan, file_summary, index)
         for index, (file_plan, file_summary) in enumerate(zip(plan.files, summary.files, strict=True))
     ]
-    return {"title": title or "", "headline": summary.headline, "files": files}
+    return {"title": title or "", "headline": summary.headline, "digest": plan_digest(plan), "files": files}
+
+
+def plan_digest(plan: Plan) -> str:
+    """A short fingerprint of what a plan changes: equal for equal plans, different after any re-plan
+    that moves, adds or rewrites a hunk or finds a file changed on disk."""
+    digest = hashlib.sha256()
+    for file_plan in plan.files:
+        parts = [file_plan.path, file_plan.new_path or "", str(file_plan.operation), file_plan.fingerprint or ""]
+        digest.update("\0".join(parts).encode("utf-8", "surrogatepass") + b"\1")
+        for located in file_plan.hunks:
+            match = located.match
+            head = f"{match.start}:{match.end}:{match.line}\0"
+            digest.update(head.encode() + located.hunk.old.encode("utf-8", "surrogatepass") + b"\0")
+            digest.update(match.replacement.encode("utf-8", "surrogatepass") + b"\2")
+        if not file_plan.hunks and file_plan.after_bytes is not None:
+            digest.update(hashlib.sha256(file_plan.after_bytes).digest())
+    return digest.hexdigest()[:16]
 
 
 def gap_lines(file_plan: FilePlan, old_line: int, count: int) -> list[str]:

@@ -54,7 +54,7 @@ CONTEXT_LINES = 3
 MIN_GAP = 2
 # Whole added or deleted files are shown up to this many lines, then counted.
 MAX_WHOLE_FILE_LINES = 400
-# Word highlights only for lines shorter than this (longer ones are data blobs).
+# Word-aligned highlights for lines shorter than this; longer ones get their changed middle highlighted.
 MAX_HIGHLIGHT_LENGTH = 400
 # Line-level alignment only when old x new lines stays below this product.
 MAX_ALIGN_PRODUCT = 250_000
@@ -239,7 +239,7 @@ def _highlight(old: str, new: str) -> tuple[tuple[Segment, ...], tuple[Segment, 
             Segment(_ending_mark(new), True),
         )
     if len(old_body) > MAX_HIGHLIGHT_LENGTH or len(new_body) > MAX_HIGHLIGHT_LENGTH:
-        return (Segment(old_body),), (Segment(new_body),)
+        return _highlight_long(old_body, new_body)
     old_words, new_words = _WORD.findall(old_body), _WORD.findall(new_body)
     matcher = SequenceMatcher(None, old_words, new_words, autojunk=False)
     if SequenceMatcher(None, old_body, new_body, autojunk=False).ratio() < 0.4:
@@ -253,6 +253,29 @@ def _highlight(old: str, new: str) -> tuple[tuple[Segment, ...], tuple[Segment, 
         if j2 > j1:
             new_segments.append(Segment("".join(new_words[j1:j2]), changed))
     return _coalesce(old_segments), _coalesce(new_segments)
+
+
+def _highlight_long(old: str, new: str) -> tuple[tuple[Segment, ...], tuple[Segment, ...]]:
+    """Long lines (a markdown paragraph, a minified line): the stretch between the common head and
+    tail is highlighted, widened to whole words. Linear time, where a word alignment is quadratic."""
+    limit = min(len(old), len(new))
+    head = 0
+    while head < limit and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
+        tail += 1
+    while head > 0 and old[head - 1].isalnum():
+        head -= 1
+    while tail > 0 and old[len(old) - tail].isalnum():
+        tail -= 1
+
+    def pieces(text: str) -> tuple[Segment, ...]:
+        middle = text[head : len(text) - tail]
+        parts = [Segment(text[:head]), Segment(middle, True), Segment(text[len(text) - tail :])]
+        return tuple(part for part in parts if part.text)
+
+    return pieces(old), pieces(new)
 
 
 def _ending_mark(line: str) -> str:

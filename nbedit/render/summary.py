@@ -133,12 +133,14 @@ class FileSummary:
 
     @property
     def tiers_note(self) -> str:
-        """``all exact`` or ``2 exact, 1 not exact``; empty for a file without hunks."""
+        """``all exact``, ``2 exact, 1 not exact`` or ``not exact``; empty for a file without hunks."""
         if not self.hunk_count:
             return ""
         inexact = len(self.non_exact)
         if not inexact:
             return "exact" if self.hunk_count == 1 else "all exact"
+        if inexact == self.hunk_count:
+            return "not exact" if inexact == 1 else f"{inexact} not exact"
         return f"{self.hunk_count - inexact} exact, {inexact} not exact"
 
 

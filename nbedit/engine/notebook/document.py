@@ -32,7 +32,21 @@ from collections.abc import Callable, Sequence
 from nbedit._dataclass import dataclass, field
 from nbedit.engine.models import CellSelector
 from nbedit.engine.notebook.layout import Layout, detect_style
-from nbedit.engine.notebook.scan import CellScan, DuplicateCells, JsonSyntaxError, check_utf8, scan_notebook
+from nbedit.engine.notebook.legacy import (
+    LEGACY_VERSIONS,
+    LegacyCells,
+    flat_layout,
+    legacy_edit,
+    read_legacy_cells,
+)
+from nbedit.engine.notebook.scan import (
+    CellScan,
+    DuplicateCells,
+    JsonSyntaxError,
+    check_utf8,
+    scan_notebook,
+    scan_worksheets,
+)
 from nbedit.engine.notebook.validate import (
     already_invalid_note,
     is_source_only,
@@ -129,10 +143,11 @@ class NotebookDocument:
     nbformat_minor: int
     body_start: int = 0  # 3 when the file starts with a UTF-8 byte-order mark
     problems: tuple[str, ...] = ()
+    legacy: LegacyCells | None = field(default=None, repr=False)  # nbformat 2 or 3 (``legacy``)
 
     @classmethod
     def parse(cls, data: bytes, path: str) -> NotebookDocument:
-        """Read notebook bytes; ``NotebookError`` for anything that is not an nbformat 4 notebook."""
+        """Read notebook bytes; ``NotebookError`` for anything that is not an nbformat 2, 3 or 4 notebook."""
         body_start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
         if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
             raise NotebookError(
@@ -192,10 +207,14 @@ class NotebookDocument:
             )
         major = notebook["nbformat"]
         minor = notebook.get("nbformat_minor", 0)
+        if major in LEGACY_VERSIONS and isinstance(minor, int):
+            return cls._parse_legacy(path, data, body_start, is_ascii, notebook, major, minor)
         if major != 4 or not isinstance(minor, int):
             version = f"{major}.{minor}"
             advice = (
-                "open and save it in Jupyter to upgrade it to nbformat 4" if major < 4 else "nbedit reads 4.x"
+                "open and save it in Jupyter to upgrade it to nbformat 4"
+                if major < 4
+                else "nbedit reads versions 2, 3 and 4"
             )
             raise NotebookError(
                 f"{path}: nbformat {version} is not supported; {advice}, then retry; {_UNCHANGED}", path=path
@@ -219,6 +238,30 @@ class NotebookDocument:
             minor,
             body_start,
             structure_problems(notebook, scanned.cells),
+        )
+
+    @classmethod
+    def _parse_legacy(
+        cls, path: str, data: bytes, body_start: int, is_ascii: bool, top: dict[str, Any], major: int, minor: int
+    ) -> NotebookDocument:
+        """An nbformat 2 or 3 notebook: the cells of its worksheets, edited in place (``legacy``)."""
+        top_layout, cell_scans = scan_worksheets(data, body_start, is_ascii=is_ascii)
+        cells, legacy = read_legacy_cells(path, data, cell_scans, major)
+        view, spans, marker_starts = render_view([(cell.cell_type, cell.source, cell.id) for cell in cells])
+        return cls(
+            path,
+            data,
+            flat_layout(top_layout, cell_scans),
+            top,
+            tuple(cells),
+            tuple(cell_scans),
+            view,
+            spans,
+            marker_starts,
+            minor,
+            body_start,
+            (),
+            legacy,
         )
 
     # -- the view -----------------------------------------------------------------------------
@@ -320,6 +363,8 @@ class NotebookDocument:
         """
         if new_view == self.view:
             return NotebookEdit(self.data)
+        if self.legacy is not None:
+            return legacy_edit(self, new_view, clear_outputs=clear_outputs)
         one_body = self._changed_body(new_view)
         if one_body is not None:
             index, view_cell = one_body

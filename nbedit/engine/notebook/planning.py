@@ -44,6 +44,7 @@ from nbedit.engine.digest import fingerprint_meanwhile
 from nbedit.engine.models import FileChange, FilePlan, Hunk, LocatedHunk
 from nbedit.engine.notebook.document import NotebookDocument
 from nbedit.engine.notebook.raw import RawDecision, looks_like_notebook_json, plan_raw
+from nbedit.engine.notebook.split import split_by_cell
 from nbedit.engine.text import common_ends
 from nbedit.engine.text_edit import PlanOptions, TextEdit, splice
 from nbedit.errors import AmbiguousMatch, MatchError, NoMatch, option
@@ -121,7 +122,10 @@ def plan_notebook(
                 candidates=named.candidates,
             )
         raise named from None
-    located = tuple(_label(document, item, path) for item in text_edit.hunks)
+    # one hunk per cell change: a diff hunk that touches several cells is cut along them (``split``)
+    located = tuple(
+        _label(document, item, path) for item in split_by_cell(document.view, text_edit.hunks)
+    )
     # blocks that built on each other were applied in order and come without located hunks
     after_view = splice(document.view, located) if located else text_edit.after
     notes = list(text_edit.notes)

@@ -503,18 +503,45 @@ def _check_notebook(path: str, before: bytes, after: bytes) -> tuple[str, list[s
         document = NotebookDocument.parse(after, path)
     except NbeditError as error:
         raise NotebookError(f"{path}: " + advice.format(problem=error.message), path=path) from None
-    before_notebook = json.loads(before.decode("utf-8-sig"))
+    before_notebook = _as_cells(json.loads(before.decode("utf-8-sig")))
+    after_notebook = _as_cells(after_notebook)
     notes.extend(_outside_view_changes(before_notebook, after_notebook))
     return _display_view(before_notebook, after_notebook, document), notes
+
+
+def _as_cells(notebook: Any) -> Any:
+    """An nbformat 2/3 notebook shaped like version 4 for comparing (its worksheets' cells as
+    ``cells``, a code cell's ``input`` as ``source``); the file itself is never converted."""
+    if not isinstance(notebook, dict) or notebook.get("nbformat") not in (2, 3):
+        return notebook
+    sheets = notebook.get("worksheets")
+    cells: list[Any] = []
+    for sheet in sheets if isinstance(sheets, list) else []:
+        found = sheet.get("cells") if isinstance(sheet, dict) else None
+        for cell in found if isinstance(found, list) else []:
+            if isinstance(cell, dict) and "input" in cell:
+                cell = {("source" if key == "input" else key): value for key, value in cell.items()}
+            cells.append(cell)
+    shaped = {key: value for key, value in notebook.items() if key != "worksheets"}
+    shaped["cells"] = cells
+    return shaped
 
 
 def _schema_problem(notebook: Any) -> str | None:
     if not isinstance(notebook, dict):
         return "the JSON is not an object"
     major, minor = notebook.get("nbformat"), notebook.get("nbformat_minor", 0)
+    from nbformat.validator import get_validator
+
+    if major == 3 and type(minor) is int:
+        legacy = get_validator(3, minor) or get_validator(3)  # type: ignore[no-untyped-call]
+        if legacy is None or not any(True for _ in legacy.iter_errors(notebook)):
+            return None
+        return "nbformat 3's schema refuses it"
+    if major == 2:
+        return None  # nbformat has no schema for version 2 (Jupyter reads it leniently)
     if major != 4 or type(minor) is not int:
         return f"nbformat {major}.{minor} is not nbformat 4"
-    from nbformat.validator import get_validator
 
     validator = get_validator(4, minor)  # type: ignore[no-untyped-call]
     if validator is None:

@@ -58,7 +58,15 @@ TYPE_CHECKING = False  # typing stays out of a run: it costs milliseconds (tests
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CellScan", "DuplicateCells", "JsonSyntaxError", "NotebookScan", "check_utf8", "scan_notebook"]
+__all__ = [
+    "CellScan",
+    "DuplicateCells",
+    "JsonSyntaxError",
+    "NotebookScan",
+    "check_utf8",
+    "scan_notebook",
+    "scan_worksheets",
+]
 
 KEPT_CELL_KEYS = frozenset({"cell_type", "id", "source", "metadata", "execution_count"})
 
@@ -140,6 +148,27 @@ def scan_notebook(data: bytes, start: int = 0, *, is_ascii: bool | None = None) 
         return scanner.document(start)
     except RecursionError:
         raise JsonSyntaxError("Nested too deeply", start) from None
+
+
+def scan_worksheets(data: bytes, start: int, *, is_ascii: bool) -> tuple[ObjectLayout, list[CellScan]]:
+    """The top object and the cells of every worksheet of an nbformat 2 or 3 notebook, in order.
+
+    Those versions keep their cells in ``worksheets[i].cells``; each cell's layout
+    gives its byte offsets as for version 4. The data was checked as JSON by
+    ``scan_notebook`` already; as in ``json.loads``, a repeated key's last value wins.
+    """
+    scanner = _Scanner(data, is_ascii)
+    top = ObjectLayout(scanner.skip(start))
+    found: list[CellScan] = []
+    for member in scanner.members(top, top.known if top.known is not None else {}):
+        if member.key == "worksheets" and scanner.char(member.value_start) == "[":
+            found.clear()
+            member.value_end = scanner.worksheets(member.value_start, found)
+        else:
+            _, member.value_end = scanner.value(member.value_start)
+            if member.key == "worksheets":
+                found.clear()
+    return top, found
 
 
 class _Scanner:
@@ -334,6 +363,32 @@ class _Scanner:
                 position = self.base + found.end()
                 continue
             character, position = self.after(end, "]")  # the window's edge, or not JSON
+            if character == "]":
+                return position
+            position = self.skip(position)
+
+    def worksheets(self, start: int, found: list[CellScan]) -> int:
+        """The ``worksheets`` array at ``start``: every worksheet's cells into ``found``; its end."""
+        position = self.skip(start + 1)
+        if self.char(position) == "]":
+            return position + 1
+        while True:
+            if self.char(position) == "{":
+                sheet = ObjectLayout(position)
+                cells: list[CellScan] = []
+                for member in self.members(sheet, {}):
+                    if member.key == "cells" and self.char(member.value_start) == "[":
+                        cells = []
+                        member.value_end = self.cells(member.value_start, cells)
+                    else:
+                        _, member.value_end = self.value(member.value_start)
+                        if member.key == "cells":
+                            cells = []
+                found.extend(cells)
+                end = sheet.end
+            else:
+                _, end = self.value(position)
+            character, position = self.after(end, "]")
             if character == "]":
                 return position
             position = self.skip(position)

@@ -36,7 +36,15 @@ TYPE_CHECKING = False  # typing stays out of a run: it costs milliseconds (tests
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CellWrite", "check_rewritten", "check_spliced", "source_value", "splice_cell", "splice_cells"]
+__all__ = [
+    "CellWrite",
+    "check_rewritten",
+    "check_spliced",
+    "source_value",
+    "splice_cell",
+    "splice_cells",
+    "splice_members",
+]
 
 _scan_value = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 
@@ -187,6 +195,23 @@ def splice_cell(data: bytes, layout: Layout, style: Style, write: CellWrite) -> 
     pieces.copy(0, cell.start)
     _original_bytes(data, cell, write, style, pieces)
     pieces.copy(cell.end, len(data))
+    return pieces.join()
+
+
+def splice_members(data: bytes, layout: Layout, style: Style, writes: Sequence[CellWrite]) -> bytes:
+    """The file with members of some cells rewritten and every cell kept in its place: ``writes``
+    in file order, each with ``replace`` set (the others are skipped). Needs no ``cells`` member,
+    so it serves layouts whose cells are spread over several arrays (nbformat 3 worksheets)."""
+    pieces = _Pieces(data)
+    position = 0
+    for write in writes:
+        if write.original is None or not write.replace:
+            continue
+        cell = layout.cells[write.original]
+        pieces.copy(position, cell.start)
+        _original_bytes(data, cell, write, style, pieces)
+        position = cell.end
+    pieces.copy(position, len(data))
     return pieces.join()
 
 
