@@ -590,7 +590,11 @@ def test_apply_with_a_busy_kernel_writes_the_selection_on_screen(lab: LabServer,
     wait_kernel_idle(page)
     page.wait_for_timeout(500)  # any held-back update has reached the kernel by now ...
     boxes = first.locator(".nbedit-hunk-toggle input[type=checkbox]")
-    assert [boxes.nth(index).is_checked() for index in range(3)] == [False, False, True]  # ... and changed nothing
+    assert [boxes.nth(index).is_checked() for index in range(3)] == [
+        False,
+        False,
+        True,
+    ]  # ... and changed nothing
     assert target.read_text() == THREE_BEFORE.replace("value_27 = 27\n", "value_27 = 2700\n")
     second.scroll_into_view_if_needed()
     ARTIFACTS.mkdir(exist_ok=True)
@@ -626,7 +630,9 @@ def test_reject_and_replan_with_a_busy_kernel(lab: LabServer, page: Any) -> None
     widget.get_by_text("2 of 3 parts selected").wait_for()
     widget.locator("button.nbedit-apply").click()
     status_text(widget, "applied")
-    expected = changed.replace("value_15 = 15\n", "value_15 = 1500\n").replace("value_27 = 27\n", "value_27 = 2700\n")
+    expected = changed.replace("value_15 = 15\n", "value_15 = 1500\n").replace(
+        "value_27 = 27\n", "value_27 = 2700\n"
+    )
     assert target.read_text() == expected
 
 
@@ -656,7 +662,9 @@ def test_static_fallback_in_nbconvert_html_and_without_styles(page: Any, tmp_pat
     fallback = static_review_html(tmp_path)
     notebook = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("%%edit greeter.py ...")
-    cell.outputs = [nbformat.v4.new_output("execute_result", data={"text/html": fallback, "text/plain": "review"})]
+    cell.outputs = [
+        nbformat.v4.new_output("execute_result", data={"text/html": fallback, "text/plain": "review"})
+    ]
     notebook.cells = [cell]
     exported, _ = HTMLExporter(template_name="lab").from_notebook_node(notebook)
     page.set_content(exported, wait_until="domcontentloaded")
@@ -693,7 +701,8 @@ def test_static_fallback_in_nbconvert_html_and_without_styles(page: Any, tmp_pat
 
 BIG_BEFORE = "".join(f"line_{number} = {number}\n" for number in range(1, 241))
 BIG_EDIT = "".join(
-    f"<<<<<<< SEARCH\nline_{n} = {n}\n=======\nline_{n} = {n * 10}\n>>>>>>> REPLACE\n" for n in (10, 50, 90, 130, 170)
+    f"<<<<<<< SEARCH\nline_{n} = {n}\n=======\nline_{n} = {n * 10}\n>>>>>>> REPLACE\n"
+    for n in (10, 50, 90, 130, 170)
 ) + (  # the model's copy of line 209 drifted: found by the fuzzy tier
     "<<<<<<< SEARCH\nline_208 = 208\nline_209 = 2O9\nline_210 = 210\n=======\n"
     "line_208 = 208\nline_209 = 2O9\nline_210 = 2100\n>>>>>>> REPLACE\n"
@@ -744,15 +753,17 @@ def test_sticky_bar_selects_and_walks_a_long_plan(lab: LabServer, page: Any) -> 
     target = lab.root / "big_case.py"
     target.write_text(BIG_BEFORE)
     write_notebook(
-        lab.root / "big_case.ipynb", [("code", "%load_ext nbedit"), ("code", f"%%edit big_case.py\n{BIG_EDIT}")]
+        lab.root / "big_case.ipynb",
+        [("code", "%load_ext nbedit"), ("code", f"%%edit big_case.py\n{BIG_EDIT}")],
     )
     open_notebook(page, lab, "big_case.ipynb")
     run_all_cells(page)
     widget = rendered_widget(page)
     widget.get_by_text("6 of 6 parts selected").wait_for()
-    assert widget.locator(".nb-badge", has_text="exact").count() == 0 or widget.locator(
-        ".nb-file-head .nb-badge", has_text="5 exact, 1 not exact"
-    ).count() == 1
+    assert (
+        widget.locator(".nb-badge", has_text="exact").count() == 0
+        or widget.locator(".nb-file-head .nb-badge", has_text="5 exact, 1 not exact").count() == 1
+    )
     # scrolled to the top of the review, its bar is still in view at the bottom of the notebook
     widget.locator(".nb-top").scroll_into_view_if_needed()
     page.evaluate("() => document.querySelector('.nbedit-review .nb-top').scrollIntoView({block: 'start'})")
@@ -761,7 +772,7 @@ def test_sticky_bar_selects_and_walks_a_long_plan(lab: LabServer, page: Any) -> 
     box = bar.bounding_box()
     last = widget.locator("tr.c").last.bounding_box()
     assert last["y"] > viewport["height"], "the plan must be taller than the window for this check"
-    assert 0 <= box["y"] and box["y"] + box["height"] <= viewport["height"] + 1, box
+    assert box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"] + 1, box
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "review-sticky-light.png"))
     # select none / all, for the plan and for the file

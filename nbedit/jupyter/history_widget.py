@@ -122,7 +122,11 @@ def reversed_diff(diff: str) -> str:
             removed: list[str] = []
             added: list[str] = []
             out_side = "+"
-            while index < len(lines) and (lines[index][:1] in "-+\\") and not lines[index].startswith(("--- ", "+++ ")):
+            while (
+                index < len(lines)
+                and (lines[index][:1] in "-+\\")
+                and not lines[index].startswith(("--- ", "+++ "))
+            ):
                 current = lines[index]
                 if current.startswith("\\"):
                     (added if out_side == "+" else removed).append(current)

@@ -61,7 +61,7 @@ from nbedit.render.cells import cell_lines
 from nbedit.render.errors import error_to_html
 from nbedit.render.html import plan_to_html, wrap
 from nbedit.render.labels import tier_label
-from nbedit.render.review_data import gap_lines, plan_digest, review_document
+from nbedit.render.review_data import gap_lines, review_document
 
 __all__ = ["ErrorView", "HunkToggle", "Proposal", "ReviewButton", "ReviewWidget", "State"]
 

@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 
 from nbedit._dataclass import dataclass, field
 from nbedit.engine.models import CellSelector
+from nbedit.engine.notebook.cells import NotebookCell, NotebookEdit  # the values; importable from here too
 from nbedit.engine.notebook.layout import Layout, detect_style
 from nbedit.engine.notebook.legacy import (
     LEGACY_VERSIONS,
@@ -57,7 +58,6 @@ from nbedit.engine.notebook.view import (
     CELL_TYPES,
     CellSpan,
     ViewCell,
-    cell_label,
     parse_view,
     render_view,
     shown_type,
@@ -81,29 +81,6 @@ __all__ = ["NotebookCell", "NotebookDocument", "NotebookEdit"]
 _ID_PATTERN = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _UNCHANGED = "the file was not changed"
 _CODE_ONLY_KEYS = ("outputs", "execution_count")
-
-
-@dataclass(frozen=True, slots=True)
-class NotebookCell:
-    index: int
-    cell_type: str
-    id: str | None
-    source: str
-    source_as_list: bool  # the file stores the source as a list of lines
-    read_only: bool = False  # a cell type nbedit does not know: shown, kept byte for byte, never edited
-
-    @property
-    def label(self) -> str:
-        return cell_label(self.index, self.cell_type, self.id)
-
-
-@dataclass(frozen=True, slots=True)
-class NotebookEdit:
-    """The bytes to write and what they change, cell by cell."""
-
-    data: bytes
-    changes: tuple[str, ...] = ()  # "cell 3 (id ab, code): source changed", ...
-    notes: tuple[str, ...] = ()
 
 
 def _fresh_id() -> str:
@@ -242,7 +219,14 @@ class NotebookDocument:
 
     @classmethod
     def _parse_legacy(
-        cls, path: str, data: bytes, body_start: int, is_ascii: bool, top: dict[str, Any], major: int, minor: int
+        cls,
+        path: str,
+        data: bytes,
+        body_start: int,
+        is_ascii: bool,
+        top: dict[str, Any],
+        major: int,
+        minor: int,
     ) -> NotebookDocument:
         """An nbformat 2 or 3 notebook: the cells of its worksheets, edited in place (``legacy``)."""
         top_layout, cell_scans = scan_worksheets(data, body_start, is_ascii=is_ascii)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 
 from nbedit._dataclass import dataclass
+from nbedit.engine.notebook.cells import NotebookCell, NotebookEdit
 from nbedit.engine.notebook.layout import Layout, ObjectLayout, detect_style
 from nbedit.engine.notebook.scan import CellScan
 from nbedit.engine.notebook.view import CELL_TYPES, parse_view, shown_type
@@ -38,9 +39,22 @@ from nbedit.errors import NotebookError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Protocol
 
-    from nbedit.engine.notebook.document import NotebookCell, NotebookDocument, NotebookEdit
+    from nbedit.engine.notebook.view import ViewCell
+
+    class NotebookDocument(Protocol):
+        """What this module uses of ``document.NotebookDocument`` (which imports this module)."""
+
+        path: str
+        data: bytes
+        cells: tuple[NotebookCell, ...]
+        cell_scans: tuple[CellScan, ...]
+        layout: Layout
+        legacy: LegacyCells | None
+
+        def _check_read_only(self, before: NotebookCell, view_cell: ViewCell) -> None: ...
+
 
 __all__ = ["LEGACY_VERSIONS", "LegacyCells", "flat_layout", "legacy_edit", "read_legacy_cells", "source_key"]
 
@@ -98,8 +112,6 @@ def read_legacy_cells(
     path: str, data: bytes, cell_scans: list[CellScan], major: int
 ) -> tuple[list[NotebookCell], LegacyCells]:
     """The cells of every worksheet as the cell view shows them, and how each stores its text."""
-    from nbedit.engine.notebook.document import NotebookCell
-
     cells: list[NotebookCell] = []
     keys: list[str | None] = []
     forms: list[str] = []
@@ -153,13 +165,12 @@ def _refusal(document: NotebookDocument, what: str) -> NotebookError:
 
 def legacy_edit(document: NotebookDocument, new_view: str, *, clear_outputs: bool) -> NotebookEdit:
     """``NotebookDocument.edit`` for an nbformat 2/3 document: changed cell texts only."""
-    from nbedit.engine.notebook.document import NotebookEdit
-
     legacy = document.legacy
     assert legacy is not None
     view_cells = parse_view(new_view)
     if len(view_cells) != len(document.cells) or any(
-        view_cell.index is None or view_cell.index != position for position, view_cell in enumerate(view_cells)
+        view_cell.index is None or view_cell.index != position
+        for position, view_cell in enumerate(view_cells)
     ):
         added = len(view_cells) - len(document.cells)
         what = (
@@ -186,7 +197,9 @@ def legacy_edit(document: NotebookDocument, new_view: str, *, clear_outputs: boo
             document._check_read_only(before, view_cell)
         key = legacy.keys[before.index]
         if key is None:
-            raise _refusal(document, f"giving {before.label} text (it has no '{source_key(before.cell_type)}')")
+            raise _refusal(
+                document, f"giving {before.label} text (it has no '{source_key(before.cell_type)}')"
+            )
         cell: dict[str, Any] = {key: stored_value(view_cell.source, legacy.forms[before.index], legacy.major)}
         if clear_outputs and before.cell_type == "code":
             scan = document.cell_scans[before.index]

@@ -123,9 +123,7 @@ def plan_notebook(
             )
         raise named from None
     # one hunk per cell change: a diff hunk that touches several cells is cut along them (``split``)
-    located = tuple(
-        _label(document, item, path) for item in split_by_cell(document.view, text_edit.hunks)
-    )
+    located = tuple(_label(document, item, path) for item in split_by_cell(document.view, text_edit.hunks))
     # blocks that built on each other were applied in order and come without located hunks
     after_view = splice(document.view, located) if located else text_edit.after
     notes = list(text_edit.notes)

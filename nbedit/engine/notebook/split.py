@@ -65,8 +65,10 @@ def _split(view: str, item: LocatedHunk) -> list[LocatedHunk]:
         return [item]
     after = view[match.end : match.end + len(_MARKER)]
     ends_cell = [
-        index == len(old_lines) and (match.end == len(view) or after == _MARKER)
-        or index < len(old_lines) and old_lines[index].startswith(_MARKER)
+        index == len(old_lines)
+        and (match.end == len(view) or after == _MARKER)
+        or index < len(old_lines)
+        and old_lines[index].startswith(_MARKER)
         for index in range(len(old_lines) + 1)
     ]
     groups: list[tuple[set[object], int, int, int, int]] = []  # (cells, i1, i2, j1, j2)

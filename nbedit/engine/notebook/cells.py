@@ -1,0 +1,35 @@
+"""The values a notebook document is read into and edited into: a cell, and the bytes an edit writes.
+
+They live apart from ``document.py`` so that the modules the document uses (the nbformat 2/3
+reader in ``legacy.py``) can make them without importing the document back.
+"""
+
+from __future__ import annotations
+
+from nbedit._dataclass import dataclass
+from nbedit.engine.notebook.view import cell_label
+
+__all__ = ["NotebookCell", "NotebookEdit"]
+
+
+@dataclass(frozen=True, slots=True)
+class NotebookCell:
+    index: int
+    cell_type: str
+    id: str | None
+    source: str
+    source_as_list: bool  # the file stores the source as a list of lines
+    read_only: bool = False  # a cell type nbedit does not know: shown, kept byte for byte, never edited
+
+    @property
+    def label(self) -> str:
+        return cell_label(self.index, self.cell_type, self.id)
+
+
+@dataclass(frozen=True, slots=True)
+class NotebookEdit:
+    """The bytes to write and what they change, cell by cell."""
+
+    data: bytes
+    changes: tuple[str, ...] = ()  # "cell 3 (id ab, code): source changed", ...
+    notes: tuple[str, ...] = ()
