@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from nbedit._dataclass import dataclass, replace
+from nbedit._gc import paused
 from nbedit.engine.match import DEFAULT_THRESHOLD, FileIndex, MatchOptions, _exact_at_expected_line, locate
 from nbedit.engine.models import (
     Change,
@@ -404,6 +405,11 @@ def _check_overlaps(located: Sequence[LocatedHunk], path: str) -> None:
 
 def plan_change(change: Change, source: FileSource, options: PlanOptions, *, root: str = ".") -> Plan:
     """Plan every file of a change; a later change to the same path builds on the earlier one."""
+    with paused():  # a big notebook or patch becomes many objects: see nbedit._gc
+        return _plan_change(change, source, options, root)
+
+
+def _plan_change(change: Change, source: FileSource, options: PlanOptions, root: str) -> Plan:
     plans: list[FilePlan] = []
     positions: dict[str, int] = {}
     for file_change in change.files:
