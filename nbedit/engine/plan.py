@@ -33,6 +33,7 @@ from nbedit.errors import (
     AmbiguousMatch,
     FileExists,
     FileMissing,
+    FileTooLarge,
     MatchError,
     NbeditError,
     NoMatch,
@@ -68,6 +69,13 @@ __all__ = [
 HASH_MEANWHILE = 1 << 20
 
 
+# Limits (issue 27): every cost is linear, but beyond these a plan takes longer than anyone
+# waits for an edit (about 10 s on a loaded 2-core machine), so it is refused at once, saying
+# how to go on. A notebook's cells are counted while it is scanned, a change's hunks once parsed.
+DEFAULT_MAX_CELLS = 1_000_000
+DEFAULT_MAX_HUNKS = 200_000
+
+
 @dataclass(frozen=True, slots=True)
 class PlanOptions:
     """The planner's options, as a ``Workspace`` sets them; ``match`` gives the matcher's share."""
@@ -77,6 +85,8 @@ class PlanOptions:
     overwrite: bool = False
     clear_outputs: bool = False
     encoding: str | None = None  # declared text encoding of the files; None: UTF-8, BOM or detected
+    max_cells: int = DEFAULT_MAX_CELLS  # a notebook with more cells is refused before it is planned
+    max_hunks: int = DEFAULT_MAX_HUNKS  # a change with more hunks is refused before any is located
 
     @property
     def match(self) -> MatchOptions:
@@ -410,6 +420,7 @@ def plan_change(change: Change, source: FileSource, options: PlanOptions, *, roo
 
 
 def _plan_change(change: Change, source: FileSource, options: PlanOptions, root: str) -> Plan:
+    _check_hunk_count(change, options.max_hunks)
     plans: list[FilePlan] = []
     positions: dict[str, int] = {}
     for file_change in change.files:
@@ -428,6 +439,21 @@ def _plan_change(change: Change, source: FileSource, options: PlanOptions, root:
     _check_targets(plans, source, options)
     _check_whole_change_applied(plans)
     return Plan(tuple(plans), dialect=change.dialect, root=root)
+
+
+def _check_hunk_count(change: Change, limit: int) -> None:
+    count = sum(len(file_change.hunks) for file_change in change.files)
+    if count > limit:
+        path = change.files[0].path if len(change.files) == 1 else None
+        raise FileTooLarge(
+            f"the change has {count:,} hunks, over the {limit:,}-hunk limit; nothing was located or written. "
+            "Split it into several changes (one per file or per part of a file), or raise max_hunks "
+            "(Workspace(max_hunks=...)) if you really mean to apply it at once",
+            path=path,
+            size=count,
+            limit=limit,
+            unit="hunks",
+        )
 
 
 def _check_whole_change_applied(plans: Sequence[FilePlan]) -> None:

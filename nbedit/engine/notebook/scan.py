@@ -59,7 +59,15 @@ TYPE_CHECKING = False  # typing stays out of a run: it costs milliseconds (tests
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CellScan", "DuplicateCells", "JsonSyntaxError", "NotebookScan", "check_utf8", "scan_notebook"]
+__all__ = [
+    "CellScan",
+    "DuplicateCells",
+    "JsonSyntaxError",
+    "NotebookScan",
+    "TooManyCells",
+    "check_utf8",
+    "scan_notebook",
+]
 
 KEPT_CELL_KEYS = frozenset({"cell_type", "id", "source", "metadata", "execution_count"})
 
@@ -87,6 +95,15 @@ class JsonSyntaxError(ValueError):
 
 class DuplicateCells(JsonSyntaxError):
     """Valid JSON with two top-level ``cells`` arrays: which one is the notebook is a guess."""
+
+
+class TooManyCells(ValueError):
+    """The ``cells`` array has more than ``limit`` elements; the scan stopped there."""
+
+    def __init__(self, limit: int, position: int) -> None:
+        super().__init__(f"more than {limit} cells")
+        self.limit = limit
+        self.position = position
 
 
 @dataclass(slots=True)
@@ -134,9 +151,16 @@ def check_utf8(data: bytes, start: int) -> bool:
     return False
 
 
-def scan_notebook(data: bytes, start: int = 0, *, is_ascii: bool | None = None) -> NotebookScan:
-    """Scan ``data[start:]`` (see module docstring); ``JsonSyntaxError`` if it is not JSON."""
+def scan_notebook(
+    data: bytes, start: int = 0, *, is_ascii: bool | None = None, max_cells: int | None = None
+) -> NotebookScan:
+    """Scan ``data[start:]`` (see module docstring); ``JsonSyntaxError`` if it is not JSON.
+
+    ``TooManyCells`` as soon as a ``cells`` array has more than ``max_cells`` elements.
+    """
     scanner = _Scanner(data, data.isascii() if is_ascii is None else is_ascii)
+    if max_cells is not None:
+        scanner.max_cells = max_cells
     try:
         return scanner.document(start)
     except RecursionError:
@@ -159,6 +183,7 @@ class _Scanner:
         self.text = ""
         self.reader = _MemberReader(data, is_ascii)
         self.kinds: dict[tuple[Any, ...], dict[str, type]] = {}  # shared by cells alike (``cell``)
+        self.max_cells = -1  # no limit
 
     # -- the window ---------------------------------------------------------------------------
 
@@ -322,7 +347,10 @@ class _Scanner:
         if self.char(position) == "]":
             return position + 1
         scan_value, next_element, append = _scan_value, _NEXT_ELEMENT.match, cells.append
+        limit = self.max_cells
         while True:
+            if len(cells) == limit:
+                raise TooManyCells(limit, position)
             # ``value`` inline for the common case (a 100,000-cell notebook calls it 100,000 times):
             # the cell starts well inside the window and the C scanner ends it well inside too;
             # anything else (the window's edge, not JSON) goes through ``value``, which decides
