@@ -178,7 +178,11 @@ def _child(script: str, *arguments: str, timeout: float | None = None) -> dict[s
     """The child's figures; for a peer stopped after ``timeout`` s, ``{"stopped": timeout}``."""
     try:
         finished = subprocess.run(
-            [sys.executable, "-c", script, *arguments], capture_output=True, text=True, check=False, timeout=timeout
+            [sys.executable, "-c", script, *arguments],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=timeout,
         )
     except subprocess.TimeoutExpired:
         return {"stopped": float(timeout or 0)}
@@ -278,7 +282,8 @@ def _patch_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
         peer = _child(_WHATTHEPATCH, str(target), str(patch_path), timeout=PEER_TIMEOUT)
         peer_correct = "stopped" in peer or target.read_bytes().rstrip(b"\n") == after.rstrip(b"\n")
         size = len(patch.encode())
-        section = f"scale: patch of {hunks:,} hunks ({size / 1e6:.1f} MB) on {len(before) / 1e6:.1f} MB, {scale}"
+        megabytes = f"{size / 1e6:.1f} MB) on {len(before) / 1e6:.1f} MB"
+        section = f"scale: patch of {hunks:,} hunks ({megabytes}, {scale}"
         note = f"{load}; plan {ours['plan']:.2f} s" + ("" if correct else "; result WRONG") + _stopped(peer)
         if not peer_correct:
             note += "; whatthepatch result wrong"

@@ -20,7 +20,7 @@ structured facts a caller (a person, a widget, an LLM tool loop) needs to retry:
     │   └── NotAFile            a directory (or special file) where a file is needed
     ├── UnsupportedFile         the content cannot be edited as text
     │   ├── BinaryFile          NUL bytes or undecodable
-    │   ├── FileTooLarge        over a configured limit of bytes, cells or hunks (.size, .limit, .unit)
+    │   ├── FileTooLarge        over a limit of bytes, cells or hunks (.size, .limit, .unit)
     │   └── NotebookError       not a valid notebook, or the edit would make it invalid
     ├── StaleFile               the file changed since the plan was made
     ├── LiveConflict            an open tab has unsaved typing in the very cells/lines edited (.conflicts)
