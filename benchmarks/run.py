@@ -9,7 +9,8 @@ runs are comparable across machines; the peers (whatthepatch, patch-ng, git
 apply, GNU patch, difflib, nbformat, Aider's fuzzy search) run in the same
 process or on the same machine minutes apart, so a ratio means something even
 when absolute times do not. Sections: patch, fuzzy, drift, notebook, history,
-widget, encoding, agents, live, rewind. The exit status is 1 when any target fails.
+widget, encoding, agents, live, rewind, scale (1x/10x/100x; ``--big`` for 10x more).
+The exit status is 1 when any target fails.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ SECTIONS = (
     "agents",
     "live",
     "rewind",
+    "scale",
 )
 
 
@@ -72,9 +74,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--repeat", type=int, default=5, help="runs per in-process timing (best is reported)")
     parser.add_argument("--json", action="store_true", help="print rows as JSON instead of a table")
+    parser.add_argument(
+        "--big",
+        action="store_true",
+        help="scale section: 10x every size (a 1,000,000-cell notebook, 200,000 hunks)",
+    )
     args = parser.parse_args(argv)
 
     chosen = args.section or list(SECTIONS)
+    if args.big:
+        os.environ["NBEDIT_BENCH_BIG"] = "1"
     rows: list[Row] = []
     started = time.perf_counter()
     durations: dict[str, float] = {}

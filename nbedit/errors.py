@@ -20,7 +20,7 @@ structured facts a caller (a person, a widget, an LLM tool loop) needs to retry:
     │   └── NotAFile            a directory (or special file) where a file is needed
     ├── UnsupportedFile         the content cannot be edited as text
     │   ├── BinaryFile          NUL bytes or undecodable
-    │   ├── FileTooLarge        over the configured size limit
+    │   ├── FileTooLarge        over a limit of bytes, cells or hunks (.size, .limit, .unit)
     │   └── NotebookError       not a valid notebook, or the edit would make it invalid
     ├── StaleFile               the file changed since the plan was made
     ├── LiveConflict            an open tab has unsaved typing in the very cells/lines edited (.conflicts)
@@ -333,10 +333,15 @@ class BinaryFile(UnsupportedFile):
 
 
 class FileTooLarge(UnsupportedFile):
-    def __init__(self, message: str, *, path: str | None = None, size: int = 0, limit: int = 0) -> None:
+    """Over a configured limit: ``size`` and ``limit`` count ``unit`` (bytes, cells or hunks)."""
+
+    def __init__(
+        self, message: str, *, path: str | None = None, size: int = 0, limit: int = 0, unit: str = "bytes"
+    ) -> None:
         super().__init__(message, path=path)
         self.size = size
         self.limit = limit
+        self.unit = unit
 
 
 class NotebookError(UnsupportedFile):

@@ -35,7 +35,7 @@ from nbedit._dataclass import dataclass
 from nbedit.engine import formats
 from nbedit.engine.match import DEFAULT_THRESHOLD
 from nbedit.engine.models import CellSelector, Change, FileChange, FilePlan, Hunk, Plan, is_notebook_path
-from nbedit.engine.plan import PlanOptions, plan_change, text_diff
+from nbedit.engine.plan import DEFAULT_MAX_CELLS, DEFAULT_MAX_HUNKS, PlanOptions, plan_change, text_diff
 from nbedit.engine.text import canonical_encoding, decode, fingerprint
 from nbedit.errors import (
     FileTooLarge,
@@ -373,6 +373,8 @@ class Workspace:
         session: str | None = None,
         origin: str = "api",
         max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+        max_cells: int = DEFAULT_MAX_CELLS,
+        max_hunks: int = DEFAULT_MAX_HUNKS,
         running_notebook: str | None = None,
         keep_per_file: int | None = 1000,
         keep_bytes: int | None = None,
@@ -389,6 +391,8 @@ class Workspace:
             overwrite=overwrite,
             clear_outputs=clear_outputs,
             encoding=_valid_encoding(encoding),
+            max_cells=_valid_limit(max_cells, "max_cells"),
+            max_hunks=_valid_limit(max_hunks, "max_hunks"),
         )
         self.home = Path(home) if home is not None else default_home()
         self.session = session or os.environ.get("NBEDIT_SESSION") or f"process-{os.getpid()}"
@@ -427,6 +431,8 @@ class Workspace:
             overwrite=base.overwrite if overwrite is None else overwrite,
             clear_outputs=base.clear_outputs if clear_outputs is None else clear_outputs,
             encoding=base.encoding if encoding is None else _valid_encoding(encoding),
+            max_cells=base.max_cells,
+            max_hunks=base.max_hunks,
         )
 
     def plan_patch(
@@ -1143,6 +1149,13 @@ def _encodable(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def _valid_limit(limit: object, name: str) -> int:
+    """A cell or hunk limit: a positive whole number, else an ``OptionError``."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise OptionError(f"{name} must be a whole number of at least 1, not {limit!r}", option=name)
+    return limit
 
 
 def _valid_threshold(threshold: object) -> float:

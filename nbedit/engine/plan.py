@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from nbedit._dataclass import replace
+from nbedit._gc import paused
 from nbedit.engine.match import FileIndex, _exact_at_expected_line, locate
 from nbedit.engine.models import (
     Change,
@@ -28,13 +29,20 @@ from nbedit.engine.models import (
 )
 from nbedit.engine.source import FileSource  # moved; still importable from here
 from nbedit.engine.text import UTF8, Codec, canonical_encoding, decode, encode, fingerprint
-from nbedit.engine.text_edit import PlanOptions, TextEdit, splice  # moved; still importable from here
+from nbedit.engine.text_edit import (  # moved; still importable from here
+    DEFAULT_MAX_CELLS,
+    DEFAULT_MAX_HUNKS,
+    PlanOptions,
+    TextEdit,
+    splice,
+)
 from nbedit.engine.whole_diff import text_diff  # moved; still importable from here
 from nbedit.engine.written_paths import resolve_backslashes
 from nbedit.errors import (
     AmbiguousMatch,
     FileExists,
     FileMissing,
+    FileTooLarge,
     MatchError,
     NbeditError,
     NoMatch,
@@ -52,6 +60,8 @@ if TYPE_CHECKING:
     Item = TypeVar("Item")
 
 __all__ = [
+    "DEFAULT_MAX_CELLS",
+    "DEFAULT_MAX_HUNKS",
     "FileSource",
     "PlanOptions",
     "TextEdit",
@@ -355,6 +365,12 @@ def _check_overlaps(located: Sequence[LocatedHunk], path: str) -> None:
 
 def plan_change(change: Change, source: FileSource, options: PlanOptions, *, root: str = ".") -> Plan:
     """Plan every file of a change; a later change to the same path builds on the earlier one."""
+    with paused():  # a big notebook or patch becomes many objects: see nbedit._gc
+        return _plan_change(change, source, options, root)
+
+
+def _plan_change(change: Change, source: FileSource, options: PlanOptions, root: str) -> Plan:
+    _check_hunk_count(change, options.max_hunks)
     plans: list[FilePlan] = []
     positions: dict[str, int] = {}
     for file_change in change.files:
@@ -373,6 +389,21 @@ def plan_change(change: Change, source: FileSource, options: PlanOptions, *, roo
     _check_targets(plans, source, options)
     _check_whole_change_applied(plans)
     return Plan(tuple(plans), dialect=change.dialect, root=root)
+
+
+def _check_hunk_count(change: Change, limit: int) -> None:
+    count = sum(len(file_change.hunks) for file_change in change.files)
+    if count > limit:
+        path = change.files[0].path if len(change.files) == 1 else None
+        raise FileTooLarge(
+            f"the change has {count:,} hunks, over the {limit:,}-hunk limit; nothing was located or written. "
+            "Split it into several changes (one per file or per part of a file), or raise max_hunks "
+            "(Workspace(max_hunks=...)) if you really mean to apply it at once",
+            path=path,
+            size=count,
+            limit=limit,
+            unit="hunks",
+        )
 
 
 def _check_whole_change_applied(plans: Sequence[FilePlan]) -> None:

@@ -16,7 +16,13 @@ from nbedit._dataclass import dataclass
 from nbedit.engine.match import DEFAULT_THRESHOLD, MatchOptions
 from nbedit.engine.models import LocatedHunk
 
-__all__ = ["PlanOptions", "TextEdit", "splice"]
+__all__ = ["DEFAULT_MAX_CELLS", "DEFAULT_MAX_HUNKS", "PlanOptions", "TextEdit", "splice"]
+
+# Limits (issue 27): every cost is linear, but beyond these a plan takes longer than anyone
+# waits for an edit (about 10 s on a loaded 2-core machine), so it is refused at once, saying
+# how to go on. A notebook's cells are counted while it is scanned, a change's hunks once parsed.
+DEFAULT_MAX_CELLS = 1_000_000
+DEFAULT_MAX_HUNKS = 200_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +34,8 @@ class PlanOptions:
     overwrite: bool = False
     clear_outputs: bool = False
     encoding: str | None = None  # declared text encoding of the files; None: UTF-8, BOM or detected
+    max_cells: int = DEFAULT_MAX_CELLS  # a notebook with more cells is refused before it is planned
+    max_hunks: int = DEFAULT_MAX_HUNKS  # a change with more hunks is refused before any is located
 
     @property
     def match(self) -> MatchOptions:

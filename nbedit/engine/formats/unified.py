@@ -43,6 +43,7 @@ from itertools import compress, repeat
 from operator import add, eq, itemgetter, ne, not_
 
 from nbedit._dataclass import dataclass, field
+from nbedit._gc import paused
 from nbedit.engine.models import Change, FileChange, Hunk
 from nbedit.errors import PatchSyntaxError
 
@@ -119,7 +120,8 @@ def looks_like(text: str) -> bool:
 
 def parse(text: str, *, default_path: str | None = None) -> Change:
     """Parse a unified or git diff into a ``Change``; raise ``PatchSyntaxError`` if malformed."""
-    return _Parser(text, default_path).run()
+    with paused():  # 100,000 hunks are millions of objects: see nbedit._gc
+        return _Parser(text, default_path).run()
 
 
 def _content(line: str) -> str:

@@ -44,6 +44,7 @@ from nbedit.engine.notebook.scan import (
     CellScan,
     DuplicateCells,
     JsonSyntaxError,
+    TooManyCells,
     check_utf8,
     scan_notebook,
     scan_worksheets,
@@ -70,7 +71,7 @@ from nbedit.engine.notebook.write import (
     splice_cell,
     splice_cells,
 )
-from nbedit.errors import NotebookError
+from nbedit.errors import FileTooLarge, NotebookError
 
 TYPE_CHECKING = False  # typing stays out of a run: it costs milliseconds (tests/test_startup.py)
 if TYPE_CHECKING:
@@ -123,8 +124,11 @@ class NotebookDocument:
     legacy: LegacyCells | None = field(default=None, repr=False)  # nbformat 2 or 3 (``legacy``)
 
     @classmethod
-    def parse(cls, data: bytes, path: str) -> NotebookDocument:
-        """Read notebook bytes; ``NotebookError`` for anything that is not an nbformat 2, 3 or 4 notebook."""
+    def parse(cls, data: bytes, path: str, *, max_cells: int | None = None) -> NotebookDocument:
+        """Read notebook bytes; ``NotebookError`` for anything that is not an nbformat 2, 3 or 4 notebook.
+
+        ``FileTooLarge`` (``unit="cells"``) as soon as the scan passes ``max_cells`` cells.
+        """
         body_start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
         if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
             raise NotebookError(
@@ -140,7 +144,17 @@ class NotebookDocument:
                 path=path,
             ) from None
         try:
-            scanned = scan_notebook(data, body_start, is_ascii=is_ascii)
+            scanned = scan_notebook(data, body_start, is_ascii=is_ascii, max_cells=max_cells)
+        except TooManyCells as error:
+            raise FileTooLarge(
+                f"{path}: has more than {error.limit:,} cells, over the {error.limit:,}-cell limit; "
+                f"{_UNCHANGED} and it was not read further. Split the notebook into several, or raise "
+                "max_cells (Workspace(max_cells=...)) if you really mean to edit it as one",
+                path=path,
+                size=error.limit + 1,
+                limit=error.limit,
+                unit="cells",
+            ) from None
         except DuplicateCells:
             raise NotebookError(
                 f"{path}: has two top-level 'cells' arrays (Jupyter would silently use the last); "

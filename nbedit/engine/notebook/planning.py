@@ -90,7 +90,7 @@ def plan_notebook(
     calls this one: it is handed in, not imported, so the two modules form no circle).
     """
     digest = fingerprint_meanwhile(data)
-    document = NotebookDocument.parse(data, path)
+    document = NotebookDocument.parse(data, path, max_cells=options.max_cells)
     if dialect in CELL_DIALECTS:
         for number, hunk in enumerate(change.hunks):
             _check_cell_edit(hunk, number, len(change.hunks), path)

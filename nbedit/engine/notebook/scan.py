@@ -50,6 +50,7 @@ import json
 import json.scanner
 import re
 from collections.abc import Iterator
+from sys import intern as _intern
 
 from nbedit._dataclass import dataclass, field
 from nbedit.engine.notebook.layout import Layout, Member, ObjectLayout
@@ -63,6 +64,7 @@ __all__ = [
     "DuplicateCells",
     "JsonSyntaxError",
     "NotebookScan",
+    "TooManyCells",
     "check_utf8",
     "scan_notebook",
     "scan_worksheets",
@@ -94,6 +96,15 @@ class JsonSyntaxError(ValueError):
 
 class DuplicateCells(JsonSyntaxError):
     """Valid JSON with two top-level ``cells`` arrays: which one is the notebook is a guess."""
+
+
+class TooManyCells(ValueError):
+    """The ``cells`` array has more than ``limit`` elements; the scan stopped there."""
+
+    def __init__(self, limit: int, position: int) -> None:
+        super().__init__(f"more than {limit} cells")
+        self.limit = limit
+        self.position = position
 
 
 @dataclass(slots=True)
@@ -141,9 +152,16 @@ def check_utf8(data: bytes, start: int) -> bool:
     return False
 
 
-def scan_notebook(data: bytes, start: int = 0, *, is_ascii: bool | None = None) -> NotebookScan:
-    """Scan ``data[start:]`` (see module docstring); ``JsonSyntaxError`` if it is not JSON."""
+def scan_notebook(
+    data: bytes, start: int = 0, *, is_ascii: bool | None = None, max_cells: int | None = None
+) -> NotebookScan:
+    """Scan ``data[start:]`` (see module docstring); ``JsonSyntaxError`` if it is not JSON.
+
+    ``TooManyCells`` as soon as a ``cells`` array has more than ``max_cells`` elements.
+    """
     scanner = _Scanner(data, data.isascii() if is_ascii is None else is_ascii)
+    if max_cells is not None:
+        scanner.max_cells = max_cells
     try:
         return scanner.document(start)
     except RecursionError:
@@ -186,6 +204,8 @@ class _Scanner:
         self.base = 0
         self.text = ""
         self.reader = _MemberReader(data, is_ascii)
+        self.kinds: dict[tuple[Any, ...], dict[str, type]] = {}  # shared by cells alike (``cell``)
+        self.max_cells = -1  # no limit
 
     # -- the window ---------------------------------------------------------------------------
 
@@ -348,15 +368,32 @@ class _Scanner:
         position = self.skip(start + 1)
         if self.char(position) == "]":
             return position + 1
+        scan_value, next_element, append = _scan_value, _NEXT_ELEMENT.match, cells.append
+        limit = self.max_cells
         while True:
-            value, end = self.value(position)
+            if len(cells) == limit:
+                raise TooManyCells(limit, position)
+            # ``value`` inline for the common case (a 100,000-cell notebook calls it 100,000 times):
+            # the cell starts well inside the window and the C scanner ends it well inside too;
+            # anything else (the window's edge, not JSON) goes through ``value``, which decides
+            text = self.text
+            local = position - self.base
+            try:
+                if local < 0 or (local + _MARGIN > len(text) and not self.complete()):
+                    raise StopIteration
+                value, end = scan_value(text, local)
+                if end + _LOOKAHEAD > len(text) and not self.complete():
+                    raise StopIteration
+                end += self.base
+            except (StopIteration, ValueError):  # JSONDecodeError is a ValueError
+                value, end = self.value(position)
             if type(value) is dict:
-                cells.append(self.cell(value, position, end))
+                append(self.cell(value, position, end))
             else:
-                cells.append(CellScan(None))
+                append(CellScan(None))
             # the common case in one match: the comma and the whitespace before the next cell
             local = self.local(end)
-            found = _NEXT_ELEMENT.match(self.text, local)
+            found = next_element(self.text, local)
             if found is not None and found.end() < len(self.text):
                 if found[1] == "]":
                     return self.base + found.end(1)
@@ -396,10 +433,20 @@ class _Scanner:
     def cell(self, value: dict[str, Any], start: int, end: int) -> CellScan:
         if not self.ascii and not _plain(value):
             value = json.loads(str(self.view[start:end], "utf-8"))
+        # Memory per cell is what limits a notebook of 10^5 or 10^6 cells (issue 27): the C scanner
+        # makes every key a fresh string in every cell, so the kept values are keyed by the shared
+        # constants, the cell type is interned, and cells with the same members of the same types
+        # (nearly all of them) share one read-only ``kinds`` dict.
+        signature = (*value, *map(type, value.values()))
+        kinds = self.kinds.get(signature)
+        if kinds is None:
+            kinds = self.kinds[signature] = dict(zip(value, map(type, value.values()), strict=False))
         kept = {key: value[key] for key in KEPT_CELL_KEYS if key in value}
+        cell_type = kept.get("cell_type")
+        if type(cell_type) is str:
+            kept["cell_type"] = _intern(cell_type)
         if value.get("outputs") == []:
             kept["outputs"] = []
-        kinds = {key: type(member) for key, member in value.items()}
         return CellScan(ObjectLayout(start, end, None, self.reader), kept, kinds)
 
     def expect_end(self, end: int) -> None:

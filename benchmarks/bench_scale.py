@@ -1,0 +1,346 @@
+"""Section: scale. The same work at 1x, 10x and 100x, so the growth shows, peers in the same run.
+
+Two rows of sizes (issue 27):
+
+* a notebook of many small cells, one cell edited: 1,000 / 10,000 / 100,000 cells
+  (``--big``: 10,000 / 100,000 / 1,000,000); peer ``nbformat.read`` + ``nbformat.write``;
+* a unified diff of one-line hunks spread over a file, 20 lines apart: 1,000 / 10,000 /
+  100,000 hunks (``--big``: 2,000 / 20,000 / 200,000, the hunk limit); peer whatthepatch
+  (``parse_patch`` + ``apply_diff`` + writing the file).
+
+Every figure is measured as users run nbedit: history on, in a home that already exists
+(a seed file was edited there first, in another process), the target file new to the
+history (cold); then the same file edited again in the same process (warm). Each size
+runs in a fresh process, so its peak memory is its own: the growth of ``VmHWM`` over the
+process right after its imports, as a multiple of the input (the notebook file, or the
+patch). The machine's load average is recorded with every row: on a shared machine only
+the ratio to the peer, measured minutes apart in the same run, means much.
+
+    python -m benchmarks.bench_scale [--big] [--json]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from benchmarks.timing import Row
+
+__all__ = ["run"]
+
+NOTEBOOK_CELLS = (1_000, 10_000, 100_000)
+NOTEBOOK_CELLS_BIG = (10_000, 100_000, 1_000_000)
+PATCH_HUNKS = (1_000, 10_000, 100_000)
+PATCH_HUNKS_BIG = (2_000, 20_000, 200_000)
+LINES_PER_HUNK = 20
+PEER_TIMEOUT = 20.0  # s: whatthepatch is quadratic in hunks (220 s at 100,000), nbformat takes 40 s
+
+_PEAK = r"""
+import json, os, resource, sys, time
+def peak_kib():
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+"""
+
+_NBEDIT_NOTEBOOK = (
+    _PEAK
+    + r"""
+root, name, home, old, new = sys.argv[1:6]
+from nbedit.workspace import Workspace
+import nbedit.engine.notebook, nbedit.storage.history  # imports are not the work
+baseline = peak_kib()
+start = time.perf_counter()
+workspace = Workspace(root, history=True, home=home)
+plan = workspace.plan_edit(name, old, new)
+planned = time.perf_counter() - start
+workspace.apply(plan)
+cold = time.perf_counter() - start
+grown = peak_kib() - baseline
+start = time.perf_counter()
+workspace.apply(workspace.plan_edit(name, new, old))
+warm = time.perf_counter() - start
+print(json.dumps({"plan": planned, "cold": cold, "warm": warm, "grown_kib": grown}))
+"""
+)
+
+_NBFORMAT = (
+    _PEAK
+    + r"""
+path = sys.argv[1]
+import nbformat
+baseline = peak_kib()
+start = time.perf_counter()
+notebook = nbformat.read(path, as_version=4)
+nbformat.write(notebook, path)
+seconds = time.perf_counter() - start
+print(json.dumps({"cold": seconds, "grown_kib": peak_kib() - baseline}))
+"""
+)
+
+_NBEDIT_PATCH = (
+    _PEAK
+    + r"""
+root, name, home, patch_path, before_path = sys.argv[1:6]
+from nbedit.workspace import Workspace
+import nbedit.engine.formats.unified, nbedit.storage.history  # imports are not the work
+with open(before_path, "rb") as handle:
+    before = handle.read()
+baseline = peak_kib()
+start = time.perf_counter()
+with open(patch_path, encoding="utf-8") as handle:
+    patch = handle.read()
+workspace = Workspace(root, history=True, home=home)
+plan = workspace.plan_patch(patch)
+planned = time.perf_counter() - start
+workspace.apply(plan)
+cold = time.perf_counter() - start
+grown = peak_kib() - baseline
+with open(os.path.join(root, name), "wb") as handle:  # back to the start: the history knows it now
+    handle.write(before)
+start = time.perf_counter()
+workspace.apply(workspace.plan_patch(patch))
+warm = time.perf_counter() - start
+print(json.dumps({"plan": planned, "cold": cold, "warm": warm, "grown_kib": grown}))
+"""
+)
+
+_WHATTHEPATCH = (
+    _PEAK
+    + r"""
+path, patch_path = sys.argv[1:3]
+import whatthepatch
+baseline = peak_kib()
+start = time.perf_counter()
+with open(patch_path, encoding="utf-8") as handle:
+    patch = handle.read()
+with open(path, encoding="utf-8") as handle:
+    text = handle.read()
+diff = next(iter(whatthepatch.parse_patch(patch)))
+lines = whatthepatch.apply_diff(diff, text.split("\n"))
+with open(path, "w", encoding="utf-8") as handle:
+    handle.write("\n".join(lines))
+seconds = time.perf_counter() - start
+print(json.dumps({"cold": seconds, "grown_kib": peak_kib() - baseline}))
+"""
+)
+
+
+def small_cells_notebook(cells: int) -> bytes:
+    """``cells`` small code cells (about 300 bytes each, one printed line of output), nbformat's layout."""
+    parts = []
+    for index in range(cells):
+        parts.append(
+            {
+                "cell_type": "code",
+                "execution_count": index + 1,
+                "id": f"c{index:07d}",
+                "metadata": {},
+                "outputs": [{"name": "stdout", "output_type": "stream", "text": [f"value {index}\n"]}],
+                "source": [f"x_{index} = {index}\n", f"print(x_{index})"],
+            }
+        )
+    notebook = {
+        "cells": parts,
+        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    return (json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def spread_patch(name: str, hunks: int) -> tuple[bytes, bytes, str]:
+    """(before, after, patch): one changed line every ``LINES_PER_HUNK`` lines, three lines of context."""
+    lines = [f"value_{number} = compute({number}, scale=2)\n" for number in range(hunks * LINES_PER_HUNK)]
+    after = list(lines)
+    parts = [f"diff --git a/{name} b/{name}\n--- a/{name}\n+++ b/{name}\n"]
+    for hunk in range(hunks):
+        changed = hunk * LINES_PER_HUNK + LINES_PER_HUNK // 2
+        after[changed] = f"value_{changed} = compute({changed}, scale=3)\n"
+        first = changed - 3
+        parts.append(f"@@ -{first + 1},7 +{first + 1},7 @@\n")
+        parts.extend(" " + line for line in lines[first:changed])
+        parts.append("-" + lines[changed])
+        parts.append("+" + after[changed])
+        parts.extend(" " + line for line in lines[changed + 1 : changed + 4])
+    return "".join(lines).encode(), "".join(after).encode(), "".join(parts)
+
+
+def _child(script: str, *arguments: str, timeout: float | None = None) -> dict[str, float]:
+    """The child's figures; for a peer stopped after ``timeout`` s, ``{"stopped": timeout}``."""
+    try:
+        finished = subprocess.run(
+            [sys.executable, "-c", script, *arguments],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return {"stopped": float(timeout or 0)}
+    if finished.returncode != 0:
+        raise RuntimeError(f"benchmark child failed:\n{finished.stderr[-3000:]}")
+    return json.loads(finished.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def _stopped(peer: dict[str, float]) -> str:
+    return f"; peer stopped after {peer['stopped']:.0f} s (so slower than that)" if "stopped" in peer else ""
+
+
+def _load() -> str:
+    return "load %.1f" % os.getloadavg()[0] if hasattr(os, "getloadavg") else ""
+
+
+def _seed_home(scratch: Path) -> str:
+    """A home that exists, with a history in it: the rows edit files new to it."""
+    home = scratch / "home"
+    seed = scratch / "seed"
+    seed.mkdir()
+    (seed / "seed.txt").write_text("a\n")
+    script = (
+        "import sys\nfrom nbedit.workspace import Workspace\n"
+        "w = Workspace(sys.argv[1], history=True, home=sys.argv[2])\n"
+        "w.apply(w.plan_edit('seed.txt', 'a', 'b'))\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(seed), str(home)], check=True)
+    return str(home)
+
+
+def _notebook_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
+    rows: list[Row] = []
+    work = scratch / "notebooks"
+    work.mkdir()
+    for scale, cells in zip(("1x", "10x", "100x"), sizes):
+        data = small_cells_notebook(cells)
+        name = f"cells-{cells}.ipynb"
+        path = work / name
+        path.write_bytes(data)
+        edited = cells // 2
+        old, new = f"x_{edited} = {edited}\n", f"x_{edited} = {edited} + 1\n"
+        load = _load()
+        ours = _child(_NBEDIT_NOTEBOOK, str(work), name, home, old, new)
+        correct = path.read_bytes() == data
+        path.write_bytes(data)
+        peer = _child(_NBFORMAT, str(path), timeout=PEER_TIMEOUT)
+        section = f"scale: notebook of {cells:,} small cells ({len(data) / 1e6:.1f} MB), {scale}"
+        note = f"{load}; plan {ours['plan']:.2f} s" + ("" if correct else "; result WRONG") + _stopped(peer)
+        target = "< 1 s per 100,000 cells, linear"
+        rows.append(
+            Row(
+                section,
+                "one cell edit, history on, existing home, file new (cold)",
+                ours["cold"],
+                "s",
+                "nbformat read+write",
+                peer.get("cold"),
+                target,
+                ours["plan"] <= max(1.0, cells / 100_000) and correct,
+                note,
+            )
+        )
+        rows.append(Row(section, "the same edit again, warm", ours["warm"], "s", note=_load()))
+        rows.append(
+            Row(
+                section,
+                "peak memory growth, x the file",
+                ours["grown_kib"] * 1024 / len(data),
+                "x file",
+                "nbformat read+write",
+                peer["grown_kib"] * 1024 / len(data) if "grown_kib" in peer else None,
+                "< 4x the file",
+                ours["grown_kib"] * 1024 < 4 * len(data),
+            )
+        )
+    return rows
+
+
+def _patch_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
+    rows: list[Row] = []
+    work = scratch / "patches"
+    work.mkdir()
+    for scale, hunks in zip(("1x", "10x", "100x"), sizes):
+        name = f"spread-{hunks}.py"
+        before, after, patch = spread_patch(name, hunks)
+        patch_path = scratch / f"{name}.diff"
+        patch_path.write_text(patch, encoding="utf-8")
+        before_path = scratch / f"{name}.before"
+        before_path.write_bytes(before)
+        target = work / name
+        target.write_bytes(before)
+        load = _load()
+        ours = _child(_NBEDIT_PATCH, str(work), name, home, str(patch_path), str(before_path))
+        correct = target.read_bytes() == after
+        target.write_bytes(before)
+        peer = _child(_WHATTHEPATCH, str(target), str(patch_path), timeout=PEER_TIMEOUT)
+        peer_correct = "stopped" in peer or target.read_bytes().rstrip(b"\n") == after.rstrip(b"\n")
+        size = len(patch.encode())
+        megabytes = f"{size / 1e6:.1f} MB) on {len(before) / 1e6:.1f} MB"
+        section = f"scale: patch of {hunks:,} hunks ({megabytes}, {scale}"
+        note = f"{load}; plan {ours['plan']:.2f} s" + ("" if correct else "; result WRONG") + _stopped(peer)
+        if not peer_correct:
+            note += "; whatthepatch result wrong"
+        rows.append(
+            Row(
+                section,
+                "parse+plan+apply, history on, existing home, file new (cold)",
+                ours["cold"],
+                "s",
+                "whatthepatch",
+                peer.get("cold"),
+                ">= 2x whatthepatch",
+                ours["cold"] * 2 <= peer.get("cold", peer.get("stopped", 0)) and correct,
+                note,
+            )
+        )
+        rows.append(Row(section, "the same patch again, warm", ours["warm"], "s", note=_load()))
+        rows.append(
+            Row(
+                section,
+                "peak memory growth, x the patch",
+                ours["grown_kib"] * 1024 / size,
+                "x patch",
+                "whatthepatch",
+                peer["grown_kib"] * 1024 / size if "grown_kib" in peer else None,
+                "< 3x the patch",
+                ours["grown_kib"] * 1024 < 3 * size,
+            )
+        )
+    return rows
+
+
+def run(scratch: Path, repeat: int = 5, *, big: bool | None = None) -> list[Row]:
+    """The scaling rows; ``big`` (default: ``NBEDIT_BENCH_BIG=1``) runs the biggest sizes."""
+    del repeat  # one run per size: each is a fresh process, and 100x runs for seconds
+    if big is None:
+        big = os.environ.get("NBEDIT_BENCH_BIG") == "1"
+    home = _seed_home(scratch)
+    rows = _notebook_rows(scratch, home, NOTEBOOK_CELLS_BIG if big else NOTEBOOK_CELLS)
+    rows += _patch_rows(scratch, home, PATCH_HUNKS_BIG if big else PATCH_HUNKS)
+    return rows
+
+
+if __name__ == "__main__":
+    import argparse
+    import tempfile
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from benchmarks.timing import format_table
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_scale")
+    parser.add_argument("--big", action="store_true", help="10x every size (a 1,000,000-cell notebook)")
+    parser.add_argument("--json", action="store_true")
+    arguments = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="nbedit-scale-") as folder:
+        result = run(Path(folder), big=arguments.big)
+    if arguments.json:
+        print(json.dumps([row.as_json() for row in result], indent=2))
+    else:
+        print(format_table(result))
