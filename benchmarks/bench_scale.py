@@ -196,7 +196,7 @@ def _stopped(peer: dict[str, float]) -> str:
 
 
 def _load() -> str:
-    return "load %.1f" % os.getloadavg()[0] if hasattr(os, "getloadavg") else ""
+    return f"load {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
 
 
 def _seed_home(scratch: Path) -> str:
@@ -218,7 +218,7 @@ def _notebook_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row
     rows: list[Row] = []
     work = scratch / "notebooks"
     work.mkdir()
-    for scale, cells in zip(("1x", "10x", "100x"), sizes):
+    for scale, cells in zip(("1x", "10x", "100x"), sizes, strict=False):
         data = small_cells_notebook(cells)
         name = f"cells-{cells}.ipynb"
         path = work / name
@@ -266,7 +266,7 @@ def _patch_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
     rows: list[Row] = []
     work = scratch / "patches"
     work.mkdir()
-    for scale, hunks in zip(("1x", "10x", "100x"), sizes):
+    for scale, hunks in zip(("1x", "10x", "100x"), sizes, strict=False):
         name = f"spread-{hunks}.py"
         before, after, patch = spread_patch(name, hunks)
         patch_path = scratch / f"{name}.diff"

@@ -40,7 +40,8 @@ VALUE_MODULES = frozenset(
         "nbedit.live.protocol",
     }
 )
-VALUE_HELPERS = frozenset({"nbedit._dataclass", "nbedit._conveniences", "nbedit._hashing"})
+# helpers every layer may use: no I/O, no front end (_gc pauses the collector while big inputs are built)
+VALUE_HELPERS = frozenset({"nbedit._dataclass", "nbedit._conveniences", "nbedit._hashing", "nbedit._gc"})
 
 # The engine is pure: text in, text out. Besides itself it may use only the values and helpers
 # every layer shares.
