@@ -342,7 +342,7 @@ def locate(
                 hunk,
                 item[0],
                 item[1],
-                None if options.exact else _rejection_reason(index, hunk, item, floor),
+                None if options.exact else _rejection_reason(index, hunk, item, floor, near_line is None),
             )
             for item in candidates[:3]
         ],
@@ -368,7 +368,7 @@ def _runner_up(
     for hit, score, _ in candidates:
         if _overlaps(hit, winner):
             continue
-        carried = _replacement(index, hunk, hit, Tier.FUZZY)
+        carried = _replacement(index, hunk, hit, Tier.FUZZY, strict_context=hunk.start_line is None)
         why = carried.reason if not isinstance(carried, str) else "lower score"
         return f"{score:.2f} at {_span(hit)} ({why})"
     return "no other candidate"
@@ -1035,7 +1035,7 @@ def _fuzzy_winner(
     def carried(item: _Scored) -> str | Refusal:
         key = item[0].first_line
         if key not in replacements:
-            replacements[key] = _replacement(index, hunk, item[0], Tier.FUZZY)
+            replacements[key] = _replacement(index, hunk, item[0], Tier.FUZZY, strict_context=near_line is None)
         return replacements[key]
 
     short = _non_blank(hunk) < FUZZY_SHORT_LINES
@@ -1049,6 +1049,13 @@ def _fuzzy_winner(
     if not passing:
         return None
     best = passing[0]
+    for item in candidates:
+        if item is best or item[1] < floor:
+            break
+        refused = carried(item)
+        if not isinstance(refused, str) and refused.kind == "conflict":
+            # the closest place contradicts the change: a lower place is not where it was meant
+            return None
     rivals = [
         item for item in passing[1:] if not _overlaps(item[0], best[0]) and item[1] > best[1] - FUZZY_MARGIN
     ]
@@ -1082,9 +1089,11 @@ def _overlaps(a: _Hit, b: _Hit) -> bool:
     return a.first_line < b.first_line + b.line_count and b.first_line < a.first_line + a.line_count
 
 
-def _rejection_reason(index: FileIndex, hunk: Hunk, item: _Scored, floor: float) -> str:
+def _rejection_reason(
+    index: FileIndex, hunk: Hunk, item: _Scored, floor: float, strict_context: bool = False
+) -> str:
     """Why a near miss was not taken, in words (the real reason, not just a score)."""
-    refusal = _replacement(index, hunk, item[0], Tier.FUZZY)
+    refusal = _replacement(index, hunk, item[0], Tier.FUZZY, strict_context=strict_context)
     if not isinstance(refusal, str):
         return refusal.reason
     if item[1] < floor:
@@ -1149,8 +1158,13 @@ def _build(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier, score: float, ne
     )
 
 
-def _replacement(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier) -> str | Refusal:
-    """What goes in place of the hit: the exact change, carried by ``transport``."""
+def _replacement(
+    index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier, strict_context: bool = False
+) -> str | Refusal:
+    """What goes in place of the hit: the exact change, carried by ``transport``.
+
+    ``strict_context``: the lines old and new share must be the file's up to layout (the
+    fuzzy tier without a line number: see ``transport``)."""
     text = index.text
     matched = text[hit.start : hit.end]
     newline = _span_newline(index, hit)
@@ -1168,7 +1182,9 @@ def _replacement(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier) -> str | R
             region.append("")  # the region ends on an empty last line
         if len(region) != len(split_change_lines(hunk.old)[0]):
             return Refusal("the located lines do not line up with the old text's lines")
-        carried = transport(hunk.old, hunk.new, region, newline=newline, first_partial=first_partial)
+        carried = transport(
+            hunk.old, hunk.new, region, newline=newline, first_partial=first_partial, strict_context=strict_context
+        )
         if isinstance(carried, Refusal):
             return carried
         replacement = carried

@@ -22,7 +22,17 @@ what old -> new says.
    exactly the file's line: it was not meant to change, and the result holds
    the file's line either way. Anything else is refused: "similar enough" is not
    "there".
-4. When the offset cannot be applied (the file's indentation relates to the
+4. With ``strict_context`` (the fuzzy tier placing a hunk that has no line
+   number), a line old and new *both* carry must be the file's line up to
+   layout: whitespace, quote style, a trailing comma or semicolon. Any other
+   difference (a name, a keyword argument, a number, a blank line where the
+   file has text) means the reply believes the file says something it does
+   not: copying the file's line would silently drop that part of the change
+   (real replies: ``commonpath`` where the file has ``commonprefix``,
+   ``input=`` where it has ``stdin=``), so it is a conflict, refused naming
+   the line. Likewise a ``def``/``class`` line is never "mis-copied" when its
+   name differs: a different name is another function, not a typo.
+5. When the offset cannot be applied (the file's indentation relates to the
    old text's in different ways on different lines, or a new line is shallower
    than the prefix to remove), the change is refused rather than guessed.
 
@@ -35,6 +45,7 @@ line takes no indentation offset.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 
 from nbedit._dataclass import dataclass
@@ -46,7 +57,9 @@ __all__ = [
     "Offset",
     "Refusal",
     "indentation_offset",
+    "names",
     "normalised_line",
+    "same_up_to_layout",
     "split_change_lines",
     "transport",
     "uniform_offset",
@@ -219,6 +232,7 @@ def transport(
     newline: str,
     first_partial: bool = False,
     offset: Offset | None = None,
+    strict_context: bool = False,
 ) -> str | Refusal:
     """The text to write in place of ``file_lines`` so the file holds the change old -> new.
 
@@ -227,7 +241,8 @@ def transport(
     mid-line). ``newline`` is the ending for lines that have no file line to
     take one from. ``first_partial``: the region starts mid-line, so its first
     line takes no indentation offset. ``offset`` overrides the offset found
-    from the lines (the indentation tier already knows it).
+    from the lines (the indentation tier already knows it). ``strict_context``:
+    a line old and new share must be the file's up to layout (rule 4 above).
     """
     old_lines, _ = split_change_lines(old)
     new_lines, new_final = split_change_lines(new)
@@ -246,6 +261,17 @@ def transport(
     pieces: list[str] = []
     for tag, old_first, old_last, new_first, new_last in align(old_lines, new_lines):
         if tag == "equal":
+            if strict_context:
+                for number in range(old_first, old_last):
+                    if not same_up_to_layout(old_lines[number], file_bodies[number]):
+                        return Refusal(
+                            f"the old text's line {number + 1} ({old_lines[number].strip()[:60]!r}) is kept by the "
+                            f"change, but the file has {file_bodies[number].strip()[:60]!r} there: the change "
+                            "expects a line the file does not have (copy that line from the file, or make the "
+                            "change it implies explicit)",
+                            line=number,
+                            kind="conflict",
+                        )
             pieces.extend(file_lines[old_first:old_last])
             continue
         block: list[str] = []
@@ -320,9 +346,39 @@ def _miscopied(old_line: str, file_line: str, block: list[str]) -> bool:
     """
     if not file_line.strip(_BLANKS) or file_line not in block or max(len(old_line), len(file_line)) > 1_000:
         return False
+    if _defines(old_line) or _defines(file_line):
+        if names(old_line) != names(file_line):
+            return False  # another function or class, not a slip of the pen
     from rapidfuzz import fuzz
 
     return fuzz.ratio(normalised_line(old_line), normalised_line(file_line)) >= MISCOPY_SIMILARITY * 100
+
+
+_NAME = re.compile(r"[^\W\d]\w*")
+_WORD_GAP = re.compile(r"(?<=\w)\s+(?=\w)")  # a gap between two words stays a gap
+_LAYOUT = re.compile(r"\s+")
+
+
+def names(line: str) -> list[str]:
+    """The identifiers and keywords of a line, in order (keyword arguments included)."""
+    return _NAME.findall(line)
+
+
+def _defines(line: str) -> bool:
+    body = line.lstrip(_BLANKS)
+    return body.startswith(("def ", "async def ", "class "))
+
+
+def same_up_to_layout(first: str, second: str) -> bool:
+    """Equal up to whitespace, quote style, Unicode punctuation and a trailing comma or semicolon."""
+    if first == second:
+        return True
+    return _layout_key(first) == _layout_key(second)
+
+
+def _layout_key(line: str) -> str:
+    spaced = _WORD_GAP.sub("\x00", line.translate(UNICODE_TABLE))
+    return _LAYOUT.sub("", spaced).replace("'", '"').rstrip(",;")
 
 
 def _shared_ends(first: Sequence[str], second: Sequence[str]) -> tuple[int, int]:
