@@ -21,13 +21,7 @@ SAMPLE = stratified_sample(CASES)
 # cases nbedit still gets wrong: each is an xfail that fails the test once it is right (take it out then); the set never grows
 KNOWN_WRONG: frozenset[str] = frozenset(
     {
-        "aider-repo:7d1d2d14a6:t1",
-        "aider-repo:7d1d2d14a6:t1:old_new",
-        "aider-repo:ac92ccac5c:t3",
-        "aider-repo:cd2800180f:t1",
         "aider-repo:d02506db16:t3",
-        "aider-repo:fa2f76c107:t1",
-        "aider-repo:fa2f76c107:t1:old_new",
     }
 )
 
