@@ -1183,7 +1183,13 @@ def _replacement(
         if len(region) != len(split_change_lines(hunk.old)[0]):
             return Refusal("the located lines do not line up with the old text's lines")
         carried = transport(
-            hunk.old, hunk.new, region, newline=newline, first_partial=first_partial, strict_context=strict_context
+            hunk.old,
+            hunk.new,
+            region,
+            newline=newline,
+            first_partial=first_partial,
+            strict_context=strict_context,
+            file_text=text,
         )
         if isinstance(carried, Refusal):
             return carried

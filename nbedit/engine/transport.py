@@ -13,7 +13,10 @@ what old -> new says.
    indentation offset (the uniform prefix the file adds to, or lacks from, the
    old text) and the file's line endings. Within a rewritten line, characters
    the edit left alone keep the file's spelling where the file differs from the
-   old text only by Unicode punctuation (a curly quote stays curly); every
+   old text only by Unicode punctuation (a curly quote stays curly). A curly
+   quote, dash or odd space the old text wrote where the file has a plain one
+   (a reply curled by a chat interface) is written in the new text as the file
+   spells it too (``punctuation_map``): the same reply curled both. Every other
    character the edit changes is the new text's.
 3. Every line the change removes or rewrites must be in the file, equal to the
    old line up to the lenient tiers' normalisations (line endings, trailing
@@ -59,6 +62,7 @@ __all__ = [
     "indentation_offset",
     "names",
     "normalised_line",
+    "punctuation_map",
     "same_up_to_layout",
     "split_change_lines",
     "transport",
@@ -233,6 +237,7 @@ def transport(
     first_partial: bool = False,
     offset: Offset | None = None,
     strict_context: bool = False,
+    file_text: str | None = None,
 ) -> str | Refusal:
     """The text to write in place of ``file_lines`` so the file holds the change old -> new.
 
@@ -243,6 +248,7 @@ def transport(
     line takes no indentation offset. ``offset`` overrides the offset found
     from the lines (the indentation tier already knows it). ``strict_context``:
     a line old and new share must be the file's up to layout (rule 4 above).
+    ``file_text``: the whole file, to tell which curly characters it never uses.
     """
     old_lines, _ = split_change_lines(old)
     new_lines, new_final = split_change_lines(new)
@@ -257,6 +263,13 @@ def transport(
 
     def moved(line: str, first: bool) -> str | None:
         return line if first and first_partial else found.apply(line)
+
+    spelling = punctuation_map(old_lines, file_bodies)
+    if spelling and file_text is not None:
+        # the reply was curled: so was the rest of its new text, where the file never uses the character
+        for char in {char for char in new if ord(char) in UNICODE_TABLE and ord(char) not in spelling}:
+            if char not in file_text and char not in old and _plain_absent(char, old):
+                spelling[ord(char)] = char.translate(UNICODE_TABLE)
 
     pieces: list[str] = []
     for tag, old_first, old_last, new_first, new_last in align(old_lines, new_lines):
@@ -283,7 +296,7 @@ def transport(
                     f"{_describe_indent(found.removed)} the file lacks compared with the old text",
                     kind="indentation",
                 )
-            block.append(line)
+            block.append(line.translate(spelling) if spelling else line)
         for number in range(old_first, old_last):
             old_moved = moved(old_lines[number], number == 0)
             file_body = file_bodies[number]
@@ -379,6 +392,46 @@ def same_up_to_layout(first: str, second: str) -> bool:
 def _layout_key(line: str) -> str:
     spaced = _WORD_GAP.sub("\x00", line.translate(UNICODE_TABLE))
     return _LAYOUT.sub("", spaced).replace("'", '"').rstrip(",;")
+
+
+def punctuation_map(old_lines: Sequence[str], file_lines: Sequence[str]) -> dict[int, str]:
+    """The spelling the old text needed: each curly quote, dash or odd space it wrote where the
+    file has another character of the same class (``“`` for ``"``), as a ``str.translate`` table.
+
+    A reply whose quotes were curled (chat interfaces do it) curls its new text too; those
+    characters are artifacts of the same reply and are written as the file spells them. A
+    character the old text also wrote where the file has it the same, or mapped two ways,
+    is left as written (the file really uses it).
+    """
+    seen: dict[str, str] = {}
+    kept: set[str] = set()
+    for old_line, file_line in zip(old_lines, file_lines, strict=False):
+        old_body, file_body = old_line.strip(_BLANKS), file_line.strip(_BLANKS)
+        if len(old_body) != len(file_body) or old_body == file_body:
+            if old_body == file_body:
+                kept.update(char for char in old_body if ord(char) in UNICODE_TABLE)
+            continue
+        for old_char, file_char in zip(old_body, file_body, strict=True):
+            if ord(old_char) not in UNICODE_TABLE:
+                continue
+            if old_char == file_char:
+                kept.add(old_char)
+            elif old_char.translate(UNICODE_TABLE) == file_char.translate(UNICODE_TABLE):
+                if seen.setdefault(old_char, file_char) != file_char:
+                    kept.add(old_char)
+    old_text = "\n".join(old_lines)
+    return {
+        ord(char): file_char
+        for char, file_char in seen.items()
+        if char not in kept and _plain_absent(char, old_text)
+    }
+
+
+def _plain_absent(char: str, old: str) -> bool:
+    """The old text never writes ``char``'s plain counterpart (a curled reply curls every one);
+    a space-like character is plain text's own artifact, never a choice."""
+    plain = char.translate(UNICODE_TABLE)
+    return plain == " " or plain not in old
 
 
 def _shared_ends(first: Sequence[str], second: Sequence[str]) -> tuple[int, int]:
