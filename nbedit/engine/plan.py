@@ -37,6 +37,7 @@ from nbedit.errors import (
     NotebookError,
     OverlappingHunks,
     PartlyApplied,
+    UnsafeChange,
     option,
 )
 
@@ -102,6 +103,11 @@ class TextEdit:
     hunks: tuple[LocatedHunk, ...]
     already_applied: bool
     notes: tuple[str, ...]
+    lenient: bool = False  # some hunk was placed by a tier other than the exact one
+
+    @property
+    def placed_leniently(self) -> bool:
+        return self.lenient or any(item.match.tier is not Tier.EXACT for item in self.hunks)
 
 
 def edit_text(
@@ -342,7 +348,7 @@ def _edit_in_order(
         "its blocks build on each other, so they were applied in order and are shown as one change "
         f"(match tiers: {', '.join(tiers)})"
     )
-    return TextEdit(current, (), False, (note,))
+    return TextEdit(current, (), False, (note,), lenient=any(tier != Tier.EXACT.value for tier in tiers))
 
 
 def splice(text: str, located: Sequence[LocatedHunk]) -> str:
@@ -490,6 +496,9 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
     finally:
         before_fingerprint = digest() if digest is not None else None  # joined on every path
     if edit is not None:
+        guard_notes = _syntax_guard(path, text, edit)
+        if guard_notes:
+            edit = replace(edit, notes=(*edit.notes, *guard_notes))
         after_bytes = data if edit.after == text else encode(edit.after, codec, change.path)
         return _file_plan(
             change, source, data, text, codec, edit.after, after_bytes, edit, before_fingerprint
@@ -501,6 +510,38 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
     after = decoded_when_read(after_bytes)
     after_bytes = data if after_bytes == data else after_bytes
     return _file_plan(change, source, data, text, codec, after, after_bytes, located, before_fingerprint)
+
+
+GUARD_SUFFIXES = (".py", ".pyi", ".pyw", ".json")
+GUARD_EXACT_HUNKS = 32  # an exact change of more hunks (a release diff) is not parsed for a note
+
+
+def _syntax_guard(path: str, before: str, edit: TextEdit) -> tuple[str, ...]:
+    """Refuse a leniently placed change that breaks parsing (``engine.syntax``); note an exact one."""
+    if edit.after == before or not path.lower().endswith(GUARD_SUFFIXES):
+        return ()
+    lenient = edit.placed_leniently
+    if not lenient and len(edit.hunks) > GUARD_EXACT_HUNKS:
+        return ()
+    from nbedit.engine.syntax import text_problem
+
+    if edit.hunks:
+        spans = sorted((item.match.start, item.match.end, item.match.replacement) for item in edit.hunks)
+    else:  # blocks applied in order: one span, the whole text
+        spans = [(0, len(before), edit.after)]
+    problem = text_problem(path, before, edit.after, spans)
+    if problem is None:
+        return ()
+    if lenient:
+        raise UnsafeChange(
+            f"{path}: {problem.describe()} (it parsed before); the change was placed leniently "
+            "(see the match tiers), so nbedit will not write it: check the indentation and "
+            "punctuation of the change against the file",
+            path=path,
+            reason=problem.describe(),
+            line=problem.line,
+        )
+    return (f"warning: {problem.describe()} (it parsed before; the change was found exactly, so it is written as asked)",)
 
 
 def _edit_bytes(

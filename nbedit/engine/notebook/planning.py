@@ -46,7 +46,7 @@ from nbedit.engine.notebook.document import NotebookDocument
 from nbedit.engine.notebook.raw import RawDecision, looks_like_notebook_json, plan_raw
 from nbedit.engine.plan import splice
 from nbedit.engine.text import common_ends
-from nbedit.errors import AmbiguousMatch, MatchError, NoMatch, option
+from nbedit.errors import AmbiguousMatch, MatchError, NoMatch, UnsafeChange, option
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -124,6 +124,7 @@ def plan_notebook(
     # blocks that built on each other were applied in order and come without located hunks
     after_view = splice(document.view, located) if located else text_edit.after
     notes = list(text_edit.notes)
+    notes.extend(_syntax_guard(path, document, after_view, text_edit.placed_leniently))
     if options.clear_outputs:
         notes.append(CLEARED_OUTPUTS_NOTE)
     edit = document.edit(after_view, clear_outputs=options.clear_outputs)
@@ -186,6 +187,48 @@ def _check_cell_edit(hunk: Hunk, number: int, count: int, path: str) -> None:
                 "source, change the notebook's JSON with a git diff; nothing was changed",
                 path=path,
             )
+
+
+def _python_kernel(document: NotebookDocument) -> bool:
+    """The notebook's kernel runs Python (or says nothing, as a bare nbformat notebook does)."""
+    metadata = document.top.get("metadata")
+    if not isinstance(metadata, dict):
+        return True
+    for key, field_name in (("kernelspec", "language"), ("language_info", "name")):
+        section = metadata.get(key)
+        if isinstance(section, dict) and isinstance(section.get(field_name), str):
+            return section[field_name].lower() in ("python", "python3", "ipython")
+    return True
+
+
+def _syntax_guard(path: str, document: NotebookDocument, after_view: str, lenient: bool) -> tuple[str, ...]:
+    """A leniently placed change that leaves a Python code cell unparseable is refused (``engine.syntax``).
+
+    An exact change is not parsed here: reading the edited view back costs milliseconds on a
+    big notebook, and an exact change is written as asked anyway."""
+    if not lenient or after_view == document.view or not _python_kernel(document):
+        return ()
+    from nbedit.engine.notebook.view import parse_view
+    from nbedit.engine.syntax import notebook_problem
+
+    types = {cell.index: cell.cell_type for cell in document.cells}
+    before = {cell.index: cell.source for cell in document.cells if cell.cell_type == "code"}
+    after = [
+        (cell.index, cell.source)
+        for cell in parse_view(after_view)
+        if (cell.cell_type or types.get(cell.index)) == "code"
+    ]
+    problem = notebook_problem(before, after)
+    if problem is None:
+        return ()
+    raise UnsafeChange(
+        f"{path}: {problem.describe()} (it parsed before); the change was placed leniently "
+        "(see the match tiers), so nbedit will not write it: check the indentation and "
+        "punctuation of the change against the cell",
+        path=path,
+        reason=problem.describe(),
+        line=problem.line,
+    )
 
 
 def _structure_note(document: NotebookDocument, after_view: str, changes: Sequence[str]) -> str | None:
