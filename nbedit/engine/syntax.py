@@ -30,7 +30,15 @@ from collections.abc import Sequence
 
 from nbedit._dataclass import dataclass
 
-__all__ = ["JSON_LIMIT", "SyntaxProblem", "language_of", "notebook_problem", "text_problem"]
+__all__ = [
+    "CURLY_QUOTES",
+    "JSON_LIMIT",
+    "SyntaxProblem",
+    "language_of",
+    "notebook_problem",
+    "straightened",
+    "text_problem",
+]
 
 JSON_LIMIT = 8 << 20  # characters: a larger JSON file is not parsed twice for a guard
 _PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
@@ -38,6 +46,28 @@ _PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 _TOP_LEVEL = re.compile(r"\n(?=[^\s#)\]}])")
 # column-0 lines that continue the statement above them
 _CONTINUATION = ("else", "elif", "except", "finally", "case ", "@")
+
+
+CURLY_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def straightened(new: str, old: str) -> str | None:
+    """``new`` with the curly quotes of the lines it adds (lines not in ``old``) made straight; None if none.
+
+    A chat interface curls every quote of a reply; in Python a curly quote outside a string
+    is a syntax error, so where the result would not parse *and* the straightened one
+    does, the quotes were the interface's, not the model's (the callers check both). Lines
+    the change keeps are the file's and are never touched.
+    """
+    if not any(char in new for char in "\u2018\u2019\u201c\u201d"):
+        return None
+    kept = set(old.splitlines())
+    lines = new.splitlines(keepends=True)
+    changed = [
+        line if line.rstrip("\r\n") in kept else line.translate(CURLY_QUOTES) for line in lines
+    ]
+    result = "".join(changed)
+    return result if result != new else None
 
 
 @dataclass(frozen=True, slots=True)
