@@ -194,3 +194,27 @@ def test_one_similar_line_is_never_a_fuzzy_match():
     with pytest.raises(NoMatch) as error:
         locate(FileIndex("alpha = 100\nbeta = 2\n"), lines_hunk("alpha = 1\n", "alpha = 2\n"))
     assert "alpha = 100" in error.value.candidates[0].diff
+
+
+def test_blank_lines_tier_takes_the_files_blank_run_with_the_lines_the_change_removes():
+    text = "def run():\n    work()\n\n\nif __name__ == '__main__':\n    run()\n"
+    old = "    work()\n\nif __name__ == '__main__':\n    run()\n"  # one blank line where the file has two
+    new = "if __name__ == '__main__':\n    run()\n"
+    [match] = locate(FileIndex(text), lines_hunk(old, new))
+    assert match.tier is Tier.BLANK_LINES
+    assert text[: match.start] + match.replacement + text[match.end :] == "def run():\n" + new
+
+
+def test_blank_lines_tier_refuses_a_blank_run_the_change_keeps():
+    text = "import os\n\n\nclass A:\n    x = 1\n"
+    old = "import os\n\nclass A:\n    x = 1\n"  # the kept blank run differs: which one is meant is unknown
+    with pytest.raises(NoMatch):
+        locate(FileIndex(text), lines_hunk(old, old.replace("x = 1", "x = 2")))
+
+
+def test_blank_lines_tier_is_ambiguous_in_two_places():
+    block = "    work()\n\n\n    done()\n"
+    text = f"def a():\n{block}\ndef b():\n{block}"
+    old = "    work()\n\n    done()\n"
+    with pytest.raises(AmbiguousMatch):
+        locate(FileIndex(text), lines_hunk(old, "    work()\n"))
