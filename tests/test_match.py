@@ -131,10 +131,18 @@ def test_replace_all_changes_every_place():
     assert [m.start for m in matches] == [0, 4, 8]
 
 
-def test_locator_nearest_wins_and_reports_offset():
+def test_locator_next_to_one_place_decides_and_reports_offset():
     text = "".join(f"{'same' if n % 10 == 0 else n}\n" for n in range(100))
-    match, _ = place(text, lines_hunk("same\n", "other\n", start_line=45), near_line=45)
-    assert match.line == 41 and match.offset == -4
+    match, _ = place(text, lines_hunk("same\n", "other\n", start_line=42), near_line=42)
+    assert match.line == 41 and match.offset == -1
+
+
+def test_a_far_off_line_number_does_not_pick_between_identical_places():
+    """Issue 21: text at lines 11 and 42, a hunk saying line 40 whose author meant 11."""
+    text = "".join(f"{'same' if n % 10 == 0 else n}\n" for n in range(100))
+    with pytest.raises(AmbiguousMatch) as caught:
+        place(text, lines_hunk("same\n", "other\n", start_line=45), near_line=45)
+    assert {41, 51} <= {line for line, _ in caught.value.locations}
 
 
 def test_exact_only_option_refuses_normalised_matches():

@@ -13,9 +13,11 @@ counting newlines. That keeps a 100,000-line file fast without a Python loop
 over characters.
 
 Uniqueness is checked at every tier. With no locator, two hits are an
-``AmbiguousMatch``; with a locator (a unified diff's line number, or an
-apply_patch ``@@`` anchor) the nearest hit wins, as in GNU patch, and a tie is
-ambiguous. In the fuzzy tier the winner must also beat the runner-up by a clear
+``AmbiguousMatch``; with a locator (a unified diff's line number, carried by the
+offset the diff's earlier hunks were found at) the nearest hit wins only when it is
+at or next to the line named (``TRUSTED_DISTANCE``); a far-off line number, or a
+tie, is ambiguous (GNU patch takes the nearest: model-written line numbers are
+often garbage). In the fuzzy tier the winner must also beat the runner-up by a clear
 margin, and every line the hunk *removes* must really be there (similarity at
 least ``threshold``): drifted context is tolerated, deleting the wrong line is
 not.
@@ -61,7 +63,11 @@ COMMON_LINE_LIMIT = 40  # lines seen more often than this do not vote for window
 MAX_LOCATIONS = 50
 INDENT_PENALTY = 0.2  # a line whose relative indentation differs loses this much similarity
 LEFT_BEHIND = 0.8  # a line this similar to one the change removes means the old text is still there
-FUZZY_MAX_LINE = 1_000  # longer lines are compared for equality only (similarity is quadratic in length)
+FUZZY_MAX_LINE = 1_000
+# a line number decides between identical places only when it points at one of them or next to
+# it (after the offset earlier hunks of the diff were found at): model-written line numbers are
+# often far off, and "the nearest" of two far places is a guess (issue 21: 79 wrong results)
+TRUSTED_DISTANCE = 1  # longer lines are compared for equality only (similarity is quadratic in length)
 
 
 @dataclass(frozen=True, slots=True)
@@ -829,7 +835,7 @@ def _choose_across(
             + [(abs(hit.first_line + 1 - near_line), 1, hit) for hit in wider],
             key=lambda item: (item[0], item[1]),
         )
-        if len(ranked) == 1 or ranked[0][0] != ranked[1][0]:
+        if len(ranked) == 1 or (ranked[0][0] != ranked[1][0] and ranked[0][0] <= TRUSTED_DISTANCE):
             return (tier if ranked[0][1] == 0 else Tier.INDENTATION), [ranked[0][2]]
     places = sorted([*hits, *wider], key=lambda hit: hit.first_line)
     raise AmbiguousMatch(
@@ -864,7 +870,7 @@ def _choose(
         return hits
     if near_line is not None:
         distances = sorted((abs(hit.first_line + 1 - near_line), n) for n, hit in enumerate(hits))
-        if distances[0][0] != distances[1][0]:
+        if distances[0][0] != distances[1][0] and distances[0][0] <= TRUSTED_DISTANCE:
             return [hits[distances[0][1]]]
     locations = []
     for hit in hits:
@@ -1205,7 +1211,7 @@ def _fuzzy_winner(
             contenders.sort(key=lambda item: abs(item[0].first_line + 1 - near_line))
             if abs(contenders[0][0].first_line + 1 - near_line) < abs(
                 contenders[1][0].first_line + 1 - near_line
-            ):
+            ) and abs(contenders[0][0].first_line + 1 - near_line) <= TRUSTED_DISTANCE:
                 chosen = contenders[0]
                 return chosen[0], chosen[1], _as_text(carried(chosen))
         locations = [(item[0].first_line + 1, 1) for item in [best, *rivals]]
