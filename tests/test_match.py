@@ -226,3 +226,15 @@ def test_blank_lines_tier_is_ambiguous_in_two_places():
     old = "    work()\n\n    done()\n"
     with pytest.raises(AmbiguousMatch):
         locate(FileIndex(text), lines_hunk(old, "    work()\n"))
+
+
+def test_a_deletion_is_not_already_applied_on_its_context_alone():
+    """Issue 21: new text made only of context lines is weak evidence that the change was made."""
+    text = "alpha()\nomega()\nrest()\n"
+    with pytest.raises(NoMatch):
+        locate(FileIndex(text), lines_hunk("alpha()\nbeta()\nomega()\n", "alpha()\nomega()\n"))
+
+
+def test_a_change_whose_new_text_stands_alone_is_already_applied():
+    text = "alpha()\nBETA()\nomega()\n"
+    assert locate(FileIndex(text), lines_hunk("alpha()\nbeta()\nomega()\n", "alpha()\nBETA()\nomega()\n")) == []

@@ -463,9 +463,15 @@ def new_text_present(
     rewrites; the old text's lines beyond the new text's length are not still
     there in line (a deletion that has not happened); and no near miss of the
     old text (``near_misses``: windows the fuzzy tier found similar but could
-    not use) lies elsewhere. Asked only after every tier failed to find the old text.
+    not use) lies elsewhere. A change whose new text only keeps old lines (a deletion)
+    is never "applied" on the strength of its new text alone, unless a line number names
+    the place. Asked only after every tier failed to find the old text.
     """
     if not hunk.new.strip() or hunk.new == hunk.old:
+        return False
+    if hunk.start_line is None and _only_kept_lines(hunk):
+        # new text made only of lines the old text has (a deletion): finding it says nothing about
+        # whether the deletion happened here, and nothing names the place (issue 21, weak evidence)
         return False
     low, high = region if region is not None else (0, len(index.text))
     probe = Hunk(old=hunk.new, new=hunk.new, whole_lines=hunk.whole_lines)
@@ -494,6 +500,13 @@ def new_text_present(
     reach = len(_query_lines(hunk))
     around = lines[max(0, first - reach) : first] + lines[last : last + reach]
     return not any(_similarity(line, gone) >= LEFT_BEHIND for line in around for gone in removed)
+
+
+def _only_kept_lines(hunk: Hunk) -> bool:
+    from nbedit.engine.transport import split_change_lines
+
+    old_lines = set(split_change_lines(hunk.old)[0])
+    return all(line in old_lines for line in split_change_lines(hunk.new)[0])
 
 
 def _old_lines_still_in_line(hunk: Hunk, lines: Sequence[str], first: int, last: int) -> bool:
