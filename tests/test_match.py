@@ -6,7 +6,7 @@ import pytest
 
 from nbedit.engine.match import FileIndex, MatchOptions, locate
 from nbedit.engine.models import Hunk, Tier
-from nbedit.errors import AmbiguousMatch, NoMatch
+from nbedit.errors import AmbiguousMatch, MatchError, NoMatch
 
 
 def place(text: str, hunk: Hunk, **kwargs):
@@ -238,3 +238,20 @@ def test_a_deletion_is_not_already_applied_on_its_context_alone():
 def test_a_change_whose_new_text_stands_alone_is_already_applied():
     text = "alpha()\nBETA()\nomega()\n"
     assert locate(FileIndex(text), lines_hunk("alpha()\nbeta()\nomega()\n", "alpha()\nBETA()\nomega()\n")) == []
+
+
+def test_tabs_for_spaces_indentation_drift_is_recovered_when_uniform():
+    text = "class A:\n\tdef f(self):\n\t\tif x:\n\t\t\treturn 1\n\t\treturn 2\n"
+    old = "    def f(self):\n        if x:\n            return 1\n"
+    new = "    def f(self):\n        if x:\n            y = 0\n            return 1\n"
+    match, result = place(text, lines_hunk(old, new))
+    assert match.tier is Tier.INDENTATION
+    assert result == "class A:\n\tdef f(self):\n\t\tif x:\n\t\t\ty = 0\n\t\t\treturn 1\n\t\treturn 2\n"
+
+
+def test_tabs_for_spaces_with_a_line_that_does_not_fit_the_width_is_refused():
+    text = "class A:\n\tdef f(self):\n\t\tif x:\n\t\t\treturn 1\n"
+    old = "    def f(self):\n        if x:\n            return 1\n"
+    new = "    def f(self):\n        if x:\n              y = 0\n            return 1\n"  # 14 spaces: no whole tab
+    with pytest.raises(MatchError):
+        place(text, lines_hunk(old, new))

@@ -704,12 +704,16 @@ def _original_column(line: str, column: int, tier: Tier) -> int:
 
 
 def _uniform_indent(index: FileIndex, hunk: Hunk, first: int, count: int, from_line_start: bool) -> bool:
-    """Every non-blank old line sits at the same indentation offset from its file line."""
-    from nbedit.engine.transport import split_change_lines, uniform_offset
+    """Every non-blank old line sits at the same indentation offset from its file line (or the
+    same tabs-for-spaces mapping)."""
+    from nbedit.engine.transport import IndentUnit, split_change_lines, uniform_offset
 
     old_lines, _ = split_change_lines(hunk.old)
     file_lines = [strip_newline(line) for line in index.line_range(first, count)]
-    return uniform_offset(old_lines, file_lines, skip_first=not from_line_start) is not None
+    if uniform_offset(old_lines, file_lines, skip_first=not from_line_start) is not None:
+        return True
+    # tabs for spaces (or the reverse), one width and one shift for every line
+    return IndentUnit.between(old_lines, file_lines, skip_first=not from_line_start) is not None
 
 
 def _ends_file(index: FileIndex, hit: _Hit) -> bool:

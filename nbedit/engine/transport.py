@@ -25,6 +25,8 @@ what old -> new says.
    exactly the file's line: it was not meant to change, and the result holds
    the file's line either way. Anything else is refused: "similar enough" is not
    "there".
+   Tabs for spaces (or spaces for tabs) count as one offset when every line pair
+   agrees on one width and shift (``IndentUnit``).
 4. With ``strict_context`` (the fuzzy tier placing a hunk that has no line
    number), a line old and new *both* carry must be the file's line up to
    layout: whitespace, quote style, a trailing comma or semicolon. Any other
@@ -55,6 +57,7 @@ from nbedit._dataclass import dataclass
 from nbedit.engine.text import newline_of, strip_newline
 
 __all__ = [
+    "IndentUnit",
     "UNICODE_TABLE",
     "align",
     "Offset",
@@ -141,6 +144,67 @@ def _describe_indent(prefix: str) -> str:
     if tabs:
         parts.append(f"{tabs} tab{'s' if tabs != 1 else ''}")
     return " and ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class IndentUnit:
+    """Tabs for spaces (or spaces for tabs), uniformly: ``file = tabs((old - shift) / width)``.
+
+    Real replies re-indent a tab-indented file with spaces (and the reverse). When every
+    non-blank line pair agrees on one width and one shift, each new line's indentation is
+    converted the same way; anything else is refused as before.
+    """
+
+    width: int
+    shift: int  # in the old text's characters
+    to_tabs: bool  # the file uses tabs, the old text spaces
+
+    @classmethod
+    def between(cls, old_lines: Sequence[str], file_lines: Sequence[str], *, skip_first: bool = False) -> IndentUnit | None:
+        pairs = []
+        for number, (old_line, file_line) in enumerate(zip(old_lines, file_lines, strict=False)):
+            if (skip_first and number == 0) or not old_line.strip(_BLANKS) or not file_line.strip(_BLANKS):
+                continue
+            if normalised_line(old_line) != normalised_line(file_line):
+                continue
+            pairs.append((_indent(old_line), _indent(file_line)))
+        if not pairs:
+            return None
+        for to_tabs, old_char, file_char in ((True, " ", "\t"), (False, "\t", " ")):
+            if not all(set(old) <= {old_char} and set(new) <= {file_char} for old, new in pairs):
+                continue
+            for width in (4, 2, 8):
+                counts = [(len(old), len(new)) for old, new in pairs]
+                if to_tabs:
+                    shifts = {old - width * new for old, new in counts}
+                else:
+                    shifts = {new - width * old for old, new in counts}
+                if len(shifts) == 1 and len({new for _, new in counts}) > 1 or (
+                    len(shifts) == 1 and next(iter(shifts)) == 0
+                ):
+                    return cls(width, next(iter(shifts)), to_tabs)
+        return None
+
+    def apply(self, line: str) -> str | None:
+        body = line.lstrip(" \t")
+        if not body.strip(_BLANKS):
+            return line if not line.strip(_BLANKS) else body
+        indent = line[: len(line) - len(body)]
+        if self.to_tabs:
+            if set(indent) - {" "} or (len(indent) - self.shift) % self.width or len(indent) < self.shift:
+                return None
+            return "\t" * ((len(indent) - self.shift) // self.width) + body
+        if set(indent) - {"\t"}:
+            return None
+        return " " * (self.width * len(indent) + self.shift) + body
+
+    @property
+    def removed(self) -> str:  # read by the refusal message of a line that cannot move
+        return ""
+
+    def __str__(self) -> str:
+        kind = "tabs for spaces" if self.to_tabs else "spaces for tabs"
+        return f"{kind} ({self.width} to a tab)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +323,10 @@ def transport(
         offset if offset is not None else indentation_offset(old_lines, file_bodies, skip_first=first_partial)
     )
     if isinstance(found, Refusal):
-        return found
+        unit = IndentUnit.between(old_lines, file_bodies, skip_first=first_partial)
+        if unit is None:
+            return found
+        found = unit  # type: ignore[assignment]
 
     def moved(line: str, first: bool) -> str | None:
         return line if first and first_partial else found.apply(line)
