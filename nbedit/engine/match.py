@@ -271,6 +271,12 @@ def locate(
 
     if not hunk.old:
         return [_insertion(index, hunk, low, high, near_line)]
+    if not options.exact and not hunk.old.strip() and not text[low:high].strip() and not hunk.replace_all:
+        # blank old text, blank (or empty) file or cell: a reply's empty SEARCH with the blank
+        # line a chat keeps in it; there is one place, and the blank text there is replaced
+        replacement = hunk.new if low == high else _adapt_newlines(hunk.new, dominant_newline(text))
+        tier = Tier.EXACT if text[low:high] == hunk.old else Tier.BLANK_LINES
+        return [Match(low, high, replacement, tier, 1.0, index.line_of(low) + 1, text.count("\n", low, high))]
 
     if cursor is not None and near_line is not None:
         quick = _exact_at_expected_line(index, hunk, cursor, near_line, low, high)
