@@ -122,6 +122,7 @@ def _fuzzy_line(line: str) -> str:
 
 _NORMALISED_TIERS = (Tier.LINE_ENDINGS, Tier.TRAILING_WHITESPACE, Tier.UNICODE, Tier.INDENTATION)  # then blank lines
 _ORDER = (Tier.EXACT, *_NORMALISED_TIERS)
+_TIER_RANK = {tier: rank for rank, tier in enumerate(Tier)}
 
 
 @dataclass
@@ -759,7 +760,8 @@ def _locate_after_anchor(
     The anchor scopes the search: the hunk is taken nearest after it. An anchor
     line that occurs more than once is never resolved by position: each
     occurrence scopes the search up to the next one, and the hunk must fit after
-    exactly one of them; fitting after several is an ``AmbiguousMatch``.
+    exactly one of them, or fit after one by a stricter tier than after any other
+    (an exact fit beats a fuzzy one); fitting after several alike is an ``AmbiguousMatch``.
     """
     anchor, inner = hunk.anchors[0], replace(hunk, anchors=hunk.anchors[1:])
     occurrences = _anchor_hits(index, anchor, low, high)
@@ -795,6 +797,12 @@ def _locate_after_anchor(
         return fits[0][1]
     if not fits:
         raise failures[0]
+    # the change as written (exactly) after one occurrence wins over a lenient fit after another
+    ranked = sorted(fits, key=lambda fit: max(_TIER_RANK[match.tier] for match in fit[1]) if fit[1] else 0)
+    best = max(_TIER_RANK[match.tier] for match in ranked[0][1]) if ranked[0][1] else 0
+    second = max(_TIER_RANK[match.tier] for match in ranked[1][1]) if ranked[1][1] else 0
+    if best < second:
+        return ranked[0][1]
     raise AmbiguousMatch(
         f"{path or 'file'}: the @@ anchor line {anchor!r} occurs {len(occurrences)} times and the change fits "
         f"after {len(fits)} of them; nbedit will not guess which one you mean",
