@@ -33,7 +33,7 @@ from benchmarks.timing import Row, format_table  # noqa: E402
 __all__ = ["main"]
 
 
-SECTIONS = ("patch", "fuzzy", "drift", "notebook", "history", "widget", "encoding", "agents", "live")
+SECTIONS = ("patch", "fuzzy", "drift", "syntax", "notebook", "history", "widget", "encoding", "agents", "live")
 
 
 def _section(name: str) -> Callable[[Path, int], list[Row]]:
