@@ -296,6 +296,16 @@ def locate(
             continue  # this tier sees exactly what the last one saw: it cannot find more
         previous = tier
         hits = _find(index, hunk, tier, low, high, near_line)
+        if (
+            near_line is not None
+            and len(hits) == 1
+            and not hunk.replace_all
+            and abs(hits[0].first_line + 1 - near_line) > TRUSTED_DISTANCE
+        ):
+            # the line number does not point at this place: it decides nothing if there are others
+            everywhere = _find(index, hunk, tier, low, high)
+            if len(everywhere) > 1:
+                hits = everywhere
         if hunk.at_end:
             hits = [hit for hit in hits if _ends_file(index, hit)]
         if not hits:
