@@ -21,7 +21,8 @@ Categories (perturbations apply to old and new alike unless said otherwise):
   every non-blank line; the model's text has none.
 - ``curly-quotes-in-context``/``dashes-in-context``: context lines written with
   curly quotes / en dashes where the file has straight quotes / hyphens.
-- ``token-changed-in-context``: one token of one context line changed on both sides.
+- ``token-changed-in-context``: one token of one context line changed on both sides
+  (refused, a conflict, but in a unified diff, whose line number places it).
 - ``token-miscopied-in-old``: the same, in the old text only (new keeps the file's line).
 - ``crlf-file-lf-edit``: the file has CRLF line endings, the edit LF.
 - ``combined``: CRLF file with trailing blanks; the text stripped, shifted by +4,
@@ -452,7 +453,15 @@ def render(case: Case, dialect: str) -> tuple[str, str] | str:
 
 
 def expectation(case: Case, dialect: str) -> str:
-    """ "recover" or "refuse": a unified diff's line number places an ambiguous edit."""
+    """ "recover" or "refuse": a unified diff's line number places an ambiguous edit.
+
+    A context token changed on both sides is a conflict where nothing but the text
+    places the edit (the model believes the file says something it does not, issue 21:
+    copying the file's line would drop that part of the change), so it is refused; a
+    unified diff's line number places it, and the file's line is kept as GNU patch keeps it.
+    """
     if case.category == "ambiguous" and dialect == "unified":
         return "recover"
+    if case.category == "token-changed-in-context" and dialect != "unified":
+        return "refuse"
     return case.expect

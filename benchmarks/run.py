@@ -38,6 +38,7 @@ SECTIONS = (
     "patch",
     "fuzzy",
     "drift",
+    "syntax",
     "notebook",
     "history",
     "widget",

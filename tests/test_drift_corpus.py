@@ -5,9 +5,10 @@ About 2,000 runs (33 per category and dialect, fixed seed) of the corpus built b
 and the running Python's stdlib modules; ``python -m benchmarks.drift_corpus`` runs
 the whole corpus. Each category must give **0 wrong results** in every dialect and
 reach the issue's rate: recovered >= 97% for whitespace, quote, indentation and
-CRLF drift, >= 85% for one changed token, 100% of ambiguous and absent edits
-refused (a unified diff's line number places an ambiguous edit, so there it must
-be applied at that line, or refused, never elsewhere).
+CRLF drift, >= 85% for one changed token (where a context token changed on both
+sides, only in a unified diff: elsewhere that is a conflict, issue 21, refused every
+time), 100% of ambiguous and absent edits refused (a unified diff's line number places
+an ambiguous edit, so there it must be applied at that line, or refused, never elsewhere).
 
 The oracles are checked here too, against ground truth that does not involve
 nbedit: an oracle is the true edit's exact replacement in the file as written to

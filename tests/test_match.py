@@ -6,7 +6,7 @@ import pytest
 
 from nbedit.engine.match import FileIndex, MatchOptions, locate
 from nbedit.engine.models import Hunk, Tier
-from nbedit.errors import AmbiguousMatch, NoMatch
+from nbedit.errors import AmbiguousMatch, MatchError, NoMatch
 
 
 def place(text: str, hunk: Hunk, **kwargs):
@@ -119,8 +119,8 @@ def test_ambiguous_at_normalised_tier():
 
 def test_ambiguous_fuzzy_needs_a_clear_margin():
     block = "".join(f"item_{n} = make({n})\n" for n in range(8))
-    text = block + "\n" + block.replace("make(3)", "make(33)") + "\n"
-    query = block.replace("make(3)", "make(333)")
+    text = block + "\n" + block + "\n"
+    query = block.replace("make(3)", "make( 3 )")  # drift in layout only: both places fit equally
     with pytest.raises(AmbiguousMatch):
         locate(FileIndex(text), lines_hunk(query, query.replace("item_0", "first")))
 
@@ -131,10 +131,18 @@ def test_replace_all_changes_every_place():
     assert [m.start for m in matches] == [0, 4, 8]
 
 
-def test_locator_nearest_wins_and_reports_offset():
+def test_locator_next_to_one_place_decides_and_reports_offset():
     text = "".join(f"{'same' if n % 10 == 0 else n}\n" for n in range(100))
-    match, _ = place(text, lines_hunk("same\n", "other\n", start_line=45), near_line=45)
-    assert match.line == 41 and match.offset == -4
+    match, _ = place(text, lines_hunk("same\n", "other\n", start_line=42), near_line=42)
+    assert match.line == 41 and match.offset == -1
+
+
+def test_a_far_off_line_number_does_not_pick_between_identical_places():
+    """Issue 21: text at lines 11 and 42, a hunk saying line 40 whose author meant 11."""
+    text = "".join(f"{'same' if n % 10 == 0 else n}\n" for n in range(100))
+    with pytest.raises(AmbiguousMatch) as caught:
+        place(text, lines_hunk("same\n", "other\n", start_line=45), near_line=45)
+    assert {41, 51} <= {line for line, _ in caught.value.locations}
 
 
 def test_exact_only_option_refuses_normalised_matches():
@@ -194,3 +202,89 @@ def test_one_similar_line_is_never_a_fuzzy_match():
     with pytest.raises(NoMatch) as error:
         locate(FileIndex("alpha = 100\nbeta = 2\n"), lines_hunk("alpha = 1\n", "alpha = 2\n"))
     assert "alpha = 100" in error.value.candidates[0].diff
+
+
+def test_blank_lines_tier_takes_the_files_blank_run_with_the_lines_the_change_removes():
+    text = "def run():\n    work()\n\n\nif __name__ == '__main__':\n    run()\n"
+    old = "    work()\n\nif __name__ == '__main__':\n    run()\n"  # one blank line where the file has two
+    new = "if __name__ == '__main__':\n    run()\n"
+    [match] = locate(FileIndex(text), lines_hunk(old, new))
+    assert match.tier is Tier.BLANK_LINES
+    assert text[: match.start] + match.replacement + text[match.end :] == "def run():\n" + new
+
+
+def test_blank_lines_tier_refuses_a_blank_run_the_change_keeps():
+    text = "import os\n\n\nclass A:\n    x = 1\n"
+    old = "import os\n\nclass A:\n    x = 1\n"  # the kept blank run differs: which one is meant is unknown
+    with pytest.raises(NoMatch):
+        locate(FileIndex(text), lines_hunk(old, old.replace("x = 1", "x = 2")))
+
+
+def test_blank_lines_tier_is_ambiguous_in_two_places():
+    block = "    work()\n\n\n    done()\n"
+    text = f"def a():\n{block}\ndef b():\n{block}"
+    old = "    work()\n\n    done()\n"
+    with pytest.raises(AmbiguousMatch):
+        locate(FileIndex(text), lines_hunk(old, "    work()\n"))
+
+
+def test_a_deletion_is_not_already_applied_on_its_context_alone():
+    """Issue 21: new text made only of context lines is weak evidence that the change was made."""
+    text = "alpha()\nomega()\nrest()\n"
+    with pytest.raises(NoMatch):
+        locate(FileIndex(text), lines_hunk("alpha()\nbeta()\nomega()\n", "alpha()\nomega()\n"))
+
+
+def test_a_change_whose_new_text_stands_alone_is_already_applied():
+    text = "alpha()\nBETA()\nomega()\n"
+    assert locate(FileIndex(text), lines_hunk("alpha()\nbeta()\nomega()\n", "alpha()\nBETA()\nomega()\n")) == []
+
+
+def test_tabs_for_spaces_indentation_drift_is_recovered_when_uniform():
+    text = "class A:\n\tdef f(self):\n\t\tif x:\n\t\t\treturn 1\n\t\treturn 2\n"
+    old = "    def f(self):\n        if x:\n            return 1\n"
+    new = "    def f(self):\n        if x:\n            y = 0\n            return 1\n"
+    match, result = place(text, lines_hunk(old, new))
+    assert match.tier is Tier.INDENTATION
+    assert result == "class A:\n\tdef f(self):\n\t\tif x:\n\t\t\ty = 0\n\t\t\treturn 1\n\t\treturn 2\n"
+
+
+def test_tabs_for_spaces_with_a_line_that_does_not_fit_the_width_is_refused():
+    text = "class A:\n\tdef f(self):\n\t\tif x:\n\t\t\treturn 1\n"
+    old = "    def f(self):\n        if x:\n            return 1\n"
+    new = "    def f(self):\n        if x:\n              y = 0\n            return 1\n"  # 14 spaces: no whole tab
+    with pytest.raises(MatchError):
+        place(text, lines_hunk(old, new))
+
+
+def test_a_blank_search_in_an_empty_file_fills_it():
+    """A reply's empty SEARCH often keeps one blank line; an empty file has one place for it."""
+    [match] = locate(FileIndex(""), lines_hunk("\n", "import os\n"))
+    assert (match.start, match.end, match.replacement) == (0, 0, "import os\n")
+    with pytest.raises(NoMatch):
+        locate(FileIndex("x = 1\n"), lines_hunk("\n", "import os\n"))
+
+
+def test_an_anchor_occurring_twice_takes_the_exact_fit_over_a_lenient_one():
+    text = (
+        "class A:\n    def run(self):\n        value = compute(1)\n        return value\n"
+        "class B:\n    def run(self):\n        value = compute(1)\n        return  value\n"
+    )
+    hunk = lines_hunk(
+        "        value = compute(1)\n        return value\n",
+        "        value = compute(2)\n        return value\n",
+        anchors=("    def run(self):",),
+    )
+    match, result = place(text, hunk)
+    assert match.tier is Tier.EXACT and match.line == 3
+    assert "compute(2)" in result.split("class B")[0]
+
+
+def test_already_applied_with_a_line_number_needs_the_new_text_where_the_old_was():
+    """Issue 21: new text found somewhere other than where the old text would be is not evidence."""
+    filler = "".join(f"line_{n} = {n}\n" for n in range(40))
+    text = filler + "value = compute(2)\nresult = value\n"
+    hunk = lines_hunk("value = compute(1)\nresult = value\n", "value = compute(2)\nresult = value\n", start_line=3)
+    with pytest.raises(NoMatch):
+        locate(FileIndex(text), hunk, near_line=3)
+    assert locate(FileIndex(text), hunk, near_line=41) == []

@@ -382,7 +382,7 @@ def test_fuzzy_match_shows_its_score(tmp_path: Path) -> None:
     write(tmp_path, "a.py", body)
     drifted = (
         "fig_total = measure_fig(basket, scale=5)\n"
-        "grape_total = measure_grape(basket, scale=6)  # the answer\n"
+        "grape_total = measure_grape( basket,scale=6 )\n"  # drifted in layout only
         "hazel_total = measure_hazel(basket, scale=7)\n"
     )
     replacement = drifted.replace("hazel_total = measure_hazel(basket, scale=7)", "hazel_total = 0")

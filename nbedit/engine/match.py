@@ -13,9 +13,11 @@ counting newlines. That keeps a 100,000-line file fast without a Python loop
 over characters.
 
 Uniqueness is checked at every tier. With no locator, two hits are an
-``AmbiguousMatch``; with a locator (a unified diff's line number, or an
-apply_patch ``@@`` anchor) the nearest hit wins, as in GNU patch, and a tie is
-ambiguous. In the fuzzy tier the winner must also beat the runner-up by a clear
+``AmbiguousMatch``; with a locator (a unified diff's line number, carried by the
+offset the diff's earlier hunks were found at) the nearest hit wins only when it is
+at or next to the line named (``TRUSTED_DISTANCE``); a far-off line number, or a
+tie, is ambiguous (GNU patch takes the nearest: model-written line numbers are
+often garbage). In the fuzzy tier the winner must also beat the runner-up by a clear
 margin, and every line the hunk *removes* must really be there (similarity at
 least ``threshold``): drifted context is tolerated, deleting the wrong line is
 not.
@@ -61,7 +63,14 @@ COMMON_LINE_LIMIT = 40  # lines seen more often than this do not vote for window
 MAX_LOCATIONS = 50
 INDENT_PENALTY = 0.2  # a line whose relative indentation differs loses this much similarity
 LEFT_BEHIND = 0.8  # a line this similar to one the change removes means the old text is still there
-FUZZY_MAX_LINE = 1_000  # longer lines are compared for equality only (similarity is quadratic in length)
+FUZZY_MAX_LINE = 1_000
+# a line number decides between identical places only when it points at one of them or next to
+# it (after the offset earlier hunks of the diff were found at): model-written line numbers are
+# often far off, and "the nearest" of two far places is a guess (issue 21: 79 wrong results)
+TRUSTED_DISTANCE = 1
+# "already applied" with a line number: the new text must stand about where the old text was (after
+# the offset the diff's earlier hunks carried, applied ones included); farther is not evidence
+APPLIED_DISTANCE = 3  # longer lines are compared for equality only (similarity is quadratic in length)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +123,10 @@ def _fuzzy_line(line: str) -> str:
     return _normalise(line, Tier.INDENTATION)
 
 
+# then the blank-lines tier (``_locate_blank_lines``) and the fuzzy tier
 _NORMALISED_TIERS = (Tier.LINE_ENDINGS, Tier.TRAILING_WHITESPACE, Tier.UNICODE, Tier.INDENTATION)
 _ORDER = (Tier.EXACT, *_NORMALISED_TIERS)
+_TIER_RANK = {tier: rank for rank, tier in enumerate(Tier)}
 
 
 @dataclass
@@ -265,6 +276,12 @@ def locate(
 
     if not hunk.old:
         return [_insertion(index, hunk, low, high, near_line)]
+    if not options.exact and not hunk.old.strip() and not text[low:high].strip() and not hunk.replace_all:
+        # blank old text, blank (or empty) file or cell: a reply's empty SEARCH with the blank
+        # line a chat keeps in it; there is one place, and the blank text there is replaced
+        replacement = hunk.new if low == high else _adapt_newlines(hunk.new, dominant_newline(text))
+        tier = Tier.EXACT if text[low:high] == hunk.old else Tier.BLANK_LINES
+        return [Match(low, high, replacement, tier, 1.0, index.line_of(low) + 1, text.count("\n", low, high))]
 
     if cursor is not None and near_line is not None:
         quick = _exact_at_expected_line(index, hunk, cursor, near_line, low, high)
@@ -283,6 +300,16 @@ def locate(
             continue  # this tier sees exactly what the last one saw: it cannot find more
         previous = tier
         hits = _find(index, hunk, tier, low, high, near_line)
+        if (
+            near_line is not None
+            and len(hits) == 1
+            and not hunk.replace_all
+            and abs(hits[0].first_line + 1 - near_line) > TRUSTED_DISTANCE
+        ):
+            # the line number does not point at this place: it decides nothing if there are others
+            everywhere = _find(index, hunk, tier, low, high)
+            if len(everywhere) > 1:
+                hits = everywhere
         if hunk.at_end:
             hits = [hit for hit in hits if _ends_file(index, hit)]
         if not hits:
@@ -305,13 +332,24 @@ def locate(
             _explained(index, hunk, _build(index, hunk, hit, tier, 1.0, near_line), tried) for hit in chosen
         ]
 
+    if not options.exact and not hunk.replace_all:
+        spaced = _locate_blank_lines(index, hunk, options, low, high, near_line, path, tried)
+        if spaced is not None:
+            return spaced
     candidates = _fuzzy_candidates(index, hunk, low, high, near_line)
     if not options.exact and _enough_for_fuzzy(hunk):
         winner = _fuzzy_winner(candidates, hunk, options.threshold, near_line, index, path)
         if winner is not None:
             hit, score, replacement = winner
             if replacement == text[hit.start : hit.end]:
-                return []  # the file already holds the change there (it was applied before)
+                if near_line is None or abs(hit.first_line + 1 - near_line) <= APPLIED_DISTANCE:
+                    return []  # the file already holds the change there (it was applied before)
+                raise NoMatch(
+                    f"{_no_match_message(hunk, path, options)}\nthe new text stands at line "
+                    f"{hit.first_line + 1}, far from line {near_line} where the change puts the old "
+                    "text, so it is not taken as already applied; check the line numbers",
+                    path=path,
+                )
             offset = None
             if near_line is not None and hunk.start_line is not None:
                 offset = hit.first_line + 1 - hunk.start_line
@@ -330,7 +368,7 @@ def locate(
             )
             return [_explained(index, hunk, found, tried, _runner_up(candidates, hit, index, hunk, options))]
     elsewhere = [item[0] for item in candidates if item[1] >= options.threshold]
-    if new_text_present(index, hunk, (low, high), near_misses=elsewhere):
+    if new_text_present(index, hunk, (low, high), near_misses=elsewhere, near_line=near_line):
         return []
     floor = _context_floor(hunk, near_line, options.threshold)
     raise NoMatch(
@@ -342,7 +380,7 @@ def locate(
                 hunk,
                 item[0],
                 item[1],
-                None if options.exact else _rejection_reason(index, hunk, item, floor),
+                None if options.exact else _rejection_reason(index, hunk, item, floor, near_line is None),
             )
             for item in candidates[:3]
         ],
@@ -368,7 +406,7 @@ def _runner_up(
     for hit, score, _ in candidates:
         if _overlaps(hit, winner):
             continue
-        carried = _replacement(index, hunk, hit, Tier.FUZZY)
+        carried = _replacement(index, hunk, hit, Tier.FUZZY, strict_context=hunk.start_line is None)
         why = carried.reason if not isinstance(carried, str) else "lower score"
         return f"{score:.2f} at {_span(hit)} ({why})"
     return "no other candidate"
@@ -443,7 +481,12 @@ def _non_blank(hunk: Hunk) -> int:
 
 
 def new_text_present(
-    index: FileIndex, hunk: Hunk, region: tuple[int, int] | None = None, *, near_misses: Sequence[_Hit] = ()
+    index: FileIndex,
+    hunk: Hunk,
+    region: tuple[int, int] | None = None,
+    *,
+    near_misses: Sequence[_Hit] = (),
+    near_line: int | None = None,
 ) -> bool:
     """True when the hunk is applied already: its exact new text is in the region, once, and no old text is left.
 
@@ -453,9 +496,16 @@ def new_text_present(
     rewrites; the old text's lines beyond the new text's length are not still
     there in line (a deletion that has not happened); and no near miss of the
     old text (``near_misses``: windows the fuzzy tier found similar but could
-    not use) lies elsewhere. Asked only after every tier failed to find the old text.
+    not use) lies elsewhere. A change whose new text only keeps old lines (a deletion)
+    is never "applied" on the strength of its new text alone, unless a line number names
+    the place; with a line number (``near_line``, carried by the diff's earlier hunks) the new
+    text must stand within ``APPLIED_DISTANCE`` lines of it. Asked only after every tier failed to find the old text.
     """
     if not hunk.new.strip() or hunk.new == hunk.old:
+        return False
+    if hunk.start_line is None and _only_kept_lines(hunk):
+        # new text made only of lines the old text has (a deletion): finding it says nothing about
+        # whether the deletion happened here, and nothing names the place (issue 21, weak evidence)
         return False
     low, high = region if region is not None else (0, len(index.text))
     probe = Hunk(old=hunk.new, new=hunk.new, whole_lines=hunk.whole_lines)
@@ -471,6 +521,8 @@ def new_text_present(
             break
     if found is None:
         return False
+    if near_line is not None and abs(found.first_line + 1 - near_line) > APPLIED_DISTANCE:
+        return False  # the new text stands elsewhere than where the line number puts the old text
     if any(not _overlaps(miss, found) for miss in near_misses):
         return False  # the old text is still there, drifted, somewhere else
     lines = index.fuzzy_lines
@@ -484,6 +536,13 @@ def new_text_present(
     reach = len(_query_lines(hunk))
     around = lines[max(0, first - reach) : first] + lines[last : last + reach]
     return not any(_similarity(line, gone) >= LEFT_BEHIND for line in around for gone in removed)
+
+
+def _only_kept_lines(hunk: Hunk) -> bool:
+    from nbedit.engine.transport import split_change_lines
+
+    old_lines = set(split_change_lines(hunk.old)[0])
+    return all(line in old_lines for line in split_change_lines(hunk.new)[0])
 
 
 def _old_lines_still_in_line(hunk: Hunk, lines: Sequence[str], first: int, last: int) -> bool:
@@ -681,12 +740,16 @@ def _original_column(line: str, column: int, tier: Tier) -> int:
 
 
 def _uniform_indent(index: FileIndex, hunk: Hunk, first: int, count: int, from_line_start: bool) -> bool:
-    """Every non-blank old line sits at the same indentation offset from its file line."""
-    from nbedit.engine.transport import split_change_lines, uniform_offset
+    """Every non-blank old line sits at the same indentation offset from its file line (or the
+    same tabs-for-spaces mapping)."""
+    from nbedit.engine.transport import IndentUnit, split_change_lines, uniform_offset
 
     old_lines, _ = split_change_lines(hunk.old)
     file_lines = [strip_newline(line) for line in index.line_range(first, count)]
-    return uniform_offset(old_lines, file_lines, skip_first=not from_line_start) is not None
+    if uniform_offset(old_lines, file_lines, skip_first=not from_line_start) is not None:
+        return True
+    # tabs for spaces (or the reverse), one width and one shift for every line
+    return IndentUnit.between(old_lines, file_lines, skip_first=not from_line_start) is not None
 
 
 def _ends_file(index: FileIndex, hit: _Hit) -> bool:
@@ -726,7 +789,8 @@ def _locate_after_anchor(
     The anchor scopes the search: the hunk is taken nearest after it. An anchor
     line that occurs more than once is never resolved by position: each
     occurrence scopes the search up to the next one, and the hunk must fit after
-    exactly one of them; fitting after several is an ``AmbiguousMatch``.
+    exactly one of them, or fit after one by a stricter tier than after any other
+    (an exact fit beats a fuzzy one); fitting after several alike is an ``AmbiguousMatch``.
     """
     anchor, inner = hunk.anchors[0], replace(hunk, anchors=hunk.anchors[1:])
     occurrences = _anchor_hits(index, anchor, low, high)
@@ -762,6 +826,12 @@ def _locate_after_anchor(
         return fits[0][1]
     if not fits:
         raise failures[0]
+    # the change as written (exactly) after one occurrence wins over a lenient fit after another
+    ranked = sorted(fits, key=lambda fit: max(_TIER_RANK[match.tier] for match in fit[1]) if fit[1] else 0)
+    best = max(_TIER_RANK[match.tier] for match in ranked[0][1]) if ranked[0][1] else 0
+    second = max(_TIER_RANK[match.tier] for match in ranked[1][1]) if ranked[1][1] else 0
+    if best < second:
+        return ranked[0][1]
     raise AmbiguousMatch(
         f"{path or 'file'}: the @@ anchor line {anchor!r} occurs {len(occurrences)} times and the change fits "
         f"after {len(fits)} of them; nbedit will not guess which one you mean",
@@ -825,7 +895,7 @@ def _choose_across(
             + [(abs(hit.first_line + 1 - near_line), 1, hit) for hit in wider],
             key=lambda item: (item[0], item[1]),
         )
-        if len(ranked) == 1 or ranked[0][0] != ranked[1][0]:
+        if len(ranked) == 1 or (ranked[0][0] != ranked[1][0] and ranked[0][0] <= TRUSTED_DISTANCE):
             return (tier if ranked[0][1] == 0 else Tier.INDENTATION), [ranked[0][2]]
     places = sorted([*hits, *wider], key=lambda hit: hit.first_line)
     raise AmbiguousMatch(
@@ -860,7 +930,7 @@ def _choose(
         return hits
     if near_line is not None:
         distances = sorted((abs(hit.first_line + 1 - near_line), n) for n, hit in enumerate(hits))
-        if distances[0][0] != distances[1][0]:
+        if distances[0][0] != distances[1][0] and distances[0][0] <= TRUSTED_DISTANCE:
             return [hits[distances[0][1]]]
     locations = []
     for hit in hits:
@@ -875,6 +945,143 @@ def _choose(
         locations=locations,
         tier=tier.value,
     )
+
+
+# --------------------------------------------------------------------------- blank lines
+
+
+def _locate_blank_lines(
+    index: FileIndex,
+    hunk: Hunk,
+    options: MatchOptions,
+    low: int,
+    high: int,
+    near_line: int | None,
+    path: str | None,
+    tried: list[str],
+) -> list[Match] | None:
+    """The old text's lines, in order, with other runs of blank lines between them than the file has.
+
+    Real replies lose and gain blank lines (git even collapses runs of them in the commit
+    messages that carry replies). Each place where the old text's non-blank lines follow one
+    another in the file, blank lines aside (compared as the indentation tier compares),
+    rewrites the old text to the file's blank runs where the change removes or replaces
+    them (see ``_with_file_blank_runs``). The rewritten hunk is then located by the ordinary
+    tiers in that place alone. Two places are ambiguous; none is None (the fuzzy tier is next).
+    """
+    from nbedit.engine.transport import align, split_change_lines
+
+    old_lines, old_final = split_change_lines(hunk.old)
+    wanted = [(number, _fuzzy_line(line)) for number, line in enumerate(old_lines) if line.strip()]
+    if len(wanted) < 2:
+        return None
+    file_lines = index.fuzzy_lines
+    first_line, last_line = index.line_of(low), index.line_of(max(low, high - 1))
+    starts = index.positions_of(wanted[0][1], MAX_LOCATIONS)
+    if not starts:
+        return None
+    places: list[list[int]] = []
+    for start in starts:
+        if not first_line <= start <= last_line:
+            continue
+        matched = [start]
+        cursor = start
+        for _, line in wanted[1:]:
+            cursor += 1
+            while cursor <= last_line and not file_lines[cursor]:
+                cursor += 1
+            if cursor > last_line or file_lines[cursor] != line:
+                break
+            matched.append(cursor)
+        else:
+            places.append(matched)
+    if not places:
+        return None
+    rewritten = []
+    for matched in places:
+        hunk_there = _with_file_blank_runs(hunk, old_lines, old_final, wanted, matched, align)
+        if hunk_there is not None:
+            rewritten.append((matched, hunk_there))
+    if not rewritten:
+        return None
+    if len(rewritten) > 1:
+        raise AmbiguousMatch(
+            f"{path or 'file'}: the old text's lines occur {len(rewritten)} times with other blank lines "
+            "between them (lines " + ", ".join(str(m[0] + 1) for m, _ in rewritten[:5]) + "); "
+            "nbedit will not guess which one you mean",
+            path=path,
+            locations=[(matched[0] + 1, 1) for matched, _ in rewritten],
+            tier=Tier.BLANK_LINES.value,
+        )
+    matched, spaced = rewritten[0]
+    region_start = index.starts[max(0, matched[0] - (len(old_lines)))]
+    region_end = index.starts[min(index.line_count, matched[-1] + 1 + len(old_lines))]
+    try:
+        found = locate(
+            index,
+            spaced,
+            options=MatchOptions(exact=False, threshold=1.01),  # no fuzzy inside: the lines are all there
+            region=(max(low, region_start), min(high, region_end)),
+            near_line=matched[0] + 1,
+            path=path,
+        )
+    except MatchError:
+        return None
+    if not found or any(match.tier is Tier.FUZZY for match in found):
+        return None
+    tried.append(f"{Tier.BLANK_LINES.value}: line {matched[0] + 1}")
+    return [
+        _explained(index, hunk, replace(match, tier=Tier.BLANK_LINES, offset=None), tried) for match in found
+    ]
+
+
+def _with_file_blank_runs(
+    hunk: Hunk,
+    old_lines: list[str],
+    old_final: bool,
+    wanted: list[tuple[int, str]],
+    matched: list[int],
+    align,  # type: ignore[no-untyped-def]
+) -> Hunk | None:
+    """``hunk`` whose old text has the file's run of blank lines between its non-blank lines.
+
+    Only a run the change removes or replaces may differ: its lines are the file's, and
+    they go with the change. A differing run that old and new both keep, or that sits
+    between two kept lines, is refused (None): the result would hold the file's blank
+    lines or the reply's, and the reply does not say which (real replies lose blank lines
+    to the commit messages that carry them, and gain them from the model).
+    """
+    from nbedit.engine.transport import split_change_lines
+
+    new_lines, _ = split_change_lines(hunk.new)
+    runs: dict[int, tuple[int, int]] = {}  # old line where a run starts -> (its length, the file's)
+    for position in range(1, len(wanted)):
+        previous = wanted[position - 1][0]
+        file_run = matched[position] - matched[position - 1] - 1
+        runs[previous + 1] = (wanted[position][0] - previous - 1, file_run)
+    kept: set[int] = set()  # old lines new keeps
+    for tag, old_first, old_last, _, _ in align(old_lines, new_lines):
+        if tag == "equal":
+            kept.update(range(old_first, old_last))
+    old_out: list[str] = []
+    number = 0
+    while number < len(old_lines):
+        if number in runs:
+            old_run, file_run = runs[number]
+            old_out.extend([""] * file_run)
+            if file_run != old_run:
+                run = range(number, number + old_run) if old_run else range(number - 1, number + 1)
+                if any(step in kept for step in run):
+                    return None
+            if old_run:
+                number += old_run
+                continue
+        old_out.append(old_lines[number])
+        number += 1
+    old_text = "\n".join(old_out) + ("\n" if old_final else "")
+    if old_text == hunk.old:
+        return None
+    return replace(hunk, old=old_text, start_line=None, changed_lines=None, alternatives=())
 
 
 # --------------------------------------------------------------------------- fuzzy
@@ -1035,7 +1242,9 @@ def _fuzzy_winner(
     def carried(item: _Scored) -> str | Refusal:
         key = item[0].first_line
         if key not in replacements:
-            replacements[key] = _replacement(index, hunk, item[0], Tier.FUZZY)
+            replacements[key] = _replacement(
+                index, hunk, item[0], Tier.FUZZY, strict_context=near_line is None
+            )
         return replacements[key]
 
     short = _non_blank(hunk) < FUZZY_SHORT_LINES
@@ -1049,6 +1258,13 @@ def _fuzzy_winner(
     if not passing:
         return None
     best = passing[0]
+    for item in candidates:
+        if item is best or item[1] < floor:
+            break
+        refused = carried(item)
+        if not isinstance(refused, str) and refused.kind == "conflict":
+            # the closest place contradicts the change: a lower place is not where it was meant
+            return None
     rivals = [
         item for item in passing[1:] if not _overlaps(item[0], best[0]) and item[1] > best[1] - FUZZY_MARGIN
     ]
@@ -1058,7 +1274,7 @@ def _fuzzy_winner(
             contenders.sort(key=lambda item: abs(item[0].first_line + 1 - near_line))
             if abs(contenders[0][0].first_line + 1 - near_line) < abs(
                 contenders[1][0].first_line + 1 - near_line
-            ):
+            ) and abs(contenders[0][0].first_line + 1 - near_line) <= TRUSTED_DISTANCE:
                 chosen = contenders[0]
                 return chosen[0], chosen[1], _as_text(carried(chosen))
         locations = [(item[0].first_line + 1, 1) for item in [best, *rivals]]
@@ -1082,9 +1298,11 @@ def _overlaps(a: _Hit, b: _Hit) -> bool:
     return a.first_line < b.first_line + b.line_count and b.first_line < a.first_line + a.line_count
 
 
-def _rejection_reason(index: FileIndex, hunk: Hunk, item: _Scored, floor: float) -> str:
+def _rejection_reason(
+    index: FileIndex, hunk: Hunk, item: _Scored, floor: float, strict_context: bool = False
+) -> str:
     """Why a near miss was not taken, in words (the real reason, not just a score)."""
-    refusal = _replacement(index, hunk, item[0], Tier.FUZZY)
+    refusal = _replacement(index, hunk, item[0], Tier.FUZZY, strict_context=strict_context)
     if not isinstance(refusal, str):
         return refusal.reason
     if item[1] < floor:
@@ -1149,8 +1367,13 @@ def _build(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier, score: float, ne
     )
 
 
-def _replacement(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier) -> str | Refusal:
-    """What goes in place of the hit: the exact change, carried by ``transport``."""
+def _replacement(
+    index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier, strict_context: bool = False
+) -> str | Refusal:
+    """What goes in place of the hit: the exact change, carried by ``transport``.
+
+    ``strict_context``: the lines old and new share must be the file's up to layout (the
+    fuzzy tier without a line number: see ``transport``)."""
     text = index.text
     matched = text[hit.start : hit.end]
     newline = _span_newline(index, hit)
@@ -1168,7 +1391,15 @@ def _replacement(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier) -> str | R
             region.append("")  # the region ends on an empty last line
         if len(region) != len(split_change_lines(hunk.old)[0]):
             return Refusal("the located lines do not line up with the old text's lines")
-        carried = transport(hunk.old, hunk.new, region, newline=newline, first_partial=first_partial)
+        carried = transport(
+            hunk.old,
+            hunk.new,
+            region,
+            newline=newline,
+            first_partial=first_partial,
+            strict_context=strict_context,
+            file_text=text,
+        )
         if isinstance(carried, Refusal):
             return carried
         replacement = carried

@@ -51,6 +51,7 @@ class Tier(enum.Enum):
     TRAILING_WHITESPACE = "trailing-whitespace"
     UNICODE = "unicode-punctuation"
     INDENTATION = "indentation"
+    BLANK_LINES = "blank-lines"
     FUZZY = "fuzzy"
 
     @property
@@ -64,6 +65,7 @@ _EXPLANATIONS = {
     Tier.TRAILING_WHITESPACE: "matched ignoring trailing whitespace",
     Tier.UNICODE: "matched ignoring curly quotes, dashes and non-breaking spaces",
     Tier.INDENTATION: "matched at a different indentation; replacement re-indented",
+    Tier.BLANK_LINES: "matched with a different number of blank lines between its lines",
     Tier.FUZZY: "fuzzy match",
 }
 

@@ -32,6 +32,7 @@ from nbedit.engine.text import UTF8, Codec, canonical_encoding, decode, encode, 
 from nbedit.engine.text_edit import (  # moved; still importable from here
     DEFAULT_MAX_CELLS,
     DEFAULT_MAX_HUNKS,
+    STRUCTURE_KEEPING,
     PlanOptions,
     TextEdit,
     splice,
@@ -49,6 +50,7 @@ from nbedit.errors import (
     NotebookError,
     OverlappingHunks,
     PartlyApplied,
+    UnsafeChange,
     option,
 )
 
@@ -136,6 +138,9 @@ def edit_text(
         if not matches:
             skipped.append(number + 1)
             notes.append(f"hunk {number + 1} is already applied (its new text is there, its old text is not)")
+            if hunk.start_line is not None:
+                # the hunks after it stand shifted by what it added or removed
+                carried_offset += hunk.new.count("\n") - hunk.old.count("\n")
             continue
         for match in matches:
             located.append(LocatedHunk(hunk, match))
@@ -348,7 +353,8 @@ def _edit_in_order(
         "its blocks build on each other, so they were applied in order and are shown as one change "
         f"(match tiers: {', '.join(tiers)})"
     )
-    return TextEdit(current, (), False, (note,))
+    lenient = any(Tier(tier) not in STRUCTURE_KEEPING for tier in tiers)
+    return TextEdit(current, (), False, (note,), lenient=lenient)
 
 
 def _check_overlaps(located: Sequence[LocatedHunk], path: str) -> None:
@@ -507,6 +513,7 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
     finally:
         before_fingerprint = digest() if digest is not None else None  # joined on every path
     if edit is not None:
+        edit = _syntax_guard(path, text, edit)
         after_bytes = data if edit.after == text else encode(edit.after, codec, change.path)
         return _file_plan(
             change, source, data, text, codec, edit.after, after_bytes, edit, before_fingerprint
@@ -518,6 +525,79 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
     after = decoded_when_read(after_bytes)
     after_bytes = data if after_bytes == data else after_bytes
     return _file_plan(change, source, data, text, codec, after, after_bytes, located, before_fingerprint)
+
+
+GUARD_SUFFIXES = (".py", ".pyi", ".pyw", ".json")
+GUARD_EXACT_HUNKS = 32  # an exact change of more hunks (a release diff) is not parsed for a note
+
+
+def _syntax_guard(path: str, before: str, edit: TextEdit) -> TextEdit:
+    """Refuse a leniently placed change that breaks parsing (``engine.syntax``); note an exact one.
+
+    A change whose added lines hold curly quotes where the result would not parse, and
+    whose result parses with them straight, is written straight (a chat interface curled
+    the reply), with a note saying so.
+    """
+    if edit.after == before or not path.lower().endswith(GUARD_SUFFIXES):
+        return edit
+    lenient = edit.placed_leniently
+    if not lenient and len(edit.hunks) > GUARD_EXACT_HUNKS:
+        return edit
+    from nbedit.engine.syntax import straightened, text_problem
+
+    if edit.hunks:
+        items = sorted(edit.hunks, key=lambda item: (item.match.start, item.match.end))
+        spans = [(item.match.start, item.match.end, item.match.replacement) for item in items]
+    else:  # blocks applied in order: one span, the whole text
+        items = []
+        spans = [(0, len(before), edit.after)]
+    problem = text_problem(path, before, edit.after, spans)
+    if problem is None:
+        return edit
+    olds = [item.hunk.old for item in items] or [before]
+    straight = [straightened(replacement, old) for (_, _, replacement), old in zip(spans, olds, strict=True)]
+    if any(value is not None for value in straight):
+        spans_straight = [
+            (start, end, value if value is not None else replacement)
+            for (start, end, replacement), value in zip(spans, straight, strict=True)
+        ]
+        after = _spliced_spans(before, spans_straight)
+        if text_problem(path, before, after, spans_straight) is None:
+            note = (
+                "curly quotes in the added lines were written as straight quotes: with them the result "
+                f"would not parse ({problem.describe()[len('the result would not parse: '):]}), a sign that "
+                "a chat interface curled the reply"
+            )
+            hunks = tuple(
+                LocatedHunk(item.hunk, replace(item.match, replacement=span[2]), item.cell)
+                for item, span in zip(items, spans_straight, strict=False)
+            )
+            return replace(edit, after=after, hunks=hunks, notes=(*edit.notes, note))
+    if lenient:
+        raise UnsafeChange(
+            f"{path}: {problem.describe()} (it parsed before); the change was placed leniently "
+            "(see the match tiers), so nbedit will not write it: check the indentation and "
+            "punctuation of the change against the file",
+            path=path,
+            reason=problem.describe(),
+            line=problem.line,
+        )
+    note = (
+        f"warning: {problem.describe()} (it parsed before; the change was found exactly, "
+        "so it is written as asked)"
+    )
+    return replace(edit, notes=(*edit.notes, note))
+
+
+def _spliced_spans(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
+    pieces: list[str] = []
+    cursor = 0
+    for start, end, replacement in spans:
+        pieces.append(text[cursor:start])
+        pieces.append(replacement)
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
 
 
 def _edit_bytes(
@@ -615,6 +695,9 @@ def _plan_add(change: FileChange, data: bytes | None, source: FileSource, option
             notes=(*encoding_notes, "replaces an existing file (overwrite allowed)"),
             encoding=encoding,
         )
+    notes: tuple[str, ...] = ()
+    if path.lower().endswith(GUARD_SUFFIXES):
+        content, notes = _new_file_quotes(path, content)
     return FilePlan(
         path=path,
         operation="add",
@@ -625,7 +708,27 @@ def _plan_add(change: FileChange, data: bytes | None, source: FileSource, option
         fingerprint=None,
         mode=change.new_mode,
         encoding=_encoding_facts(_new_file_codec(options.encoding))[0],
+        notes=notes,
     )
+
+
+def _new_file_quotes(path: str, content: str) -> tuple[str, tuple[str, ...]]:
+    """A new Python or JSON file that parses only with its curly quotes straight is written straight."""
+    from nbedit.engine.syntax import straightened, text_problem
+
+    straight = straightened(content, "")
+    if straight is None:
+        return content, ()
+    empty = "" if path.lower().endswith((".py", ".pyi", ".pyw")) else "null"
+    problem = text_problem(path, empty, content, [(0, len(empty), content)])
+    if problem is None or text_problem(path, empty, straight, [(0, len(empty), straight)]) is not None:
+        return content, ()
+    note = (
+        "curly quotes were written as straight quotes: with them the new file would not parse "
+        f"({problem.describe()[len('the result would not parse: '):]}), a sign that a chat interface "
+        "curled the reply"
+    )
+    return straight, (note,)
 
 
 def _new_file_codec(encoding: str | None) -> Codec:

@@ -14,15 +14,18 @@ from collections.abc import Sequence
 
 from nbedit._dataclass import dataclass
 from nbedit.engine.match import DEFAULT_THRESHOLD, MatchOptions
-from nbedit.engine.models import LocatedHunk
+from nbedit.engine.models import LocatedHunk, Tier
 
-__all__ = ["DEFAULT_MAX_CELLS", "DEFAULT_MAX_HUNKS", "PlanOptions", "TextEdit", "splice"]
+__all__ = ["DEFAULT_MAX_CELLS", "DEFAULT_MAX_HUNKS", "STRUCTURE_KEEPING", "PlanOptions", "TextEdit", "splice"]
 
 # Limits (issue 27): every cost is linear, but beyond these a plan takes longer than anyone
 # waits for an edit (about 10 s on a loaded 2-core machine), so it is refused at once, saying
 # how to go on. A notebook's cells are counted while it is scanned, a change's hunks once parsed.
 DEFAULT_MAX_CELLS = 1_000_000
 DEFAULT_MAX_HUNKS = 200_000
+
+# tiers that never change a line's structure: the syntax guard treats them as exact
+STRUCTURE_KEEPING = frozenset({Tier.EXACT, Tier.LINE_ENDINGS, Tier.TRAILING_WHITESPACE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,13 @@ class TextEdit:
     hunks: tuple[LocatedHunk, ...]
     already_applied: bool
     notes: tuple[str, ...]
+    lenient: bool = False  # some hunk was placed by a tier that can change what a line means
+
+    @property
+    def placed_leniently(self) -> bool:
+        """Some hunk was placed by a tier beyond line endings and trailing blanks (those two never
+        change a line's structure, so the syntax guard treats them as exact)."""
+        return self.lenient or any(item.match.tier not in STRUCTURE_KEEPING for item in self.hunks)
 
 
 def splice(text: str, located: Sequence[LocatedHunk]) -> str:

@@ -13,7 +13,10 @@ what old -> new says.
    indentation offset (the uniform prefix the file adds to, or lacks from, the
    old text) and the file's line endings. Within a rewritten line, characters
    the edit left alone keep the file's spelling where the file differs from the
-   old text only by Unicode punctuation (a curly quote stays curly); every
+   old text only by Unicode punctuation (a curly quote stays curly). A curly
+   quote, dash or odd space the old text wrote where the file has a plain one
+   (a reply curled by a chat interface) is written in the new text as the file
+   spells it too (``punctuation_map``): the same reply curled both. Every other
    character the edit changes is the new text's.
 3. Every line the change removes or rewrites must be in the file, equal to the
    old line up to the lenient tiers' normalisations (line endings, trailing
@@ -22,7 +25,19 @@ what old -> new says.
    exactly the file's line: it was not meant to change, and the result holds
    the file's line either way. Anything else is refused: "similar enough" is not
    "there".
-4. When the offset cannot be applied (the file's indentation relates to the
+   Tabs for spaces (or spaces for tabs) count as one offset when every line pair
+   agrees on one width and shift (``IndentUnit``).
+4. With ``strict_context`` (the fuzzy tier placing a hunk that has no line
+   number), a line old and new *both* carry must be the file's line up to
+   layout: whitespace, quote style, a trailing comma or semicolon. Any other
+   difference (a name, a keyword argument, a number, a blank line where the
+   file has text) means the reply believes the file says something it does
+   not: copying the file's line would silently drop that part of the change
+   (real replies: ``commonpath`` where the file has ``commonprefix``,
+   ``input=`` where it has ``stdin=``), so it is a conflict, refused naming
+   the line. Likewise a ``def``/``class`` line is never "mis-copied" when its
+   name differs: a different name is another function, not a typo.
+5. When the offset cannot be applied (the file's indentation relates to the
    old text's in different ways on different lines, or a new line is shallower
    than the prefix to remove), the change is refused rather than guessed.
 
@@ -35,18 +50,23 @@ line takes no indentation offset.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 
 from nbedit._dataclass import dataclass
 from nbedit.engine.text import newline_of, strip_newline
 
 __all__ = [
+    "IndentUnit",
     "UNICODE_TABLE",
     "align",
     "Offset",
     "Refusal",
     "indentation_offset",
+    "names",
     "normalised_line",
+    "punctuation_map",
+    "same_up_to_layout",
     "split_change_lines",
     "transport",
     "uniform_offset",
@@ -124,6 +144,69 @@ def _describe_indent(prefix: str) -> str:
     if tabs:
         parts.append(f"{tabs} tab{'s' if tabs != 1 else ''}")
     return " and ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class IndentUnit:
+    """Tabs for spaces (or spaces for tabs), uniformly: ``file = tabs((old - shift) / width)``.
+
+    Real replies re-indent a tab-indented file with spaces (and the reverse). When every
+    non-blank line pair agrees on one width and one shift, each new line's indentation is
+    converted the same way; anything else is refused as before.
+    """
+
+    width: int
+    shift: int  # in the old text's characters
+    to_tabs: bool  # the file uses tabs, the old text spaces
+
+    @classmethod
+    def between(
+        cls, old_lines: Sequence[str], file_lines: Sequence[str], *, skip_first: bool = False
+    ) -> IndentUnit | None:
+        pairs = []
+        for number, (old_line, file_line) in enumerate(zip(old_lines, file_lines, strict=False)):
+            if (skip_first and number == 0) or not old_line.strip(_BLANKS) or not file_line.strip(_BLANKS):
+                continue
+            if normalised_line(old_line) != normalised_line(file_line):
+                continue
+            pairs.append((_indent(old_line), _indent(file_line)))
+        if not pairs:
+            return None
+        for to_tabs, old_char, file_char in ((True, " ", "\t"), (False, "\t", " ")):
+            if not all(set(old) <= {old_char} and set(new) <= {file_char} for old, new in pairs):
+                continue
+            for width in (4, 2, 8):
+                counts = [(len(old), len(new)) for old, new in pairs]
+                if to_tabs:
+                    shifts = {old - width * new for old, new in counts}
+                else:
+                    shifts = {new - width * old for old, new in counts}
+                if len(shifts) == 1 and len({new for _, new in counts}) > 1 or (
+                    len(shifts) == 1 and next(iter(shifts)) == 0
+                ):
+                    return cls(width, next(iter(shifts)), to_tabs)
+        return None
+
+    def apply(self, line: str) -> str | None:
+        body = line.lstrip(" \t")
+        if not body.strip(_BLANKS):
+            return line if not line.strip(_BLANKS) else body
+        indent = line[: len(line) - len(body)]
+        if self.to_tabs:
+            if set(indent) - {" "} or (len(indent) - self.shift) % self.width or len(indent) < self.shift:
+                return None
+            return "\t" * ((len(indent) - self.shift) // self.width) + body
+        if set(indent) - {"\t"}:
+            return None
+        return " " * (self.width * len(indent) + self.shift) + body
+
+    @property
+    def removed(self) -> str:  # read by the refusal message of a line that cannot move
+        return ""
+
+    def __str__(self) -> str:
+        kind = "tabs for spaces" if self.to_tabs else "spaces for tabs"
+        return f"{kind} ({self.width} to a tab)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +302,8 @@ def transport(
     newline: str,
     first_partial: bool = False,
     offset: Offset | None = None,
+    strict_context: bool = False,
+    file_text: str | None = None,
 ) -> str | Refusal:
     """The text to write in place of ``file_lines`` so the file holds the change old -> new.
 
@@ -227,7 +312,9 @@ def transport(
     mid-line). ``newline`` is the ending for lines that have no file line to
     take one from. ``first_partial``: the region starts mid-line, so its first
     line takes no indentation offset. ``offset`` overrides the offset found
-    from the lines (the indentation tier already knows it).
+    from the lines (the indentation tier already knows it). ``strict_context``:
+    a line old and new share must be the file's up to layout (rule 4 above).
+    ``file_text``: the whole file, to tell which curly characters it never uses.
     """
     old_lines, _ = split_change_lines(old)
     new_lines, new_final = split_change_lines(new)
@@ -238,14 +325,28 @@ def transport(
         offset if offset is not None else indentation_offset(old_lines, file_bodies, skip_first=first_partial)
     )
     if isinstance(found, Refusal):
-        return found
+        unit = IndentUnit.between(old_lines, file_bodies, skip_first=first_partial)
+        if unit is None:
+            return found
+        found = unit  # type: ignore[assignment]
 
     def moved(line: str, first: bool) -> str | None:
         return line if first and first_partial else found.apply(line)
 
+    spelling = punctuation_map(old_lines, file_bodies)
+    if spelling and file_text is not None:
+        # the reply was curled: so was the rest of its new text, where the file never uses the character
+        for char in {char for char in new if ord(char) in UNICODE_TABLE and ord(char) not in spelling}:
+            if char not in file_text and char not in old and _plain_absent(char, old):
+                spelling[ord(char)] = char.translate(UNICODE_TABLE)
+
     pieces: list[str] = []
     for tag, old_first, old_last, new_first, new_last in align(old_lines, new_lines):
         if tag == "equal":
+            if strict_context:
+                for number in range(old_first, old_last):
+                    if not same_up_to_layout(old_lines[number], file_bodies[number]):
+                        return _conflict(number, old_lines[number], file_bodies[number])
             pieces.extend(file_lines[old_first:old_last])
             continue
         block: list[str] = []
@@ -257,7 +358,7 @@ def transport(
                     f"{_describe_indent(found.removed)} the file lacks compared with the old text",
                     kind="indentation",
                 )
-            block.append(line)
+            block.append(line.translate(spelling) if spelling else line)
         for number in range(old_first, old_last):
             old_moved = moved(old_lines[number], number == 0)
             file_body = file_bodies[number]
@@ -292,6 +393,16 @@ def transport(
     return "".join(pieces)
 
 
+def _conflict(number: int, old_line: str, file_line: str) -> Refusal:
+    return Refusal(
+        f"the old text's line {number + 1} ({old_line.strip()[:60]!r}) is kept by the change, but the "
+        f"file has {file_line.strip()[:60]!r} there: the change expects a line the file does not have "
+        "(copy that line from the file, or make the change it implies explicit)",
+        line=number,
+        kind="conflict",
+    )
+
+
 def align(old_lines: list[str], new_lines: list[str]) -> list[tuple[str, int, int, int, int]]:
     """Exact line alignment of old and new, as diff tools draw it.
 
@@ -320,9 +431,79 @@ def _miscopied(old_line: str, file_line: str, block: list[str]) -> bool:
     """
     if not file_line.strip(_BLANKS) or file_line not in block or max(len(old_line), len(file_line)) > 1_000:
         return False
+    if _defines(old_line) or _defines(file_line):
+        if names(old_line) != names(file_line):
+            return False  # another function or class, not a slip of the pen
     from rapidfuzz import fuzz
 
     return fuzz.ratio(normalised_line(old_line), normalised_line(file_line)) >= MISCOPY_SIMILARITY * 100
+
+
+_NAME = re.compile(r"[^\W\d]\w*")
+_WORD_GAP = re.compile(r"(?<=\w)\s+(?=\w)")  # a gap between two words stays a gap
+_LAYOUT = re.compile(r"\s+")
+
+
+def names(line: str) -> list[str]:
+    """The identifiers and keywords of a line, in order (keyword arguments included)."""
+    return _NAME.findall(line)
+
+
+def _defines(line: str) -> bool:
+    body = line.lstrip(_BLANKS)
+    return body.startswith(("def ", "async def ", "class "))
+
+
+def same_up_to_layout(first: str, second: str) -> bool:
+    """Equal up to whitespace, quote style, Unicode punctuation and a trailing comma or semicolon."""
+    if first == second:
+        return True
+    return _layout_key(first) == _layout_key(second)
+
+
+def _layout_key(line: str) -> str:
+    spaced = _WORD_GAP.sub("\x00", line.translate(UNICODE_TABLE))
+    return _LAYOUT.sub("", spaced).replace("'", '"').rstrip(",;")
+
+
+def punctuation_map(old_lines: Sequence[str], file_lines: Sequence[str]) -> dict[int, str]:
+    """The spelling the old text needed: each curly quote, dash or odd space it wrote where the
+    file has another character of the same class (``“`` for ``"``), as a ``str.translate`` table.
+
+    A reply whose quotes were curled (chat interfaces do it) curls its new text too; those
+    characters are artifacts of the same reply and are written as the file spells them. A
+    character the old text also wrote where the file has it the same, or mapped two ways,
+    is left as written (the file really uses it).
+    """
+    seen: dict[str, str] = {}
+    kept: set[str] = set()
+    for old_line, file_line in zip(old_lines, file_lines, strict=False):
+        old_body, file_body = old_line.strip(_BLANKS), file_line.strip(_BLANKS)
+        if len(old_body) != len(file_body) or old_body == file_body:
+            if old_body == file_body:
+                kept.update(char for char in old_body if ord(char) in UNICODE_TABLE)
+            continue
+        for old_char, file_char in zip(old_body, file_body, strict=True):
+            if ord(old_char) not in UNICODE_TABLE:
+                continue
+            if old_char == file_char:
+                kept.add(old_char)
+            elif old_char.translate(UNICODE_TABLE) == file_char.translate(UNICODE_TABLE):
+                if seen.setdefault(old_char, file_char) != file_char:
+                    kept.add(old_char)
+    old_text = "\n".join(old_lines)
+    return {
+        ord(char): file_char
+        for char, file_char in seen.items()
+        if char not in kept and _plain_absent(char, old_text)
+    }
+
+
+def _plain_absent(char: str, old: str) -> bool:
+    """The old text never writes ``char``'s plain counterpart (a curled reply curls every one);
+    a space-like character is plain text's own artifact, never a choice."""
+    plain = char.translate(UNICODE_TABLE)
+    return plain == " " or plain not in old
 
 
 def _shared_ends(first: Sequence[str], second: Sequence[str]) -> tuple[int, int]:

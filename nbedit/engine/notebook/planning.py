@@ -47,7 +47,7 @@ from nbedit.engine.notebook.raw import RawDecision, looks_like_notebook_json, pl
 from nbedit.engine.notebook.split import split_by_cell
 from nbedit.engine.text import common_ends
 from nbedit.engine.text_edit import PlanOptions, TextEdit, splice
-from nbedit.errors import AmbiguousMatch, MatchError, NoMatch, option
+from nbedit.errors import AmbiguousMatch, MatchError, NoMatch, UnsafeChange, option
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -127,6 +127,8 @@ def plan_notebook(
     # blocks that built on each other were applied in order and come without located hunks
     after_view = splice(document.view, located) if located else text_edit.after
     notes = list(text_edit.notes)
+    after_view, located, guard_notes = _syntax_guard(path, document, after_view, located, text_edit)
+    notes.extend(guard_notes)
     if options.clear_outputs:
         notes.append(CLEARED_OUTPUTS_NOTE)
     edit = document.edit(after_view, clear_outputs=options.clear_outputs)
@@ -189,6 +191,94 @@ def _check_cell_edit(hunk: Hunk, number: int, count: int, path: str) -> None:
                 "source, change the notebook's JSON with a git diff; nothing was changed",
                 path=path,
             )
+
+
+def _python_kernel(document: NotebookDocument) -> bool:
+    """The notebook's kernel runs Python (or says nothing, as a bare nbformat notebook does)."""
+    metadata = document.top.get("metadata")
+    if not isinstance(metadata, dict):
+        return True
+    for key, field_name in (("kernelspec", "language"), ("language_info", "name")):
+        section = metadata.get(key)
+        if isinstance(section, dict) and isinstance(section.get(field_name), str):
+            return section[field_name].lower() in ("python", "python3", "ipython")
+    return True
+
+
+_CURLY = ("\u2018", "\u2019", "\u201c", "\u201d")
+
+
+def _syntax_guard(
+    path: str,
+    document: NotebookDocument,
+    after_view: str,
+    located: tuple[LocatedHunk, ...],
+    text_edit: TextEdit,
+) -> tuple[str, tuple[LocatedHunk, ...], tuple[str, ...]]:
+    """A leniently placed change that leaves a Python code cell unparseable is refused (``engine.syntax``).
+
+    Curly quotes in the added lines that keep a cell from parsing, where it parses with them
+    straight, are written straight (a chat interface curled the reply), with a note. An exact
+    change without curly quotes is not parsed here: reading the edited view back costs
+    milliseconds on a big notebook, and an exact change is written as asked anyway.
+    """
+    lenient = text_edit.placed_leniently
+    curly = any(char in item.hunk.new for item in located for char in _CURLY) or (
+        not located and any(char in after_view for char in _CURLY)
+    )
+    if (not lenient and not curly) or after_view == document.view or not _python_kernel(document):
+        return after_view, located, ()
+    from nbedit.engine.syntax import straightened
+
+    problem = _cell_problem(document, after_view)
+    if problem is None:
+        return after_view, located, ()
+    if curly:
+        if located:
+            fixed = tuple(
+                LocatedHunk(item.hunk, replace(item.match, replacement=value), item.cell)
+                if (value := straightened(item.match.replacement, item.hunk.old)) is not None
+                else item
+                for item in located
+            )
+            straight_view = splice(document.view, fixed)
+        else:
+            fixed = located
+            straight_view = straightened(after_view, document.view) or after_view
+        if straight_view != after_view and _cell_problem(document, straight_view) is None:
+            note = (
+                "curly quotes in the added lines were written as straight quotes: with them the result "
+                f"would not parse ({problem.describe()[len('the result would not parse: '):]}), a sign that "
+                "a chat interface curled the reply"
+            )
+            return straight_view, fixed, (note,)
+    if not lenient:
+        return after_view, located, (
+            f"warning: {problem.describe()} (it parsed before; the change was found exactly, "
+            "so it is written as asked)",
+        )
+    raise UnsafeChange(
+        f"{path}: {problem.describe()} (it parsed before); the change was placed leniently "
+        "(see the match tiers), so nbedit will not write it: check the indentation and "
+        "punctuation of the change against the cell",
+        path=path,
+        reason=problem.describe(),
+        line=problem.line,
+    )
+
+
+def _cell_problem(document: NotebookDocument, after_view: str):  # type: ignore[no-untyped-def]
+    from nbedit.engine.notebook.view import parse_view
+    from nbedit.engine.syntax import notebook_problem
+
+    types = {cell.index: cell.cell_type for cell in document.cells}
+    before = {cell.index: cell.source for cell in document.cells if cell.cell_type == "code"}
+    after = [
+        (cell.index, cell.source)
+        for cell in parse_view(after_view)
+        if (cell.cell_type or types.get(cell.index)) == "code"
+    ]
+    return notebook_problem(before, after)
 
 
 def _structure_note(document: NotebookDocument, after_view: str, changes: Sequence[str]) -> str | None:
