@@ -19,11 +19,19 @@ CASES = load_cases()
 SAMPLE = stratified_sample(CASES)
 
 # cases nbedit still gets wrong: each is an xfail that fails the test once it is right (take it out then); the set never grows
+# Judged wrong by the corpus, kept visible here. d02506db16:t3 is labelled from an older nbedit,
+# which read the `<source>python` fence as the path; nbedit now reads the real path
+# (aider/coders/editblock_coder.py) and its empty SEARCH appends to that file, as aider reads it.
+# The corpus does not hold that file (it records only `<source>python`), so the replay creates it
+# where the label expects a refusal: the case needs the file to be judged, not a code change.
 KNOWN_WRONG: frozenset[str] = frozenset(
     {
         "aider-repo:d02506db16:t3",
     }
 )
+KNOWN_WRONG_REASON = {
+    "aider-repo:d02506db16:t3": "the corpus lacks aider/coders/editblock_coder.py, which the reply appends to",
+}
 
 # applied right among the sample's cases whose right result is known (measured, then held)
 RIGHT_FLOOR = 0.79
@@ -41,7 +49,7 @@ def test_a_real_reply_is_never_applied_wrongly(case, tmp_path) -> None:
     outcome = replay_case(case, tmp_path)
     if case.id in KNOWN_WRONG:
         assert outcome.kind == "wrong", f"{case.id} is right now: take it out of KNOWN_WRONG"
-        pytest.xfail(f"known wrong: {case.label_reason}")
+        pytest.xfail(f"known wrong: {KNOWN_WRONG_REASON.get(case.id, case.label_reason)}")
     assert outcome.kind != "wrong", f"{case.id} ({case.source}): {outcome.reason}; tiers {outcome.tiers}"
     if case.expect_refuse:
         assert outcome.kind == "refused"
