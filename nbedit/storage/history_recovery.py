@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from nbedit.errors import HistoryError
-from nbedit.storage.atomic import process_alive
 from nbedit.storage.database import (
     Database,
     format_id,
@@ -21,6 +20,7 @@ from nbedit.storage.database import (
 from nbedit.storage.records import (
     Entry,
 )
+from nbedit.storage.temp_names import process_alive
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False

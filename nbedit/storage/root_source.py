@@ -219,8 +219,8 @@ class RootSource:
 
     def holds(self, path: str, expected: bytes, chunk: int = 1 << 20) -> bool:
         """True if the file's bytes are exactly ``expected``; never holds a second whole copy."""
-        from nbedit.storage.atomic import holds_bytes
         from nbedit.storage.confine import open_file
+        from nbedit.storage.content_identity import holds_bytes
 
         try:
             descriptor = open_file(self.absolute(path), self.pinned, shown=path)
