@@ -25,9 +25,12 @@ argument lists argparse would read the same way; anything else, ``--help`` and
 every error go through argparse), and argparse fills in only the subcommand
 that was named, so ``nbedit --help`` does not build the other ten.
 
-What every command shares (the workspace it opens, ``_say``/``_warn``, the preview and the
-"Apply? [y/N]" step, exit codes) is in ``nbedit.cli_support``, below this module and the
-command modules beside it (``cli_rewind``); the names stay importable from here.
+This module is the parser and the dispatch: each command's code is in ``nbedit.commands``
+(one module per group: ``write``, ``reading``, ``history``, ``doctor``, ``programs``; and
+``nbedit.cli_rewind``), imported by the command's handler when it runs. What every command
+shares (the workspace it opens, ``_say``/``_warn``, the preview and the "Apply? [y/N]" step,
+exit codes) is in ``nbedit.cli_support``, below this module and the command modules; the names
+stay importable from here.
 
 The preview has two forms. On a terminal it is rich's coloured, numbered rows.
 Anywhere else (a pipe, a log, CI) it is plain text written in one call: the
@@ -49,6 +52,7 @@ from nbedit.cli_support import (  # noqa: F401
     FAILED,
     OK,
     USAGE,
+    _ClosedStdoutGuard,
     _confirm,
     _console,
     _interactive,
@@ -57,6 +61,7 @@ from nbedit.cli_support import (  # noqa: F401
     _print_diff,
     _review_and_apply,
     _say,
+    _Usage,
     _warn,
     _workspace,
 )
@@ -68,281 +73,79 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
     from typing import Any
 
-    from nbedit.workspace import Workspace
-
     Arguments = argparse.Namespace | SimpleNamespace  # the quick path makes a SimpleNamespace
 
 __all__ = ["build_parser", "main", "run"]
 
-# the most bytes read as one change text (a patch, --old-file, --new-file) or compared by `diff`:
-# `nbedit apply /dev/zero` stops here with a clear error instead of reading until memory runs out
-MAX_INPUT_BYTES = 64 << 20
-
-
-class _Usage(Exception):
-    """A usage problem found after parsing (unreadable input file, missing patch)."""
-
-
-# --- helpers ---------------------------------------------------------------------------------------
-
-
-def _input_limit() -> int:
-    """``MAX_INPUT_BYTES``, or ``$NBEDIT_MAX_INPUT_BYTES`` when set to a number."""
-    configured = os.environ.get("NBEDIT_MAX_INPUT_BYTES", "").strip()
-    return int(configured) if configured.isdigit() else MAX_INPUT_BYTES
-
-
-def _read_bounded(source: str, what: str) -> bytes:
-    """At most ``_input_limit()`` bytes of a file (``-``: stdin); a longer input is a usage error."""
-    limit = _input_limit()
-    try:
-        if source == "-":
-            data = sys.stdin.buffer.read(limit + 1)
-        else:
-            with open(source, "rb") as handle:
-                data = handle.read(limit + 1)
-    except OSError as error:
-        raise _Usage(f"cannot read {what} {source!r}: {error.strerror or error}") from None
-    except MemoryError:
-        raise _Usage(f"{what} {source!r} is too large to read into memory") from None
-    if len(data) > limit:
-        shown = "stdin" if source == "-" else repr(source)
-        raise _Usage(
-            f"{what} {shown} is over {limit:,} bytes, the most nbedit reads as one input; nothing was "
-            "read further or written. Split the change, or set NBEDIT_MAX_INPUT_BYTES to a larger "
-            "number of bytes if you really mean it"
-        )
-    return data
-
-
-def _read_text(source: str, what: str) -> str:
-    """Read change text exactly (no newline translation); ``-`` is stdin."""
-    data = _read_bounded(source, what)
-    try:
-        return data.decode("utf-8-sig") if data.startswith(b"\xef\xbb\xbf") else data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise _Usage(f"{what} {source!r} is not UTF-8 text (byte {error.start})") from None
-
-
-class _ClosedStdoutGuard:
-    """``sys.stdout`` that drops output once the reader has gone (EPIPE) instead of raising.
-
-    The first failed write points file descriptor 1 at ``/dev/null`` so the
-    interpreter's own flush at exit cannot fail either; everything else is
-    passed to the real stream (rich asks for ``isatty``, ``encoding``, ...).
-    """
-
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
-        self.closed_by_reader = False
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
-
-    def _gone(self) -> None:
-        self.closed_by_reader = True
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, self._stream.fileno())
-            os.close(devnull)
-        except (OSError, ValueError, AttributeError):
-            pass
-
-    def write(self, text: str) -> int:
-        if self.closed_by_reader:
-            return len(text)
-        try:
-            return int(self._stream.write(text))
-        except BrokenPipeError:
-            self._gone()
-            return len(text)
-
-    def flush(self) -> None:
-        if self.closed_by_reader:
-            return
-        try:
-            self._stream.flush()
-        except BrokenPipeError:
-            self._gone()
-
-
 # --- subcommands -----------------------------------------------------------------------------------
+# Each command lives in nbedit.commands (one module per group); the handlers here import it when the
+# command runs, so a call loads only its own command's code and ``nbedit --help`` none of them.
 
 
 def _apply(args: Arguments) -> int:
-    source = args.patch
-    if source is None:
-        if sys.stdin.isatty():
-            raise _Usage("give a patch file, or '-' to read the patch from stdin")
-        source = "-"
-    text = _read_text(source, "patch")
-    workspace = _workspace(args)
-    plan = workspace.plan_patch(text, default_path=getattr(args, "path", None))
-    return _review_and_apply(workspace, plan, args, stdin_used=source == "-")
+    from nbedit.commands.write import apply
+
+    return apply(args)
 
 
 def _edit(args: Arguments) -> int:
-    old = args.old if args.old is not None else _read_text(args.old_file, "--old-file")
-    new = args.new if args.new is not None else _read_text(args.new_file, "--new-file")
-    workspace = _workspace(args)
-    plan = workspace.plan_edit(args.file, old, new, replace_all=args.replace_all, cell=args.cell)
-    stdin_used = "-" in (args.old_file, args.new_file)
-    return _review_and_apply(workspace, plan, args, stdin_used=stdin_used)
+    from nbedit.commands.write import edit
+
+    return edit(args)
 
 
 def _diff(args: Arguments) -> int:
-    from nbedit.engine.plan import text_diff
-    from nbedit.engine.text import decode
-    from nbedit.errors import NbeditError
+    from nbedit.commands.reading import diff
 
-    texts = []
-    for path in (args.a, args.b):
-        try:
-            data = _read_bounded(path, "file")
-        except _Usage as error:
-            _warn(f"nbedit diff: {error}")
-            return USAGE
-        try:
-            texts.append(decode(data, path)[0])
-        except NbeditError as error:
-            _warn(f"nbedit diff: {error.message}")
-            return USAGE
-    if texts[0] == texts[1]:
-        return OK
-    diff = text_diff(texts[0], texts[1], args.a, args.b)
-    diff = diff.replace(f"--- a/{args.a}\n", f"--- {args.a}\n", 1).replace(
-        f"+++ b/{args.b}\n", f"+++ {args.b}\n", 1
-    )
-    _print_diff(diff)
-    return FAILED
+    return diff(args)
 
 
 def _view(args: Arguments) -> int:
-    text = _workspace(args).view(args.notebook)
-    sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
-    return OK
+    from nbedit.commands.reading import view
 
-
-def _history_call(workspace: Workspace, name: str) -> Any:
-    method = getattr(workspace, name, None)
-    if method is None:
-        from nbedit.errors import HistoryError
-
-        raise HistoryError(f"this nbedit has no history support yet (Workspace.{name} is missing)")
-    return method
+    return view(args)
 
 
 def _history(args: Arguments) -> int:
-    from nbedit.render.history import history_json, history_table, history_tsv
+    from nbedit.commands.history import history
 
-    workspace = _workspace(args)
-    entries = _history_call(workspace, "history")(all=args.all, path=args.path)
-    if args.json:
-        sys.stdout.write(history_json(entries))
-        return OK
-    if not entries:
-        scope = "" if args.all else " in this session (use --all to see every session)"
-        _say(f"no edits recorded{scope}")
-        return OK
-    if not _is_terminal(sys.stdout):
-        # piped: complete lines (no column cut to a width), tab-separated for cut/awk
-        sys.stdout.write(history_tsv(entries))
-        return OK
-    _console().print(history_table(entries))
-    return OK
+    return history(args)
 
 
 def _show(args: Arguments) -> int:
-    workspace = _workspace(args)
-    shown = _history_call(workspace, "show")(args.id)
-    _print_shown(shown)
-    return OK
+    from nbedit.commands.history import show
 
-
-def _print_shown(shown: Any) -> None:
-    """``Workspace.show`` returns a diff string, or an object with ``entry`` and ``diff``."""
-    if isinstance(shown, str):
-        _print_diff(shown if shown.endswith("\n") or not shown else shown + "\n")
-        return
-    entry = getattr(shown, "entry", None)
-    if entry is not None:
-        from nbedit.render.history import history_table
-
-        _console().print(history_table([entry]))
-    diff = getattr(shown, "diff", None)
-    if isinstance(diff, str):
-        _print_diff(diff)
+    return show(args)
 
 
 def _undo(args: Arguments) -> int:
-    from nbedit import history_ops
+    from nbedit.commands.history import undo
 
-    workspace = _workspace(args)
-    planned = history_ops.plan_undo(workspace, force=args.force)
-    return _review_and_apply(
-        workspace,
-        planned.plan,
-        args,
-        stdin_used=False,
-        write=lambda: planned.apply(workspace),
-        verb="undone",
-        question="Undo?",
-        warning=f"this undoes history entry {planned.undoes}",
-    )
+    return undo(args)
 
 
 def _restore(args: Arguments) -> int:
-    from nbedit import history_ops
+    from nbedit.commands.history import restore
 
-    workspace = _workspace(args)
-    which = "after" if args.after else "before"
-    planned = history_ops.plan_restore(workspace, args.id, which=which, force=args.force)
-    return _review_and_apply(
-        workspace,
-        planned.plan,
-        args,
-        stdin_used=False,
-        write=lambda: planned.apply(workspace),
-        verb="restored",
-        question="Restore?",
-        warning=planned.describe_drops(),
-    )
+    return restore(args)
 
 
 def _doctor(args: Arguments) -> int:
-    from nbedit.storage.doctor import check, repair
-    from nbedit.storage.records import default_home
+    from nbedit.commands.doctor import doctor
 
-    home = default_home()
-    checkup = check(home)
-    for finding in checkup.findings:
-        _say(finding)
-    if args.repair:
-        for done in repair(home):
-            _say(done)
-        if not args.no_history:
-            _workspace(args).history(all=True)  # opening settles the entries dead writers left pending
-        from nbedit.errors import NbeditError
-        from nbedit.repair import finish_interrupted
-
-        try:
-            for done in finish_interrupted(home):  # every root's dead writers, and cut-short undos
-                _say(done)
-        except NbeditError as error:
-            _say(f"could not finish what crashed writers left: {error.message}")
-        _say("history ok" if check(home).healthy else "the history still needs attention (see above)")
-        return OK if check(home).healthy else FAILED
-    if not checkup.healthy:
-        if checkup.damaged:
-            _say("run `nbedit doctor --repair` to set the damaged history aside and start a new one")
-        return FAILED
-    return OK
+    return doctor(args)
 
 
 def _demo(args: Arguments) -> int:
-    from nbedit.demo import run
+    from nbedit.commands.programs import demo
 
-    return int(run())
+    return demo(args)
+
+
+def _mcp(args: Arguments) -> int:
+    from nbedit.commands.programs import mcp
+
+    return mcp(args)
 
 
 # --- parser ----------------------------------------------------------------------------------------
@@ -590,16 +393,6 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
 
     add_commands(command, parents, wanted)
     return parser
-
-
-def _mcp(args: Arguments) -> int:
-    try:
-        from nbedit.agents.mcp_server import serve
-    except ImportError as error:
-        _warn(f"nbedit mcp needs the mcp package ({error}); install it with: pip install 'nbedit[agents]'")
-        return FAILED
-    serve(args.root, args.approval, history=not args.no_history, require_view=args.require_view)
-    return OK
 
 
 # --- the quick path ---------------------------------------------------------------------------------

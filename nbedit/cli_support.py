@@ -34,6 +34,11 @@ __all__ = ["FAILED", "OK", "USAGE"]
 OK, FAILED, USAGE = 0, 1, 2
 
 
+class _Usage(Exception):
+    """A usage problem found after parsing (unreadable input file, missing patch): ``cli`` shows it
+    as argparse shows its own, exit status 2."""
+
+
 def _console(stderr: bool = False) -> Console:
     from rich.console import Console
 
@@ -166,3 +171,45 @@ def _print_diff(diff: str) -> None:
     from nbedit.render.terminal import unified_diff_text
 
     _console().print(unified_diff_text(diff))
+
+
+class _ClosedStdoutGuard:
+    """``sys.stdout`` that drops output once the reader has gone (EPIPE) instead of raising.
+
+    The first failed write points file descriptor 1 at ``/dev/null`` so the
+    interpreter's own flush at exit cannot fail either; everything else is
+    passed to the real stream (rich asks for ``isatty``, ``encoding``, ...).
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.closed_by_reader = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    def _gone(self) -> None:
+        self.closed_by_reader = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def write(self, text: str) -> int:
+        if self.closed_by_reader:
+            return len(text)
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            self._gone()
+            return len(text)
+
+    def flush(self) -> None:
+        if self.closed_by_reader:
+            return
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._gone()

@@ -33,7 +33,7 @@ def recover(
     """
     from nbedit.engine.text import fingerprint
     from nbedit.errors import NbeditError
-    from nbedit.storage.atomic import remove_leftovers
+    from nbedit.storage.temp_names import remove_leftovers
 
     def current(path: str) -> str | None:
         try:

@@ -22,28 +22,43 @@ not written unless the person chooses (``resolve``: ``"keep"`` leaves it as it i
 Nothing here writes: the plan goes through ``Workspace.apply`` (locks, stale checks
 against the bytes the plan was made from, atomic all-or-nothing write, history entry),
 so a file changed between the plan and the apply is refused, never overwritten.
+
+The history read file by file (``_Recorded``, the per-file timeline, whole-file plans) lives in
+``nbedit.rewind_timeline``, and "what changed since" in ``nbedit.changes_since``; both stay
+importable from here.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Literal
 
 from nbedit._dataclass import dataclass, replace
-from nbedit.checkpoints import Checkpoint, Start, author, find_start, group, sequence
-from nbedit.engine.merge import Merge, located_hunks, merge_bytes, mergeable
-from nbedit.engine.models import FilePlan, LocatedHunk, Plan, is_notebook_path
-from nbedit.engine.text import decode, encode, fingerprint
-from nbedit.errors import NbeditError, NothingToUndo, OptionError, RewindConflict, option
-from nbedit.history_ops import _display, _root, _store, _versioned_states
+from nbedit.checkpoints import Checkpoint, Start, author, find_start, sequence
+from nbedit.engine.merge import Merge, merge_bytes, mergeable
+from nbedit.engine.models import FilePlan, Plan, is_notebook_path
+from nbedit.errors import NothingToUndo, OptionError, RewindConflict, option
+from nbedit.history_ops import _store
 from nbedit.storage.records import Entry
 
 if TYPE_CHECKING:
     # the workspace as a Protocol: nbedit.workspace calls into this module, so importing it here,
     # even for type checkers, would make the two a circle (tests/test_architecture.py)
     from nbedit.history_ops import ApplyResult, Workspace
-    from nbedit.storage.history import HistoryStore
+from nbedit.changes_since import Changes, FileChanges, changes_since
+from nbedit.rewind_timeline import (  # noqa: F401 - re-exported: tests and callers name them here
+    _file_plan,
+    _fingerprint,
+    _notebook_hunks,
+    _plain,
+    _Recorded,
+    _root_entries,
+    _runs,
+    _timeline,
+    _Touch,
+    checkpoints,
+)
 
 __all__ = [
     "Changes",
@@ -58,295 +73,6 @@ __all__ = [
 
 Resolution = Literal["keep", "rewind"]
 State = tuple["bytes | None", "int | None"]  # a file's bytes (None: no file) and mode (None: unknown)
-
-
-# -- reading the history -----------------------------------------------------------------
-
-
-def _root_entries(workspace: Workspace, store: HistoryStore) -> list[Entry]:
-    """Applied entries recorded in this workspace's root, oldest first."""
-    return [entry for entry in reversed(store.entries(root=_root(workspace))) if entry.status == "applied"]
-
-
-class _Recorded:
-    """The recorded versions of entries, read once each (a rewind asks for a file's ends only)."""
-
-    def __init__(self, store: HistoryStore) -> None:
-        self.store = store
-        self._states: dict[tuple[str, str], dict[str, State]] = {}
-        self._modes: dict[str, tuple[dict[str, State], dict[str, State]]] = {}
-
-    def state(self, entry_id: str, which: Literal["before", "after"], location: str) -> State:
-        key = (entry_id, which)
-        if key not in self._states:
-            versions = self.store.file_versions(entry_id, sides=(which,))
-            self._states[key] = _versioned_states(versions, which)
-        return self._states[key][location]
-
-    def mode(self, entry_id: str, which: Literal["before", "after"], location: str) -> int | None:
-        """A location's recorded mode on one side, without rebuilding any bytes."""
-        if entry_id not in self._modes:
-            versions = self.store.file_versions(entry_id, sides=())
-            self._modes[entry_id] = (
-                _versioned_states(versions, "before"),
-                _versioned_states(versions, "after"),
-            )
-        sides = self._modes[entry_id][0 if which == "before" else 1]
-        return sides.get(location, (None, None))[1]
-
-    def fingerprints(self, entry_id: str) -> dict[str, tuple[str | None, str | None]]:
-        """Location -> (before, after) fingerprints of one entry, without reading any bytes."""
-        states: dict[str, tuple[str | None, str | None]] = {}
-        for path, new_path, before, after in self.store.file_fingerprints(entry_id):
-            if new_path is not None and new_path != path:
-                states[path] = (before, None)
-                states[new_path] = (None, after)
-            else:
-                states[path] = (before, after)
-        return states
-
-
-@dataclass(frozen=True, slots=True)
-class _Touch:
-    entry: Entry
-    before: str | None  # fingerprints
-    after: str | None
-
-
-def _timeline(recorded: _Recorded, entries: Sequence[Entry]) -> dict[str, list[_Touch]]:
-    """Location -> the entries that wrote it, oldest first."""
-    timeline: dict[str, list[_Touch]] = {}
-    for entry in entries:
-        for location, (before, after) in recorded.fingerprints(entry.id).items():
-            timeline.setdefault(location, []).append(_Touch(entry, before, after))
-    return timeline
-
-
-def _runs(touches: Sequence[_Touch]) -> list[tuple[_Touch, _Touch]]:
-    """Consecutive touches where each starts from what the previous left, as (first, last)."""
-    runs: list[tuple[_Touch, _Touch]] = []
-    for touch in touches:
-        if runs and runs[-1][1].after == touch.before:
-            runs[-1] = (runs[-1][0], touch)
-        else:
-            runs.append((touch, touch))
-    return runs
-
-
-def _fingerprint(data: bytes | None) -> str | None:
-    return fingerprint(data) if data is not None else None
-
-
-def checkpoints(workspace: Workspace, *, all_sessions: bool = False) -> list[Checkpoint]:
-    """The checkpoints (cell runs, agent turns, lone entries) of this root, oldest first."""
-    entries = _root_entries(workspace, _store(workspace))
-    if not all_sessions:
-        entries = [entry for entry in entries if entry.session == workspace.session]
-    return group(entries)
-
-
-# -- plans of whole files ----------------------------------------------------------------
-
-
-def _file_plan(
-    workspace: Workspace,
-    path: str,
-    current: bytes | None,
-    goal: bytes | None,
-    goal_mode: int | None,
-    notes: tuple[str, ...],
-    *,
-    hunks: bool = True,
-) -> FilePlan:
-    """current -> goal as a plan; a text file's changed runs of lines become toggleable hunks."""
-    operation = "add" if current is None else "delete" if goal is None else "update"
-    notebook = is_notebook_path(path)
-    current_mode = workspace._source.mode(path) if current is not None else None
-    before_text = after_text = None
-    located: tuple[LocatedHunk, ...] = ()
-    encoding = None
-    if current is not None and goal is not None and not notebook:
-        try:
-            before_text, codec = decode(current, path)
-            after_text, _ = decode(goal, path)
-            if encode(after_text, codec, path) != goal:
-                raise ValueError("the goal is not in the file's encoding")
-            encoding = codec.encoding if codec.encoding != "utf-8" else None
-            if hunks:
-                located = located_hunks(before_text, after_text)
-        except (NbeditError, ValueError, LookupError):
-            before_text = after_text = None
-            located = ()
-    elif current is not None and goal is not None and hunks:
-        located = _notebook_hunks(current, goal, path)
-        if located:  # the plan is then read as the notebook planner's: texts are cell views
-            before_text, after_text = _display(current, path), _display(goal, path)
-    return FilePlan(
-        path=path,
-        operation=operation,  # type: ignore[arg-type]
-        before=before_text if before_text is not None else _plain(current, path, notebook),
-        after=after_text if after_text is not None else _plain(goal, path, notebook),
-        before_bytes=current,
-        after_bytes=goal,
-        fingerprint=_fingerprint(current),
-        hunks=located,
-        mode=(goal_mode if goal_mode is not None else current_mode) if goal is not None else None,
-        before_mode=current_mode,
-        notebook=notebook,
-        display_before=_display(current, path) if notebook else None,
-        display_after=_display(goal, path) if notebook else None,
-        notes=notes,
-        encoding=encoding,
-    )
-
-
-def _notebook_hunks(current: bytes, goal: bytes, path: str) -> tuple[LocatedHunk, ...]:
-    """Per-hunk toggles for a notebook: the changed runs of its cell view, when editing the view
-    with all of them gives exactly the goal's bytes (else the file is one toggle: a change
-    outside the cell view, such as outputs or metadata, cannot be split by the view)."""
-    from nbedit.engine.notebook.document import NotebookDocument
-    from nbedit.engine.plan import splice
-
-    try:
-        document = NotebookDocument.parse(current, path)
-        located = located_hunks(document.view, NotebookDocument.parse(goal, path).view)
-        if not located or document.edit(splice(document.view, located)).data != goal:
-            return ()
-    except NbeditError:
-        return ()
-    return located
-
-
-def _plain(data: bytes | None, path: str, notebook: bool) -> str | None:
-    if data is None:
-        return None
-    if notebook:
-        return data.decode("utf-8", "replace")
-    return _display(data, path)
-
-
-# -- what changed since ------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class FileChanges:
-    """What nbedit wrote to one file since a checkpoint."""
-
-    path: str
-    before: bytes | None  # before the first entry since (None: no file)
-    after: bytes | None  # what the last entry left
-    current: bytes | None  # on disk now
-    authors: tuple[str, ...]  # In[12], agent:<tool>:<call id>, cli, ... in order
-    entries: tuple[str, ...]
-    changed_outside: bool  # the file on disk is not what nbedit's last entry left
-    gaps: tuple[tuple[str, str], ...] = ()  # (entry, next entry) between which it changed outside nbedit
-
-
-@dataclass(frozen=True, slots=True)
-class Changes:
-    """Everything nbedit wrote since a checkpoint: per file, and as one plan-shaped diff for review."""
-
-    since: str
-    files: tuple[FileChanges, ...]
-    plan: Plan  # each file from before the first entry to after the last (shown, never applied)
-    checkpoints: tuple[Checkpoint, ...]
-
-    @property
-    def diff(self) -> str:
-        return self.plan.diff
-
-    def text(self) -> str:
-        if not self.files:
-            return f"nbedit wrote nothing since {self.since}\n"
-        lines = [
-            f"nbedit changes since {self.since}: {len(self.files)} file(s), {len(self.checkpoints)} checkpoint(s)"
-        ]
-        diffs = dict(zip((f.path for f in self.plan.files), self.plan.file_diffs, strict=True))
-        for file in self.files:
-            lines.append(f"== {file.path}  written by {', '.join(file.authors)} ({', '.join(file.entries)})")
-            lines.extend(f"   note: {note}" for note in _change_notes(file)[1:])
-            shown = diffs.get(file.path)
-            lines.append(shown.rstrip("\n") if shown else "   (no net change)")
-        return "\n".join(lines) + "\n"
-
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_html_(self) -> str:
-        from html import escape
-
-        from nbedit.render.html import plan_to_html, wrap
-
-        head = wrap(
-            f'<div class="nb-headline">nbedit changes since {escape(self.since)}: '
-            f"{len(self.files)} file(s), {len(self.checkpoints)} checkpoint(s)</div>"
-        )
-        if not self.plan.files:
-            return head + wrap('<div class="nb-note">no net change</div>')
-        return head + plan_to_html(self.plan)
-
-
-def _author(entry: Entry, session: str) -> str:
-    """Who wrote an entry, with its session when that is not the one asking (another kernel)."""
-    who = author(entry)
-    return who if entry.session == session else f"{who} [{entry.session}]"
-
-
-def _change_notes(file: FileChanges) -> tuple[str, ...]:
-    notes = [f"written by {', '.join(file.authors)} (entries {', '.join(file.entries)})"]
-    if file.changed_outside:
-        notes.append(
-            f"changed outside nbedit since its last entry {file.entries[-1]}: the file on disk is not "
-            "what nbedit wrote (a person, an editor or a tab changed it since)"
-        )
-    for earlier, later in file.gaps:
-        notes.append(
-            f"changed outside nbedit between {earlier} and {later} (that change is in this diff too)"
-        )
-    return tuple(notes)
-
-
-def changes_since(workspace: Workspace, since: str | Checkpoint, *, session: str | None = None) -> Changes:
-    """Everything nbedit wrote in this root since ``since`` (every session's, or one ``session``'s)."""
-    store = _store(workspace)
-    entries = _root_entries(workspace, store)
-    start = find_start(since, entries, session=workspace.session, now=time.time())
-    window = [
-        entry
-        for entry in entries
-        if sequence(entry.id) >= start.seq and (session is None or entry.session == session)
-    ]
-    recorded = _Recorded(store)
-    files: list[FileChanges] = []
-    plans: list[FilePlan] = []
-    for location, touches in _timeline(recorded, window).items():
-        before = recorded.state(touches[0].entry.id, "before", location)[0]
-        current = workspace._source.read(location)
-        after_mode = recorded.mode(touches[-1].entry.id, "after", location)
-        unchanged = _fingerprint(current) == touches[-1].after  # then "after" need not be rebuilt
-        after = current if unchanged else recorded.state(touches[-1].entry.id, "after", location)[0]
-        file = FileChanges(
-            path=location,
-            before=before,
-            after=after,
-            current=current,
-            authors=tuple(dict.fromkeys(_author(touch.entry, workspace.session) for touch in touches)),
-            entries=tuple(touch.entry.id for touch in touches),
-            changed_outside=not unchanged,
-            gaps=tuple(
-                (earlier.entry.id, later.entry.id)
-                for earlier, later in zip(touches, touches[1:], strict=False)
-                if earlier.after != later.before
-            ),
-        )
-        files.append(file)
-        if before != after:
-            plans.append(
-                _file_plan(workspace, location, before, after, after_mode, _change_notes(file), hunks=False)
-            )
-    plan = Plan(files=tuple(plans), dialect="changes", root=str(workspace.root))
-    return Changes(start.description, tuple(files), plan, tuple(group(window)))
-
 
 # -- rewind ------------------------------------------------------------------------------
 

@@ -39,6 +39,11 @@ pid and a token in their name (``.<name>.nbedit-<pid>-<token>.tmp``); the histor
 records the token, so recovery removes exactly the files that writer created
 (``remove_leftovers``) and never a user file that merely looks like one.
 
+The names of the temporary files live in ``temp_names`` and the identity and byte compare of
+a file in ``content_identity``; this module is the write pipeline itself (prepare, write and
+flush the temporary copies, verify, rename, roll back), one piece because every step shares the
+rollback's progress record.
+
 Symbolic links inside the root are written through: the file the link points to is
 replaced and the link itself is kept, as editors do. Deleting a link removes the link.
 """
@@ -48,24 +53,33 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import re
 import stat
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
 from nbedit._dataclass import dataclass, field
 from nbedit.errors import NotAFile, StaleFile, WriteError
 from nbedit.storage.confine import Location, locate, open_directory
+from nbedit.storage.content_identity import Identity, holds_bytes, holds_in_folder, identity_of
+from nbedit.storage.temp_names import (
+    is_temp_file,
+    new_token,
+    process_alive,
+    remove_leftovers,
+    temp_name,
+)
 
 __all__ = [
     "Fault",
+    "Identity",
     "Write",
     "apply_writes",
+    "holds_bytes",
     "identity_of",
     "is_temp_file",
     "new_token",
+    "process_alive",
     "remove_leftovers",
     "temp_name",
 ]
@@ -73,14 +87,10 @@ __all__ = [
 Fault = Callable[[str, Path], None]
 """Test hook called at "write", "fsync", "verify", "replace" and "fsync-dir"; raising there simulates a failure."""
 
-Identity = tuple[int, int, int, int, int]
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _ANONYMOUS = getattr(os, "O_TMPFILE", 0)  # Linux: a file with no name until linked
 _PROC_FD = "/proc/self/fd"
 WRITTEN_BESIDE = 8 << 20  # bytes from which the other thread also writes the temporary copy
-
-_TEMP_PATTERN = re.compile(r"^\..*\.nbedit-(?P<pid>\d+)-[0-9a-f]+\.(?:tmp|old|back)$", re.DOTALL)
-_SUFFIXES = ("tmp", "old", "back")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,12 +109,6 @@ class Write:
     original: bytes | None
     mode: int | None = None
     identity: Identity | None = None
-
-
-def identity_of(info: os.stat_result) -> Identity:
-    """Device, inode, size, modification and change times: what a rewrite or a swap changes,
-    short of a rewrite of the same size within one tick of the file system's clock."""
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 @dataclass(slots=True)
@@ -136,70 +140,6 @@ class _Progress:
     anonymous: dict[int, int] = field(default_factory=dict)  # target index -> unnamed temp descriptor
 
 
-def is_temp_file(name: str) -> bool:
-    return _TEMP_PATTERN.match(name) is not None
-
-
-def process_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    return True
-
-
-def new_token() -> str:
-    return os.urandom(4).hex()  # not secrets.token_hex: the secrets module costs 2 ms to import
-
-
-def temp_name(name: str, token: str, suffix: str = "tmp", pid: int | None = None) -> str:
-    """The temporary name nbedit uses next to ``name``; short enough for any file system.
-
-    A long name is cut and tagged with a hash of the whole, so ``.<name>...`` never
-    exceeds the 255-byte limit a file name already close to it would break.
-    """
-    base = name
-    if len(os.fsencode(base)) > 180:
-        digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:12]
-        cut = os.fsencode(name)[:120].decode("utf-8", "ignore") if name.isascii() else name[:40]
-        base = f"{cut}~{digest}"
-    return f".{base}.nbedit-{os.getpid() if pid is None else pid}-{token}.{suffix}"
-
-
-def remove_leftovers(root: Path, paths: Sequence[str], *, pid: int, token: str) -> list[str]:
-    """Remove the temporary and parked files a writer (``pid``, ``token``) left next to ``paths``.
-
-    Only names that writer provably used are considered, and only regular files are
-    removed (never a link or folder). Returns the names removed, relative to the root.
-    """
-    removed = []
-    for path in paths:
-        relative = Path(path)
-        for suffix in _SUFFIXES:
-            candidate = relative.with_name(temp_name(relative.name, token, suffix, pid))
-            try:
-                location = locate(Path(root) / candidate, root, follow=False)
-                directory = open_directory(location, create=False)
-            except (OSError, NotAFile, WriteError, ValueError):
-                continue
-            except Exception:  # OutsideWorkspace: the folder became a link; leave it alone
-                continue
-            try:
-                info = os.stat(location.name, dir_fd=directory, follow_symlinks=False)
-                if stat.S_ISREG(info.st_mode):
-                    os.unlink(location.name, dir_fd=directory)
-                    removed.append(candidate.as_posix())
-            except OSError:
-                pass
-            finally:
-                os.close(directory)
-    return removed
-
-
 def _stale(write: Write, message: str) -> StaleFile:
     return StaleFile(
         f"{write.path}: {message} since the preview; nothing was written. Re-plan the change and retry",
@@ -207,49 +147,6 @@ def _stale(write: Write, message: str) -> StaleFile:
         expected=None,
         actual=None,
     )
-
-
-def _holds(directory: int, name: str, expected: bytes) -> bool:
-    try:
-        descriptor = os.open(name, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0), dir_fd=directory)
-    except OSError:
-        return False
-    try:
-        return holds_bytes(descriptor, expected)
-    finally:
-        os.close(descriptor)
-
-
-def holds_bytes(descriptor: int, expected: bytes, chunk: int = 1 << 20) -> bool:
-    """True if the open file holds exactly ``expected``, read in chunks into one reused buffer.
-
-    Each chunk is compared in place (``startswith`` at an offset: a C memcmp, no slice
-    of ``expected`` copied), so checking a 50 MB file costs its read and one compare.
-    Not ``mmap``: a file truncated by another program while mapped would kill this
-    process with SIGBUS.
-    """
-    if os.fstat(descriptor).st_size != len(expected):
-        return False
-    buffer = bytearray(min(chunk, max(len(expected), 1)))
-    view = memoryview(buffer)
-    position = 0
-    while True:
-        count = (
-            os.preadv(descriptor, [buffer], position)
-            if hasattr(os, "preadv")
-            else _pread_into(descriptor, view, position)
-        )
-        if not count:
-            return position == len(expected)
-        if not expected.startswith(view[:count], position):
-            return False
-        position += count
-
-
-def _pread_into(descriptor: int, view: memoryview, position: int) -> int:  # pragma: no cover - no preadv
-    block = os.pread(descriptor, len(view), position)
-    view[: len(block)] = block
-    return len(block)
 
 
 def _writable(directory: int, name: str, follow: bool) -> bool:
@@ -297,7 +194,9 @@ def _prepare(write: Write, root: Path, progress: _Progress, force: bool) -> _Tar
         if info is None:
             raise _stale(write, "was deleted")
         # fail fast; the full compare right before the replace is the guarantee (_verify)
-        if write.identity != identity_of(info) and not _holds(directory, location.name, write.original):
+        if write.identity != identity_of(info) and not holds_in_folder(
+            directory, location.name, write.original
+        ):
             raise _stale(write, "changed on disk")
         if not force and not _writable(directory, location.name, follow=False):
             owner = info.st_uid

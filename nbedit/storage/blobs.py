@@ -30,7 +30,7 @@ import os
 import stat
 from pathlib import Path
 
-from nbedit.storage.atomic import holds_bytes
+from nbedit.storage.content_identity import holds_bytes
 
 __all__ = ["fsync_folder", "link_copy"]
 

@@ -504,3 +504,13 @@ class Database:
     def execute_outside_transaction(self, statement: str) -> None:
         with self._lock:
             self.retry(lambda: self.connect().execute(statement).fetchall())
+
+
+def format_id(seq: int) -> str:
+    """Entry ids: ``e`` and eight hex digits of a counter that is never reused; they sort by age."""
+    return f"e{seq:08x}"
+
+
+def blob_folder_of(database: Path) -> Path:
+    """The folder of linked copies beside the database (``storage.blobs``)."""
+    return database.parent / "blobs"

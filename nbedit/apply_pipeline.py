@@ -1,0 +1,434 @@
+"""The apply pipeline: a reviewed plan written locked, stale-checked, recorded and atomic.
+
+``Workspace.apply`` is the one write path of nbedit, and the longest story in it, so it has
+its own room. In order: the files' folders are locked; each file is checked against the bytes
+the plan was computed from (by its identity first, a cheap early refusal with a diff); open
+JupyterLab tabs are asked about the change (``nbedit.live``), and the kernel's own notebook is
+guarded; the history entry is recorded durably while the writer flushes the temporary copies
+on another thread (``storage.atomic.apply_writes(meanwhile=...)``); only then is any file
+replaced, all or nothing, and the entry committed. A failure anywhere aborts the entry and
+leaves every file byte-identical.
+
+It is a mixin of ``Workspace`` (the session holds the root source, the history store and the
+live client this pipeline uses), so the steps stay methods a test or a subclass can reach.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import warnings
+from collections.abc import Callable, Sequence
+
+from nbedit.apply_result import ApplyResult
+from nbedit.engine.models import FilePlan, Plan
+from nbedit.engine.plan import text_diff
+from nbedit.engine.text import decode, fingerprint
+from nbedit.errors import NbeditError, NotAFile, NotebookError, StaleFile, option
+from nbedit.inputs import encodable
+from nbedit.warnings import NbeditWarning
+
+__all__ = ["UNSET_LIVE_CLIENT", "ApplyPipeline"]
+
+UNSET_LIVE_CLIENT = object()  # the live client is found on the first write
+
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from nbedit.live.client import LiveWrite as _LiveWrite
+    from nbedit.storage.root_source import RootSource
+
+
+class ApplyPipeline:
+    """``Workspace.apply`` and its steps; the session's state it reads is named below."""
+
+    if TYPE_CHECKING:
+        _source: RootSource
+        _live_client: object
+        _live_bases: dict[str, tuple[str, bytes]]
+        _turn: str | None
+        history_enabled: bool
+        home: Path
+        session: str
+        origin: str
+        running_notebook: str | None
+
+        def _store(self): ...  # type: ignore[no-untyped-def]
+        def _open_store_meanwhile(self) -> None: ...
+        def _retain(self, entry_id: str) -> None: ...
+
+    def apply(
+        self,
+        plan: Plan,
+        *,
+        origin: str | None = None,
+        execution_count: int | None = None,
+        force: bool = False,
+        undoes: str | None = None,
+        turn: str | None = None,
+    ) -> ApplyResult:
+        """Write a plan: locked, stale-checked, recorded, atomic, all-or-nothing.
+
+        ``turn`` names the agent turn the change belongs to (``ToolSession.turn``): the history
+        groups its entries into one checkpoint (``nbedit.checkpoints``).
+        """
+        self._turn = turn  # read by _record: every apply sets it, so it never leaks into the next
+        from nbedit.storage.atomic import Write, apply_writes, new_token
+        from nbedit.storage.locks import lock_paths
+
+        files = [file_plan for file_plan in plan.files if file_plan.changed]
+        if not files:
+            return ApplyResult(plan, None, (), already_applied=plan.already_applied)
+        self._open_store_meanwhile()
+        running = self._running_notebook_plan(files)
+        if running is not None and self._live_client is None:
+            self._guard_running_notebook(running, force, None)  # no live tabs: refuse before locking
+        source = self._source
+        targets = sorted({source.absolute(p) for f in files for p in (f.path, f.new_path) if p})
+        token = new_token()
+        digests = self._digests_meanwhile(files)
+        with lock_paths(targets, root=source.pinned):
+            self._check_fresh(files)
+            live = self._live_prepare(files)  # raises LiveConflict: every file untouched
+            if running is not None:
+                self._guard_running_notebook(running, force, live)
+            modes = {file_plan.path: self._mode_now(file_plan) for file_plan in files}
+            writes: list[Write] = []
+            for file_plan in files:
+                if live is None or file_plan.path not in live.in_rooms:
+                    writes.extend(self._writes_for(file_plan, Write, modes[file_plan.path]))
+            if live is not None and live.in_rooms:
+                in_rooms = frozenset(live.in_rooms)
+                entry_id = self._record(
+                    plan, files, origin, execution_count, undoes, modes, token, in_rooms, digests
+                )
+                try:
+                    files, entry_id = self._live_commit(live, plan, files, entry_id, modes, token, origin,
+                                                        execution_count, undoes)  # fmt: skip
+                    apply_writes(writes, root=source.pinned, token=token, force=force)
+                except BaseException:
+                    if entry_id is not None:
+                        self._store().abort(entry_id)
+                    raise
+            else:
+                # the entry is recorded (durably) here while the writer writes and flushes the
+                # temporary copies on another thread; both are done before any file is replaced
+                recorded: list[str | None] = []
+
+                def record() -> None:
+                    recorded.append(
+                        self._record(
+                            plan, files, origin, execution_count, undoes, modes, token, None, digests
+                        )
+                    )
+
+                try:
+                    apply_writes(
+                        writes, root=source.pinned, token=token, force=force,
+                        meanwhile=record if self.history_enabled else None,
+                    )  # fmt: skip
+                except BaseException:
+                    if recorded and recorded[0] is not None:
+                        self._store().abort(recorded[0])
+                    raise
+                entry_id = recorded[0] if recorded else None
+            if entry_id is not None:
+                self._store().commit(entry_id)
+                self._store().seal_linked(entry_id)  # every file replaced: the old inodes are the history's
+            for file_plan in files:
+                self._live_bases.pop(file_plan.path, None)
+            source.forget([p for f in files for p in (f.path, f.new_path) if p])
+        if live is not None:
+            live.notify()
+        if entry_id is not None:
+            self._retain(entry_id)
+            self._store().compact_soon()
+        written = tuple(dict.fromkeys(p for f in files for p in (f.path, f.new_path) if p))
+        return ApplyResult(plan, entry_id, written, already_applied=False)
+
+    def _digests_meanwhile(self, files: Sequence[FilePlan]) -> dict[str, tuple[bytes, Callable[[], str]]]:
+        """The "after" fingerprints the history entry needs, hashed on another thread while
+        the files are checked, locked and their old copies linked (``nbedit.engine.digest``)."""
+        if not self.history_enabled:
+            return {}
+        from nbedit.engine.digest import fingerprint_meanwhile
+
+        return {
+            file_plan.path: (file_plan.after_bytes, fingerprint_meanwhile(file_plan.after_bytes))
+            for file_plan in files
+            if file_plan.after_bytes is not None
+        }
+
+    def _mode_now(self, file_plan: FilePlan) -> tuple[int | None, int | None]:
+        """(mode the file has now, mode to write): the change's own mode if it sets one,
+        else the file's mode at write time (a chmod made during review is kept)."""
+        current = self._source.mode(file_plan.path) if file_plan.before_bytes is not None else None
+        if file_plan.operation == "delete":
+            return current, None
+        if file_plan.before_bytes is not None and file_plan.before_mode is None:
+            return current, current  # a planner that did not say what mode it saw: keep the file's
+        sets_mode = file_plan.mode is not None and file_plan.mode != file_plan.before_mode
+        return current, file_plan.mode if sets_mode else current
+
+    def _running_notebook_plan(self, files: Sequence[FilePlan]) -> FilePlan | None:
+        """The plan of the notebook this kernel runs in, if the change touches it."""
+        if not self.running_notebook:
+            return None
+        running = os.path.realpath(self.running_notebook)
+        for file_plan in files:
+            if os.path.realpath(self._source.absolute(file_plan.path)) == running:
+                return file_plan
+        return None
+
+    def _guard_running_notebook(self, file_plan: FilePlan, force: bool, live: _LiveWrite | None) -> None:
+        """The kernel's own notebook is written only if its open tab takes the change in place
+        (the nbedit extension is connected to it, or a collaboration room holds it), or with force."""
+        if live is not None and live.state(file_plan.path) in ("open", "live"):
+            return
+        if not force:
+            raise NotebookError(
+                f"{file_plan.path}: is the notebook this kernel runs in; its open tab would not "
+                f"show the change and saving the tab would overwrite it. Pass {option('force')} "
+                "to write anyway, then reload the notebook from disk (with nbedit installed in "
+                "the Jupyter server's environment, the tab takes the change in place instead)",
+                path=file_plan.path,
+            )
+        warnings.warn(
+            f"{file_plan.path} is open in this kernel's tab: reload it from disk before saving",
+            NbeditWarning,
+            stacklevel=4,
+        )
+
+    def _live_prepare(self, files: Sequence[FilePlan]) -> _LiveWrite | None:
+        """Ask the open tabs about the change (None: no Jupyter server, or none of these files
+        is served by it). Raises ``LiveConflict`` if a tab has unsaved typing where it lands."""
+        if self._live_client is None:
+            return None
+        if self._live_client is UNSET_LIVE_CLIENT:
+            from nbedit.live.discovery import find_server
+
+            server = find_server()  # cheap, and imports nothing more when there is no server
+            if server is None:
+                self._live_client = None
+                return None
+            from nbedit.live.client import connect
+
+            self._live_client = connect(server)
+            if self._live_client is None:
+                return None
+        from nbedit.live.client import LiveWrite
+
+        bases = {
+            file_plan.path: self._live_bases[file_plan.path][1]
+            for file_plan in files
+            if file_plan.path in self._live_bases
+            and self._live_bases[file_plan.path][0] == file_plan.fingerprint
+        }
+        return LiveWrite.prepare(self._live_client, files, self._source.absolute, bases)
+
+    def _live_commit(
+        self,
+        live: _LiveWrite,
+        plan: Plan,
+        files: list[FilePlan],
+        entry_id: str | None,
+        modes: dict[str, tuple[int | None, int | None]],
+        token: str,
+        origin: str | None,
+        execution_count: int | None,
+        undoes: str | None,
+    ) -> tuple[list[FilePlan], str | None]:
+        """Apply the files collaboration rooms hold there (the server saves them); the history
+        entry then records the bytes the server saved, which are the file's real "after"."""
+        saved = live.commit()  # path -> bytes now on disk; raises LiveConflict (nothing applied)
+        from nbedit._dataclass import replace
+
+        updated = [
+            replace(file_plan, after_bytes=saved[file_plan.path])
+            if file_plan.path in saved and saved[file_plan.path] != file_plan.after_bytes
+            else file_plan
+            for file_plan in files
+        ]
+        # under collaboration the room saved what people typed elsewhere along with the change:
+        # the entry starts from the live document as it was, so undo takes back the change only
+        updated = [
+            replace(file_plan, before_bytes=before, fingerprint=fingerprint(before))
+            if (before := live.live_before.get(file_plan.path)) is not None
+            and before != file_plan.before_bytes
+            else file_plan
+            for file_plan in updated
+        ]
+        if entry_id is not None and updated != files:
+            self._store().abort(entry_id)
+            entry_id = self._record(
+                plan, updated, origin, execution_count, undoes, modes, token, frozenset(live.in_rooms)
+            )
+        return updated, entry_id
+
+    def _check_fresh(self, files: Sequence[FilePlan]) -> None:
+        """Raise StaleFile if any file is not what the plan was computed from.
+
+        A file whose identity (inode, size, times) is the one it had when the plan read it
+        is not read again here: this check only fails fast, with a diff of what changed;
+        the writer compares every byte right before the replace (``storage.atomic``).
+        """
+        for file_plan in files:
+            if file_plan.before_bytes is not None and (
+                self._source.unchanged(file_plan.path, file_plan.before_bytes)
+                or self._source.holds(file_plan.path, file_plan.before_bytes)
+            ):
+                continue  # the very bytes the plan was computed from, compared in chunks
+            current = self._source.read(file_plan.path)
+            actual = fingerprint(current) if current is not None else None
+            if actual == file_plan.fingerprint:
+                continue
+            if file_plan.fingerprint is None:
+                message = f"{file_plan.path}: was created since the preview"
+            elif current is None:
+                message = f"{file_plan.path}: was deleted since the preview"
+            else:
+                message = f"{file_plan.path}: changed on disk since the preview"
+            raise StaleFile(
+                message,
+                path=file_plan.path,
+                expected=file_plan.fingerprint,
+                actual=actual,
+                diff=_short_diff(file_plan, current),
+            )
+
+    def _writes_for(
+        self, file_plan: FilePlan, write_type: type, modes: tuple[int | None, int | None]
+    ) -> list:
+        source = self._source
+        mode = modes[1]
+        path, before = file_plan.path, file_plan.before_bytes
+        if file_plan.operation == "delete":
+            return [write_type(source.absolute(path), None, before, None, source.identity(path, before))]
+        if file_plan.new_path and file_plan.new_path != path:
+            existing = source.read(file_plan.new_path)
+            return [
+                write_type(
+                    source.absolute(file_plan.new_path), file_plan.after_bytes, existing, mode,
+                    source.identity(file_plan.new_path, existing),
+                ),
+                write_type(source.absolute(path), None, before, None, source.identity(path, before)),
+            ]  # fmt: skip
+        return [
+            write_type(
+                source.absolute(path), file_plan.after_bytes, before, mode, source.identity(path, before)
+            )
+        ]
+
+    def _record(
+        self,
+        plan: Plan,
+        files: Sequence[FilePlan],
+        origin: str | None,
+        execution_count: int | None,
+        undoes: str | None,
+        modes: dict[str, tuple[int | None, int | None]] | None = None,
+        token: str | None = None,
+        in_rooms: frozenset[str] | None = None,
+        digests: dict[str, tuple[bytes, Callable[[], str]]] | None = None,
+    ) -> str | None:
+        if not self.history_enabled:
+            return None
+        in_rooms = in_rooms or frozenset()
+        modes = modes or {}
+        digests = digests or {}
+        from nbedit.engine.spans import byte_spans
+        from nbedit.storage.history import EntryDraft, FileRecord
+
+        stats = plan.stats()
+        records = []
+        tiers: list[str] = []
+        for file_plan in files:
+            added, removed = stats.get(file_plan.target_path, (0, 0))
+            hashed, digest = digests.get(file_plan.path, (None, None))
+            if hashed is not file_plan.after_bytes:  # the bytes a live room saved instead
+                digest = None
+            records.append(
+                FileRecord(
+                    # a file a collaboration room saves is written in place by the server:
+                    # its inode is not detached, so it must never be the linked "before"
+                    before_file=None if file_plan.path in in_rooms else self._replaced_file(file_plan),
+                    spans=byte_spans(file_plan) if file_plan.after_bytes is not None else None,
+                    path=file_plan.path,
+                    new_path=file_plan.new_path,
+                    before=file_plan.before_bytes,
+                    after=file_plan.after_bytes,
+                    before_fingerprint=file_plan.fingerprint,
+                    after_fingerprint=fingerprint(file_plan.after_bytes)
+                    if file_plan.after_bytes is not None and digest is None
+                    else None,
+                    after_digest=digest,
+                    added=added,
+                    removed=removed,
+                    before_mode=modes.get(file_plan.path, (None, None))[0],
+                    after_mode=modes.get(file_plan.path, (None, None))[1],
+                )
+            )
+            tiers.extend(item.tier.value for item in file_plan.hunks)
+        summary = ", ".join(f.target_path for f in files)
+        draft = EntryDraft(
+            root=str(self._source.real_root),
+            session=self.session,
+            origin=origin or self.origin,
+            execution_count=execution_count,
+            files=tuple(records),
+            tiers=tuple(dict.fromkeys(tiers)),
+            summary=summary,
+            undoes=undoes,
+            token=token,
+            turn=self._turn,
+        )
+        for record in records:
+            for name in (record.path, record.new_path):
+                if name is not None and not encodable(name):
+                    raise NotAFile(
+                        f"{name.encode('utf-8', 'backslashreplace').decode()}: this file name is not valid "
+                        "UTF-8, and the history stores names as UTF-8; rename the file, or run with "
+                        "history=False (--no-history) to edit it without a history (nothing was written)",
+                        path=name,
+                    )
+        # the flushes of the old files started at read time: a linked keyframe needs its data on disk
+        self._source.wait_synced([record.path for record in records if record.before_file is not None])
+        try:
+            return self._store().begin(draft)
+        except NbeditError:
+            raise
+        except Exception as error:  # a broken store must never cost a file
+            from nbedit.errors import HistoryError
+
+            raise HistoryError(
+                f"the history store at {self.home} could not record this change ({error}); nothing was "
+                f"written. Fix or remove that folder, or run with {option('no_history')}"
+            ) from error
+
+    def _replaced_file(self, file_plan: FilePlan) -> str | None:
+        """The file whose inode the write will detach from its name (so the history may link it):
+        a regular file, not a symbolic link (deleting a link leaves its target in place)."""
+        if file_plan.before_bytes is None:
+            return None
+        location = self._source.absolute(file_plan.path)
+        try:
+            if not stat.S_ISREG(os.lstat(location).st_mode):
+                return None
+        except OSError:
+            return None
+        return str(location)
+
+
+def _short_diff(file_plan: FilePlan, current: bytes | None, limit: int = 40) -> str:
+    if current is None or file_plan.before is None:
+        return ""
+    try:
+        text, _ = decode(current, file_plan.path)
+    except NbeditError:
+        return "(the file is now binary)"
+    lines = text_diff(file_plan.before, text, file_plan.path).splitlines()
+    if len(lines) > limit:
+        lines = [*lines[:limit], f"... {len(lines) - limit} more diff lines"]
+    return "\n".join(lines)

@@ -1,0 +1,230 @@
+"""Reading the history: entries, one entry, the latest, and the bytes of its file versions.
+
+What listing, ``show``, undo, restore and rewind read; every path read back is checked again
+(``storage.confine.check_recorded_path``) before a caller may write to it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from nbedit.errors import HistoryError
+from nbedit.storage.database import (
+    Database,
+    format_id,
+)
+from nbedit.storage.records import (
+    Entry,
+    FileSummary,
+    FileVersion,
+)
+from nbedit.storage.versions import (
+    verified_bytes,
+)
+
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
+
+__all__ = ["HistoryReading"]
+
+
+class HistoryReading:
+    """``HistoryStore``'s read side (a mixin)."""
+
+    # the store's state, set by ``HistoryStore.__init__`` (typing only)
+    if TYPE_CHECKING:
+        home: Path
+        database: Path
+        _database: Database
+        _recent: dict[str, tuple[int, str, bytes]]
+        _floor: int
+        _closed: threading.Event
+        _linked: bool
+        _last_activity: float
+
+    def _resolve(self, connection: sqlite3.Connection, entry_id: str) -> int:
+        """Entry id, unique prefix of one (``e0000002``), or the counter without padding (``e2a``)."""
+        text = entry_id.strip().lower()
+        digits = text.removeprefix("e")
+        if not digits or any(character not in "0123456789abcdef" for character in digits):
+            raise HistoryError(f"{entry_id!r} is not a history entry id (ids look like e0000002a)")
+        if len(digits) < 8:
+            matches = [
+                row[0]
+                for row in connection.execute(
+                    "SELECT seq FROM entries WHERE printf('%08x', seq) LIKE ? ORDER BY seq LIMIT 6",
+                    (digits + "%",),
+                )
+            ]
+            if len(matches) > 1:
+                shown = ", ".join(format_id(seq) for seq in matches[:5])
+                raise HistoryError(
+                    f"history entry id {entry_id!r} is ambiguous ({shown}{', ...' if len(matches) > 5 else ''}); "
+                    "give more characters"
+                )
+            if matches:
+                return int(matches[0])
+        if len(digits) > 15:
+            raise HistoryError(
+                f"no history entry {entry_id[:20]!r}...; ids are e and 8 hex digits (e0000002a)"
+            )
+        seq = int(digits, 16)
+        if connection.execute("SELECT 1 FROM entries WHERE seq = ?", (seq,)).fetchone() is None:
+            raise HistoryError(f"no history entry {entry_id!r}; list the history to see the entry ids")
+        return seq
+
+    def _entries(
+        self, connection: sqlite3.Connection, where: str, parameters: Sequence[object], limit: int | None
+    ) -> list[Entry]:
+        # Two plain queries merged here: faster than a join for listing thousands of entries.
+        chosen = f"SELECT seq FROM entries {where} ORDER BY seq DESC" + (
+            " LIMIT ?" if limit is not None else ""
+        )
+        arguments = (*parameters, limit) if limit is not None else tuple(parameters)
+        filtered = bool(where) or limit is not None
+        rows = connection.execute(
+            "SELECT seq, session, time, origin, execution_count, status, tiers, summary, undoes, root, partial, turn"
+            " FROM entries" + (f" WHERE seq IN ({chosen})" if filtered else "") + " ORDER BY seq DESC",
+            arguments,
+        ).fetchall()
+        files: dict[int, list[FileSummary]] = {}
+        for seq, path, new_path, added, removed in connection.execute(
+            f"SELECT entry, path, new_path, added, removed FROM files WHERE entry IN ({chosen}) ORDER BY entry, position"
+            if filtered
+            else "SELECT entry, path, new_path, added, removed FROM files ORDER BY entry, position",
+            arguments,
+        ):
+            files.setdefault(seq, []).append(FileSummary(path, new_path, added, removed))
+        parsed_tiers: dict[str, tuple[str, ...]] = {}
+        result = []
+        for seq, session, when, origin, count, status, tiers, summary, undoes, root, partial, turn in rows:
+            if tiers not in parsed_tiers:
+                import json
+
+                parsed_tiers[tiers] = tuple(json.loads(tiers))
+            result.append(
+                Entry(format_id(seq), session, when, origin, count, status, tuple(files.get(seq, ())),
+                      parsed_tiers[tiers], summary, undoes, root, bool(partial), turn)
+            )  # fmt: skip
+        return result
+
+    def entries(
+        self,
+        *,
+        session: str | None = None,
+        path: str | None = None,
+        limit: int | None = None,
+        root: str | None = None,
+    ) -> list[Entry]:
+        """Entries, newest first; only one session's, and/or only those touching ``path`` (old or new name),
+        and/or only those recorded in workspace ``root`` (or recorded before entries named their root)."""
+        conditions: list[str] = []
+        parameters: list[object] = []
+        if root is not None:
+            conditions.append("(root = ? OR root IS NULL)")
+            parameters.append(root)
+        if session is not None:
+            conditions.append("session = ?")
+            parameters.append(session)
+        if path is not None:
+            conditions.append("seq IN (SELECT entry FROM files WHERE path = ? OR new_path = ?)")
+            parameters.extend((path, path))
+        where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
+        return self._database.read(lambda connection: self._entries(connection, where, parameters, limit))
+
+    def entry(self, entry_id: str) -> Entry:
+        """One entry by id or unique id prefix; ``HistoryError`` when there is none."""
+
+        def load(connection: sqlite3.Connection) -> Entry:
+            return self._entries(connection, "WHERE seq = ?", (self._resolve(connection, entry_id),), None)[0]
+
+        return self._database.read(load)
+
+    def latest(self, session: str) -> Entry | None:
+        """The newest applied entry of ``session``."""
+        found = self._database.read(
+            lambda connection: self._entries(
+                connection, "WHERE session = ? AND status = 'applied'", (session,), 1
+            )
+        )
+        return found[0] if found else None
+
+    def undone_by(self, entry_id: str) -> list[Entry]:
+        """Applied entries undoing ``entry_id``, newest first (a partial one was cut short by a crash)."""
+
+        def load(connection: sqlite3.Connection) -> list[Entry]:
+            target = format_id(self._resolve(connection, entry_id))
+            return self._entries(connection, "WHERE undoes = ? AND status = 'applied'", (target,), None)
+
+        return self._database.read(load)
+
+    def file_fingerprints(self, entry_id: str) -> list[tuple[str, str | None, str | None, str | None]]:
+        """(path, new_path, before fingerprint, after fingerprint) per file, without reading any bytes."""
+
+        def load(connection: sqlite3.Connection) -> list[tuple[str, str | None, str | None, str | None]]:
+            return connection.execute(
+                "SELECT f.path, f.new_path, b.fingerprint, a.fingerprint FROM files AS f"
+                " LEFT JOIN versions AS b ON b.id = f.before_version"
+                " LEFT JOIN versions AS a ON a.id = f.after_version WHERE f.entry = ? ORDER BY f.position",
+                (self._resolve(connection, entry_id),),
+            ).fetchall()
+
+        rows = self._database.read(load)
+        for path, new_path, _, _ in rows:
+            _checked(path, new_path)
+        return rows
+
+    def file_versions(
+        self, entry_id: str, *, sides: tuple[str, ...] = ("before", "after")
+    ) -> list[FileVersion]:
+        """Full before/after bytes of every file of an entry, checked against their SHA-256.
+
+        ``sides`` limits which contents are rebuilt (the other is None, with its
+        fingerprint unset): a restore needs one side, and rebuilding a 10 MB
+        version costs a decompression and a hash.
+        """
+
+        def load(connection: sqlite3.Connection) -> list[FileVersion]:
+            result = []
+            for path, new_path, before_id, after_id, before_mode, after_mode in connection.execute(
+                "SELECT path, new_path, before_version, after_version, before_mode, after_mode FROM files"
+                " WHERE entry = ? ORDER BY position",
+                (self._resolve(connection, entry_id),),
+            ).fetchall():
+                _checked(path, new_path)  # before any byte of a forged entry is read or written
+                before, before_fingerprint = (
+                    verified_bytes(connection, before_id)
+                    if before_id is not None and "before" in sides
+                    else (None, None)
+                )
+                after, after_fingerprint = (
+                    verified_bytes(connection, after_id)
+                    if after_id is not None and "after" in sides
+                    else (None, None)
+                )
+                result.append(
+                    FileVersion(
+                        path,
+                        new_path,
+                        before,
+                        after,
+                        before_fingerprint,
+                        after_fingerprint,
+                        before_mode,
+                        after_mode,
+                    )
+                )
+            return result
+
+        return self._database.read(load)
+
+
+def _checked(path: str, new_path: str | None) -> None:
+    from nbedit.storage.confine import check_recorded_path
+
+    check_recorded_path(path)
+    if new_path is not None:
+        check_recorded_path(new_path)
