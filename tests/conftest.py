@@ -26,26 +26,17 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from home_folders import HOME_FOLDERS  # a module of its own: tests import it too
 
 REAL_HOME = Path(os.path.expanduser("~"))
 SESSION_FOLDER = Path(tempfile.mkdtemp(prefix="nbedit-tests-"))
-HOME_FOLDERS = {
-    "HOME": "home",
-    "IPYTHONDIR": "home/.ipython",
-    "JUPYTER_CONFIG_DIR": "home/.jupyter",
-    "JUPYTER_DATA_DIR": "home/.local/share/jupyter",
-    "JUPYTER_RUNTIME_DIR": "home/.local/share/jupyter/runtime",
-    "XDG_CONFIG_HOME": "home/.config",
-    "XDG_DATA_HOME": "home/.local/share",
-    "XDG_CACHE_HOME": "home/.cache",
-    "XDG_STATE_HOME": "home/.local/state",
-    "MPLCONFIGDIR": "home/.config/matplotlib",
-}
+
 for _name, _folder in HOME_FOLDERS.items():
     (SESSION_FOLDER / _folder).mkdir(parents=True, exist_ok=True)
     os.environ[_name] = str(SESSION_FOLDER / _folder)
 os.environ.pop("JUPYTER_PATH", None)  # nothing of the user's Jupyter setup leaks in
 os.environ["NBEDIT_TESTS_REAL_HOME"] = str(REAL_HOME)
+os.environ["NBEDIT_TESTS_SESSION_FOLDER"] = str(SESSION_FOLDER)
 
 # what the user's home holds at the start, to name what it gained at the end (see the docstring)
 WATCHED = (".", ".ipython", ".jupyter", ".local/share/jupyter", ".nbedit", ".cache", ".config", ".pki")

@@ -16,7 +16,10 @@ import sys
 from pathlib import Path
 
 import nbformat
-from conftest import HOME_FOLDERS, REAL_HOME, SESSION_FOLDER
+from home_folders import HOME_FOLDERS
+
+REAL_HOME = Path(os.environ["NBEDIT_TESTS_REAL_HOME"])  # set by conftest.py
+SESSION_FOLDER = Path(os.environ["NBEDIT_TESTS_SESSION_FOLDER"])
 
 REPO = Path(__file__).resolve().parents[1]
 
