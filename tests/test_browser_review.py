@@ -464,14 +464,15 @@ DRIFTED = (
     "    tax = subtotal * 0.2\n"
     "    return subtotal + tax\n"
 )
-# the model's copy of the first line drifted ('totals'); the change itself is on a line that is really there
+# the model's copy of the second line drifted ('itme'), and its new text is the file's line; the
+# change itself is on a line that is really there (a kept line that differs would be a conflict)
 FUZZY_BLOCK = """\
 <<<<<<< SEARCH
-def totals(items):
-    subtotal = sum(item.price for item in items)
+def total(items):
+    subtotal = sum(item.price for itme in items)
     tax = subtotal * 0.2
 =======
-def totals(items):
+def total(items):
     subtotal = sum(item.price for item in items)
     tax = round(subtotal * 0.2, 2)
 >>>>>>> REPLACE
@@ -501,7 +502,7 @@ def test_why_here_explains_a_fuzzy_hunk(lab: LabServer, page: Any) -> None:
     assert summary_line.startswith("Not found verbatim: placed by the fuzzy"), summary_line
     assert "tiers tried" in text and "exact: not found" in text and "fuzzy: " in text
     assert "runner-up" in text and "no other candidate" in text
-    assert "-def totals(items):" in text and "+def total(items):" in text
+    assert "for itme in items" in text and "for item in items" in text
     screenshot(page, "review-why-light.png")
     try:
         set_theme(page, "JupyterLab Dark")
@@ -615,8 +616,10 @@ def test_reject_and_replan_with_a_busy_kernel(lab: LabServer, page: Any) -> None
     run_all_cells(page)
     widget = rendered_widget(page)
     keep_kernel_busy(page, BUSY_SECONDS // 2)
-    changed = "# edited by someone else\n" + THREE_BEFORE
-    target.write_text(changed)  # the file moves under the review
+    # the file moves under the review, next to a changed line: the change no longer applies by the
+    # three-way rule a stale review re-plans itself with (issue 26), so it stays stale until Re-plan
+    changed = THREE_BEFORE.replace("value_4 = 4\n", "value_4 = 4  # edited by someone else\n")
+    target.write_text(changed)
     widget.locator(".nbedit-hunk-toggle input[type=checkbox]").nth(1).uncheck()
     widget.locator("button.nbedit-apply").click()
     status_text(widget, "stale")
@@ -703,9 +706,9 @@ BIG_BEFORE = "".join(f"line_{number} = {number}\n" for number in range(1, 241))
 BIG_EDIT = "".join(
     f"<<<<<<< SEARCH\nline_{n} = {n}\n=======\nline_{n} = {n * 10}\n>>>>>>> REPLACE\n"
     for n in (10, 50, 90, 130, 170)
-) + (  # the model's copy of line 209 drifted: found by the fuzzy tier
+) + (  # the model's copy of line 209 drifted (its new text is the file's line): the fuzzy tier
     "<<<<<<< SEARCH\nline_208 = 208\nline_209 = 2O9\nline_210 = 210\n=======\n"
-    "line_208 = 208\nline_209 = 2O9\nline_210 = 2100\n>>>>>>> REPLACE\n"
+    "line_208 = 208\nline_209 = 209\nline_210 = 2100\n>>>>>>> REPLACE\n"
 )
 
 
