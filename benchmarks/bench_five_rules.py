@@ -1,4 +1,4 @@
-"""Section ``drift_rules``: issue 21's five rules and tabs-for-spaces drift (``drift_rules.py``).
+"""Section ``five_rules``: issue 21's five rules and tabs-for-spaces drift (``drift_five_rules.py``).
 
 Rows per rule: cases, results due and recovered, refusals due and given, and wrong
 results (target 0), on the installed modules of projects the drift corpus does not use.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from benchmarks.drift_rules import RULES, build, installed_sources, run as run_cases
+from benchmarks.drift_five_rules import RULES, build, installed_sources, run as run_cases
 from benchmarks.timing import Row
 
 __all__ = ["run"]
@@ -30,7 +30,7 @@ def run(scratch: Path, repeat: int = 1) -> list[Row]:
             f"{due['refuse', 'correct']:,}/{sum(n for (e, _), n in due.items() if e == 'refuse'):,} refused"
         )
         rows.append(
-            Row(f"drift rules ({projects})", f"{rule}: wrong results", wrong, "cases", target="0",
+            Row(f"five rules ({projects})", f"{rule}: wrong results", wrong, "cases", target="0",
                 passed=wrong == 0, note=note)
         )
     return rows

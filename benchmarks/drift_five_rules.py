@@ -48,9 +48,9 @@ Outcomes, as in the drift corpus: ``correct`` (the oracle's bytes, or a due refu
 ``wrong`` (any other bytes, a success where a refusal is due, or an exception that is
 not an ``NbeditError``).
 
-``python -m benchmarks.drift_rules`` runs every case from the modules of the installed
+``python -m benchmarks.drift_five_rules`` runs every case from the modules of the installed
 packages (``BENCHMARK_MODULES``; their versions are printed); ``--data`` runs on the
-copies in ``tests/data/drift-rules`` (what the tests use); ``--json`` for machines.
+copies in ``tests/data/five-rules`` (what the tests use); ``--json`` for machines.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ __all__ = [
     "table",
 ]
 
-DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "drift-rules"
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "five-rules"
 DIALECTS = ("edit", "search_replace", "apply_patch", "unified")
 RULES = ("line-number", "already-applied", "anchor-twice", "elision", "context-free", "tabs")
 
@@ -168,7 +168,7 @@ def installed_sources(modules: Sequence[tuple[str, str, str]] = BENCHMARK_MODULE
 
 
 def data_sources(folder: Path = DATA) -> list[Source]:
-    """The copies in ``tests/data/drift-rules/<project>-<version>/<module>`` (see its SOURCE.md)."""
+    """The copies in ``tests/data/five-rules/<project>-<version>/<module>`` (see its SOURCE.md)."""
     licenses = dict((d, lic) for d, _, lic in BENCHMARK_MODULES)
     sources = []
     for path in sorted(folder.rglob("*.py")):
@@ -666,8 +666,8 @@ def _spaced(line: str, width: int) -> str:
 def tabs_cases(edit: BaseEdit, rng: random.Random) -> Iterator[RuleCase]:
     lines = edit.file.lines
     parts = (edit.before, edit.removed, edit.added, edit.after)
-    if not any(line.startswith("    ") for part in parts for line in part):
-        return
+    if not any(line.startswith("    ") for part in (edit.before, edit.removed, edit.after) for line in part):
+        return  # no indented line in the old text: an exact match, written as the reply asks
     if any("\t" in line for part in parts for line in part):
         return
     rule = "tabs"
@@ -682,12 +682,15 @@ def tabs_cases(edit: BaseEdit, rng: random.Random) -> Iterator[RuleCase]:
     mixed = [
         (tag, _spaced(text, 8 if n % 2 and tag != "+" else 4)) for n, (tag, text) in enumerate(tabs)
     ]
+    widths = {
+        (n % 2 and 8) or 4 for n, (tag, text) in enumerate(tabs) if tag != "+" and text.startswith("\t")
+    }
     for dialect in DIALECTS:
         yield _case(rule, "file-tabs-reply-spaces", edit, dialect, tab_file,
                     lambda path, d=dialect: render(d, path, spaces, start), "recover", tab_oracle)  # type: ignore[misc]
         yield _case(rule, "file-spaces-reply-tabs", edit, dialect, list(lines),
                     lambda path, d=dialect: render(d, path, tabs, start), "recover", space_oracle)  # type: ignore[misc]
-        if mixed != spaces:
+        if widths == {4, 8}:  # both widths really used by old lines: no uniform mapping
             yield _case(rule, "file-tabs-reply-mixed", edit, dialect, tab_file,
                         lambda path, d=dialect: render(d, path, mixed, start), "recover", tab_oracle)  # type: ignore[misc]
 
@@ -699,7 +702,7 @@ def build(sources: Sequence[Source], per_module: int = EDITS_PER_MODULE) -> list
     """Every case of every rule, deterministic for given sources."""
     cases: list[RuleCase] = []
     for source in sources:
-        rng = random.Random(f"drift-rules {source.file.path}")
+        rng = random.Random(f"five-rules {source.file.path}")
         edits = _edits(source, per_module)
         for edit in edits:
             cases.extend(line_number_cases(edit, rng))
@@ -817,8 +820,8 @@ def repro(result: Result, width: int = 3) -> dict[str, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.drift_rules", description=__doc__.split("\n")[0])
-    parser.add_argument("--data", action="store_true", help="use the copies in tests/data/drift-rules")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.drift_five_rules", description=__doc__.split("\n")[0])
+    parser.add_argument("--data", action="store_true", help="use the copies in tests/data/five-rules")
     parser.add_argument("--per-module", type=int, default=EDITS_PER_MODULE, metavar="N")
     parser.add_argument("--sample", type=int, metavar="N", help="at most N cases per (rule, kind, dialect)")
     parser.add_argument("--json", action="store_true", help="rows and wrong cases as JSON")
@@ -830,7 +833,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if arguments.sample:
         cases = stratified(cases, arguments.sample)
     built = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="nbedit-drift-rules-") as folder:
+    with tempfile.TemporaryDirectory(prefix="nbedit-five-rules-") as folder:
         results = run(cases, Path(folder))
     finished = time.perf_counter()
     wrong = [result for result in results if result.outcome == "wrong"]

@@ -8,7 +8,7 @@ Inputs are generated from fixed seeds in a temporary folder (no network), so
 runs are comparable across machines; the peers (whatthepatch, patch-ng, git
 apply, GNU patch, difflib, nbformat, Aider's fuzzy search) run in the same
 process or on the same machine minutes apart, so a ratio means something even
-when absolute times do not. Sections: patch, fuzzy, drift, drift_rules, notebook, history,
+when absolute times do not. Sections: patch, fuzzy, drift, five_rules, notebook, history,
 widget, encoding, agents. The exit status is 1 when any target fails.
 """
 
@@ -33,7 +33,7 @@ from benchmarks.timing import Row, format_table  # noqa: E402
 __all__ = ["main"]
 
 
-SECTIONS = ("patch", "fuzzy", "drift", "drift_rules", "notebook", "history", "widget", "encoding", "agents", "live")
+SECTIONS = ("patch", "fuzzy", "drift", "five_rules", "notebook", "history", "widget", "encoding", "agents", "live")
 
 
 def _section(name: str) -> Callable[[Path, int], list[Row]]:

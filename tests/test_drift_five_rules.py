@@ -1,11 +1,11 @@
 """Issue 21's five rules (and tabs-for-spaces drift) on projects the drift corpus does not use.
 
 A stratified sample (up to 3 cases of every rule, kind and dialect) of the cases
-``benchmarks/drift_rules.py`` builds from the real modules in
-``tests/data/drift-rules`` (click, jinja2, httpx, python-dateutil, attrs; see its
+``benchmarks/drift_five_rules.py`` builds from the real modules in
+``tests/data/five-rules`` (click, jinja2, httpx, python-dateutil, attrs; see its
 SOURCE.md). Each case's right answer is an exact text (the oracle, made without
 nbedit) or a refusal; a refusal where a result is due is a miss, never a wrong
-result. ``python -m benchmarks.drift_rules`` runs every case on the installed
+result. ``python -m benchmarks.drift_five_rules`` runs every case on the installed
 packages.
 
 Wrong results the matcher still gives are listed in ``KNOWN_WRONG`` with the case id
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.drift_rules import (
+from benchmarks.drift_five_rules import (
     DATA,
     DIALECTS,
     RULES,
@@ -72,7 +72,7 @@ SAMPLE = stratified(build(data_sources(), PER_MODULE), PER_CELL)
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Result]:
-    return {result.case.id: result for result in run(SAMPLE, tmp_path_factory.mktemp("drift-rules"))}
+    return {result.case.id: result for result in run(SAMPLE, tmp_path_factory.mktemp("five-rules"))}
 
 
 # ---------------------------------------------------------------------------- the cases themselves
