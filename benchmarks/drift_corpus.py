@@ -256,9 +256,12 @@ def summary_rows(table: Sequence[Row]) -> list[Row]:
             dialect = "all" if row.expect == _EXPECT[row.category] else row.dialect
             summed[key] = Row(row.category, dialect, row.expect, 0, 0, 0, 0, row.target)
         total = summed[key]
+        dialects = total.dialect
+        if dialects != "all" and row.dialect not in dialects.split("+"):
+            dialects = f"{dialects}+{row.dialect}"
         summed[key] = Row(
             total.category,
-            total.dialect,
+            dialects,
             total.expect,
             total.cases + row.cases,
             total.correct + row.correct,

@@ -33,7 +33,9 @@ from benchmarks.timing import Row, format_table  # noqa: E402
 __all__ = ["main"]
 
 
-SECTIONS = ("patch", "fuzzy", "drift", "five_rules", "notebook", "history", "widget", "encoding", "agents", "live")
+SECTIONS = (
+    "patch", "fuzzy", "drift", "five_rules", "syntax", "notebook", "history", "widget", "encoding", "agents", "live"
+)
 
 
 def _section(name: str) -> Callable[[Path, int], list[Row]]:

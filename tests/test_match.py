@@ -255,3 +255,26 @@ def test_tabs_for_spaces_with_a_line_that_does_not_fit_the_width_is_refused():
     new = "    def f(self):\n        if x:\n              y = 0\n            return 1\n"  # 14 spaces: no whole tab
     with pytest.raises(MatchError):
         place(text, lines_hunk(old, new))
+
+
+def test_a_blank_search_in_an_empty_file_fills_it():
+    """A reply's empty SEARCH often keeps one blank line; an empty file has one place for it."""
+    [match] = locate(FileIndex(""), lines_hunk("\n", "import os\n"))
+    assert (match.start, match.end, match.replacement) == (0, 0, "import os\n")
+    with pytest.raises(NoMatch):
+        locate(FileIndex("x = 1\n"), lines_hunk("\n", "import os\n"))
+
+
+def test_an_anchor_occurring_twice_takes_the_exact_fit_over_a_lenient_one():
+    text = (
+        "class A:\n    def run(self):\n        value = compute(1)\n        return value\n"
+        "class B:\n    def run(self):\n        value = compute(1)\n        return  value\n"
+    )
+    hunk = lines_hunk(
+        "        value = compute(1)\n        return value\n",
+        "        value = compute(2)\n        return value\n",
+        anchors=("    def run(self):",),
+    )
+    match, result = place(text, hunk)
+    assert match.tier is Tier.EXACT and match.line == 3
+    assert "compute(2)" in result.split("class B")[0]

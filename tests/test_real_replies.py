@@ -26,7 +26,7 @@ KNOWN_WRONG: frozenset[str] = frozenset(
 )
 
 # applied right among the sample's cases whose right result is known (measured, then held)
-RIGHT_FLOOR = 0.78
+RIGHT_FLOOR = 0.79
 
 
 def test_the_sample_covers_every_dialect_and_the_hand_labelled_cases() -> None:

@@ -122,6 +122,7 @@ def _fuzzy_line(line: str) -> str:
 
 _NORMALISED_TIERS = (Tier.LINE_ENDINGS, Tier.TRAILING_WHITESPACE, Tier.UNICODE, Tier.INDENTATION)  # then blank lines
 _ORDER = (Tier.EXACT, *_NORMALISED_TIERS)
+_TIER_RANK = {tier: rank for rank, tier in enumerate(Tier)}
 
 
 @dataclass
@@ -271,6 +272,12 @@ def locate(
 
     if not hunk.old:
         return [_insertion(index, hunk, low, high, near_line)]
+    if not options.exact and not hunk.old.strip() and not text[low:high].strip() and not hunk.replace_all:
+        # blank old text, blank (or empty) file or cell: a reply's empty SEARCH with the blank
+        # line a chat keeps in it; there is one place, and the blank text there is replaced
+        replacement = hunk.new if low == high else _adapt_newlines(hunk.new, dominant_newline(text))
+        tier = Tier.EXACT if text[low:high] == hunk.old else Tier.BLANK_LINES
+        return [Match(low, high, replacement, tier, 1.0, index.line_of(low) + 1, text.count("\n", low, high))]
 
     if cursor is not None and near_line is not None:
         quick = _exact_at_expected_line(index, hunk, cursor, near_line, low, high)
@@ -289,6 +296,16 @@ def locate(
             continue  # this tier sees exactly what the last one saw: it cannot find more
         previous = tier
         hits = _find(index, hunk, tier, low, high, near_line)
+        if (
+            near_line is not None
+            and len(hits) == 1
+            and not hunk.replace_all
+            and abs(hits[0].first_line + 1 - near_line) > TRUSTED_DISTANCE
+        ):
+            # the line number does not point at this place: it decides nothing if there are others
+            everywhere = _find(index, hunk, tier, low, high)
+            if len(everywhere) > 1:
+                hits = everywhere
         if hunk.at_end:
             hits = [hit for hit in hits if _ends_file(index, hit)]
         if not hits:
@@ -753,7 +770,8 @@ def _locate_after_anchor(
     The anchor scopes the search: the hunk is taken nearest after it. An anchor
     line that occurs more than once is never resolved by position: each
     occurrence scopes the search up to the next one, and the hunk must fit after
-    exactly one of them; fitting after several is an ``AmbiguousMatch``.
+    exactly one of them, or fit after one by a stricter tier than after any other
+    (an exact fit beats a fuzzy one); fitting after several alike is an ``AmbiguousMatch``.
     """
     anchor, inner = hunk.anchors[0], replace(hunk, anchors=hunk.anchors[1:])
     occurrences = _anchor_hits(index, anchor, low, high)
@@ -789,6 +807,12 @@ def _locate_after_anchor(
         return fits[0][1]
     if not fits:
         raise failures[0]
+    # the change as written (exactly) after one occurrence wins over a lenient fit after another
+    ranked = sorted(fits, key=lambda fit: max(_TIER_RANK[match.tier] for match in fit[1]) if fit[1] else 0)
+    best = max(_TIER_RANK[match.tier] for match in ranked[0][1]) if ranked[0][1] else 0
+    second = max(_TIER_RANK[match.tier] for match in ranked[1][1]) if ranked[1][1] else 0
+    if best < second:
+        return ranked[0][1]
     raise AmbiguousMatch(
         f"{path or 'file'}: the @@ anchor line {anchor!r} occurs {len(occurrences)} times and the change fits "
         f"after {len(fits)} of them; nbedit will not guess which one you mean",

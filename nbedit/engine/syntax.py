@@ -14,7 +14,7 @@ Cost: parsing a whole 10,000-line module takes tens to hundreds of milliseconds,
 Python is checked one *block* at a time: the run of sibling statements around each
 change (from the nearest statement line above it no deeper than any line it touches,
 to the next line as shallow below it), dedented, before and after the change: a few
-hundred microseconds for a method of a big class (``benchmarks/bench_syntax_guard.py``).
+hundred microseconds for a method of a big class (``benchmarks.bench_syntax.py``).
 When that excerpt does not stand alone in the original (a line of a triple-quoted
 string at column 0, say), the top-level statements around the change are tried, then
 the whole file. A problem found in an excerpt is confirmed on the whole file before it

@@ -1,6 +1,6 @@
 """What the syntax guard adds to a plan on a 10,000-line Python file (target: < 5 ms).
 
-``python -m benchmarks.bench_syntax_guard``: a module of 10,000 lines (functions, and a
+``python -m benchmarks.bench_syntax`` (or ``python -m benchmarks.run --section syntax``): a module of 10,000 lines (functions, and a
 class holding many methods), one edit placed by the indentation tier (so the guard
 runs), planned with ``Workspace.plan_edit``. The guard's own time is measured by
 calling ``nbedit.engine.syntax.text_problem`` on the same spans (best of 25), next
@@ -17,6 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.timing import Row
 from nbedit.engine.syntax import text_problem
 from nbedit.workspace import Workspace
 
@@ -83,6 +84,30 @@ def measure(where: str, text: str, root: Path) -> dict[str, float]:
         "plan_ms": _best(lambda: workspace.plan_edit("big.py", old, new), 9),
         "whole_parse_ms": _best(lambda: ast.parse(text), 5),
     }
+
+
+def run(scratch: Path, repeat: int = 5) -> list[Row]:
+    """The ``syntax`` section of ``python -m benchmarks.run``: one row per edit place."""
+    text = module()
+    rows = []
+    for where in ("function", "method"):
+        folder = scratch / where
+        folder.mkdir()
+        row = measure(where, text, folder)
+        rows.append(
+            Row(
+                "syntax",
+                f"syntax guard, lenient edit in a {where} of 10,000 lines",
+                row["guard_ms"] / 1000,
+                "s",
+                "ast.parse of the whole file",
+                row["whole_parse_ms"] / 1000,
+                f"< {TARGET_MS:.0f} ms",
+                row["guard_ms"] < TARGET_MS,
+                note=f"whole plan {row['plan_ms']:.1f} ms",
+            )
+        )
+    return rows
 
 
 def main() -> int:
