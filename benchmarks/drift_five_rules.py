@@ -135,6 +135,7 @@ class RuleCase:
     change: str | tuple[str, str]  # a patch text, or (old, new) for the edit dialect
     expect: str  # "recover" (the oracle is due) or "refuse"
     oracle: str | None  # the text the file must hold (recover)
+    meant: str | None = None  # where a refusal is due: the change made where its author meant it
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,12 +291,15 @@ def _case(
     expect: str,
     oracle: list[str] | None,
     tag: str = "",
+    meant: list[str] | None = None,
 ) -> RuleCase:
     text = _text(before)
     path = _variant_path(edit.file.path, text)
     change = change_for(path) if callable(change_for) else change_for  # type: ignore[operator]
     name = f"{rule}/{kind}/{edit.source}/{dialect}" + (f"/{tag}" if tag else "")
-    return RuleCase(name, rule, kind, dialect, path, text, change, expect, oracle and _text(oracle))
+    return RuleCase(
+        name, rule, kind, dialect, path, text, change, expect, oracle and _text(oracle), meant and _text(meant)
+    )
 
 
 def _count(lines: Sequence[str], block: Sequence[str]) -> int:
@@ -343,7 +347,9 @@ def line_number_cases(edit: BaseEdit, rng: random.Random) -> Iterator[RuleCase]:
     distance = rng.choice(offsets)
     number = copy + 1 + distance
     if 1 <= number <= len(copied):
-        yield _case(rule, "far-off", edit, "unified", copied, unified(number), "refuse", None, f"{distance:+d}")
+        yield _case(
+            rule, "far-off", edit, "unified", copied, unified(number), "refuse", None, f"{distance:+d}", at_original
+        )
     yield _case(rule, "at-original", edit, "unified", copied, unified(original + 1), "recover", at_original)
     yield _case(rule, "next-to-original", edit, "unified", copied, unified(original + 2), "recover", at_original)
     yield _case(rule, "at-copy", edit, "unified", copied, unified(copy + 1), "recover", at_copy)
@@ -638,8 +644,9 @@ def context_free_cases(edit: BaseEdit, rng: random.Random) -> Iterator[RuleCase]
             elif removed:
                 at_number = variant[position : position + len(removed)] == removed
                 if with_index or not at_number:
+                    meant = _splice(variant, position + moved, position + moved + len(removed), added)
                     yield _case(rule, f"not-base-{kind}-repeated", edit, "unified", variant, change(with_index),
-                                "refuse", None, tag)
+                                "refuse", None, tag, meant)
             elif with_index or moved:
                 # a pure insertion: nothing in the hunk says where it goes but the number; with no
                 # index line and nothing moved the file may be the base (not judged)
@@ -647,7 +654,7 @@ def context_free_cases(edit: BaseEdit, rng: random.Random) -> Iterator[RuleCase]
                 true_place = _splice(variant, position + moved, position + moved, added)
                 if by_number != true_place or with_index:
                     yield _case(rule, "not-base-inserts", edit, "unified", variant, change(with_index),
-                                "refuse", None, tag)
+                                "refuse", None, tag, true_place)
 
 
 # ---------------------------------------------------------------------------- tabs for spaces
@@ -755,6 +762,8 @@ def run_case(workspace: Workspace, case: RuleCase) -> Result:
     unchanged = file_plan.after_bytes == file_plan.before_bytes
     if case.expect == "refuse":
         reason = "reported as already applied" if unchanged else "applied where a refusal is due"
+        if not unchanged and case.meant is not None:
+            reason += " (at the place meant, unverified)" if got == case.meant else " (not where it was meant)"
         return Result(case, "wrong", reason, got)
     if got == case.oracle:
         return Result(case, "correct", "")
@@ -825,6 +834,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--per-module", type=int, default=EDITS_PER_MODULE, metavar="N")
     parser.add_argument("--sample", type=int, metavar="N", help="at most N cases per (rule, kind, dialect)")
     parser.add_argument("--json", action="store_true", help="rows and wrong cases as JSON")
+    parser.add_argument(
+        "--case", action="append", metavar="ID", help="run only the cases whose id starts with ID (repeatable)"
+    )
     parser.add_argument("--wrong", type=int, default=3, metavar="N", help="wrong cases shown per (rule, kind)")
     arguments = parser.parse_args(argv)
     started = time.perf_counter()
@@ -832,6 +844,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases = build(sources, arguments.per_module)
     if arguments.sample:
         cases = stratified(cases, arguments.sample)
+    if arguments.case:
+        cases = [case for case in cases if case.id.startswith(tuple(arguments.case))]
     built = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="nbedit-five-rules-") as folder:
         results = run(cases, Path(folder))
