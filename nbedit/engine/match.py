@@ -120,7 +120,8 @@ def _fuzzy_line(line: str) -> str:
     return _normalise(line, Tier.INDENTATION)
 
 
-_NORMALISED_TIERS = (Tier.LINE_ENDINGS, Tier.TRAILING_WHITESPACE, Tier.UNICODE, Tier.INDENTATION)  # then blank lines
+# then the blank-lines tier (``_locate_blank_lines``) and the fuzzy tier
+_NORMALISED_TIERS = (Tier.LINE_ENDINGS, Tier.TRAILING_WHITESPACE, Tier.UNICODE, Tier.INDENTATION)
 _ORDER = (Tier.EXACT, *_NORMALISED_TIERS)
 _TIER_RANK = {tier: rank for rank, tier in enumerate(Tier)}
 
@@ -947,8 +948,8 @@ def _locate_blank_lines(
     messages that carry replies). Each place where the old text's non-blank lines follow one
     another in the file, blank lines aside (compared as the indentation tier compares),
     rewrites the old text to the file's blank runs where the change removes or replaces
-    them (see ``_with_file_blank_runs``). The rewritten hunk is then located by the ordinary tiers in that place
-    alone. Two places are ambiguous; none is None (the fuzzy tier is next).
+    them (see ``_with_file_blank_runs``). The rewritten hunk is then located by the ordinary
+    tiers in that place alone. Two places are ambiguous; none is None (the fuzzy tier is next).
     """
     from nbedit.engine.transport import align, split_change_lines
 
@@ -1038,7 +1039,8 @@ def _with_file_blank_runs(
     runs: dict[int, tuple[int, int]] = {}  # old line where a run starts -> (its length, the file's)
     for position in range(1, len(wanted)):
         previous = wanted[position - 1][0]
-        runs[previous + 1] = (wanted[position][0] - previous - 1, matched[position] - matched[position - 1] - 1)
+        file_run = matched[position] - matched[position - 1] - 1
+        runs[previous + 1] = (wanted[position][0] - previous - 1, file_run)
     kept: set[int] = set()  # old lines new keeps
     for tag, old_first, old_last, _, _ in align(old_lines, new_lines):
         if tag == "equal":
@@ -1222,7 +1224,9 @@ def _fuzzy_winner(
     def carried(item: _Scored) -> str | Refusal:
         key = item[0].first_line
         if key not in replacements:
-            replacements[key] = _replacement(index, hunk, item[0], Tier.FUZZY, strict_context=near_line is None)
+            replacements[key] = _replacement(
+                index, hunk, item[0], Tier.FUZZY, strict_context=near_line is None
+            )
         return replacements[key]
 
     short = _non_blank(hunk) < FUZZY_SHORT_LINES

@@ -565,7 +565,10 @@ def _syntax_guard(path: str, before: str, edit: TextEdit) -> TextEdit:
             reason=problem.describe(),
             line=problem.line,
         )
-    note = f"warning: {problem.describe()} (it parsed before; the change was found exactly, so it is written as asked)"
+    note = (
+        f"warning: {problem.describe()} (it parsed before; the change was found exactly, "
+        "so it is written as asked)"
+    )
     return replace(edit, notes=(*edit.notes, note))
 
 
@@ -705,7 +708,8 @@ def _new_file_quotes(path: str, content: str) -> tuple[str, tuple[str, ...]]:
         return content, ()
     note = (
         "curly quotes were written as straight quotes: with them the new file would not parse "
-        f"({problem.describe()[len('the result would not parse: '):]}), a sign that a chat interface curled the reply"
+        f"({problem.describe()[len('the result would not parse: '):]}), a sign that a chat interface "
+        "curled the reply"
     )
     return straight, (note,)
 

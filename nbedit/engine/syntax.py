@@ -108,8 +108,10 @@ def text_problem(
     return None
 
 
-def notebook_problem(before_cells: dict[int, str], after_cells: Sequence[tuple[int | None, str]]) -> SyntaxProblem | None:
-    """The first code cell the change makes unparseable (``after_cells``: (original index or None, source))."""
+def notebook_problem(
+    before_cells: dict[int, str], after_cells: Sequence[tuple[int | None, str]]
+) -> SyntaxProblem | None:
+    """The first code cell the change makes unparseable (``after_cells``: (index or None, source))."""
     for index, source in after_cells:
         original = before_cells.get(index) if index is not None else None
         if original == source:

@@ -160,7 +160,9 @@ class IndentUnit:
     to_tabs: bool  # the file uses tabs, the old text spaces
 
     @classmethod
-    def between(cls, old_lines: Sequence[str], file_lines: Sequence[str], *, skip_first: bool = False) -> IndentUnit | None:
+    def between(
+        cls, old_lines: Sequence[str], file_lines: Sequence[str], *, skip_first: bool = False
+    ) -> IndentUnit | None:
         pairs = []
         for number, (old_line, file_line) in enumerate(zip(old_lines, file_lines, strict=False)):
             if (skip_first and number == 0) or not old_line.strip(_BLANKS) or not file_line.strip(_BLANKS):
@@ -344,14 +346,7 @@ def transport(
             if strict_context:
                 for number in range(old_first, old_last):
                     if not same_up_to_layout(old_lines[number], file_bodies[number]):
-                        return Refusal(
-                            f"the old text's line {number + 1} ({old_lines[number].strip()[:60]!r}) is kept by the "
-                            f"change, but the file has {file_bodies[number].strip()[:60]!r} there: the change "
-                            "expects a line the file does not have (copy that line from the file, or make the "
-                            "change it implies explicit)",
-                            line=number,
-                            kind="conflict",
-                        )
+                        return _conflict(number, old_lines[number], file_bodies[number])
             pieces.extend(file_lines[old_first:old_last])
             continue
         block: list[str] = []
@@ -396,6 +391,16 @@ def transport(
         elif not new_final and has_ending:
             pieces[-1] = strip_newline(pieces[-1])
     return "".join(pieces)
+
+
+def _conflict(number: int, old_line: str, file_line: str) -> Refusal:
+    return Refusal(
+        f"the old text's line {number + 1} ({old_line.strip()[:60]!r}) is kept by the change, but the "
+        f"file has {file_line.strip()[:60]!r} there: the change expects a line the file does not have "
+        "(copy that line from the file, or make the change it implies explicit)",
+        line=number,
+        kind="conflict",
+    )
 
 
 def align(old_lines: list[str], new_lines: list[str]) -> list[tuple[str, int, int, int, int]]:

@@ -251,7 +251,8 @@ def _syntax_guard(
             return straight_view, fixed, (note,)
     if not lenient:
         return after_view, located, (
-            f"warning: {problem.describe()} (it parsed before; the change was found exactly, so it is written as asked)",
+            f"warning: {problem.describe()} (it parsed before; the change was found exactly, "
+            "so it is written as asked)",
         )
     raise UnsafeChange(
         f"{path}: {problem.describe()} (it parsed before); the change was placed leniently "
