@@ -193,13 +193,13 @@ def test_non_exact_matches_are_flagged(tmp_path: Path) -> None:
         widget.doc["files"][0]["sections"][0]["hunks"][0]["why_tier"]
         == "matched ignoring trailing whitespace"
     )
-    # the fuzzy tier needs a few real lines: one drifted context line among three
+    # the fuzzy tier needs a few real lines: one context line drifted in layout among three
     (tmp_path / "g.py").write_bytes(
         b"def compute(values):\n    total = sum(values)\n    count = len(values)\n    return total / count\n"
     )
     fuzzy = (
-        "<<<<<<< SEARCH\ndef compute(valuez):\n    total = sum(values)\n    count = len(values)\n"
-        "=======\ndef compute(valuez):\n    total = sum(values)\n    count = max(1, len(values))\n"
+        "<<<<<<< SEARCH\ndef compute( values ):\n    total = sum(values)\n    count = len(values)\n"
+        "=======\ndef compute( values ):\n    total = sum(values)\n    count = max(1, len(values))\n"
         ">>>>>>> REPLACE\n"
     )
     widget = ReviewWidget(workspace, workspace.plan_patch(fuzzy, default_path="g.py", threshold=0.8))

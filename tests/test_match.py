@@ -278,3 +278,13 @@ def test_an_anchor_occurring_twice_takes_the_exact_fit_over_a_lenient_one():
     match, result = place(text, hunk)
     assert match.tier is Tier.EXACT and match.line == 3
     assert "compute(2)" in result.split("class B")[0]
+
+
+def test_already_applied_with_a_line_number_needs_the_new_text_where_the_old_was():
+    """Issue 21: new text found somewhere other than where the old text would be is not evidence."""
+    filler = "".join(f"line_{n} = {n}\n" for n in range(40))
+    text = filler + "value = compute(2)\nresult = value\n"
+    hunk = lines_hunk("value = compute(1)\nresult = value\n", "value = compute(2)\nresult = value\n", start_line=3)
+    with pytest.raises(NoMatch):
+        locate(FileIndex(text), hunk, near_line=3)
+    assert locate(FileIndex(text), hunk, near_line=41) == []

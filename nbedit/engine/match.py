@@ -67,7 +67,10 @@ FUZZY_MAX_LINE = 1_000
 # a line number decides between identical places only when it points at one of them or next to
 # it (after the offset earlier hunks of the diff were found at): model-written line numbers are
 # often far off, and "the nearest" of two far places is a guess (issue 21: 79 wrong results)
-TRUSTED_DISTANCE = 1  # longer lines are compared for equality only (similarity is quadratic in length)
+TRUSTED_DISTANCE = 1
+# "already applied" with a line number: the new text must stand about where the old text was (after
+# the offset the diff's earlier hunks carried, applied ones included); farther is not evidence
+APPLIED_DISTANCE = 3  # longer lines are compared for equality only (similarity is quadratic in length)
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,7 +342,14 @@ def locate(
         if winner is not None:
             hit, score, replacement = winner
             if replacement == text[hit.start : hit.end]:
-                return []  # the file already holds the change there (it was applied before)
+                if near_line is None or abs(hit.first_line + 1 - near_line) <= APPLIED_DISTANCE:
+                    return []  # the file already holds the change there (it was applied before)
+                raise NoMatch(
+                    f"{_no_match_message(hunk, path, options)}\nthe new text stands at line "
+                    f"{hit.first_line + 1}, far from line {near_line} where the change puts the old "
+                    "text, so it is not taken as already applied; check the line numbers",
+                    path=path,
+                )
             offset = None
             if near_line is not None and hunk.start_line is not None:
                 offset = hit.first_line + 1 - hunk.start_line
@@ -358,7 +368,7 @@ def locate(
             )
             return [_explained(index, hunk, found, tried, _runner_up(candidates, hit, index, hunk, options))]
     elsewhere = [item[0] for item in candidates if item[1] >= options.threshold]
-    if new_text_present(index, hunk, (low, high), near_misses=elsewhere):
+    if new_text_present(index, hunk, (low, high), near_misses=elsewhere, near_line=near_line):
         return []
     floor = _context_floor(hunk, near_line, options.threshold)
     raise NoMatch(
@@ -471,7 +481,12 @@ def _non_blank(hunk: Hunk) -> int:
 
 
 def new_text_present(
-    index: FileIndex, hunk: Hunk, region: tuple[int, int] | None = None, *, near_misses: Sequence[_Hit] = ()
+    index: FileIndex,
+    hunk: Hunk,
+    region: tuple[int, int] | None = None,
+    *,
+    near_misses: Sequence[_Hit] = (),
+    near_line: int | None = None,
 ) -> bool:
     """True when the hunk is applied already: its exact new text is in the region, once, and no old text is left.
 
@@ -483,7 +498,8 @@ def new_text_present(
     old text (``near_misses``: windows the fuzzy tier found similar but could
     not use) lies elsewhere. A change whose new text only keeps old lines (a deletion)
     is never "applied" on the strength of its new text alone, unless a line number names
-    the place. Asked only after every tier failed to find the old text.
+    the place; with a line number (``near_line``, carried by the diff's earlier hunks) the new
+    text must stand within ``APPLIED_DISTANCE`` lines of it. Asked only after every tier failed to find the old text.
     """
     if not hunk.new.strip() or hunk.new == hunk.old:
         return False
@@ -505,6 +521,8 @@ def new_text_present(
             break
     if found is None:
         return False
+    if near_line is not None and abs(found.first_line + 1 - near_line) > APPLIED_DISTANCE:
+        return False  # the new text stands elsewhere than where the line number puts the old text
     if any(not _overlaps(miss, found) for miss in near_misses):
         return False  # the old text is still there, drifted, somewhere else
     lines = index.fuzzy_lines

@@ -103,11 +103,13 @@ class TextEdit:
     hunks: tuple[LocatedHunk, ...]
     already_applied: bool
     notes: tuple[str, ...]
-    lenient: bool = False  # some hunk was placed by a tier other than the exact one
+    lenient: bool = False  # some hunk was placed by a tier that can change what a line means
 
     @property
     def placed_leniently(self) -> bool:
-        return self.lenient or any(item.match.tier is not Tier.EXACT for item in self.hunks)
+        """Some hunk was placed by a tier beyond line endings and trailing blanks (those two never
+        change a line's structure, so the syntax guard treats them as exact)."""
+        return self.lenient or any(item.match.tier not in _STRUCTURE_KEEPING for item in self.hunks)
 
 
 def edit_text(
@@ -168,6 +170,9 @@ def edit_text(
         if not matches:
             skipped.append(number + 1)
             notes.append(f"hunk {number + 1} is already applied (its new text is there, its old text is not)")
+            if hunk.start_line is not None:
+                # the hunks after it stand shifted by what it added or removed
+                carried_offset += hunk.new.count("\n") - hunk.old.count("\n")
             continue
         for match in matches:
             located.append(LocatedHunk(hunk, match))
@@ -348,7 +353,8 @@ def _edit_in_order(
         "its blocks build on each other, so they were applied in order and are shown as one change "
         f"(match tiers: {', '.join(tiers)})"
     )
-    return TextEdit(current, (), False, (note,), lenient=any(tier != Tier.EXACT.value for tier in tiers))
+    lenient = any(Tier(tier) not in _STRUCTURE_KEEPING for tier in tiers)
+    return TextEdit(current, (), False, (note,), lenient=lenient)
 
 
 def splice(text: str, located: Sequence[LocatedHunk]) -> str:
@@ -511,6 +517,7 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
 
 
 GUARD_SUFFIXES = (".py", ".pyi", ".pyw", ".json")
+_STRUCTURE_KEEPING = frozenset({Tier.EXACT, Tier.LINE_ENDINGS, Tier.TRAILING_WHITESPACE})
 GUARD_EXACT_HUNKS = 32  # an exact change of more hunks (a release diff) is not parsed for a note
 
 
