@@ -397,6 +397,8 @@ def _miscopied_removed(edit: BaseEdit, rng: random.Random) -> tuple[str, ...] | 
     index = rng.choice(choices)
     changed = mutate_token(edit.removed[index], rng)
     assert changed is not None
+    if changed.strip() in kept:
+        return None  # the mis-copy repeats the edit's own change: old and new would be one text
     return (*edit.removed[:index], changed, *edit.removed[index + 1 :])
 
 

@@ -320,12 +320,16 @@ def locate(
             wider = _other_places(index, hunk, hits, low, high, near_line)
             if wider:
                 chosen_tier, chosen = _choose_across(index, hunk, tier, hits, wider, near_line, path)
+                if _applied_instead(index, hunk, chosen, chosen_tier, low, high, near_line, path):
+                    return []
                 tried.append(f"{Tier.INDENTATION.value}: also {_places(wider)}; the line number decided")
                 return [
                     _explained(index, hunk, _build(index, hunk, hit, chosen_tier, 1.0, near_line), tried)
                     for hit in chosen
                 ]
         chosen = _choose(index, hunk, hits, tier, near_line, path)
+        if _applied_instead(index, hunk, chosen, tier, low, high, near_line, path):
+            return []
         if tier is Tier.EXACT and len(hits) == 1:
             return [_build(index, hunk, hit, tier, 1.0, near_line) for hit in chosen]
         return [
@@ -342,6 +346,7 @@ def locate(
         if winner is not None:
             hit, score, replacement = winner
             if replacement == text[hit.start : hit.end]:
+                _refuse_if_old_text_elsewhere(index, hunk, candidates, hit, options, near_line, path)
                 if near_line is None or abs(hit.first_line + 1 - near_line) <= APPLIED_DISTANCE:
                     return []  # the file already holds the change there (it was applied before)
                 raise NoMatch(
@@ -350,6 +355,8 @@ def locate(
                     "text, so it is not taken as already applied; check the line numbers",
                     path=path,
                 )
+            if _applied_instead(index, hunk, [hit], Tier.FUZZY, low, high, near_line, path):
+                return []
             offset = None
             if near_line is not None and hunk.start_line is not None:
                 offset = hit.first_line + 1 - hunk.start_line
@@ -543,6 +550,147 @@ def _only_kept_lines(hunk: Hunk) -> bool:
 
     old_lines = set(split_change_lines(hunk.old)[0])
     return all(line in old_lines for line in split_change_lines(hunk.new)[0])
+
+
+# tiers that can place a change at a line whose structure differs from the old text's: a place
+# found by one of them is weaker evidence than the change's new text standing exactly in the file
+_LENIENT_PLACES = frozenset({Tier.INDENTATION, Tier.BLANK_LINES, Tier.FUZZY})
+# the new text standing exactly elsewhere makes a lenient place ambiguous only when it is this
+# telling (a line or two of new text stands anywhere)
+APPLIED_ELSEWHERE_LINES = 2
+
+
+def _new_text_standing(index: FileIndex, hunk: Hunk, low: int, high: int) -> _Hit | None:
+    """Where the hunk's new text stands exactly (up to line endings), if it stands once in the region."""
+    if not hunk.new.strip() or hunk.new == hunk.old or hunk.replace_all:
+        return None
+    probe = Hunk(old=hunk.new, new=hunk.new, whole_lines=hunk.whole_lines)
+    for tier in (Tier.EXACT, Tier.LINE_ENDINGS):
+        hits = _find(index, probe, tier, low, high)
+        if hits:
+            return hits[0] if len(hits) == 1 else None
+    return None
+
+
+def _applied_instead(
+    index: FileIndex,
+    hunk: Hunk,
+    places: Sequence[_Hit],
+    tier: Tier,
+    low: int,
+    high: int,
+    near_line: int | None,
+    path: str | None,
+) -> bool:
+    """True when a change found only by a lenient tier is in fact applied already (issue 21, rule 2).
+
+    A change applied before leaves its new text where the old text was; a lenient tier may
+    then find the old text again in it, or next to it (a ``with ctx:`` wrap holds the old line
+    one level deeper; a dedent leaves a line the indentation tier still takes for the old one;
+    a deletion leaves a sibling block at another indentation). Applying again would nest the
+    wrap twice or delete the sibling. So when the new text stands exactly in the file:
+
+    - over the lenient place (or, with a line number, about where the number puts the old
+      text): the change is applied when nothing of the old text is left there
+      (``new_text_present``); otherwise the file holds both readings: ambiguous.
+    - elsewhere, and telling enough (``APPLIED_ELSEWHERE_LINES`` non-blank lines): the file
+      may hold the change applied there, or the old text drifted here; nbedit will not guess.
+
+    A place found by a stricter tier (exact, line endings, trailing blanks, punctuation) is
+    second-guessed only when it starts after a line's indentation (an old text that starts at
+    a token says nothing of its depth: as weak as the indentation tier) and lies inside the new
+    text standing there: a change whose new text contains its old text one level deeper (a
+    wrap) finds its old text again in its own result. An old text found from a line's start
+    is the file's own lines: real replies add a line after one the file already has twice.
+    """
+    if hunk.replace_all or not places:
+        return False
+    if tier not in _LENIENT_PLACES:
+        if len(places) != 1 or hunk.old == hunk.new or _normalise(hunk.old, tier) not in _normalise(hunk.new, tier):
+            return False  # cheap: the old text cannot lie inside the new text
+        place = places[0]
+        if place.start == index.starts[place.first_line]:
+            return False
+        standing = _new_text_standing(index, hunk, low, high)
+        inside = standing is not None and standing.start <= place.start and place.end <= standing.end
+        return inside and new_text_present(index, hunk, (low, high), near_line=near_line)
+    standing = _new_text_standing(index, hunk, low, high)
+    if standing is None:
+        return False
+    if any(
+        place.start <= standing.start and standing.end <= place.end and place != standing for place in places
+    ):
+        return False  # the new text is lines the change keeps, still among the old text's: not applied
+    near = near_line is not None and abs(standing.first_line + 1 - near_line) <= APPLIED_DISTANCE
+    over = any(_overlaps(standing, place) for place in places)
+    if not over and not near:
+        if near_line is not None or _non_blank_lines(hunk.new) < APPLIED_ELSEWHERE_LINES:
+            return False  # the line number places the change; or the new text is too short to tell
+    if (over or near) and new_text_present(index, hunk, (low, high), near_line=near_line):
+        return True
+    place = places[0]
+    raise AmbiguousMatch(
+        f"{path or 'file'}: the old text is found only at {_span(place)} ({tier.explanation}), "
+        f"and the change's new text already stands exactly at {_span(standing)}: the change may have been "
+        "applied already; nbedit will not apply it a second time nor guess",
+        path=path,
+        locations=sorted({(place.first_line + 1, 1), (standing.first_line + 1, 1)}),
+        tier=tier.value,
+        detail=(
+            f"old text (leniently) at line {place.first_line + 1}, new text (exactly) at line "
+            f"{standing.first_line + 1}\nre-read the file: if the change is there, nothing is left to do; "
+            "otherwise copy the old text exactly from the place meant"
+        ),
+    )
+
+
+def _refuse_if_old_text_elsewhere(
+    index: FileIndex,
+    hunk: Hunk,
+    candidates: Sequence[_Scored],
+    held: _Hit,
+    options: MatchOptions,
+    near_line: int | None,
+    path: str | None,
+) -> None:
+    """The fuzzy tier's place already holds the change: "applied" only if the old text is nowhere else.
+
+    A place that holds the change's new text and is also the closest *usable* fit for a
+    mis-copied old text is weak evidence when another window is as close to the old text or
+    closer: that window is as likely the old text the reply meant (it could not be used only
+    because the mis-copied line differs), and the new text merely stands elsewhere (issue 21,
+    rule 2). Refuse, naming both. A change really applied leaves its place the closest fit (it
+    differs from the old text only by the change); look-alike blocks score lower.
+    """
+    held_score = _score_of(candidates, held)
+    others = [item for item in candidates if not _overlaps(item[0], held) and item[1] >= held_score]
+    if near_line is not None and abs(held.first_line + 1 - near_line) <= APPLIED_DISTANCE:
+        # the line number points at the held place: a look-alike far from it is not the place meant
+        others = [item for item in others if abs(item[0].first_line + 1 - near_line) <= APPLIED_DISTANCE]
+    if not others:
+        return
+    near_miss = others[0]
+    raise NoMatch(
+        f"{_no_match_message(hunk, path, options)}\nthe old text is not in the file as written: "
+        f"{_span(near_miss[0])} are close to it (similarity {near_miss[1]:.2f}), and the change's new "
+        f"text already stands at {_span(held)}; nbedit will not call the change applied nor guess where "
+        "it goes",
+        path=path,
+        candidates=[
+            _candidate(index, hunk, item[0], item[1], "the change's new text already stands here")
+            if _overlaps(item[0], held)
+            else _candidate(index, hunk, item[0], item[1], "close to the old text, not equal to it")
+            for item in [near_miss, *[c for c in candidates if c[0] == held][:1]]
+        ],
+    )
+
+
+def _score_of(candidates: Sequence[_Scored], hit: _Hit) -> float:
+    return next((item[1] for item in candidates if item[0] == hit), 1.0)
+
+
+def _non_blank_lines(text: str) -> int:
+    return sum(1 for line in text.splitlines() if line.strip())
 
 
 def _old_lines_still_in_line(hunk: Hunk, lines: Sequence[str], first: int, last: int) -> bool:
@@ -1029,6 +1177,9 @@ def _locate_blank_lines(
         return None
     if not found or any(match.tier is Tier.FUZZY for match in found):
         return None
+    places = [_Hit(match.start, match.end, match.line - 1, match.line_count) for match in found]
+    if _applied_instead(index, hunk, places, Tier.BLANK_LINES, low, high, near_line, path):
+        return []
     tried.append(f"{Tier.BLANK_LINES.value}: line {matched[0] + 1}")
     return [
         _explained(index, hunk, replace(match, tier=Tier.BLANK_LINES, offset=None), tried) for match in found
