@@ -50,7 +50,15 @@ if TYPE_CHECKING:
 # ``transport`` (what is written at a leniently found place) is imported by the functions that
 # need it: a change found exactly, as most are, never loads it.
 
-__all__ = ["DEFAULT_THRESHOLD", "FileIndex", "MatchOptions", "locate", "new_text_present"]
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "FileIndex",
+    "MatchOptions",
+    "context_free",
+    "locate",
+    "new_text_present",
+    "removed_lines_unique",
+]
 
 DEFAULT_THRESHOLD = 0.9
 FUZZY_MIN_LINES = 2  # fewer non-blank lines than this are never matched fuzzily
@@ -392,6 +400,38 @@ def locate(
             for item in candidates[:3]
         ],
     )
+
+
+def context_free(hunk: Hunk) -> bool:
+    """A diff hunk with a line number and no context lines (``git diff -U0``, or a model's bare hunk).
+
+    Its old text is only the lines it removes (none for a pure insertion), so nothing but
+    those lines and the line number says where it goes. The number is the diff's base's:
+    in any other file it is evidence only where the removed lines confirm it (issue 21,
+    rule 5; see ``removed_lines_unique`` and the planner's use of git's ``index`` line).
+    """
+    if hunk.start_line is None or hunk.anchors or hunk.replace_all:
+        return False
+    if not hunk.old or not hunk.new:
+        return True
+    old_first, _, old_rest = hunk.old.partition("\n")
+    new_first, _, new_rest = hunk.new.partition("\n")
+    old_last = hunk.old.rstrip("\n").rsplit("\n", 1)[-1]
+    new_last = hunk.new.rstrip("\n").rsplit("\n", 1)[-1]
+    return old_first != new_first and old_last != new_last  # context would be shared at an edge
+
+
+def removed_lines_unique(index: FileIndex, hunk: Hunk, match: Match) -> bool:
+    """The hunk's old text (its removed lines) stands once in the file, at the tier that found it.
+
+    Then the removed lines alone place the hunk, whatever its line number says. The fuzzy and
+    blank-lines tiers decide uniqueness themselves (a margin; an ambiguity), so they count.
+    """
+    if not hunk.old:
+        return False
+    if match.tier in (Tier.FUZZY, Tier.BLANK_LINES):
+        return True
+    return len(_find(index, hunk, match.tier, 0, len(index.text))) == 1
 
 
 def _places(hits: Sequence[_Hit]) -> str:
