@@ -1453,8 +1453,10 @@ def _fuzzy_winner(
         if item is best or item[1] < floor:
             break
         refused = carried(item)
-        if not isinstance(refused, str) and refused.kind == "conflict":
-            # the closest place contradicts the change: a lower place is not where it was meant
+        if not isinstance(refused, str) and refused.kind in ("conflict", "indentation"):
+            # the closest place contradicts the change, or its indentation cannot be mapped (old
+            # lines mixing 4 and 8 spaces to the file's tab: no uniform mapping, issue 21): a lower
+            # place is not where it was meant, only a place where the drift happens to look uniform
             return None
     rivals = [
         item for item in passing[1:] if not _overlaps(item[0], best[0]) and item[1] > best[1] - FUZZY_MARGIN
