@@ -226,9 +226,11 @@ def _check_context_free(
     - the hunk's removed lines stand once in the file (they place it themselves); or they
       stand at the very line named (distance 0) and no ``index`` line says the file is
       another (rule 1: a number pointing at one of identical places);
-    - for a pure insertion (nothing removed, so nothing to check): the diff's next hunk
-      found by its own lines stands at the same offset from its number, so the lines
-      between did not move. An empty file has one place.
+    - for a pure insertion (nothing removed, so nothing to check): the diff's nearest hunk
+      found by its own lines (the one after it, else the one before it) stands at the same
+      offset from its number, so the lines between did not move; or it appends after the
+      last line, and the file has exactly as many lines as the diff's number says (lines
+      added above would make it longer). An empty file has one place.
 
     Anything else is refused, saying how to get a diff that can be checked.
     """
@@ -255,12 +257,16 @@ def _check_context_free(
                 continue
             offset = match.line - hunk.start_line
             following = next((other for other in located[position + 1 :] if other.hunk.old), None)
+            if following is None:  # the last hunk found by its lines, before this one
+                following = next((other for other in reversed(located[:position]) if other.hunk.old), None)
             if (
                 following is not None
                 and following.hunk.start_line is not None
                 and following.match.line - following.hunk.start_line == offset
             ):
                 continue
+            if offset == 0 and hunk.start_line == index.line_count + 1 and match.start == len(index.text):
+                continue  # appended after the last line, which is where the diff's line count puts it
             problem = (
                 f"{path}: the hunk{where} inserts lines with no context lines around them (as 'git diff -U0' "
                 f"writes them), so only its line number ({hunk.start_line}) says where they go, and nothing "
