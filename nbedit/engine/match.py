@@ -1014,6 +1014,25 @@ def _locate_after_anchor(
         return fits[0][1]
     if not fits:
         raise failures[0]
+    applied = [occurrence for occurrence, matches in fits if not matches]
+    placed = [(occurrence, matches) for occurrence, matches in fits if matches]
+    if applied and placed:
+        # "already applied" after one occurrence (its new text there, perhaps at another
+        # indentation) and the old text after another: only the old text exactly as written
+        # decides; a lenient fit against a lenient "applied" is a guess either way (issue 21,
+        # rule 3: a drifted hunk under a copy that already holds the change was called applied)
+        exact = [fit for fit in placed if all(match.tier is Tier.EXACT for match in fit[1])]
+        if len(placed) == 1 and exact:
+            return exact[0][1]
+        raise AmbiguousMatch(
+            f"{path or 'file'}: the @@ anchor line {anchor!r} occurs {len(occurrences)} times: after line "
+            f"{applied[0].first_line + 1} the change looks already applied, after line "
+            f"{placed[0][0].first_line + 1} its old text fits ({placed[0][1][0].tier.explanation}); "
+            "nbedit will not guess which one you mean",
+            path=path,
+            locations=sorted((occurrence.first_line + 1, 1) for occurrence, _ in fits),
+            tier="anchor",
+        )
     # the change as written (exactly) after one occurrence wins over a lenient fit after another
     ranked = sorted(fits, key=lambda fit: max(_TIER_RANK[match.tier] for match in fit[1]) if fit[1] else 0)
     best = max(_TIER_RANK[match.tier] for match in ranked[0][1]) if ranked[0][1] else 0
