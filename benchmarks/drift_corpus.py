@@ -253,12 +253,13 @@ def summary_rows(table: Sequence[Row]) -> list[Row]:
     for row in table:
         key = (row.category, row.expect)
         if key not in summed:
-            dialect = "all" if row.expect == _EXPECT[row.category] else row.dialect
-            summed[key] = Row(row.category, dialect, row.expect, 0, 0, 0, 0, row.target)
+            summed[key] = Row(row.category, row.dialect, row.expect, 0, 0, 0, 0, row.target)
         total = summed[key]
         dialects = total.dialect
-        if dialects != "all" and row.dialect not in dialects.split("+"):
+        if row.dialect not in dialects.split("+"):
             dialects = f"{dialects}+{row.dialect}"
+        if set(dialects.split("+")) == set(DIALECTS):
+            dialects = "all"
         summed[key] = Row(
             total.category,
             dialects,
@@ -273,7 +274,6 @@ def summary_rows(table: Sequence[Row]) -> list[Row]:
     return list(summed.values())
 
 
-_EXPECT = {category.name: category.expect for category in CATEGORIES}
 
 
 def kind_rows(results: Iterable[Result]) -> list[tuple[str, Counter[str]]]:
