@@ -414,11 +414,9 @@ def context_free(hunk: Hunk) -> bool:
         return False
     if not hunk.old or not hunk.new:
         return True
-    old_first, _, old_rest = hunk.old.partition("\n")
-    new_first, _, new_rest = hunk.new.partition("\n")
-    old_last = hunk.old.rstrip("\n").rsplit("\n", 1)[-1]
-    new_last = hunk.new.rstrip("\n").rsplit("\n", 1)[-1]
-    return old_first != new_first and old_last != new_last  # context would be shared at an edge
+    old_lines, new_lines = _query_lines(hunk), hunk.new.removesuffix("\n").split("\n")
+    # context lines are shared at an edge (a blank one too)
+    return old_lines[0] != new_lines[0] and old_lines[-1] != new_lines[-1]
 
 
 def removed_lines_unique(index: FileIndex, hunk: Hunk, match: Match) -> bool:
