@@ -414,6 +414,8 @@ def context_free(hunk: Hunk) -> bool:
         return False
     if not hunk.old or not hunk.new:
         return True
+    if hunk.old.partition("\n")[0] == hunk.new.partition("\n")[0]:
+        return False  # leading context (the common case, decided without splitting the texts)
     old_lines, new_lines = _query_lines(hunk), hunk.new.removesuffix("\n").split("\n")
     # context lines are shared at an edge (a blank one too)
     return old_lines[0] != new_lines[0] and old_lines[-1] != new_lines[-1]

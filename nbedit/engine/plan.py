@@ -243,9 +243,9 @@ def _check_context_free(
         where = f" (the hunk at line {hunk.source_line} of the change)" if hunk.source_line else ""
         not_base = " and git's index line says this file is not the one the diff was made from" if base is False else ""
         if hunk.old:
-            if removed_lines_unique(index, hunk, match):
-                continue
             if base is None and nears[position] == match.line:
+                continue  # checked first: it costs nothing, a search of the whole file does
+            if removed_lines_unique(index, hunk, match):
                 continue
             problem = (
                 f"{path}: the hunk{where} has no context lines (as 'git diff -U0' writes them) and the lines "
