@@ -93,7 +93,9 @@ def assert_same_as_reference(plan: Plan) -> int:
 def udiff(a: str, b: str, path: str, context: int) -> str:
     """A unified diff of ``a`` to ``b`` as git writes it, ``index`` line included: with it a
     context-free (``context=0``) hunk's line number is evidence that ``a`` is the base."""
-    blobs = [hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()[:9] for data in (a.encode(), b.encode())]
+    blobs = [
+        hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()[:9] for data in (a.encode(), b.encode())
+    ]
     out = [f"diff --git a/{path} b/{path}\nindex {blobs[0]}..{blobs[1]} 100644\n"]
     for row in difflib.unified_diff(split_lines(a), split_lines(b), f"a/{path}", f"b/{path}", n=context):
         out.append(row if row.endswith("\n") else row + "\n\\ No newline at end of file\n")

@@ -43,7 +43,8 @@ def test_new_text_elsewhere_with_a_miscopied_old_text_is_not_applied(tmp_path: P
 def test_a_wrap_already_made_is_applied_not_nested_twice(tmp_path: Path) -> None:
     text = "with ctx:\n    from __future__ import annotations\n\nimport os\n"
     ws = workspace(tmp_path, w_py=text)
-    plan = ws.plan_edit("w.py", "from __future__ import annotations\n\n", "with ctx:\n    from __future__ import annotations\n\n")
+    old = "from __future__ import annotations\n\n"
+    plan = ws.plan_edit("w.py", old, "with ctx:\n    " + old)
     assert plan.files[0].already_applied and plan.files[0].after == text
 
 
@@ -106,7 +107,8 @@ def test_a_context_free_insertion_on_its_base_by_the_index_line_applies(tmp_path
 
 def test_a_context_free_insertion_confirmed_by_a_neighbour_or_the_end(tmp_path: Path) -> None:
     ws = workspace(tmp_path, c_py=BASE)
-    plan = ws.plan_patch("--- a/c.py\n+++ b/c.py\n@@ -1,0 +2 @@\n+x = 0\n@@ -4 +5 @@\n-four = 4\n+four = 44\n")
+    header = "--- a/c.py\n+++ b/c.py\n"
+    plan = ws.plan_patch(header + "@@ -1,0 +2 @@\n+x = 0\n@@ -4 +5 @@\n-four = 4\n+four = 44\n")
     assert plan.files[0].after == "one = 1\nx = 0\ntwo = 2\nthree = 3\nfour = 44\n"
     plan = ws.plan_patch("--- a/c.py\n+++ b/c.py\n@@ -4,0 +5 @@\n+five = 5\n")
     assert plan.files[0].after == BASE + "five = 5\n"
@@ -133,11 +135,14 @@ def test_context_free_removed_lines_repeated_need_the_very_line_or_the_base(tmp_
 
 def test_old_lines_mixing_tab_widths_are_refused_not_moved_to_a_look_alike(tmp_path: Path) -> None:
     block = "\tdef get(self, name):\n\t\tif value is None:\n\t\t\t{body}\n\t\treturn value\n\n"
-    text = block.format(body="return default") + "\t# between\n" * 30 + block.format(body="raise KeyError(name)")
+    between = "\t# between\n" * 30
+    text = block.format(body="return default") + between + block.format(body="raise KeyError(name)")
     ws = workspace(tmp_path, m_py=text)
     patch = (
         "--- a/m.py\n+++ b/m.py\n@@ -2,3 +2,3 @@\n"
-        "         if value is None:\n                        return default\n-        return value\n+    return value\n"
+        "         if value is None:\n"
+        "                        return default\n"  # 24 spaces for 3 tabs: 8 a tab; the others 4
+        "-        return value\n+    return value\n"
     )
     with pytest.raises(MatchError):
         ws.plan_patch(patch)

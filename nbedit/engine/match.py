@@ -646,7 +646,9 @@ def _applied_instead(
     if hunk.replace_all or not places:
         return False
     if tier not in _LENIENT_PLACES:
-        if len(places) != 1 or hunk.old == hunk.new or _normalise(hunk.old, tier) not in _normalise(hunk.new, tier):
+        if len(places) != 1 or hunk.old == hunk.new:
+            return False
+        if _normalise(hunk.old, tier) not in _normalise(hunk.new, tier):
             return False  # cheap: the old text cannot lie inside the new text
         place = places[0]
         if place.start == index.starts[place.first_line]:

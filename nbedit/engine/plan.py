@@ -241,7 +241,9 @@ def _check_context_free(
         if not context_free(hunk) or hunk.start_line is None:
             continue
         where = f" (the hunk at line {hunk.source_line} of the change)" if hunk.source_line else ""
-        not_base = " and git's index line says this file is not the one the diff was made from" if base is False else ""
+        not_base = ""
+        if base is False:
+            not_base = " and git's index line says this file is not the one the diff was made from"
         if hunk.old:
             if base is None and nears[position] == match.line:
                 continue  # checked first: it costs nothing, a search of the whole file does
@@ -589,9 +591,8 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
     try:
         text, codec = decode(data, path, options.encoding)
         base = _is_base(change, data)
-        spliced = (
-            _edit_bytes(text, data, codec, change.hunks) if not change.sequential and base is not False else None
-        )
+        in_place = not change.sequential and base is not False  # not the base: every hunk is checked
+        spliced = _edit_bytes(text, data, codec, change.hunks) if in_place else None
         edit = None
         if spliced is None:
             edit = edit_text(text, change.hunks, options, path=path, sequential=change.sequential, base=base)
