@@ -22,6 +22,13 @@ margin, and every line the hunk *removes* must really be there (similarity at
 least ``threshold``): drifted context is tolerated, deleting the wrong line is
 not.
 
+"Already applied" (an empty list from ``locate``) needs strong evidence: the new text
+standing exactly where the old text was, with nothing of the old text left there. A
+lenient place where the new text already stands is the change's own result (applied,
+never applied twice); a lenient place with the new text exactly elsewhere, or a fuzzy
+place holding the change while another window is as close to the old text, is refused
+naming both (issue 21, rule 2).
+
 The replacement is built so that bytes outside what the hunk really changes stay
 as they are: lines the hunk keeps come from the file (not from the patch), new
 lines take the file's newline style, are re-indented by the indentation tier's
@@ -595,8 +602,8 @@ def _only_kept_lines(hunk: Hunk) -> bool:
 # tiers that can place a change at a line whose structure differs from the old text's: a place
 # found by one of them is weaker evidence than the change's new text standing exactly in the file
 _LENIENT_PLACES = frozenset({Tier.INDENTATION, Tier.BLANK_LINES, Tier.FUZZY})
-# the new text standing exactly elsewhere makes a lenient place ambiguous only when it is this
-# telling (a line or two of new text stands anywhere)
+# the new text standing exactly elsewhere makes a lenient place ambiguous only when it has at least
+# this many non-blank lines (one line of new text may stand anywhere by chance)
 APPLIED_ELSEWHERE_LINES = 2
 
 
@@ -635,6 +642,8 @@ def _applied_instead(
       (``new_text_present``); otherwise the file holds both readings: ambiguous.
     - elsewhere, and telling enough (``APPLIED_ELSEWHERE_LINES`` non-blank lines): the file
       may hold the change applied there, or the old text drifted here; nbedit will not guess.
+    - inside the lenient place (a deletion's new text is lines it keeps): nothing says the
+      change was made; the place stands.
 
     A place found by a stricter tier (exact, line endings, trailing blanks, punctuation) is
     second-guessed only when it starts after a line's indentation (an old text that starts at
