@@ -8,7 +8,7 @@ Inputs are generated from fixed seeds in a temporary folder (no network), so
 runs are comparable across machines; the peers (whatthepatch, patch-ng, git
 apply, GNU patch, difflib, nbformat, Aider's fuzzy search) run in the same
 process or on the same machine minutes apart, so a ratio means something even
-when absolute times do not. Sections: patch, fuzzy, drift, notebook, history,
+when absolute times do not. Sections: patch, fuzzy, drift, five_rules, syntax, notebook, history,
 widget, encoding, agents, live, rewind, scale (1x/10x/100x; ``--big`` for 10x more).
 The exit status is 1 when any target fails.
 """
@@ -38,6 +38,7 @@ SECTIONS = (
     "patch",
     "fuzzy",
     "drift",
+    "five_rules",
     "syntax",
     "notebook",
     "history",

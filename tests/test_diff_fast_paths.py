@@ -13,6 +13,7 @@ and drifted files located by lenient tiers.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import random
 import shutil
 from pathlib import Path
@@ -90,10 +91,15 @@ def assert_same_as_reference(plan: Plan) -> int:
 
 
 def udiff(a: str, b: str, path: str, context: int) -> str:
-    out = []
+    """A unified diff of ``a`` to ``b`` as git writes it, ``index`` line included: with it a
+    context-free (``context=0``) hunk's line number is evidence that ``a`` is the base."""
+    blobs = [
+        hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()[:9] for data in (a.encode(), b.encode())
+    ]
+    out = [f"diff --git a/{path} b/{path}\nindex {blobs[0]}..{blobs[1]} 100644\n"]
     for row in difflib.unified_diff(split_lines(a), split_lines(b), f"a/{path}", f"b/{path}", n=context):
         out.append(row if row.endswith("\n") else row + "\n\\ No newline at end of file\n")
-    return "".join(out)
+    return "".join(out) if len(out) > 1 else ""  # no change: no diff
 
 
 def test_release_patches_diff_and_count_as_the_reference(tmp_path: Path) -> None:

@@ -22,6 +22,13 @@ margin, and every line the hunk *removes* must really be there (similarity at
 least ``threshold``): drifted context is tolerated, deleting the wrong line is
 not.
 
+"Already applied" (an empty list from ``locate``) needs strong evidence: the new text
+standing exactly where the old text was, with nothing of the old text left there. A
+lenient place where the new text already stands is the change's own result (applied,
+never applied twice); a lenient place with the new text exactly elsewhere, or a fuzzy
+place holding the change while another window is as close to the old text, is refused
+naming both (issue 21, rule 2).
+
 The replacement is built so that bytes outside what the hunk really changes stay
 as they are: lines the hunk keeps come from the file (not from the patch), new
 lines take the file's newline style, are re-indented by the indentation tier's
@@ -50,7 +57,15 @@ if TYPE_CHECKING:
 # ``transport`` (what is written at a leniently found place) is imported by the functions that
 # need it: a change found exactly, as most are, never loads it.
 
-__all__ = ["DEFAULT_THRESHOLD", "FileIndex", "MatchOptions", "locate", "new_text_present"]
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "FileIndex",
+    "MatchOptions",
+    "context_free",
+    "locate",
+    "new_text_present",
+    "removed_lines_unique",
+]
 
 DEFAULT_THRESHOLD = 0.9
 FUZZY_MIN_LINES = 2  # fewer non-blank lines than this are never matched fuzzily
@@ -320,12 +335,16 @@ def locate(
             wider = _other_places(index, hunk, hits, low, high, near_line)
             if wider:
                 chosen_tier, chosen = _choose_across(index, hunk, tier, hits, wider, near_line, path)
+                if _applied_instead(index, hunk, chosen, chosen_tier, low, high, near_line, path):
+                    return []
                 tried.append(f"{Tier.INDENTATION.value}: also {_places(wider)}; the line number decided")
                 return [
                     _explained(index, hunk, _build(index, hunk, hit, chosen_tier, 1.0, near_line), tried)
                     for hit in chosen
                 ]
         chosen = _choose(index, hunk, hits, tier, near_line, path)
+        if _applied_instead(index, hunk, chosen, tier, low, high, near_line, path):
+            return []
         if tier is Tier.EXACT and len(hits) == 1:
             return [_build(index, hunk, hit, tier, 1.0, near_line) for hit in chosen]
         return [
@@ -342,6 +361,7 @@ def locate(
         if winner is not None:
             hit, score, replacement = winner
             if replacement == text[hit.start : hit.end]:
+                _refuse_if_old_text_elsewhere(index, hunk, candidates, hit, options, near_line, path)
                 if near_line is None or abs(hit.first_line + 1 - near_line) <= APPLIED_DISTANCE:
                     return []  # the file already holds the change there (it was applied before)
                 raise NoMatch(
@@ -350,6 +370,8 @@ def locate(
                     "text, so it is not taken as already applied; check the line numbers",
                     path=path,
                 )
+            if _applied_instead(index, hunk, [hit], Tier.FUZZY, low, high, near_line, path):
+                return []
             offset = None
             if near_line is not None and hunk.start_line is not None:
                 offset = hit.first_line + 1 - hunk.start_line
@@ -385,6 +407,38 @@ def locate(
             for item in candidates[:3]
         ],
     )
+
+
+def context_free(hunk: Hunk) -> bool:
+    """A diff hunk with a line number and no context lines (``git diff -U0``, or a model's bare hunk).
+
+    Its old text is only the lines it removes (none for a pure insertion), so nothing but
+    those lines and the line number says where it goes. The number is the diff's base's:
+    in any other file it is evidence only where the removed lines confirm it (issue 21,
+    rule 5; see ``removed_lines_unique`` and the planner's use of git's ``index`` line).
+    """
+    if hunk.start_line is None or hunk.anchors or hunk.replace_all:
+        return False
+    if not hunk.old or not hunk.new:
+        return True
+    if hunk.old.partition("\n")[0] == hunk.new.partition("\n")[0]:
+        return False  # leading context (the common case, decided without splitting the texts)
+    old_lines, new_lines = _query_lines(hunk), hunk.new.removesuffix("\n").split("\n")
+    # context lines are shared at an edge (a blank one too)
+    return old_lines[0] != new_lines[0] and old_lines[-1] != new_lines[-1]
+
+
+def removed_lines_unique(index: FileIndex, hunk: Hunk, match: Match) -> bool:
+    """The hunk's old text (its removed lines) stands once in the file, at the tier that found it.
+
+    Then the removed lines alone place the hunk, whatever its line number says. The fuzzy and
+    blank-lines tiers decide uniqueness themselves (a margin; an ambiguity), so they count.
+    """
+    if not hunk.old:
+        return False
+    if match.tier in (Tier.FUZZY, Tier.BLANK_LINES):
+        return True
+    return len(_find(index, hunk, match.tier, 0, len(index.text))) == 1
 
 
 def _places(hits: Sequence[_Hit]) -> str:
@@ -543,6 +597,151 @@ def _only_kept_lines(hunk: Hunk) -> bool:
 
     old_lines = set(split_change_lines(hunk.old)[0])
     return all(line in old_lines for line in split_change_lines(hunk.new)[0])
+
+
+# tiers that can place a change at a line whose structure differs from the old text's: a place
+# found by one of them is weaker evidence than the change's new text standing exactly in the file
+_LENIENT_PLACES = frozenset({Tier.INDENTATION, Tier.BLANK_LINES, Tier.FUZZY})
+# the new text standing exactly elsewhere makes a lenient place ambiguous only when it has at least
+# this many non-blank lines (one line of new text may stand anywhere by chance)
+APPLIED_ELSEWHERE_LINES = 2
+
+
+def _new_text_standing(index: FileIndex, hunk: Hunk, low: int, high: int) -> _Hit | None:
+    """Where the hunk's new text stands exactly (up to line endings), if it stands once in the region."""
+    if not hunk.new.strip() or hunk.new == hunk.old or hunk.replace_all:
+        return None
+    probe = Hunk(old=hunk.new, new=hunk.new, whole_lines=hunk.whole_lines)
+    for tier in (Tier.EXACT, Tier.LINE_ENDINGS):
+        hits = _find(index, probe, tier, low, high)
+        if hits:
+            return hits[0] if len(hits) == 1 else None
+    return None
+
+
+def _applied_instead(
+    index: FileIndex,
+    hunk: Hunk,
+    places: Sequence[_Hit],
+    tier: Tier,
+    low: int,
+    high: int,
+    near_line: int | None,
+    path: str | None,
+) -> bool:
+    """True when a change found only by a lenient tier is in fact applied already (issue 21, rule 2).
+
+    A change applied before leaves its new text where the old text was; a lenient tier may
+    then find the old text again in it, or next to it (a ``with ctx:`` wrap holds the old line
+    one level deeper; a dedent leaves a line the indentation tier still takes for the old one;
+    a deletion leaves a sibling block at another indentation). Applying again would nest the
+    wrap twice or delete the sibling. So when the new text stands exactly in the file:
+
+    - over the lenient place (or, with a line number, about where the number puts the old
+      text): the change is applied when nothing of the old text is left there
+      (``new_text_present``); otherwise the file holds both readings: ambiguous.
+    - elsewhere, and telling enough (``APPLIED_ELSEWHERE_LINES`` non-blank lines): the file
+      may hold the change applied there, or the old text drifted here; nbedit will not guess.
+    - inside the lenient place (a deletion's new text is lines it keeps): nothing says the
+      change was made; the place stands.
+
+    A place found by a stricter tier (exact, line endings, trailing blanks, punctuation) is
+    second-guessed only when it starts after a line's indentation (an old text that starts at
+    a token says nothing of its depth: as weak as the indentation tier) and lies inside the new
+    text standing there: a change whose new text contains its old text one level deeper (a
+    wrap) finds its old text again in its own result. An old text found from a line's start
+    is the file's own lines: real replies add a line after one the file already has twice.
+    """
+    if hunk.replace_all or not places:
+        return False
+    if tier not in _LENIENT_PLACES:
+        if len(places) != 1 or hunk.old == hunk.new:
+            return False
+        if _normalise(hunk.old, tier) not in _normalise(hunk.new, tier):
+            return False  # cheap: the old text cannot lie inside the new text
+        place = places[0]
+        if place.start == index.starts[place.first_line]:
+            return False
+        standing = _new_text_standing(index, hunk, low, high)
+        inside = standing is not None and standing.start <= place.start and place.end <= standing.end
+        return inside and new_text_present(index, hunk, (low, high), near_line=near_line)
+    standing = _new_text_standing(index, hunk, low, high)
+    if standing is None:
+        return False
+    if any(
+        place.start <= standing.start and standing.end <= place.end and place != standing for place in places
+    ):
+        return False  # the new text is lines the change keeps, still among the old text's: not applied
+    near = near_line is not None and abs(standing.first_line + 1 - near_line) <= APPLIED_DISTANCE
+    over = any(_overlaps(standing, place) for place in places)
+    if not over and not near:
+        if near_line is not None or _non_blank_lines(hunk.new) < APPLIED_ELSEWHERE_LINES:
+            return False  # the line number places the change; or the new text is too short to tell
+    if (over or near) and new_text_present(index, hunk, (low, high), near_line=near_line):
+        return True
+    place = places[0]
+    raise AmbiguousMatch(
+        f"{path or 'file'}: the old text is found only at {_span(place)} ({tier.explanation}), "
+        f"and the change's new text already stands exactly at {_span(standing)}: the change may have been "
+        "applied already; nbedit will not apply it a second time nor guess",
+        path=path,
+        locations=sorted({(place.first_line + 1, 1), (standing.first_line + 1, 1)}),
+        tier=tier.value,
+        detail=(
+            f"old text (leniently) at line {place.first_line + 1}, new text (exactly) at line "
+            f"{standing.first_line + 1}\nre-read the file: if the change is there, nothing is left to do; "
+            "otherwise copy the old text exactly from the place meant"
+        ),
+    )
+
+
+def _refuse_if_old_text_elsewhere(
+    index: FileIndex,
+    hunk: Hunk,
+    candidates: Sequence[_Scored],
+    held: _Hit,
+    options: MatchOptions,
+    near_line: int | None,
+    path: str | None,
+) -> None:
+    """The fuzzy tier's place already holds the change: "applied" only if the old text is nowhere else.
+
+    A place that holds the change's new text and is also the closest *usable* fit for a
+    mis-copied old text is weak evidence when another window is as close to the old text or
+    closer: that window is as likely the old text the reply meant (it could not be used only
+    because the mis-copied line differs), and the new text merely stands elsewhere (issue 21,
+    rule 2). Refuse, naming both. A change really applied leaves its place the closest fit (it
+    differs from the old text only by the change); look-alike blocks score lower.
+    """
+    held_score = _score_of(candidates, held)
+    others = [item for item in candidates if not _overlaps(item[0], held) and item[1] >= held_score]
+    if near_line is not None and abs(held.first_line + 1 - near_line) <= APPLIED_DISTANCE:
+        # the line number points at the held place: a look-alike far from it is not the place meant
+        others = [item for item in others if abs(item[0].first_line + 1 - near_line) <= APPLIED_DISTANCE]
+    if not others:
+        return
+    near_miss = others[0]
+    raise NoMatch(
+        f"{_no_match_message(hunk, path, options)}\nthe old text is not in the file as written: "
+        f"{_span(near_miss[0])} are close to it (similarity {near_miss[1]:.2f}), and the change's new "
+        f"text already stands at {_span(held)}; nbedit will not call the change applied nor guess where "
+        "it goes",
+        path=path,
+        candidates=[
+            _candidate(index, hunk, item[0], item[1], "the change's new text already stands here")
+            if _overlaps(item[0], held)
+            else _candidate(index, hunk, item[0], item[1], "close to the old text, not equal to it")
+            for item in [near_miss, *[c for c in candidates if c[0] == held][:1]]
+        ],
+    )
+
+
+def _score_of(candidates: Sequence[_Scored], hit: _Hit) -> float:
+    return next((item[1] for item in candidates if item[0] == hit), 1.0)
+
+
+def _non_blank_lines(text: str) -> int:
+    return sum(1 for line in text.splitlines() if line.strip())
 
 
 def _old_lines_still_in_line(hunk: Hunk, lines: Sequence[str], first: int, last: int) -> bool:
@@ -826,6 +1025,25 @@ def _locate_after_anchor(
         return fits[0][1]
     if not fits:
         raise failures[0]
+    applied = [occurrence for occurrence, matches in fits if not matches]
+    placed = [(occurrence, matches) for occurrence, matches in fits if matches]
+    if applied and placed:
+        # "already applied" after one occurrence (its new text there, perhaps at another
+        # indentation) and the old text after another: only the old text exactly as written
+        # decides; a lenient fit against a lenient "applied" is a guess either way (issue 21,
+        # rule 3: a drifted hunk under a copy that already holds the change was called applied)
+        exact = [fit for fit in placed if all(match.tier is Tier.EXACT for match in fit[1])]
+        if len(placed) == 1 and exact:
+            return exact[0][1]
+        raise AmbiguousMatch(
+            f"{path or 'file'}: the @@ anchor line {anchor!r} occurs {len(occurrences)} times: after line "
+            f"{applied[0].first_line + 1} the change looks already applied, after line "
+            f"{placed[0][0].first_line + 1} its old text fits ({placed[0][1][0].tier.explanation}); "
+            "nbedit will not guess which one you mean",
+            path=path,
+            locations=sorted((occurrence.first_line + 1, 1) for occurrence, _ in fits),
+            tier="anchor",
+        )
     # the change as written (exactly) after one occurrence wins over a lenient fit after another
     ranked = sorted(fits, key=lambda fit: max(_TIER_RANK[match.tier] for match in fit[1]) if fit[1] else 0)
     best = max(_TIER_RANK[match.tier] for match in ranked[0][1]) if ranked[0][1] else 0
@@ -1029,6 +1247,9 @@ def _locate_blank_lines(
         return None
     if not found or any(match.tier is Tier.FUZZY for match in found):
         return None
+    places = [_Hit(match.start, match.end, match.line - 1, match.line_count) for match in found]
+    if _applied_instead(index, hunk, places, Tier.BLANK_LINES, low, high, near_line, path):
+        return []
     tried.append(f"{Tier.BLANK_LINES.value}: line {matched[0] + 1}")
     return [
         _explained(index, hunk, replace(match, tier=Tier.BLANK_LINES, offset=None), tried) for match in found
@@ -1262,8 +1483,10 @@ def _fuzzy_winner(
         if item is best or item[1] < floor:
             break
         refused = carried(item)
-        if not isinstance(refused, str) and refused.kind == "conflict":
-            # the closest place contradicts the change: a lower place is not where it was meant
+        if not isinstance(refused, str) and refused.kind in ("conflict", "indentation"):
+            # the closest place contradicts the change, or its indentation cannot be mapped (old
+            # lines mixing 4 and 8 spaces to the file's tab: no uniform mapping, issue 21): a lower
+            # place is not where it was meant, only a place where the drift happens to look uniform
             return None
     rivals = [
         item for item in passing[1:] if not _overlaps(item[0], best[0]) and item[1] > best[1] - FUZZY_MARGIN

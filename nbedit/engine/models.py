@@ -143,6 +143,10 @@ class FileChange:
     cell: CellSelector | None = None
     source_line: int | None = None
     sequential: bool = False  # each hunk applies to the result of the previous ones (SEARCH/REPLACE)
+    # git's ``index <pre>..<post>`` line: the (abbreviated) blob hash of the file the diff was made
+    # against. It tells whether this file is the diff's base, which is what makes a context-free
+    # (``-U0``) hunk's line number evidence of its place (issue 21, rule 5). None: not given.
+    base_blob: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,13 @@ from collections.abc import Sequence
 
 from nbedit._dataclass import replace
 from nbedit._gc import paused
-from nbedit.engine.match import FileIndex, _exact_at_expected_line, locate
+from nbedit.engine.match import (
+    FileIndex,
+    _exact_at_expected_line,
+    context_free,
+    locate,
+    removed_lines_unique,
+)
 from nbedit.engine.models import (
     Change,
     FileChange,
@@ -88,6 +94,7 @@ def edit_text(
     path: str,
     region: tuple[int, int] | None = None,
     sequential: bool = False,
+    base: bool | None = None,
 ) -> TextEdit:
     """Locate every hunk against ``text`` and splice the replacements in.
 
@@ -100,6 +107,10 @@ def edit_text(
     "Already applied" is a verdict on the whole change: every hunk's new text
     is there and no old text is left. A mix of applied and unapplied hunks is
     refused (``PartlyApplied``), never half-applied.
+
+    ``base``: whether ``text`` is the diff's base by git's ``index`` line (None: not
+    known); it decides whether a context-free hunk's line number is evidence
+    (``_check_context_free``).
     """
     if sequential and len(hunks) > 1:
         return _edit_in_order(text, hunks, options, path=path, region=region)
@@ -114,11 +125,13 @@ def edit_text(
     if region is None:
         located, cursor = _exact_in_place(text, hunks)
         if len(located) == len(hunks):
+            _check_context_free(index, located, [item.hunk.start_line for item in located], base, path)
             kept = list(map(text.__getitem__, _kept(located)))
             return TextEdit(
                 "".join(_interleaved(kept, [hunk.new for hunk in hunks])), tuple(located), False, ()
             )
         search_from = cursor[0]
+    nears: list[int | None] = [item.hunk.start_line for item in located]  # the line each hunk was sought at
     for number, hunk in enumerate(hunks[len(located) :], start=len(located)):
         near = hunk.start_line + carried_offset if hunk.start_line is not None else None
         low = search_from if hunk.search_from_previous else (region[0] if region else 0)
@@ -127,6 +140,7 @@ def edit_text(
             quick = _exact_at_expected_line(index, hunk, cursor, near, low, region_end)
             if quick is not None:
                 located.append(LocatedHunk(hunk, quick))
+                nears.append(near)
                 search_from = max(search_from, quick.end)
                 cursor = (quick.end, quick.line - 1 + quick.line_count)  # it ends a line, after the cursor
                 if quick.offset is not None:
@@ -144,6 +158,7 @@ def edit_text(
             continue
         for match in matches:
             located.append(LocatedHunk(hunk, match))
+            nears.append(near)
         last = matches[-1]
         search_from = max(search_from, last.end)
         ends_line = last.end == len(text) or text[last.end - 1 : last.end] == "\n"
@@ -155,8 +170,86 @@ def edit_text(
             carried_offset = last.offset
     if skipped and located:
         _refuse_partly_applied(path, skipped, len(hunks))
+    _check_context_free(index, located, nears, base, path)
     _check_overlaps(located, path)
     return TextEdit(splice(text, located), tuple(located), bool(skipped), tuple(notes))
+
+
+def _check_context_free(
+    index: FileIndex,
+    located: Sequence[LocatedHunk],
+    nears: Sequence[int | None],
+    base: bool | None,
+    path: str,
+) -> None:
+    """A context-free hunk (``git diff -U0``) must be placed by evidence, not by its line number alone.
+
+    Issue 21, rule 5: GNU patch puts such a hunk at its line number (plus the offset earlier
+    hunks carried) in any file, so a file with lines added above gets the change lines early.
+    Here the number is evidence only when something confirms it:
+
+    - the file is the diff's base by git's ``index <pre>..<post>`` line (``base``);
+    - the hunk's removed lines stand once in the file (they place it themselves); or they
+      stand at the very line named (distance 0) and no ``index`` line says the file is
+      another (rule 1: a number pointing at one of identical places);
+    - for a pure insertion (nothing removed, so nothing to check): the diff's nearest hunk
+      found by its own lines (the one after it, else the one before it) stands at the same
+      offset from its number, so the lines between did not move; or it appends after the
+      last line, and the file has exactly as many lines as the diff's number says (lines
+      added above would make it longer). An empty file has one place.
+
+    Anything else is refused, saying how to get a diff that can be checked.
+    """
+    if base is True or not any(context_free(item.hunk) for item in located):
+        return
+    for position, item in enumerate(located):
+        hunk, match = item.hunk, item.match
+        if not context_free(hunk) or hunk.start_line is None:
+            continue
+        where = f" (the hunk at line {hunk.source_line} of the change)" if hunk.source_line else ""
+        not_base = ""
+        if base is False:
+            not_base = " and git's index line says this file is not the one the diff was made from"
+        if hunk.old:
+            if base is None and nears[position] == match.line:
+                continue  # checked first: it costs nothing, a search of the whole file does
+            if removed_lines_unique(index, hunk, match):
+                continue
+            problem = (
+                f"{path}: the hunk{where} has no context lines (as 'git diff -U0' writes them) and the lines "
+                f"it removes stand more than once in the file; its line number {hunk.start_line} is all that "
+                f"picks line {match.line}{not_base}"
+            )
+        else:
+            if not index.text.strip():
+                continue
+            offset = match.line - hunk.start_line
+            following = next((other for other in located[position + 1 :] if other.hunk.old), None)
+            if following is None:  # the last hunk found by its lines, before this one
+                following = next((other for other in reversed(located[:position]) if other.hunk.old), None)
+            if (
+                following is not None
+                and following.hunk.start_line is not None
+                and following.match.line - following.hunk.start_line == offset
+            ):
+                continue
+            if offset == 0 and hunk.start_line == index.line_count + 1 and match.start == len(index.text):
+                continue  # appended after the last line, which is where the diff's line count puts it
+            problem = (
+                f"{path}: the hunk{where} inserts lines with no context lines around them (as 'git diff -U0' "
+                f"writes them), so only its line number ({hunk.start_line}) says where they go, and nothing "
+                f"confirms this file is the one the diff was made from{not_base}"
+            )
+        raise AmbiguousMatch(
+            problem,
+            path=path,
+            locations=[(match.line, 1)],
+            tier="line-number",
+            detail=(
+                "regenerate the diff with context lines (e.g. git diff -U3), or make it against this "
+                "file as it is now, so the place can be checked (nothing was written)"
+            ),
+        )
 
 
 def _exact_in_place(text: str, hunks: Sequence[Hunk]) -> tuple[list[LocatedHunk], tuple[int, int]]:
@@ -506,10 +599,12 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
         digest = fingerprint_meanwhile(data, minimum=HASH_MEANWHILE)
     try:
         text, codec = decode(data, path, options.encoding)
-        spliced = _edit_bytes(text, data, codec, change.hunks) if not change.sequential else None
+        base = _is_base(change, data)
+        in_place = not change.sequential and base is not False  # not the base: every hunk is checked
+        spliced = _edit_bytes(text, data, codec, change.hunks) if in_place else None
         edit = None
         if spliced is None:
-            edit = edit_text(text, change.hunks, options, path=path, sequential=change.sequential)
+            edit = edit_text(text, change.hunks, options, path=path, sequential=change.sequential, base=base)
     finally:
         before_fingerprint = digest() if digest is not None else None  # joined on every path
     if edit is not None:
@@ -565,7 +660,7 @@ def _syntax_guard(path: str, before: str, edit: TextEdit) -> TextEdit:
         if text_problem(path, before, after, spans_straight) is None:
             note = (
                 "curly quotes in the added lines were written as straight quotes: with them the result "
-                f"would not parse ({problem.describe()[len('the result would not parse: '):]}), a sign that "
+                f"would not parse ({problem.describe()[len('the result would not parse: ') :]}), a sign that "
                 "a chat interface curled the reply"
             )
             hunks = tuple(
@@ -598,6 +693,23 @@ def _spliced_spans(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
         cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+def _is_base(change: FileChange, data: bytes) -> bool | None:
+    """Whether ``data`` is the diff's base by git's ``index`` line; None when that is not given or
+    not needed (only a context-free hunk's line number depends on it, so only then is it hashed).
+
+    git names a file's content by its blob hash, ``sha1(b"blob <size>\\0" + bytes)`` (sha256 in
+    a repository of that object format, whose hashes are longer). A file checked out with
+    line-ending conversion hashes differently from its blob: that is "not the base", a refusal
+    of a context-free hunk, never a wrong place.
+    """
+    if change.base_blob is None or not any(context_free(hunk) for hunk in change.hunks):
+        return None
+    import hashlib
+
+    algorithm = hashlib.sha256 if len(change.base_blob) > 40 else hashlib.sha1
+    return algorithm(b"blob %d\0" % len(data) + data).hexdigest().startswith(change.base_blob)
 
 
 def _edit_bytes(
@@ -725,7 +837,7 @@ def _new_file_quotes(path: str, content: str) -> tuple[str, tuple[str, ...]]:
         return content, ()
     note = (
         "curly quotes were written as straight quotes: with them the new file would not parse "
-        f"({problem.describe()[len('the result would not parse: '):]}), a sign that a chat interface "
+        f"({problem.describe()[len('the result would not parse: ') :]}), a sign that a chat interface "
         "curled the reply"
     )
     return straight, (note,)

@@ -74,6 +74,7 @@ _AFTER_MARKER = slice(1, None)
 _MODE = re.compile(r"[0-7]{6}")
 _DEV_NULL = "/dev/null"
 _GIT_HEADER_PREFIX = "diff --git "
+_INDEX_LINE = re.compile(r"index ([0-9a-fA-F]{4,64})\.\.[0-9a-fA-F]{4,64}(?: [0-7]{6})?\s*$")
 _EXTENDED_HEADERS = (
     "old mode ",
     "new mode ",
@@ -156,6 +157,7 @@ class _Section:
     deleted: bool = False
     old_epoch: bool = False  # '---' timestamp is the Unix epoch: diff -N's "file did not exist"
     new_epoch: bool = False
+    base_blob: str | None = None  # from 'index <pre>..<post>': the pre-image's abbreviated blob hash
     hunks: list[Hunk] = field(default_factory=list)
 
 
@@ -288,6 +290,10 @@ class _Parser:
                 section.new_mode = mode & 0o777
             elif line.startswith("deleted file mode "):
                 section.deleted = True
+        elif line.startswith("index "):
+            found = _INDEX_LINE.match(line)
+            if found is not None and found.group(1).strip("0"):  # all zeros: no pre-image (a new file)
+                section.base_blob = found.group(1).lower()
         elif line.startswith(("rename from ", "rename old ")):
             section.rename_from = _unquote(line.split(" ", 2)[2], line_number)
         elif line.startswith(("rename to ", "rename new ")):
@@ -950,4 +956,5 @@ def _file_change(section: _Section) -> FileChange:
         new_path=new_path,
         new_mode=section.new_mode,
         source_line=section.line,
+        base_blob=section.base_blob,
     )
