@@ -182,7 +182,8 @@ vertical-align:top;border:0;background:transparent;color:inherit;white-space:pre
 .nbedit-view pre.nb-why-pre{margin:0;padding:0;background:transparent;color:inherit;white-space:pre;
 font-family:var(--jp-code-font-family,monospace);font-size:var(--jp-code-font-size,12px);overflow-x:auto}
 .nbedit-view table.nb-history td.nb-files{white-space:normal}
-.nbedit-view table.nb-history td.nb-actions .nb-button{padding:1px 10px;margin-right:4px}
+.nbedit-view table.nb-history td.nb-actions{white-space:normal;min-width:11em}
+.nbedit-view table.nb-history td.nb-actions .nb-button{padding:1px 8px;margin:1px 4px 1px 0}
 .nbedit-view table.nb-history tr.nb-entry{cursor:pointer}
 .nbedit-view table.nb-history tr.nb-entry:hover td{background:rgba(56,139,253,.06)}
 .nbedit-view table.nb-history tr.nb-selected td{background:rgba(56,139,253,.12)}
