@@ -7,15 +7,13 @@ What listing, ``show``, undo, restore and rewind read; every path read back is c
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Sequence
-from pathlib import Path
 
 from nbedit.errors import HistoryError
 from nbedit.storage.database import (
-    Database,
     format_id,
 )
+from nbedit.storage.history_state import HistoryState
 from nbedit.storage.records import (
     Entry,
     FileSummary,
@@ -31,19 +29,8 @@ TYPE_CHECKING = False
 __all__ = ["HistoryReading"]
 
 
-class HistoryReading:
+class HistoryReading(HistoryState):
     """``HistoryStore``'s read side (a mixin)."""
-
-    # the store's state, set by ``HistoryStore.__init__`` (typing only)
-    if TYPE_CHECKING:
-        home: Path
-        database: Path
-        _database: Database
-        _recent: dict[str, tuple[int, str, bytes]]
-        _floor: int
-        _closed: threading.Event
-        _linked: bool
-        _last_activity: float
 
     def _resolve(self, connection: sqlite3.Connection, entry_id: str) -> int:
         """Entry id, unique prefix of one (``e0000002``), or the counter without padding (``e2a``)."""

@@ -11,20 +11,18 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import threading
 import time
-from pathlib import Path
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
 from nbedit.errors import HistoryError
 from nbedit.storage.blobs import link_copy
 from nbedit.storage.database import (
-    Database,
     blob_folder_of,
     format_id,
     raise_sequence_floor,
     read_sequence_floor,
 )
+from nbedit.storage.history_state import HistoryState
 from nbedit.storage.records import (
     ORIGINS,
     EntryDraft,
@@ -47,19 +45,8 @@ __all__ = ["HistoryRecording"]
 _ID_BLOCK = 1024
 
 
-class HistoryRecording:
+class HistoryRecording(HistoryState):
     """``HistoryStore``'s recording half (a mixin)."""
-
-    # the store's state, set by ``HistoryStore.__init__`` (typing only)
-    if TYPE_CHECKING:
-        home: Path
-        database: Path
-        _database: Database
-        _recent: dict[str, tuple[int, str, bytes]]
-        _floor: int
-        _closed: threading.Event
-        _linked: bool
-        _last_activity: float
 
     def begin(self, draft: EntryDraft) -> str:
         """Record ``draft`` as a pending entry, durable when this returns; return its id."""

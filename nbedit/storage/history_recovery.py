@@ -8,15 +8,13 @@ and marks an entry whose write stopped half-way as partial. Rarely run, so in it
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from nbedit.errors import HistoryError
 from nbedit.storage.database import (
-    Database,
     format_id,
 )
+from nbedit.storage.history_state import HistoryState
 from nbedit.storage.records import (
     Entry,
 )
@@ -28,19 +26,8 @@ TYPE_CHECKING = False
 __all__ = ["HistoryRecovery"]
 
 
-class HistoryRecovery:
+class HistoryRecovery(HistoryState):
     """``HistoryStore``'s crash recovery (a mixin)."""
-
-    # the store's state, set by ``HistoryStore.__init__`` (typing only)
-    if TYPE_CHECKING:
-        home: Path
-        database: Path
-        _database: Database
-        _recent: dict[str, tuple[int, str, bytes]]
-        _floor: int
-        _closed: threading.Event
-        _linked: bool
-        _last_activity: float
 
     def pending(self, *, include_live: bool = False) -> list[Entry]:
         """Pending entries, oldest first; by default only those whose writer process is gone."""

@@ -8,14 +8,10 @@ with the store in ``storage.history``: it runs on the store's own background thr
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Sequence
-from pathlib import Path
 
 from nbedit.errors import HistoryError
-from nbedit.storage.database import (
-    Database,
-)
+from nbedit.storage.history_state import HistoryState
 from nbedit.storage.records import (
     PruneResult,
 )
@@ -32,19 +28,8 @@ __all__ = ["HistoryRetention"]
 _TOTAL_BYTES = "SELECT COALESCE(SUM(LENGTH(data)), 0) FROM versions"
 
 
-class HistoryRetention:
+class HistoryRetention(HistoryState):
     """``HistoryStore``'s retention and integrity check (a mixin)."""
-
-    # the store's state, set by ``HistoryStore.__init__`` (typing only)
-    if TYPE_CHECKING:
-        home: Path
-        database: Path
-        _database: Database
-        _recent: dict[str, tuple[int, str, bytes]]
-        _floor: int
-        _closed: threading.Event
-        _linked: bool
-        _last_activity: float
 
     def stored_bytes(self) -> int:
         """Bytes of stored version data (the database file adds a little overhead)."""
