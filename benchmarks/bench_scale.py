@@ -27,6 +27,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchmarks.bench_notebook import _PEAK as _NOTEBOOK_PEAK
 from benchmarks.timing import Row
 
 __all__ = ["run"]
@@ -38,18 +39,8 @@ PATCH_HUNKS_BIG = (2_000, 20_000, 200_000)
 LINES_PER_HUNK = 20
 PEER_TIMEOUT = 20.0  # s: whatthepatch is quadratic in hunks (220 s at 100,000), nbformat takes 40 s
 
-_PEAK = r"""
-import json, os, resource, sys, time
-def peak_kib():
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-"""
+# the child's peak memory (VmHWM), as the notebook benchmark reads it
+_PEAK = _NOTEBOOK_PEAK + "import json, os, sys, time\n"
 
 _NBEDIT_NOTEBOOK = (
     _PEAK
