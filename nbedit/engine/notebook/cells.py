@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from nbedit._dataclass import dataclass
 from nbedit.engine.notebook.view import cell_label
+from nbedit.errors import NotebookError
 
-__all__ = ["NotebookCell", "NotebookEdit"]
+__all__ = ["UNCHANGED", "NotebookCell", "NotebookEdit", "checked_cell_type"]
+
+UNCHANGED = "the file was not changed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,3 +36,18 @@ class NotebookEdit:
     data: bytes
     changes: tuple[str, ...] = ()  # "cell 3 (id ab, code): source changed", ...
     notes: tuple[str, ...] = ()
+
+
+def checked_cell_type(path: str, index: int, raw: object) -> str:
+    """The cell's ``cell_type``; a clear ``NotebookError`` when cell ``index`` is no cell object
+    with a ``cell_type`` string (every nbformat version's reader checks this the same way)."""
+    if not isinstance(raw, dict):
+        raise NotebookError(f"{path}: cell {index} is not a JSON object; {UNCHANGED}", path=path)
+    cell_type = raw.get("cell_type")
+    if not isinstance(cell_type, str):
+        raise NotebookError(
+            f"{path}: cell {index} has no 'cell_type' string ({cell_type!r}), so it is not a valid notebook "
+            f"cell; repair it or open the notebook in Jupyter first; {UNCHANGED}",
+            path=path,
+        )
+    return cell_type

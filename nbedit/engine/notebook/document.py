@@ -31,7 +31,12 @@ from collections.abc import Callable, Sequence
 
 from nbedit._dataclass import dataclass, field
 from nbedit.engine.models import CellSelector
-from nbedit.engine.notebook.cells import NotebookCell, NotebookEdit  # the values; importable from here too
+from nbedit.engine.notebook.cells import (  # the values; importable from here too
+    UNCHANGED,
+    NotebookCell,
+    NotebookEdit,
+    checked_cell_type,
+)
 from nbedit.engine.notebook.layout import Layout, detect_style
 from nbedit.engine.notebook.legacy import (
     LEGACY_VERSIONS,
@@ -80,7 +85,7 @@ if TYPE_CHECKING:
 __all__ = ["NotebookCell", "NotebookDocument", "NotebookEdit"]
 
 _ID_PATTERN = re.compile(r"[a-zA-Z0-9_-]{1,64}")
-_UNCHANGED = "the file was not changed"
+_UNCHANGED = UNCHANGED
 _CODE_ONLY_KEYS = ("outputs", "execution_count")
 
 
@@ -633,16 +638,8 @@ def _is_ascii(write: CellWrite) -> bool:
 
 
 def _read_cell(path: str, index: int, scan: CellScan) -> NotebookCell:
-    if scan.layout is None:
-        raise NotebookError(f"{path}: cell {index} is not a JSON object; {_UNCHANGED}", path=path)
-    raw = scan.values
-    cell_type = raw.get("cell_type")
-    if not isinstance(cell_type, str):
-        raise NotebookError(
-            f"{path}: cell {index} has no 'cell_type' string ({cell_type!r}), so it is not a valid notebook "
-            f"cell; repair it or open the notebook in Jupyter first; {_UNCHANGED}",
-            path=path,
-        )
+    raw = scan.values if scan.layout is not None else None
+    cell_type = checked_cell_type(path, index, raw)
     cell_id = raw.get("id")
     if cell_type not in CELL_TYPES:
         # nbformat's schema allows cell types it does not know (a newer nbformat, an old

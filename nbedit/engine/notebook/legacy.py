@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 
 from nbedit._dataclass import dataclass
-from nbedit.engine.notebook.cells import NotebookCell, NotebookEdit
+from nbedit.engine.notebook.cells import UNCHANGED, NotebookCell, NotebookEdit, checked_cell_type
 from nbedit.engine.notebook.layout import Layout, ObjectLayout, detect_style
 from nbedit.engine.notebook.scan import CellScan
 from nbedit.engine.notebook.view import CELL_TYPES, parse_view, shown_type
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
 __all__ = ["LEGACY_VERSIONS", "LegacyCells", "flat_layout", "legacy_edit", "read_legacy_cells", "source_key"]
 
 LEGACY_VERSIONS = (2, 3)
-_UNCHANGED = "the file was not changed"
+_UNCHANGED = UNCHANGED
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,16 +116,8 @@ def read_legacy_cells(
     keys: list[str | None] = []
     forms: list[str] = []
     for index, scan in enumerate(cell_scans):
-        if scan.layout is None:
-            raise NotebookError(f"{path}: cell {index} is not a JSON object; {_UNCHANGED}", path=path)
-        raw = json.loads(data[scan.layout.start : scan.layout.end])
-        cell_type = raw.get("cell_type")
-        if not isinstance(cell_type, str):
-            raise NotebookError(
-                f"{path}: cell {index} has no 'cell_type' string ({cell_type!r}), so it is not a valid "
-                f"notebook cell; repair it or open the notebook in Jupyter first; {_UNCHANGED}",
-                path=path,
-            )
+        raw = json.loads(data[scan.layout.start : scan.layout.end]) if scan.layout is not None else None
+        cell_type = checked_cell_type(path, index, raw)
         key = source_key(cell_type)
         if key not in raw and "source" in raw:
             key = "source"

@@ -248,14 +248,18 @@ def _syntax_guard(
         if straight_view != after_view and _cell_problem(document, straight_view) is None:
             note = (
                 "curly quotes in the added lines were written as straight quotes: with them the result "
-                f"would not parse ({problem.describe()[len('the result would not parse: '):]}), a sign that "
+                f"would not parse ({problem.describe()[len('the result would not parse: ') :]}), a sign that "
                 "a chat interface curled the reply"
             )
             return straight_view, fixed, (note,)
     if not lenient:
-        return after_view, located, (
-            f"warning: {problem.describe()} (it parsed before; the change was found exactly, "
-            "so it is written as asked)",
+        return (
+            after_view,
+            located,
+            (
+                f"warning: {problem.describe()} (it parsed before; the change was found exactly, "
+                "so it is written as asked)",
+            ),
         )
     raise UnsafeChange(
         f"{path}: {problem.describe()} (it parsed before); the change was placed leniently "
