@@ -1,10 +1,10 @@
 """The fast path of a diff whose hunks all stand exactly at the lines they name.
 
 Most diffs are applied to the file they were made from: every hunk's old text is at its
-header's line, in file order. One tight loop finds them (``_exact_in_place``: a ``find`` and a
+header's line, in file order. One tight loop finds them (``exact_in_place``: a ``find`` and a
 ``count`` from the previous hunk, no index of the file, no matcher), and since such hunks
 cannot overlap they are spliced without a sort or an overlap check, in the text or, for an
-ASCII UTF-8 file, straight in the file's bytes (``_edit_bytes``). A hunk that is not so hands
+ASCII UTF-8 file, straight in the file's bytes (``edit_bytes``). A hunk that is not so hands
 the rest of the diff to the full search (``engine/locate_hunks.py``).
 """
 
@@ -22,14 +22,16 @@ if TYPE_CHECKING:
 
     Item = TypeVar("Item")
 
+__all__ = ["edit_bytes", "exact_in_place", "interleaved", "kept_slices"]
 
-def _exact_in_place(text: str, hunks: Sequence[Hunk]) -> tuple[list[LocatedHunk], tuple[int, int]]:
+
+def exact_in_place(text: str, hunks: Sequence[Hunk]) -> tuple[list[LocatedHunk], tuple[int, int]]:
     """The leading hunks of a diff that are exactly at the lines they claim.
 
     What ``_exact_at_expected_line`` finds for each hunk while every hunk before it
     was found so (its offset then stays 0), in one tight loop: the first exact
     occurrence after the previous hunk, at the line the header names. Such hunks
-    are in file order and cannot overlap, so ``_kept`` and ``_interleaved`` splice
+    are in file order and cannot overlap, so ``kept_slices`` and ``interleaved`` splice
     them without a sort or an overlap check. Returns the located hunks and the (offset, line)
     where the last one ended; the caller goes on from the first hunk that is not
     so, with the full search.
@@ -64,14 +66,14 @@ def _exact_in_place(text: str, hunks: Sequence[Hunk]) -> tuple[list[LocatedHunk]
     return located, (offset, line)
 
 
-def _kept(located: Sequence[LocatedHunk]) -> list[slice]:
+def kept_slices(located: Sequence[LocatedHunk]) -> list[slice]:
     """The slices of a text that hunks in file order, not overlapping, leave as they are."""
     starts = [item.match.start for item in located]
     ends = [item.match.end for item in located]
     return list(map(slice, [0, *ends], [*starts, None]))
 
 
-def _interleaved(kept: Sequence[Item], insertions: Sequence[Item]) -> list[Item]:
+def interleaved(kept: Sequence[Item], insertions: Sequence[Item]) -> list[Item]:
     """``kept[0], insertions[0], kept[1], ...``: what one join turns into the new text."""
     pieces = [*kept, *insertions]  # the right length; every item is overwritten
     pieces[0::2] = kept
@@ -79,7 +81,7 @@ def _interleaved(kept: Sequence[Item], insertions: Sequence[Item]) -> list[Item]
     return pieces
 
 
-def _edit_bytes(
+def edit_bytes(
     text: str, data: bytes, codec: Codec, hunks: Sequence[Hunk]
 ) -> tuple[tuple[LocatedHunk, ...], bytes] | None:
     """The located hunks and new bytes of a diff whose hunks are all exactly in place, spliced in the file's bytes.
@@ -94,7 +96,7 @@ def _edit_bytes(
     """
     if codec != UTF8 or len(text) != len(data) or not hunks:
         return None
-    located, _ = _exact_in_place(text, hunks)
+    located, _ = exact_in_place(text, hunks)
     if len(located) != len(hunks):
         return None
     try:
@@ -102,5 +104,5 @@ def _edit_bytes(
     except UnicodeEncodeError:  # a lone surrogate: ``encode`` says what to do about it
         return None
     view = memoryview(data)
-    kept: list[bytes | memoryview] = [view[cut] for cut in _kept(located)]
-    return tuple(located), b"".join(_interleaved(kept, insertions))
+    kept: list[bytes | memoryview] = [view[cut] for cut in kept_slices(located)]
+    return tuple(located), b"".join(interleaved(kept, insertions))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from nbedit._dataclass import replace
-from nbedit.engine.exact_run import _exact_in_place, _interleaved, _kept
+from nbedit.engine.exact_run import exact_in_place, interleaved, kept_slices
 from nbedit.engine.match.cascade import _exact_at_expected_line, locate
 from nbedit.engine.match.evidence import context_free, removed_lines_unique
 from nbedit.engine.match.tiers import FileIndex
@@ -66,12 +66,12 @@ def edit_text(
     cursor: tuple[int, int] | None = (0, 0) if region is None else None  # (offset, line) of a line start
     located: list[LocatedHunk] = []
     if region is None:
-        located, cursor = _exact_in_place(text, hunks)
+        located, cursor = exact_in_place(text, hunks)
         if len(located) == len(hunks):
             _check_context_free(index, located, [item.hunk.start_line for item in located], base, path)
-            kept = list(map(text.__getitem__, _kept(located)))
+            kept = list(map(text.__getitem__, kept_slices(located)))
             return TextEdit(
-                "".join(_interleaved(kept, [hunk.new for hunk in hunks])), tuple(located), False, ()
+                "".join(interleaved(kept, [hunk.new for hunk in hunks])), tuple(located), False, ()
             )
         search_from = cursor[0]
     nears: list[int | None] = [item.hunk.start_line for item in located]  # the line each hunk was sought at

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from nbedit._dataclass import replace
 from nbedit._gc import paused
-from nbedit.engine.exact_run import _edit_bytes
+from nbedit.engine.exact_run import edit_bytes
 from nbedit.engine.locate_hunks import edit_text  # the text stage; still importable from here
 from nbedit.engine.match.evidence import context_free
 from nbedit.engine.models import (
@@ -31,7 +31,7 @@ from nbedit.engine.models import (
     is_notebook_path,
 )
 from nbedit.engine.source import FileSource  # moved; still importable from here
-from nbedit.engine.syntax_guard import GUARD_SUFFIXES, _new_file_quotes, _syntax_guard
+from nbedit.engine.syntax_guard import GUARD_SUFFIXES, guard, new_file_quotes
 from nbedit.engine.text import UTF8, Codec, canonical_encoding, decode, encode, fingerprint
 from nbedit.engine.text_edit import (  # moved; still importable from here
     DEFAULT_MAX_CELLS,
@@ -210,14 +210,14 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
         text, codec = decode(data, path, options.encoding)
         base = _is_base(change, data)
         in_place = not change.sequential and base is not False  # not the base: every hunk is checked
-        spliced = _edit_bytes(text, data, codec, change.hunks) if in_place else None
+        spliced = edit_bytes(text, data, codec, change.hunks) if in_place else None
         edit = None
         if spliced is None:
             edit = edit_text(text, change.hunks, options, path=path, sequential=change.sequential, base=base)
     finally:
         before_fingerprint = digest() if digest is not None else None  # joined on every path
     if edit is not None:
-        edit = _syntax_guard(path, text, edit)
+        edit = guard(path, text, edit)
         after_bytes = data if edit.after == text else encode(edit.after, codec, change.path)
         return _file_plan(
             change, source, data, text, codec, edit.after, after_bytes, edit, before_fingerprint
@@ -318,7 +318,7 @@ def _plan_add(change: FileChange, data: bytes | None, source: FileSource, option
         )
     notes: tuple[str, ...] = ()
     if path.lower().endswith(GUARD_SUFFIXES):
-        content, notes = _new_file_quotes(path, content)
+        content, notes = new_file_quotes(path, content)
     return FilePlan(
         path=path,
         operation="add",

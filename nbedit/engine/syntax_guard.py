@@ -18,11 +18,13 @@ from nbedit.engine.models import LocatedHunk
 from nbedit.engine.text_edit import TextEdit
 from nbedit.errors import UnsafeChange
 
+__all__ = ["GUARD_EXACT_HUNKS", "GUARD_SUFFIXES", "guard", "new_file_quotes"]
+
 GUARD_SUFFIXES = (".py", ".pyi", ".pyw", ".json")
 GUARD_EXACT_HUNKS = 32  # an exact change of more hunks (a release diff) is not parsed for a note
 
 
-def _syntax_guard(path: str, before: str, edit: TextEdit) -> TextEdit:
+def guard(path: str, before: str, edit: TextEdit) -> TextEdit:
     """Refuse a leniently placed change that breaks parsing (``engine.syntax``); note an exact one.
 
     A change whose added lines hold curly quotes where the result would not parse, and
@@ -91,7 +93,7 @@ def _spliced_spans(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
     return "".join(pieces)
 
 
-def _new_file_quotes(path: str, content: str) -> tuple[str, tuple[str, ...]]:
+def new_file_quotes(path: str, content: str) -> tuple[str, tuple[str, ...]]:
     """A new Python or JSON file that parses only with its curly quotes straight is written straight."""
     from nbedit.engine.syntax import straightened, text_problem
 
