@@ -235,6 +235,7 @@ def diff_stats(diff: str) -> tuple[int, int]:
     """
     added = removed = 0
     old_left = new_left = 0
+    hunk_counts = re.compile(_HUNK_COUNTS)  # cached by re: compiled once, when first needed
     for line in diff.split("\n"):
         if old_left or new_left:
             marker = line[:1]
@@ -248,11 +249,11 @@ def diff_stats(diff: str) -> tuple[int, int]:
                 old_left -= 1
                 new_left -= 1
             continue
-        header = _HUNK_COUNTS.match(line)
+        header = hunk_counts.match(line)
         if header:
             old_left = 1 if header.group(1) is None else int(header.group(1))
             new_left = 1 if header.group(2) is None else int(header.group(2))
     return added, removed
 
 
-_HUNK_COUNTS = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+_HUNK_COUNTS = r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@"

@@ -56,11 +56,10 @@ __all__ = ["DIALECT", "looks_like", "marker_line", "parse"]
 
 # A line only a unified diff has: a git header, a '---' line with a '+++' line after it, a hunk header
 # (numbered, or Aider's '@@ ... @@' with a body line under it; a bare '@@' is apply_patch's too).
-_MARKER = re.compile(
-    r"diff --git |--- [^\n]*\n\+\+\+ |" + _HUNK_HEADER.pattern + r"|@@ [^\n@]*@@[^\n@]*\r?\n[ +\-]"
-)
-_MARKER_AFTER_NEWLINE = re.compile(r"\n(?:" + _MARKER.pattern + ")")
-_MODE = "[0-7]{6}"  # patterns of rare lines: compiled (and cached by re) when first met
+# (Patterns compiled, and cached by re, when first used.)
+_MARKER = r"diff --git |--- [^\n]*\n\+\+\+ |" + _HUNK_HEADER.pattern + r"|@@ [^\n@]*@@[^\n@]*\r?\n[ +\-]"
+_MARKER_AFTER_NEWLINE = r"\n(?:" + _MARKER + ")"
+_MODE = "[0-7]{6}"
 _GIT_HEADER_PREFIX = "diff --git "
 _INDEX_LINE = r"index ([0-9a-fA-F]{4,64})\.\.[0-9a-fA-F]{4,64}(?: [0-7]{6})?\s*$"
 _EXTENDED_HEADERS = (
@@ -84,9 +83,9 @@ def marker_line(text: str) -> int | None:
     """0-based index of the first line that only a unified diff would have, or None."""
     if "\n+++ " not in text and "@@" not in text and _GIT_HEADER_PREFIX not in text:
         return None  # one C-level scan rules most texts out
-    if _MARKER.match(text):
-        return 0
-    found = _MARKER_AFTER_NEWLINE.search(text)
+    if text.startswith(_GIT_HEADER_PREFIX) or re.match(_MARKER, text):
+        return 0  # a git diff's first line: no pattern compiled for it
+    found = re.search(_MARKER_AFTER_NEWLINE, text)
     return None if found is None else text.count("\n", 0, found.start() + 1)
 
 

@@ -25,9 +25,11 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from itertools import accumulate, compress, islice, repeat
 from operator import add, eq, itemgetter, ne, not_
-from typing import overload
-
 from nbedit.engine.models import Hunk
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import overload
 
 __all__ = ["HUNK_HEADER", "INDEXED_FROM", "RUN_LINES", "LineIndex", "plain_hunk_body", "read_run", "text_lines"]
 
@@ -78,11 +80,13 @@ class LineIndex(Sequence[str]):
     def __len__(self) -> int:
         return self._size
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
+    if TYPE_CHECKING:  # typing costs milliseconds to import: the command line never needs it
 
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
+        @overload
+        def __getitem__(self, index: int) -> str: ...
+
+        @overload
+        def __getitem__(self, index: slice) -> list[str]: ...
 
     def __getitem__(self, index: int | slice) -> str | list[str]:
         starts = self.starts
