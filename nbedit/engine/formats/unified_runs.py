@@ -250,9 +250,10 @@ def _changed_lines(markers: str, lines: list[str], heads: list[int]) -> list[tup
     add the same line are left unknown (None).
     """
     shapes = markers.split("@")[1:]
-    counts: list[tuple[int, int] | None] = list(
-        zip(map(str.count, shapes, repeat("+")), map(str.count, shapes, repeat("-")), strict=True)
-    )
+    # one tuple per distinct pair, shared by the hunks that have it (most change one line: (1, 1))
+    shared: dict[tuple[int, int], tuple[int, int]] = {}
+    pairs = list(zip(map(str.count, shapes, repeat("+")), map(str.count, shapes, repeat("-")), strict=True))
+    counts: list[tuple[int, int] | None] = list(map(shared.setdefault, pairs, pairs))
     # one run of changes: no context line between the first and the last changed line
     for number in compress(range(len(shapes)), map(str.__contains__, map(str.strip, shapes), repeat(" "))):
         counts[number] = None
