@@ -25,13 +25,22 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from itertools import accumulate, compress, islice, repeat
 from operator import add, eq, itemgetter, ne, not_
+
 from nbedit.engine.models import Hunk
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import overload
 
-__all__ = ["HUNK_HEADER", "INDEXED_FROM", "RUN_LINES", "LineIndex", "plain_hunk_body", "read_run", "text_lines"]
+__all__ = [
+    "HUNK_HEADER",
+    "INDEXED_FROM",
+    "RUN_LINES",
+    "LineIndex",
+    "plain_hunk_body",
+    "read_run",
+    "text_lines",
+]
 
 HUNK_HEADER = re.compile(r"@@ -([0-9]{1,9})(?:,([0-9]{1,9}))? \+([0-9]{1,9})(?:,([0-9]{1,9}))? @@(?!@)")
 # The same header as a whole line after the newline before it (a literal start: ``re`` finds it
@@ -70,7 +79,8 @@ class LineIndex(Sequence[str]):
             end = size if end == -1 else end + 1
             pieces = text[position:end].split("\n")
             del pieces[-1]  # what follows the piece's last newline: the next piece's, or the last line
-            starts.extend(islice(accumulate(map(add, map(len, pieces), repeat(1)), initial=position), 1, None))
+            following = accumulate(map(add, map(len, pieces), repeat(1)), initial=position)
+            starts.extend(islice(following, 1, None))  # where each line after a newline starts
             position = end
         if text and not text.endswith("\n"):
             starts.append(size + 1)  # the last line has no newline: as if it had one
@@ -188,7 +198,9 @@ def read_run(text: str, lines: list[str] | LineIndex, index: int, start: int) ->
     return hunks, index + read
 
 
-def plain_hunk_body(lines: list[str] | LineIndex, index: int, old_count: int, new_count: int) -> tuple[str, str, int] | None:
+def plain_hunk_body(
+    lines: list[str] | LineIndex, index: int, old_count: int, new_count: int
+) -> tuple[str, str, int] | None:
     """The common hunk's body from line ``index``, read with as little Python per line as possible.
 
     Only ' ', '-', '+' and empty lines, counts that add up exactly, and no
