@@ -263,9 +263,9 @@ def _changed_lines(markers: str, lines: list[str], heads: list[int]) -> list[tup
     """
     shapes = markers.split("@")[1:]
     # one tuple per distinct pair, shared by the hunks that have it (most change one line: (1, 1))
-    shared: dict[tuple[int, int], tuple[int, int]] = {}
+    alike: dict[tuple[int, int], tuple[int, int]] = {}
     pairs = list(zip(map(str.count, shapes, repeat("+")), map(str.count, shapes, repeat("-")), strict=True))
-    counts: list[tuple[int, int] | None] = list(map(shared.setdefault, pairs, pairs))
+    counts: list[tuple[int, int] | None] = list(map(alike.setdefault, pairs, pairs))
     # one run of changes: no context line between the first and the last changed line
     for number in compress(range(len(shapes)), map(str.__contains__, map(str.strip, shapes), repeat(" "))):
         counts[number] = None
