@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 
-from nbedit._dataclass import dataclass, field
 from nbedit.engine.models import FileChange, Hunk
 from nbedit.errors import PatchSyntaxError
 
@@ -68,25 +67,49 @@ def syntax_error(
     return PatchSyntaxError(message, line=line, hint=hint, dialect=DIALECT, path=path)
 
 
-@dataclass
 class Section:
-    """What the header lines of one file section said, before the hunks."""
+    """What the header lines of one file section said, before the hunks.
 
-    line: int  # 1-based line of the first header line
-    git: bool = False
-    git_old: str | None = None
-    git_new: str | None = None
-    old_path: str | None = None  # from ---, None when absent
-    new_path: str | None = None  # from +++
-    rename_from: str | None = None
-    rename_to: str | None = None
-    new_mode: int | None = None
-    created: bool = False
-    deleted: bool = False
-    old_epoch: bool = False  # '---' timestamp is the Unix epoch: diff -N's "file did not exist"
-    new_epoch: bool = False
-    base_blob: str | None = None  # from 'index <pre>..<post>': the pre-image's abbreviated blob hash
-    hunks: list[Hunk] = field(default_factory=list)
+    A mutable record the parser fills in as it reads the header lines, one per file section:
+    a plain class (no data-class ``__init__`` to compile in every process that reads a diff).
+    """
+
+    __slots__ = (
+        "line",
+        "git",
+        "git_old",
+        "git_new",
+        "old_path",
+        "new_path",
+        "rename_from",
+        "rename_to",
+        "new_mode",
+        "created",
+        "deleted",
+        "old_epoch",
+        "new_epoch",
+        "base_blob",
+        "hunks",
+    )
+
+    def __init__(
+        self, line: int, *, git: bool = False, old_path: str | None = None, new_path: str | None = None
+    ) -> None:
+        self.line = line  # 1-based line of the first header line
+        self.git = git
+        self.git_old: str | None = None
+        self.git_new: str | None = None
+        self.old_path = old_path  # from ---, None when absent
+        self.new_path = new_path  # from +++
+        self.rename_from: str | None = None
+        self.rename_to: str | None = None
+        self.new_mode: int | None = None
+        self.created = False
+        self.deleted = False
+        self.old_epoch = False  # '---' timestamp is the Unix epoch: diff -N's "file did not exist"
+        self.new_epoch = False
+        self.base_blob: str | None = None  # from 'index <pre>..<post>': the pre-image's abbreviated blob hash
+        self.hunks: list[Hunk] = []
 
 
 
