@@ -11,7 +11,7 @@ entry's counts then need no second look at the texts.
 
 Memory: a list of a text's lines costs a string object a line (about 90 bytes
 for a 40-character line, over twice the text). A text of a mebibyte or more is
-read through a ``LineIndex`` instead (where each line starts, 8 bytes a line;
+read through a ``LineIndex`` instead (where each line starts, 4 bytes a line;
 a line's string is made when it is read), and a run is read at most
 ``RUN_LINES`` lines at a time, so what the reader holds besides the text and the
 hunks it made stays the same size however long the patch is.
@@ -71,7 +71,7 @@ class LineIndex(Sequence[str]):
 
     def __init__(self, text: str) -> None:
         self.text = text
-        starts = array("q", [0])
+        starts = array("I" if len(text) < 0xFFFFFFFF else "q", [0])  # 4 bytes a line up to 4 GiB
         size = len(text)
         position = 0
         while position < size:
