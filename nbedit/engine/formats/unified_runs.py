@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator
 from itertools import accumulate, compress, islice, repeat
 from operator import add, eq, itemgetter, ne, not_
 
@@ -58,13 +58,14 @@ RUN_LINES = 1 << 12  # the most lines of a big text one run reads at once
 _CHUNK = 1 << 20  # characters split at a time while a LineIndex is built
 
 
-class LineIndex(Sequence[str]):
+class LineIndex:
     """The lines of ``text`` as ``text.split("\\n")`` gives them (without a last empty one), on demand.
 
     Holds where each line starts (``starts``, one more entry than lines: the end) and
     makes a line's string when it is read; a slice is one ``split`` of the text it
     spans. Built a mebibyte at a time, so the per-line strings of only one piece are
-    alive at once.
+    alive at once. A plain class with the sequence methods the readers use (an ABC subclass
+    costs more to create than a diff of a few hunks takes to read).
     """
 
     __slots__ = ("_size", "starts", "text")
@@ -89,6 +90,9 @@ class LineIndex(Sequence[str]):
 
     def __len__(self) -> int:
         return self._size
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self[0 : self._size])
 
     if TYPE_CHECKING:  # typing costs milliseconds to import: the command line never needs it
 
