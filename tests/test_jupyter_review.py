@@ -424,15 +424,13 @@ def test_the_digest_names_what_the_plan_writes(workspace: Workspace, tmp_path: P
 
 
 def test_history_undo_of_an_older_entry_is_a_review_of_its_reverse(tmp_path: Path) -> None:
-    from nbedit.jupyter.history_widget import HistoryWidget, reversed_diff
+    from nbedit.jupyter.history_widget import HistoryWidget
 
     target = tmp_path / "a.py"
     target.write_text("one = 1\n" + "".join(f"x{index} = {index}\n" for index in range(20)) + "two = 2\n")
     workspace = Workspace(tmp_path, home=tmp_path / "home", session="s", history=True)
     first = workspace.apply(workspace.plan_edit("a.py", "one = 1", "one = 10")).entry_id
     workspace.apply(workspace.plan_edit("a.py", "two = 2", "two = 20"))
-    diff = workspace.show(first)
-    assert reversed_diff(reversed_diff(diff)) == diff
     table = HistoryWidget(workspace)
     assert all(row["undoable"] for row in table.rows)  # Undo on every row, not only the newest
     review = table.undo(first)
