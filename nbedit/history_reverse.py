@@ -146,7 +146,9 @@ def plan_reverse(workspace: Workspace, entry_id: str) -> HistoryPlan:
     entry = store.entry(entry_id)
     _check_root(workspace, entry)
     if entry.status != "applied":
-        raise HistoryError(f"entry {entry.id} was never applied (it is {entry.status}); there is nothing to undo")
+        raise HistoryError(
+            f"entry {entry.id} was never applied (it is {entry.status}); there is nothing to undo"
+        )
     files = []
     for version in store.file_versions(entry.id):
         file_plan = _reverse_file(workspace, store, entry.id, version)

@@ -87,7 +87,8 @@ def test_a_later_mode_change_refuses_the_undo_and_writes_nothing(tmp_path: Path)
     os.chmod(tool, 0o644)
     work = workspace(tmp_path)
     chmod = work.apply(work.plan_patch(CHMOD)).entry_id
-    later = work.apply(work.plan_patch(CHMOD.replace("100755", "100750").replace("100644", "100755"))).entry_id
+    to_750 = CHMOD.replace("100755", "100750").replace("100644", "100755")
+    later = work.apply(work.plan_patch(to_750)).entry_id
     assert stat.S_IMODE(tool.stat().st_mode) == 0o750
     before = snapshot(tmp_path)
     with pytest.raises(StaleFile) as refused:
@@ -104,7 +105,8 @@ def test_a_rename_with_a_later_change_in_the_way_is_refused(tmp_path: Path, in_t
     work = workspace(tmp_path)
     renamed = work.apply(work.plan_patch(RENAME)).entry_id
     if in_the_way == "old name taken again":
-        work.apply(work.plan_patch("*** Begin Patch\n*** Add File: old_name.py\n+fresh = True\n*** End Patch\n"))
+        added = "*** Begin Patch\n*** Add File: old_name.py\n+fresh = True\n*** End Patch\n"
+        work.apply(work.plan_patch(added))
         expected = "a file named old_name.py exists again; moving it back would overwrite that file"
     else:
         work.apply(work.plan_patch("*** Begin Patch\n*** Delete File: new_name.py\n*** End Patch\n"))
