@@ -700,6 +700,121 @@ def test_static_fallback_in_nbconvert_html_and_without_styles(page: Any, tmp_pat
     page.screenshot(path=str(ARTIFACTS / "static-stripped.png"), full_page=True)
 
 
+def static_notebook_review_html(tmp_path: Path) -> str:
+    """The ``text/html`` of a review of a notebook plan: an indented line edited in cell 2 (its copy
+    lost the file's trailing spaces: a whitespace-tier hunk), cell 4 deleted, a markdown cell inserted."""
+    import nbformat
+
+    from nbedit.jupyter.review import ReviewWidget
+    from nbedit.workspace import Workspace
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell("# Greeter\nA small notebook.")]
+    for number in range(1, 7):
+        cell = nbformat.v4.new_code_cell(
+            f"class Greeter{number}:\n    def greet(self, name):\n        return 'hello ' + name  "
+        )
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"run {number}\n")]
+        notebook.cells.append(cell)
+    for number, cell in enumerate(notebook.cells):
+        cell.id = f"c{number}"
+    nbformat.write(notebook, str(tmp_path / "greeter.ipynb"))
+    workspace = Workspace(tmp_path, history=False)
+    view = workspace.view("greeter.ipynb").splitlines(keepends=True)
+    start = view.index("# %% nbedit cell 2 [code] id=c2\n") + 1
+    deleted = view.index("# %% nbedit cell 4 [code] id=c4\n") + 1
+    diff = (
+        "--- a/greeter.ipynb\n+++ b/greeter.ipynb\n"
+        f"@@ -{start},4 +{start},4 @@\n"
+        " # %% nbedit cell 2 [code] id=c2\n class Greeter2:\n     def greet(self, name):\n"
+        "-        return 'hello ' + name\n+        return f'hello, {name}!'\n"
+        f"@@ -{deleted},4 +{deleted - 0},2 @@\n"
+        "-# %% nbedit cell 4 [code] id=c4\n-class Greeter4:\n-    def greet(self, name):\n"
+        "-        return 'hello ' + name  \n+# %% nbedit cell new [markdown]\n+Greeter4 is gone.\n"
+    )
+    plan = workspace.plan_patch(diff)
+    widget = ReviewWidget(workspace, plan)
+    try:
+        return widget.static_html()
+    finally:
+        widget.close()
+
+
+def nbconvert_html(fallback: str, theme: str = "light") -> str:
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("%%patch ...")
+    cell.outputs = [
+        nbformat.v4.new_output("execute_result", data={"text/html": fallback, "text/plain": "review"})
+    ]
+    notebook.cells = [cell]
+    exported, _ = HTMLExporter(template_name="lab", theme=theme).from_notebook_node(notebook)
+    return str(exported)
+
+
+CELL_BOXES = """() => [...document.querySelectorAll('tbody')].filter((body) => !body.parentElement.closest('td')).map(
+    (body) => [...body.querySelectorAll(':scope > tr')].map((row) => row.innerText.replace(/\\s+/g, ' ').trim()))"""
+
+
+def test_static_notebook_fallback_is_cell_by_cell_in_nbconvert_and_without_styles(
+    page: Any, tmp_path: Path
+) -> None:
+    fallback = static_notebook_review_html(tmp_path)
+    assert "hunk 1 (cell 2 (id c2, code), line 1): matched ignoring trailing whitespace" in fallback
+    for theme in ("light", "dark"):
+        page.set_content(nbconvert_html(fallback, theme), wait_until="domcontentloaded")
+        page.locator("table.nb-cells").wait_for()
+        boxes = page.evaluate(CELL_BOXES)
+        headers = [box[0] for box in boxes]
+        assert headers[0].startswith("▣ cell 0 · markdown · id c0 unchanged · 2 lines"), headers
+        edited = next(box for box in boxes if box[0].startswith("± cell 2 · code · id c2"))
+        assert "edited" in edited[0] and "outputs kept" in edited[0] and "trailing-whitespace" in edited[0]
+        # numbered within the cell: its third line is line 3, not a line of the notebook's cell view
+        assert edited[1:] == [
+            "1 1 class Greeter2:",
+            "2 2 def greet(self, name):",
+            "3 - return 'hello ' + name",
+            "3 + return f'hello, {name}!'",
+        ], edited
+        deleted = next(box for box in boxes if box[0].startswith("− cell 4"))
+        assert "deleted" in deleted[0] and deleted[1].startswith("1 - class Greeter4:")
+        inserted = next(box for box in boxes if box[0].startswith("+ new cell · markdown"))
+        assert inserted[1:] == ["1 + Greeter4 is gone."]
+        assert any(box == ["⋯ 2 unchanged cells (cell 5 to cell 6)"] for box in boxes) or any(
+            header.startswith("▣ cell 6") for header in headers
+        )
+        page_text = page.evaluate("() => document.body.innerText")
+        assert "inserts 1 cell" in page_text and "deletes 1 cell" in page_text  # badges on the file
+        widths = page.evaluate(
+            """() => { const row = [...document.querySelectorAll('tbody.nb-cell-edited tr.a')][0];
+            const table = row.closest('table'); const text = row.lastElementChild;
+            return [table.getBoundingClientRect().width, text.getBoundingClientRect().width,
+                    text.scrollWidth, text.clientWidth]; }"""
+        )
+        assert widths[1] > 0.6 * widths[0] and widths[2] <= widths[3] + 1, widths  # not 25% columns, not clipped
+        why = page.locator("details.nb-why").first
+        why.locator("summary").click()
+        why_text = why.inner_text()
+        assert "similarity 0.9" in why_text and "trailing spaces are ignored" in why_text
+        assert "········return·'hello·'·+·name··" in why_text  # the spaces that differ are visible
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.locator(".nbedit-view").first.screenshot(path=str(ARTIFACTS / f"static-notebook-{theme}.png"))
+
+    stripped = re.sub(r"<style>.*?</style>", "", fallback, flags=re.S)
+    stripped = re.sub(r'\s(?:style|class)="[^"]*"', "", stripped)
+    assert "class=" not in stripped and "<style" not in stripped
+    page.set_content(f"<html><body>{stripped}</body></html>")
+    boxes = page.evaluate(CELL_BOXES)
+    edited = next(box for box in boxes if "cell 2 · code · id c2" in box[0])
+    assert "edited outputs kept" in edited[0] and "hunk 1" in edited[0]  # the pieces do not run together
+    rows = page.evaluate("() => [...document.querySelectorAll('tr')].map(r => r.innerText)")
+    added = next(text for text in rows if "hello, {name}" in text)
+    assert "\u00a0" * 8 + "return f'hello, {name}!'" in added  # indentation survives
+    page.screenshot(path=str(ARTIFACTS / "static-notebook-stripped.png"), full_page=True)
+
+
 # ------------------------------------------------------------------ big plans: the sticky bar
 
 BIG_BEFORE = "".join(f"line_{number} = {number}\n" for number in range(1, 241))

@@ -128,10 +128,13 @@ border-top:2px solid var(--jp-border-color1,rgba(128,128,128,.6))}
 .nbedit-view details.nb-why{margin-top:4px}
 .nbedit-view details.nb-why summary{cursor:pointer;font-weight:600}
 .nbedit-view table.nb-why-table{border-collapse:collapse;margin:2px 0 2px 14px}
-.nbedit-view table.nb-why-table th,.nbedit-view table.nb-why-table td{padding:1px 8px;text-align:left;
-vertical-align:top;border:0;background:transparent;color:inherit;white-space:pre-wrap}
+.nbedit-view details.nb-why table.nb-why-table tr th,.nbedit-view details.nb-why table.nb-why-table tr td{
+padding:1px 8px;text-align:left;vertical-align:top;border:0;background:transparent;color:inherit;
+white-space:pre-wrap;font-weight:normal;font-family:var(--jp-ui-font-family,system-ui,sans-serif)}
+.nbedit-view details.nb-why table.nb-why-table tr th{font-weight:600}
 .nbedit-view table.nb-why-table code{font-family:var(--jp-code-font-family,monospace);background:transparent;
-white-space:pre-wrap}
+white-space:pre-wrap;padding:0;font-weight:normal;color:inherit}
+.nbedit-view table.nb-diff tbody tr,.nbedit-view table.nb-why-table tbody tr{background:transparent}
 .nbedit-view pre.nb-why-pre{margin:0;padding:0;background:transparent;color:inherit;white-space:pre;
 font-family:var(--jp-code-font-family,monospace);font-size:var(--jp-code-font-size,12px);overflow-x:auto}
 """
