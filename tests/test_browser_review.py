@@ -479,17 +479,45 @@ def total(items):
 """
 
 
-def test_why_here_explains_a_fuzzy_hunk(lab: LabServer, page: Any) -> None:
+TABBED = "def total(items):\n\tsubtotal = sum(items)\n\treturn subtotal\n"
+# the model wrote four spaces where the file has a tab: the indentation tier, whitespace to show
+INDENTED_BLOCK = """\
+<<<<<<< SEARCH
+    subtotal = sum(items)
+    return subtotal
+=======
+    subtotal = sum(items)
+    return round(subtotal, 2)
+>>>>>>> REPLACE
+"""
+
+
+def widget_output(page: Any, index: int) -> Any:
+    return page.locator(".jp-OutputArea-output").filter(has=page.locator(".nbedit-review")).nth(index)
+
+
+def test_why_here_explains_every_tier_with_a_score(lab: LabServer, page: Any) -> None:
     target = lab.root / "why_case.py"
     target.write_bytes(DRIFTED.encode())
+    tabbed = lab.root / "why_ws.py"
+    tabbed.write_bytes(TABBED.encode())
     write_notebook(
         lab.root / "why_case.ipynb",
-        [("code", "%load_ext nbedit"), ("code", f"%%edit why_case.py\n{FUZZY_BLOCK}")],
+        [
+            ("code", "%load_ext nbedit"),
+            ("code", f"%%edit why_case.py\n{FUZZY_BLOCK}"),
+            ("code", f"%%edit why_ws.py\n{INDENTED_BLOCK}"),
+        ],
     )
     open_notebook(page, lab, "why_case.ipynb")
     run_all_cells(page)
-    widget = rendered_widget(page)
-    disclosure = widget.locator("details.nb-why")
+    for index in (0, 1):
+        page.locator(".jp-OutputArea .nbedit-review").nth(index).wait_for(state="visible", timeout=30_000)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.nbedit-review button.nbedit-apply')].filter(b => !b.disabled).length == 2"
+    )
+    fuzzy, spaces = widget_output(page, 0), widget_output(page, 1)
+    disclosure = fuzzy.locator("details.nb-why")
     assert disclosure.count() == 1
     summary = disclosure.locator("summary")
     assert summary.inner_text() == "Why here?"
@@ -499,17 +527,38 @@ def test_why_here_explains_a_fuzzy_hunk(lab: LabServer, page: Any) -> None:
     table.wait_for(state="visible")
     text = table.inner_text()
     summary_line = disclosure.locator("p.nb-why-summary").inner_text()
-    assert summary_line.startswith("Not found verbatim: placed by the fuzzy"), summary_line
+    # one plain line first: where, how close, and whether anything else came close
+    assert re.fullmatch(
+        r"Not found verbatim; placed at lines 1-3, the closest text: score 0\.\d\d; no other place comes close\.",
+        summary_line,
+    ), summary_line
+    assert re.search(r"score\s+0\.\d\d \(window score\)", text), text
     assert "tiers tried" in text and "exact: not found" in text and "fuzzy: " in text
-    assert "runner-up" in text and "no other candidate" in text
     assert "for itme in items" in text and "for item in items" in text
-    screenshot(page, "review-why-light.png")
-    try:
-        set_theme(page, "JupyterLab Dark")
-        screenshot(page, "review-why-dark.png")
-    finally:
-        set_theme(page, "JupyterLab Light")
+
+    # the indentation tier has a score too (the similarity of the text expected and found), and the
+    # lines that differ only in whitespace show it: a space as ·, a tab as →
+    why = spaces.locator("details.nb-why")
+    why.locator("summary").click()
+    why.locator("table.nb-why-table").wait_for(state="visible")
+    line = why.locator("p.nb-why-summary").inner_text()
+    assert line.startswith("Not found verbatim; placed at lines 2-3, where the file has the same text at another")
+    assert re.search(r"similarity 0\.\d\d\.$", line), line
+    marked = why.locator(".nb-ws").all_inner_texts()
+    assert marked == ["····subtotal·=·sum(items)", "····return·subtotal", "→subtotal·=·sum(items)", "→return·subtotal"]
+    assert "⚠ indentation" in spaces.inner_text()
+    ARTIFACTS.mkdir(exist_ok=True)
+    for theme in ("light", "dark"):
+        if theme == "dark":
+            set_theme(page, "JupyterLab Dark")
+        try:
+            fuzzy.screenshot(path=str(ARTIFACTS / f"review-why-{theme}.png"), animations="disabled")
+            spaces.screenshot(path=str(ARTIFACTS / f"review-why-whitespace-{theme}.png"), animations="disabled")
+        finally:
+            if theme == "dark":
+                set_theme(page, "JupyterLab Light")
     assert target.read_bytes() == DRIFTED.encode()  # looking explains; it never writes
+    assert tabbed.read_bytes() == TABBED.encode()
 
 
 # ------------------------------------------------------------------ Apply writes what the page shows
