@@ -149,9 +149,19 @@ def _pairs(old_cells: list[ViewCell], new_cells: list[ViewCell]) -> list[tuple[i
     return pairs
 
 
+_MARKER_START = re.compile(r"^# %% nbedit", re.MULTILINE)
+
+
 def _cell_lines_at(view: str) -> list[int]:
-    """The 1-based view line of each cell's marker."""
-    return [number for number, line in enumerate(split_lines(view), start=1) if line.startswith("# %% nbedit")]
+    """The 1-based view line of each cell's marker (found by the regex engine, lines counted in C:
+    a 110,000-line view is not split into a list of lines for this)."""
+    numbers: list[int] = []
+    line, position = 1, 0
+    for found in _MARKER_START.finditer(view):
+        line += view.count("\n", position, found.start())
+        position = found.start()
+        numbers.append(line)
+    return numbers
 
 
 def _owner(markers: list[int], line: int) -> int | None:
