@@ -448,11 +448,11 @@ def _notebook_cells(file_plan: FilePlan) -> list[dict[str, Any]] | None:
     or a view that does not read back as cells (drawn as lines then)."""
     if not file_plan.notebook or file_plan.display_before is None or file_plan.display_after is None:
         return None
-    from nbedit.render.cells import notebook_cells
+    from nbedit.render.cells import cached_cells
 
     cleared = any(note.startswith(_CLEARED) for note in file_plan.notes)
     try:
-        return notebook_cells(file_plan, cleared)
+        return cached_cells(file_plan, cleared)
     except NotebookError:
         return None
 

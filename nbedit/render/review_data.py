@@ -202,10 +202,10 @@ def _file(file_plan: FilePlan, summary: FileSummary, index: int) -> dict[str, An
         outputs = "cleared" if CLEARED_OUTPUTS_NOTE in file_plan.notes else "kept"
     cells = None
     if notebook and file_plan.display_before is not None and file_plan.display_after is not None:
-        from nbedit.render.cells import notebook_cells
+        from nbedit.render.cells import cached_cells
 
         try:
-            cells = notebook_cells(file_plan, outputs == "cleared")
+            cells = cached_cells(file_plan, outputs == "cleared")
         except NotebookError:
             cells = None  # a view that does not read back as cells: drawn as lines
     view = cached_view(file_plan) if cells is None else None
