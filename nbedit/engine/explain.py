@@ -242,8 +242,8 @@ def explain_hunk(
             marked = set(shown.whitespace) if label == COMPARISON_LABEL else set()
             note = " (· a space, → a tab)" if marked else ""
             rows.append(f"  {label}{note}:")
-            for number, line in enumerate(lines):
-                rows.append(f"    {visible_whitespace(line) if number in marked else line}")
+            for number, text_line in enumerate(lines):
+                rows.append(f"    {visible_whitespace(text_line) if number in marked else text_line}")
         else:
             rows.append(f"  {label}: {text}")
     return rows
