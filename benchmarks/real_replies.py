@@ -103,8 +103,34 @@ def _read_jsonl(path: Path) -> Iterable[dict]:
                 yield json.loads(line)
 
 
+def _read_by_hand(folder: Path) -> dict[str, dict]:
+    """Labels read by hand after the corpus was made (``read-by-hand.json``, see SOURCE.md), by id.
+
+    An entry labels its case and the case's old/new pair (``<id>:old_new``, the same block).
+    """
+    path = folder / "read-by-hand.json"
+    if not path.exists():
+        return {}
+    entries = json.loads(path.read_text(encoding="utf-8"))
+    return {key: entry for entry in entries for key in (entry["id"], entry["id"] + ":old_new")}
+
+
+def _replaced(before: dict[str, str | None], replacements: dict[str, list[list[str]]]) -> dict[str, str | None]:
+    """``before`` with each (old, new) pair replaced; every old text must occur exactly once."""
+    state = dict(before)
+    for path, pairs in replacements.items():
+        text = state[path]
+        assert text is not None, path
+        for old, new in pairs:
+            assert text.count(old) == 1, (path, old[:60], text.count(old))
+            text = text.replace(old, new)
+        state[path] = text
+    return state
+
+
 def load_cases(folder: Path = DATA) -> list[RealCase]:
     blobs = {row["sha256"]: row["text"] for row in _read_jsonl(folder / "blobs.jsonl.xz")}
+    by_hand = _read_by_hand(folder)
 
     def texts(hashes: dict[str, str | None]) -> dict[str, str | None]:
         return {path: (None if digest is None else blobs[digest]) for path, digest in hashes.items()}
@@ -113,7 +139,23 @@ def load_cases(folder: Path = DATA) -> list[RealCase]:
     for row in _read_jsonl(folder / "cases.jsonl.xz"):
         before = texts(row["before"])
         right: list[dict[str, str | None]] = []
-        if row.get("after") is not None and row["label"] != "oracle-wrong":
+        hand = by_hand.get(row["id"])
+        if hand is not None:
+            row = {**row, "label": hand["label"], "expect_refuse": hand["expect_refuse"], "label_reason": hand["reason"]}
+            if "replacements" in hand:
+                right.append(_replaced(before, hand["replacements"]))
+        elif all(text is None for text in before.values()) and all(
+            digest is None for digest in (row.get("after") or {}).values()
+        ):
+            # the corpus holds none of the files the reply edits (it keyed them by a misread
+            # path): nothing can be judged
+            row = {
+                **row,
+                "label": "no-oracle",
+                "expect_refuse": False,
+                "label_reason": "the corpus does not hold the edited file",
+            }
+        if row.get("after") is not None and row["label"] not in ("oracle-wrong", "no-oracle"):
             right.append({**before, **texts(row["after"])})
         for accepted in row.get("accepted") or ():
             candidate = {**before, **texts(accepted)}
