@@ -37,7 +37,7 @@ from nbedit.apply_pipeline import UNSET_LIVE_CLIENT, ApplyPipeline
 from nbedit.apply_result import ApplyResult  # re-exported: nbedit.workspace.ApplyResult
 from nbedit.background import Background
 from nbedit.engine import formats
-from nbedit.engine.match import DEFAULT_THRESHOLD
+from nbedit.engine.match.tiers import DEFAULT_THRESHOLD
 from nbedit.engine.models import Change, FileChange, Hunk, Plan, is_notebook_path
 from nbedit.engine.plan import DEFAULT_MAX_CELLS, DEFAULT_MAX_HUNKS, PlanOptions, plan_change
 from nbedit.engine.text import decode, fingerprint

@@ -14,13 +14,9 @@ from collections.abc import Sequence
 
 from nbedit._dataclass import replace
 from nbedit._gc import paused
-from nbedit.engine.match import (
-    FileIndex,
-    _exact_at_expected_line,
-    context_free,
-    locate,
-    removed_lines_unique,
-)
+from nbedit.engine.match.cascade import _exact_at_expected_line, locate
+from nbedit.engine.match.evidence import context_free, removed_lines_unique
+from nbedit.engine.match.tiers import FileIndex
 from nbedit.engine.models import (
     Change,
     FileChange,
