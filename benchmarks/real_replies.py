@@ -272,17 +272,36 @@ def _stratum(case: RealCase) -> tuple[str, str, str]:
     return (case.dialect, case.label if case.label != "oracle" else "oracle", str(exact.get("outcome")))
 
 
+# real replies recovered by a reading of issue 21 (``nbedit.engine.readings``), always in the sample:
+# elisions expanded, pasted line numbers dropped, one block given once per place, kept blank runs,
+# lines the reply's context skipped, a line the reply joined
+ALWAYS_SAMPLED = (
+    "aider-repo:9beebc366d:t1",
+    "aider-repo:d996fbe1c3:t1",
+    "aider-repo:d996fbe1c3:t1:old_new",
+    "aider-repo:f21857655e:t3",
+    "aider-repo:091bcaa1a2:t1",
+    "aider-repo:108abe4a49:t1",
+    "aider-repo:4bb043f5c0:t3",
+    "aider-repo:84421d8651:t1",
+    "aider-repo:cac627ae5f:t1",
+)
+
+
 def stratified_sample(cases: Sequence[RealCase], size: int = 80, seed: int = 21) -> list[RealCase]:
     """About ``size`` cases, every stratum (dialect x label x exact-baseline outcome) represented,
-    every labelled-by-hand case (not ``oracle``) kept, the rest in proportion."""
+    every case labelled by hand as nbedit-wrong, ambiguous or cosmetic kept, the cases in
+    ``ALWAYS_SAMPLED`` kept, the rest in proportion."""
     strata: dict[tuple[str, str, str], list[RealCase]] = defaultdict(list)
+    always = [case for case in cases if case.id in ALWAYS_SAMPLED]
     for case in cases:
-        strata[_stratum(case)].append(case)
+        if case.id not in ALWAYS_SAMPLED:
+            strata[_stratum(case)].append(case)
     rng = random.Random(seed)
-    chosen: list[RealCase] = []
+    chosen: list[RealCase] = list(always)
     for key in sorted(strata):
         members = sorted(strata[key], key=lambda case: case.id)
-        if key[1] in ("nbedit-wrong", "ambiguous", "cosmetic", "no-oracle"):
+        if key[1] in ("nbedit-wrong", "ambiguous", "cosmetic"):
             take = len(members)
         else:
             take = max(1, round(size * len(members) / len(cases)))
