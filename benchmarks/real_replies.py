@@ -115,7 +115,9 @@ def _read_by_hand(folder: Path) -> dict[str, dict]:
     return {key: entry for entry in entries for key in (entry["id"], entry["id"] + ":old_new")}
 
 
-def _replaced(before: dict[str, str | None], replacements: dict[str, list[list[str]]]) -> dict[str, str | None]:
+def _replaced(
+    before: dict[str, str | None], replacements: dict[str, list[list[str]]]
+) -> dict[str, str | None]:
     """``before`` with each (old, new) pair replaced; every old text must occur exactly once."""
     state = dict(before)
     for path, pairs in replacements.items():
@@ -128,9 +130,11 @@ def _replaced(before: dict[str, str | None], replacements: dict[str, list[list[s
     return state
 
 
-def load_cases(folder: Path = DATA) -> list[RealCase]:
+def load_cases(folder: Path = DATA, *, read_by_hand: bool = True) -> list[RealCase]:
+    """Every case; ``read_by_hand=False``: the corpus's own labels only (no ``read-by-hand.json``,
+    and cases whose files the corpus lacks keep their label)."""
     blobs = {row["sha256"]: row["text"] for row in _read_jsonl(folder / "blobs.jsonl.xz")}
-    by_hand = _read_by_hand(folder)
+    by_hand = _read_by_hand(folder) if read_by_hand else {}
 
     def texts(hashes: dict[str, str | None]) -> dict[str, str | None]:
         return {path: (None if digest is None else blobs[digest]) for path, digest in hashes.items()}
@@ -141,10 +145,15 @@ def load_cases(folder: Path = DATA) -> list[RealCase]:
         right: list[dict[str, str | None]] = []
         hand = by_hand.get(row["id"])
         if hand is not None:
-            row = {**row, "label": hand["label"], "expect_refuse": hand["expect_refuse"], "label_reason": hand["reason"]}
+            row = {
+                **row,
+                "label": hand["label"],
+                "expect_refuse": hand["expect_refuse"],
+                "label_reason": hand["reason"],
+            }
             if "replacements" in hand:
                 right.append(_replaced(before, hand["replacements"]))
-        elif all(text is None for text in before.values()) and all(
+        elif read_by_hand and all(text is None for text in before.values()) and all(
             digest is None for digest in (row.get("after") or {}).values()
         ):
             # the corpus holds none of the files the reply edits (it keyed them by a misread

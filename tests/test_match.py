@@ -219,7 +219,8 @@ def test_blank_lines_tier_keeps_the_files_run_where_the_change_keeps_it_untouche
     old = "import os\n\nclass A:\n    x = 1\n"
     (match,) = locate(FileIndex(text), lines_hunk(old, old.replace("x = 1", "x = 2")))
     assert match.tier is Tier.BLANK_LINES
-    assert text[: match.start] + match.replacement + text[match.end :] == "import os\n\n\nclass A:\n    x = 2\n"
+    after = text[: match.start] + match.replacement + text[match.end :]
+    assert after == "import os\n\n\nclass A:\n    x = 2\n"
 
 
 def test_blank_lines_tier_refuses_a_differing_run_next_to_an_insertion():

@@ -71,7 +71,10 @@ def refused(tmp_path: Path, name: str, text: str, change: str, error: type[Match
 
 
 def test_an_elision_line_stands_for_the_files_lines_between_its_neighbours(tmp_path: Path) -> None:
-    old = '        help="Specify the history file (default: .history)",\n    )\n    ...\n        help="Disable pretty output",\n'
+    old = (
+        '        help="Specify the history file (default: .history)",\n    )\n    ...\n'
+        '        help="Disable pretty output",\n'
+    )
     new = (
         '        help="Specify the history file (default: .history, env: HISTORY_FILE)",\n    )\n    ...\n'
         '        help="Disable pretty output (env: PRETTY)",\n'
@@ -85,11 +88,11 @@ def test_an_elision_line_stands_for_the_files_lines_between_its_neighbours(tmp_p
 
 def test_a_commented_elision_in_a_crlf_file_keeps_the_files_line_endings(tmp_path: Path) -> None:
     old = "def get_parser():\n    # ... existing code ...\n    return parser\n"
-    new = "def get_parser():\n    # ... existing code ...\n    parser.set_defaults(pretty=True)\n    return parser\n"
+    added = "    parser.set_defaults(pretty=True)\n"
+    new = "def get_parser():\n    # ... existing code ...\n" + added + "    return parser\n"
     after, _ = applied(tmp_path, "args.py", PARSER, reply("args.py", old, new), newline="\r\n")
-    assert after == PARSER.replace("    return parser\n", "    parser.set_defaults(pretty=True)\n    return parser\n").replace(
-        "\n", "\r\n"
-    )
+    wanted = PARSER.replace("    return parser\n", added + "    return parser\n")
+    assert after == wanted.replace("\n", "\r\n")
 
 
 def test_an_elision_whose_lines_after_it_occur_twice_is_refused_with_the_reason(tmp_path: Path) -> None:
@@ -102,11 +105,13 @@ def test_an_elision_whose_lines_after_it_occur_twice_is_refused_with_the_reason(
 def test_an_elision_in_the_old_text_only_is_never_matched_as_text(tmp_path: Path) -> None:
     old = "def get_parser():\n    ...\n    return parser\n"
     new = "def get_parser():\n    return build_parser()\n"
-    refused(tmp_path, "args.py", PARSER, reply("args.py", old, new), NoMatch)
+    message = refused(tmp_path, "args.py", PARSER, reply("args.py", old, new), NoMatch)
+    assert "its old text has an elision line ('...', line 2), which is never matched as text" in message
 
 
 def test_elided_lines_that_fit_two_places_are_ambiguous(tmp_path: Path) -> None:
-    text = "def a():\n    start()\n    step()\n    stop()\n\n\ndef b():\n    start()\n    other()\n    stop()\n"
+    text = "def a():\n    start()\n    step()\n    stop()\n\n\ndef b():\n"
+    text += "    start()\n    other()\n    stop()\n"
     old = "    start()\n    ...\n    stop()\n"
     new = "    start()\n    ...\n    stop(now=True)\n"
     message = refused(tmp_path, "m.py", text, reply("m.py", old, new), AmbiguousMatch)
@@ -159,7 +164,8 @@ def test_one_block_given_fewer_times_than_its_places_is_ambiguous(tmp_path: Path
 def test_a_context_line_the_reply_left_out_stays_where_it_is(tmp_path: Path) -> None:
     text = (
         "def undo(self):\n    last = self.repo.head.commit\n    dump(last)\n"
-        "    changed = {item.a_path for item in last.diff(None)}\n    dirty = self.dirty()\n    return changed & dirty\n"
+        "    changed = {item.a_path for item in last.diff(None)}\n"
+        "    dirty = self.dirty()\n    return changed & dirty\n"
     )
     old = (
         "def undo(self):\n    last = self.repo.head.commit\n"
@@ -182,7 +188,10 @@ def test_lines_added_where_the_reply_skipped_file_lines_are_refused(tmp_path: Pa
 
 
 def test_a_call_the_reply_joined_into_one_line_is_replaced_whole(tmp_path: Path) -> None:
-    text = 'if interrupted:\n    console.print(\n        "[red]Unable to get a message. Try again."\n    )\n    return\n'
+    text = (
+        'if interrupted:\n    console.print(\n        "[red]Unable to get a message. Try again."\n'
+        "    )\n    return\n"
+    )
     old = '    console.print("[red]Unable to get a message. Try again.")\n'
     new = '    io.tool_error("Unable to get a message. Try again.")\n'
     after, tiers = applied(tmp_path, "c.py", text, reply("c.py", old, new))

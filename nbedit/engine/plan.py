@@ -29,7 +29,7 @@ from nbedit.engine.models import (
     decoded_when_read,
     is_notebook_path,
 )
-from nbedit.engine.readings import locate_as_meant, occurrences, repeats_of
+from nbedit.engine.readings import elision_noted, locate_as_meant, once_per_place
 from nbedit.engine.source import FileSource  # moved; still importable from here
 from nbedit.engine.text import UTF8, Codec, canonical_encoding, decode, encode, fingerprint
 from nbedit.engine.text_edit import (  # moved; still importable from here
@@ -345,7 +345,7 @@ def _locate_reading(
             meant = locate_as_meant(index, hunk, options.match, region, path)
             if meant is not None:
                 return meant
-            raise _divider_noted(error, hunk) from None
+            raise elision_noted(_divider_noted(error, hunk), hunk) from None
     readings = [replace(hunk, alternatives=())]
     readings += [
         replace(hunk, old=old, new=new, alternatives=(), at_end=not old, changed_lines=None)
@@ -419,7 +419,7 @@ def _edit_in_order(
     tiers: list[str] = []
     skipped: list[int] = []
     changed = 0
-    repeated: set[int] = set()  # blocks done with an earlier identical one (``_once_per_place``)
+    repeated: set[int] = set()  # blocks done with an earlier identical one (``once_per_place``)
     repeat_notes: list[str] = []
     for number, hunk in enumerate(hunks):
         if number in repeated:
@@ -427,11 +427,11 @@ def _edit_in_order(
         try:
             step = edit_text(current, [hunk], options, path=path, region=(low, high))
         except AmbiguousMatch as error:
-            step, also = _once_per_place(current, hunks, number, options, path, (low, high), error)
+            step, also = once_per_place(edit_text, current, hunks, number, options, path, (low, high), error)
             repeated.update(also)
             repeat_notes.append(
-                f"blocks {', '.join(str(n + 1) for n in (number, *also))} are one block given once for each of "
-                f"the {len(also) + 1} places its old text occurs: each place was changed once"
+                f"blocks {', '.join(str(n + 1) for n in (number, *also))} are one block given once for "
+                f"each of the {len(also) + 1} places its old text occurs: each place was changed once"
             )
         if step.already_applied:
             skipped.append(number + 1)
@@ -459,36 +459,12 @@ def _edit_in_order(
         f"(match tiers: {', '.join(tiers)})"
     )
     if repeat_notes:
-        note = f"the blocks were applied in order and are shown as one change (match tiers: {', '.join(tiers)})"
+        note = (
+            "the blocks were applied in order and are shown as one change "
+            f"(match tiers: {', '.join(tiers)})"
+        )
     lenient = any(Tier(tier) not in STRUCTURE_KEEPING for tier in tiers)
     return TextEdit(current, (), False, (*repeat_notes, note), lenient=lenient)
-
-
-def _once_per_place(
-    text: str,
-    hunks: Sequence[Hunk],
-    number: int,
-    options: PlanOptions,
-    path: str,
-    region: tuple[int, int],
-    error: AmbiguousMatch,
-) -> tuple[TextEdit, list[int]]:
-    """The same block given once for each place its old text occurs: every place, once.
-
-    A reply that repeats one SEARCH/REPLACE block k times, where its old text occurs exactly
-    k times (exactly, whole lines), means each of them: applying the blocks one after another
-    would change the first place, then the next, in any order to the same result. Any other
-    count is the ambiguity it looks like (re-raised).
-    """
-    hunk = hunks[number]
-    later = repeats_of(hunks, number)
-    places = occurrences(text, hunk.old, region) if later and hunk.old not in hunk.new else 0
-    if places != len(later) + 1:
-        raise error
-    every = edit_text(text, [replace(hunk, replace_all=True)], options, path=path, region=region)
-    if len(every.hunks) != places or any(item.tier is not Tier.EXACT for item in every.hunks):
-        raise error
-    return every, later
 
 
 def _check_overlaps(located: Sequence[LocatedHunk], path: str) -> None:

@@ -37,10 +37,25 @@ from nbedit.errors import AmbiguousMatch, NoMatch
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from nbedit.engine.text_edit import PlanOptions, TextEdit
     from nbedit.engine.match import FileIndex
     from nbedit.engine.match import MatchOptions as _Options
 
-__all__ = ["elision_lines", "expand_elisions", "locate_as_meant", "occurrences", "read_as_meant", "repeats_of", "strip_line_numbers"]
+__all__ = [
+    "elision_lines",
+    "elision_noted",
+    "expand_elisions",
+    "fill_skipped_context",
+    "locate_as_meant",
+    "occurrences",
+    "once_per_place",
+    "read_as_meant",
+    "rejoined",
+    "repeats_of",
+    "strip_line_numbers",
+]
 
 # an elision: "...", "…", optionally inside a comment, optionally with words after the dots
 # ("# ... existing code ...", "// ... rest of the function", "<!-- ... -->", "/* ... */")
@@ -95,7 +110,11 @@ def _places(file_lines: Sequence[str], part: Sequence[str], first: int, last: in
     """Line numbers in ``[first, last)`` where ``part`` starts (lines compared without trailing blanks)."""
     end = last - len(part) + 1
     head = part[0].rstrip()
-    return [start for start in range(first, max(first, end)) if file_lines[start].rstrip() == head and _at(file_lines, part, start)]
+    return [
+        start
+        for start in range(first, max(first, end))
+        if file_lines[start].rstrip() == head and _at(file_lines, part, start)
+    ]
 
 
 def expand_elisions(text: str, hunk: Hunk, region: tuple[int, int], path: str | None) -> Hunk | None:
@@ -145,20 +164,24 @@ def expand_elisions(text: str, hunk: Hunk, region: tuple[int, int], path: str | 
     for start in _places(file_lines, old_parts[0], 0, len(file_lines)):
         chain = [(start, start + len(old_parts[0]))]
         for part in old_parts[1:]:
-            after = _places(file_lines, part, chain[-1][1] + 1, len(file_lines))  # an elision stands for >= 1 line
+            # an elision stands for one line at least
+            after = _places(file_lines, part, chain[-1][1] + 1, len(file_lines))
             if not after:
                 break
             if len(after) > 1:
                 raise AmbiguousMatch(
                     f"{path or 'file'}: the old text has an elision line ('...') followed by "
-                    f"{_quoted(part[0])}, which occurs {len(after)} times after the lines before the elision; "
+                    f"{_quoted(part[0])}, which occurs {len(after)} times after the lines before the "
+                    "elision; "
                     "nbedit will not guess how far the elision reaches",
                     path=path,
                     locations=[(_file_line(text, region, n), 1) for n in after],
                     tier="reading",
                     detail=(
-                        "found at lines " + ", ".join(str(_file_line(text, region, n)) for n in after[:5]) + "\n"
-                        "copy the elided lines from the file, or add a line after the elision that occurs once"
+                        "found at lines "
+                        + ", ".join(str(_file_line(text, region, n)) for n in after[:5])
+                        + "\ncopy the elided lines from the file, or add a line after the elision "
+                        "that occurs once"
                     ),
                 )
             chain.append((after[0], after[0] + len(part)))
@@ -228,6 +251,23 @@ def locate_as_meant(
     ]
 
 
+def elision_noted(error: NoMatch, hunk: Hunk) -> NoMatch:
+    """``error``, saying so when the old text that was not found has an elision line."""
+    lines = elision_lines(hunk.old)
+    if not lines:
+        return error
+    first, _, rest = str(error).partition("\n")
+    if "closest candidates" not in rest:
+        rest = ""
+    shown = repr(_lines(hunk.old)[0][lines[0]].strip())
+    note = (
+        f"its old text has an elision line ({shown}, line {lines[0] + 1}), which is never matched as text: "
+        "nbedit expands one only when the new text has it at the same place and the lines around it "
+        "are in the file, in one place; otherwise copy the elided lines from the file"
+    )
+    return NoMatch(f"{first}\n{note}", path=error.path, candidates=error.candidates)
+
+
 def _how(hunk: Hunk, reading: Hunk) -> str:
     if elision_lines(hunk.old) and not elision_lines(reading.old):
         return "its elision lines ('...') stand for the file's lines between the lines around them"
@@ -287,7 +327,9 @@ def rejoined(text: str, hunk: Hunk, region: tuple[int, int], path: str | None) -
     first = _squashed(old_lines[0])
     for start, line in enumerate(file_lines):
         piece = _squashed(line)
-        if piece == "\n" or not (wanted.startswith(piece) or first.startswith(piece)) or not line.startswith(indent):
+        if piece == "\n" or not (wanted.startswith(piece) or first.startswith(piece)):
+            continue
+        if not line.startswith(indent):
             continue
         if line[len(indent) : len(indent) + 1].isspace():
             continue
@@ -434,7 +476,9 @@ def _gap_boundaries(opcodes: Sequence[tuple[str, int, int, int, int]], count: in
     return allowed
 
 
-def _skipping(file_lines: Sequence[str], old_lines: Sequence[str], start: int, allowed: set[int]) -> list[int] | None:
+def _skipping(
+    file_lines: Sequence[str], old_lines: Sequence[str], start: int, allowed: set[int]
+) -> list[int] | None:
     """File line of each old line from ``start``, skipping up to ``MAX_SKIPPED_RUN`` non-blank-only runs."""
     place = [start]
     cursor = start
@@ -523,9 +567,40 @@ def occurrences(text: str, old: str, region: tuple[int, int]) -> int:
     count = 0
     position = text.find(old, low, high)
     while position != -1:
-        if (position == 0 or text[position - 1] == "\n") and (old.endswith("\n") or position + len(old) == len(text) or text[position + len(old)] in "\r\n"):
+        end = position + len(old)
+        starts_line = position == 0 or text[position - 1] == "\n"
+        if starts_line and (old.endswith("\n") or end == len(text) or text[end] in "\r\n"):
             count += 1
             position = text.find(old, position + len(old), high)
         else:
             position = text.find(old, position + 1, high)
     return count
+
+
+def once_per_place(
+    edit: Callable[..., TextEdit],
+    text: str,
+    hunks: Sequence[Hunk],
+    number: int,
+    options: PlanOptions,
+    path: str,
+    region: tuple[int, int],
+    error: AmbiguousMatch,
+) -> tuple[TextEdit, list[int]]:
+    """The same block given once for each place its old text occurs: every place, once.
+
+    A reply that repeats one SEARCH/REPLACE block k times, where its old text occurs exactly
+    k times (exactly, whole lines), means each of them: applying the blocks one after another
+    changes one place each, in any order to the same result. Any other count is the ambiguity
+    it looks like (``error`` is raised). ``edit`` is the planner's ``edit_text``; the later
+    identical blocks are returned so the planner skips them.
+    """
+    hunk = hunks[number]
+    later = repeats_of(hunks, number)
+    places = occurrences(text, hunk.old, region) if later and hunk.old not in hunk.new else 0
+    if places != len(later) + 1:
+        raise error
+    every = edit(text, [replace(hunk, replace_all=True)], options, path=path, region=region)
+    if len(every.hunks) != places or any(item.tier is not Tier.EXACT for item in every.hunks):
+        raise error
+    return every, later

@@ -157,7 +157,9 @@ def _with_file_blank_runs(
                 run = range(number, number + old_run) if old_run else range(number - 1, number + 1)
                 if any(step in kept for step in run):
                     around = range(number - 1, number + old_run + 1)  # the run and a kept line each side
-                    if not all(step in kept and kept[step] - kept[around[0]] == step - around[0] for step in around):
+                    if not all(
+                        step in kept and kept[step] - kept[around[0]] == step - around[0] for step in around
+                    ):
                         return None
                     new_runs.append((kept[number - 1] + 1, old_run, file_run))
             if old_run:
