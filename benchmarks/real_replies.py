@@ -294,6 +294,11 @@ ALWAYS_SAMPLED = (
     "aider-repo:4bb043f5c0:t3",
     "aider-repo:84421d8651:t1",
     "aider-repo:cac627ae5f:t1",
+    "aider-repo:695299be3d:t0",
+    "aider-repo:743179a4bd:t13",
+    "aider-repo:fca8ea3c21:t1",
+    "aider-repo:4dee2ab2f4:t1",
+    "aider-repo:bd1c8b625d:t3",
 )
 
 
