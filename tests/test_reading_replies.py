@@ -205,3 +205,14 @@ def test_a_joined_line_the_change_keeps_is_refused(tmp_path: Path) -> None:
     old = "result = compute(first, second)\nshow(result)\n"
     new = "result = compute(first, second)\nshow(result)\nsave(result)\n"
     refused(tmp_path, "c.py", text, reply("c.py", old, new), NoMatch)
+
+
+# ------------------------------------------------------------------ blank lines next to added lines
+
+
+def test_lines_added_next_to_a_blank_run_of_another_length_are_refused_saying_so(tmp_path: Path) -> None:
+    text = "import sys\n\nimport httpx\nfrom bs4 import BeautifulSoup\n"
+    change = "--- scrape.py\n+++ scrape.py\n@@ ... @@\n import sys\n+import pypandoc\n import httpx\n"
+    message = refused(tmp_path, "scrape.py", text, change, NoMatch)
+    assert "with 1 blank line after line 1 where the old text has 0" in message
+    assert "copy the blank lines from the file" in message

@@ -23,7 +23,7 @@ from nbedit.engine.match.cascade import _exact_at_expected_line, locate
 from nbedit.engine.match.evidence import context_free, removed_lines_unique
 from nbedit.engine.match.tiers import FileIndex
 from nbedit.engine.models import Hunk, LocatedHunk, Match, Tier
-from nbedit.engine.readings import elision_noted, locate_as_meant, once_per_place
+from nbedit.engine.readings import blank_runs_noted, elision_noted, locate_as_meant, once_per_place
 from nbedit.engine.text_edit import STRUCTURE_KEEPING, PlanOptions, TextEdit, splice
 from nbedit.errors import AmbiguousMatch, MatchError, NbeditError, NoMatch, OverlappingHunks, PartlyApplied
 
@@ -236,7 +236,8 @@ def _locate_reading(
             meant = locate_as_meant(index, hunk, options.match, region, path)
             if meant is not None:
                 return meant
-            raise elision_noted(_divider_noted(error, hunk), hunk) from None
+            noted = elision_noted(_divider_noted(error, hunk), hunk)
+            raise blank_runs_noted(noted, hunk, index.text, region) from None
     readings = [replace(hunk, alternatives=())]
     readings += [
         replace(hunk, old=old, new=new, alternatives=(), at_end=not old, changed_lines=None)

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "elision_lines",
+    "blank_runs_noted",
     "elision_noted",
     "expand_elisions",
     "fill_skipped_context",
@@ -122,9 +123,9 @@ def expand_elisions(text: str, hunk: Hunk, region: tuple[int, int], path: str | 
 
     None when the hunk has no elision line, when old and new do not carry the same number of
     them, or when the lines around them are not in the file (the caller's NoMatch stands, with
-    a note). Raises ``AmbiguousMatch`` when they fit the file in more than one way, and
-    ``NoMatch`` when a line after an elision occurs more than once after the lines before it
-    (the elision's reach is then a guess).
+    a note). Raises ``AmbiguousMatch`` when they fit the file in more than one way, or when a
+    line after an elision occurs more than once after the lines before it (the elision's reach
+    would be a guess).
     """
     old_lines, old_final = _lines(hunk.old)
     new_lines, new_final = _lines(hunk.new)
@@ -264,6 +265,53 @@ def elision_noted(error: NoMatch, hunk: Hunk) -> NoMatch:
         f"its old text has an elision line ({shown}, line {lines[0] + 1}), which is never matched as text: "
         "nbedit expands one only when the new text has it at the same place and the lines around it "
         "are in the file, in one place; otherwise copy the elided lines from the file"
+    )
+    return NoMatch(f"{first}\n{note}", path=error.path, candidates=error.candidates)
+
+
+def blank_runs_noted(error: NoMatch, hunk: Hunk, text: str, region: tuple[int, int]) -> NoMatch:
+    """``error``, saying so when the old text's lines are in the file once with other blank-line runs.
+
+    The blank-lines tier refuses such a place when the change adds lines next to a run the
+    file has at another length (above or below the file's blank lines is not said); the
+    closest candidates of the fuzzy tier would not tell that.
+    """
+    old_lines, _ = _lines(hunk.old)
+    wanted = [(number, line.strip()) for number, line in enumerate(old_lines) if line.strip()]
+    if len(wanted) < 2 or len(wanted) == len(old_lines) and "\n\n" not in text[region[0] : region[1]]:
+        return error
+    file_lines = _region_lines(text, region)
+    places = []
+    for start, line in enumerate(file_lines):
+        if line.strip() != wanted[0][1]:
+            continue
+        matched, cursor = [start], start
+        for _, expected in wanted[1:]:
+            cursor += 1
+            while cursor < len(file_lines) and not file_lines[cursor].strip():
+                cursor += 1
+            if cursor >= len(file_lines) or file_lines[cursor].strip() != expected:
+                break
+            matched.append(cursor)
+        else:
+            places.append(matched)
+    if len(places) != 1:
+        return error
+    matched = places[0]
+    for position in range(1, len(wanted)):
+        theirs = matched[position] - matched[position - 1] - 1
+        ours = wanted[position][0] - wanted[position - 1][0] - 1
+        if theirs != ours:
+            break
+    else:
+        return error
+    after = _file_line(text, region, matched[position - 1])
+    first, _, _ = str(error).partition("\n")
+    note = (
+        f"its lines are in the file at line {_file_line(text, region, matched[0])}, but with {theirs} blank "
+        f"line{'s' if theirs != 1 else ''} after line {after} where the old text has {ours}, next to lines "
+        "the change adds or removes: on which side of the file's blank lines they go is not said; copy the "
+        "blank lines from the file into the old and new text"
     )
     return NoMatch(f"{first}\n{note}", path=error.path, candidates=error.candidates)
 
