@@ -63,6 +63,7 @@ CHANGE_PATH: tuple[tuple[str, tuple[str, ...]], ...] = (
             "nbedit.engine.exact_run",
             "nbedit.engine.text_edit",
             "nbedit.engine.readings",  # a reply's old text read as meant, then located again
+            "nbedit.engine.reading_lines",
         ),
     ),
     ("locate", ("nbedit.engine.match", "nbedit.engine.match.*")),

@@ -319,7 +319,9 @@ def _edit_in_order(
         try:
             step = edit_text(current, [hunk], options, path=path, region=(low, high))
         except AmbiguousMatch as error:
-            step, also = once_per_place(edit_text, current, hunks, number, options, path, (low, high), error)
+            step, also = once_per_place(
+                edit_text, current, hunks, number, options, path, (low, high), error
+            )
             repeated.update(also)
             repeat_notes.append(
                 f"blocks {', '.join(str(n + 1) for n in (number, *also))} are one block given once for "
