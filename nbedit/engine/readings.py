@@ -194,6 +194,9 @@ def expand_elisions(text: str, hunk: Hunk, region: tuple[int, int], path: str | 
         )
     chain = chains[0]
     gaps = [file_lines[chain[n][1] : chain[n + 1][0]] for n in range(len(chain) - 1)]
+    marks = {old_lines[number].strip() for number in old_elisions}
+    if any(line.strip() in marks for gap in gaps for line in gap):
+        return None  # the "elision" is the file's own text there (a doctest's "...", a stub body)
     expanded_old: list[str] = []
     expanded_new: list[str] = []
     for number, (old_part, new_part) in enumerate(zip(old_parts, new_parts, strict=True)):
