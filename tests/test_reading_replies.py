@@ -199,6 +199,23 @@ def test_a_call_the_reply_joined_into_one_line_is_replaced_whole(tmp_path: Path)
     assert tiers == [Tier.READING]
 
 
+def test_a_joined_line_the_change_keeps_is_refused_even_when_its_text_stands_below(tmp_path: Path) -> None:
+    """The kept joined line's text also stands, unsplit, further down: that is no licence to rewrite
+    the split one above (found by ``benchmarks/bench_readings.py`` on the email package)."""
+    text = (
+        "            if last_charset is not None:\n                chunks.append((SPACE.join(last_chunk),\n"
+        "                    last_charset))\n            last_chunk = [string]\n        if last_chunk:\n"
+        "            chunks.append((SPACE.join(last_chunk), last_charset))\n        self._chunks = chunks\n"
+    )
+    old = (
+        "                chunks.append((SPACE.join(last_chunk), last_charset))\n"
+        "            last_chunk = [string]\n        if last_chunk:\n"
+        "            chunks.append((SPACE.join(last_chunk), last_charset))\n"
+    )
+    new = old[: -len("\n")] + "  # changed\n"
+    refused(tmp_path, "c.py", text, reply("c.py", old, new), NoMatch)
+
+
 def test_a_joined_line_the_change_keeps_is_refused(tmp_path: Path) -> None:
     """Writing the reply's joined line would change a line the reply did not mean to change."""
     text = "result = compute(\n    first,\n    second,\n)\nshow(result)\n"

@@ -90,10 +90,18 @@ def rejoined(text: str, hunk: Hunk, region: tuple[int, int], path: str | None) -
             tier="reading",
         )
     start, end = places[0]
-    there = [line.strip() for line in file_lines[start:end]]
-    kept = _kept_map(align(old_lines, new_lines))
-    if any(old_lines[number].strip() not in there for number in kept if old_lines[number].strip()):
+    groups = _line_groups(old_lines, file_lines[start:end])
+    if groups is None:
         return None
+    kept = _kept_map(align(old_lines, new_lines))
+    for old_span, file_span in groups:
+        if not any(number in kept for number in old_span):
+            continue
+        # a kept line must be the file's line as it is: the new text writes it as the reply has it
+        if len(old_span) != 1 or len(file_span) != 1:
+            return None
+        if old_lines[old_span[0]].rstrip() != file_lines[start + file_span[0]].rstrip():
+            return None
     return replace(
         hunk,
         old=_joined(file_lines[start:end], old_final or end < len(file_lines)),
@@ -101,6 +109,35 @@ def rejoined(text: str, hunk: Hunk, region: tuple[int, int], path: str | None) -
         alternatives=(),
         start_line=None,
     )
+
+
+def _line_groups(old_lines: Sequence[str], file_lines: Sequence[str]) -> list[tuple[range, range]] | None:
+    """Pair runs of old lines with runs of file lines that are the same text, whitespace aside.
+
+    Each pair is as short as it can be: one old line with one file line where they match, a
+    joined line with the file lines it joins, and so on. None if the texts part ways.
+    """
+    groups: list[tuple[range, range]] = []
+    old_at = file_at = 0
+    while old_at < len(old_lines) and file_at < len(file_lines):
+        old_first, file_first = old_at, file_at
+        ours, theirs = _squashed(old_lines[old_at]), _squashed(file_lines[file_at])
+        while ours != theirs:
+            if len(ours) < len(theirs):
+                old_at += 1
+                if old_at >= len(old_lines) or not theirs.startswith(ours):
+                    return None
+                ours += _squashed(old_lines[old_at])
+            else:
+                file_at += 1
+                if file_at >= len(file_lines) or not ours.startswith(theirs):
+                    return None
+                theirs += _squashed(file_lines[file_at])
+        groups.append((range(old_first, old_at + 1), range(file_first, file_at + 1)))
+        old_at, file_at = old_at + 1, file_at + 1
+    if old_at != len(old_lines) or file_at != len(file_lines):
+        return None
+    return groups
 
 
 # a skipped run of file lines: at most this many lines, and this many runs per non-blank old lines
