@@ -1,6 +1,6 @@
 """The readings of issue 21 (``nbedit.engine.readings``) on made replies over real modules: never wrong.
 
-``python -m benchmarks.bench_readings`` (about a minute and a half): windows of 6-10 lines of the standard
+``python -m benchmarks.bench_readings`` (about two minutes on a loaded machine): windows of 6-10 lines of the standard
 library's json, email, logging, http and urllib packages (as installed), each edited by one
 changed line, and the reply's old text made the way real replies get it wrong:
 
