@@ -58,7 +58,13 @@ CHANGE_PATH: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("plan", ("nbedit.engine.plan", "nbedit.engine.syntax_guard", "nbedit.engine.notebook.planning")),
     (
         "locate every hunk",
-        ("nbedit.engine.locate_hunks", "nbedit.engine.exact_run", "nbedit.engine.text_edit"),
+        (
+            "nbedit.engine.locate_hunks",
+            "nbedit.engine.exact_run",
+            "nbedit.engine.text_edit",
+            "nbedit.engine.readings",  # a reply's old text read as meant, then located again
+            "nbedit.engine.reading_lines",
+        ),
     ),
     ("locate", ("nbedit.engine.match", "nbedit.engine.match.*")),
     ("build what is written", ("nbedit.engine.transport",)),

@@ -23,6 +23,7 @@ from nbedit.engine.match.cascade import _exact_at_expected_line, locate
 from nbedit.engine.match.evidence import context_free, removed_lines_unique
 from nbedit.engine.match.tiers import FileIndex
 from nbedit.engine.models import Hunk, LocatedHunk, Match, Tier
+from nbedit.engine.readings import blank_runs_noted, elision_noted, locate_as_meant, once_per_place
 from nbedit.engine.text_edit import STRUCTURE_KEEPING, PlanOptions, TextEdit, splice
 from nbedit.errors import AmbiguousMatch, MatchError, NbeditError, NoMatch, OverlappingHunks, PartlyApplied
 
@@ -232,7 +233,11 @@ def _locate_reading(
                 cursor=cursor,
             )
         except NoMatch as error:
-            raise _divider_noted(error, hunk) from None
+            meant = locate_as_meant(index, hunk, options.match, region, path)
+            if meant is not None:
+                return meant
+            noted = elision_noted(_divider_noted(error, hunk), hunk)
+            raise blank_runs_noted(noted, hunk, index.text, region) from None
     readings = [replace(hunk, alternatives=())]
     readings += [
         replace(hunk, old=old, new=new, alternatives=(), at_end=not old, changed_lines=None)
@@ -306,8 +311,22 @@ def _edit_in_order(
     tiers: list[str] = []
     skipped: list[int] = []
     changed = 0
+    repeated: set[int] = set()  # blocks done with an earlier identical one (``once_per_place``)
+    repeat_notes: list[str] = []
     for number, hunk in enumerate(hunks):
-        step = edit_text(current, [hunk], options, path=path, region=(low, high))
+        if number in repeated:
+            continue
+        try:
+            step = edit_text(current, [hunk], options, path=path, region=(low, high))
+        except AmbiguousMatch as error:
+            step, also = once_per_place(
+                edit_text, current, hunks, number, options, path, (low, high), error
+            )
+            repeated.update(also)
+            repeat_notes.append(
+                f"blocks {', '.join(str(n + 1) for n in (number, *also))} are one block given once for "
+                f"each of the {len(also) + 1} places its old text occurs: each place was changed once"
+            )
         if step.already_applied:
             skipped.append(number + 1)
             continue
@@ -333,8 +352,13 @@ def _edit_in_order(
         "its blocks build on each other, so they were applied in order and are shown as one change "
         f"(match tiers: {', '.join(tiers)})"
     )
+    if repeat_notes:
+        note = (
+            "the blocks were applied in order and are shown as one change "
+            f"(match tiers: {', '.join(tiers)})"
+        )
     lenient = any(Tier(tier) not in STRUCTURE_KEEPING for tier in tiers)
-    return TextEdit(current, (), False, (note,), lenient=lenient)
+    return TextEdit(current, (), False, (*repeat_notes, note), lenient=lenient)
 
 
 def _check_overlaps(located: Sequence[LocatedHunk], path: str) -> None:

@@ -125,25 +125,29 @@ def _with_file_blank_runs(
 ) -> Hunk | None:
     """``hunk`` whose old text has the file's run of blank lines between its non-blank lines.
 
-    Only a run the change removes or replaces may differ: its lines are the file's, and
-    they go with the change. A differing run that old and new both keep, or that sits
-    between two kept lines, is refused (None): the result would hold the file's blank
-    lines or the reply's, and the reply does not say which (real replies lose blank lines
-    to the commit messages that carry them, and gain them from the model).
+    A run the change removes or replaces may differ: its lines are the file's, and they go
+    with the change. A differing run the change keeps whole, between two lines it keeps,
+    with nothing added or removed next to it, is the file's in both texts: the result holds
+    the file's blank lines there, as before the change (the reply did not touch that run).
+    Any other differing run is refused (None): something is added or removed next to it, and
+    the result would hold the file's blank lines or the reply's, on one side of the change or
+    the other, and the reply does not say which (real replies lose blank lines to the commit
+    messages that carry them, and gain them from the model).
     """
     from nbedit.engine.transport import split_change_lines
 
-    new_lines, _ = split_change_lines(hunk.new)
+    new_lines, new_final = split_change_lines(hunk.new)
     runs: dict[int, tuple[int, int]] = {}  # old line where a run starts -> (its length, the file's)
     for position in range(1, len(wanted)):
         previous = wanted[position - 1][0]
         file_run = matched[position] - matched[position - 1] - 1
         runs[previous + 1] = (wanted[position][0] - previous - 1, file_run)
-    kept: set[int] = set()  # old lines new keeps
-    for tag, old_first, old_last, _, _ in align(old_lines, new_lines):
+    kept: dict[int, int] = {}  # old line new keeps -> its line in new
+    for tag, old_first, old_last, new_first, _ in align(old_lines, new_lines):
         if tag == "equal":
-            kept.update(range(old_first, old_last))
+            kept.update(zip(range(old_first, old_last), range(new_first, new_first + old_last - old_first)))
     old_out: list[str] = []
+    new_runs: list[tuple[int, int, int]] = []  # (new line where a kept run starts, its length, the file's)
     number = 0
     while number < len(old_lines):
         if number in runs:
@@ -152,7 +156,12 @@ def _with_file_blank_runs(
             if file_run != old_run:
                 run = range(number, number + old_run) if old_run else range(number - 1, number + 1)
                 if any(step in kept for step in run):
-                    return None
+                    around = range(number - 1, number + old_run + 1)  # the run and a kept line each side
+                    if not all(
+                        step in kept and kept[step] - kept[around[0]] == step - around[0] for step in around
+                    ):
+                        return None
+                    new_runs.append((kept[number - 1] + 1, old_run, file_run))
             if old_run:
                 number += old_run
                 continue
@@ -161,4 +170,9 @@ def _with_file_blank_runs(
     old_text = "\n".join(old_out) + ("\n" if old_final else "")
     if old_text == hunk.old:
         return None
-    return replace(hunk, old=old_text, start_line=None, changed_lines=None, alternatives=())
+    if not new_runs:
+        return replace(hunk, old=old_text, start_line=None, changed_lines=None, alternatives=())
+    for start, length, file_run in reversed(new_runs):
+        new_lines[start : start + length] = [""] * file_run
+    new_text = "\n".join(new_lines) + ("\n" if new_final else "")
+    return replace(hunk, old=old_text, new=new_text, start_line=None, changed_lines=None, alternatives=())
