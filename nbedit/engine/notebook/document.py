@@ -27,6 +27,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
 from nbedit._dataclass import dataclass, field
@@ -37,16 +38,14 @@ from nbedit.engine.notebook.cells import (  # the values; importable from here t
     NotebookEdit,
     checked_cell_type,
 )
-from nbedit.engine.notebook.layout import Layout, detect_style
+from nbedit.engine.notebook.layout import Layout, Member, detect_style
 from nbedit.engine.notebook.legacy import (
     LEGACY_VERSIONS,
     LegacyCells,
-    flat_layout,
     legacy_edit,
     read_legacy_cells,
 )
 from nbedit.engine.notebook.scan import (
-    CellScan,
     DuplicateCells,
     JsonSyntaxError,
     TooManyCells,
@@ -54,6 +53,7 @@ from nbedit.engine.notebook.scan import (
     scan_notebook,
     scan_worksheets,
 )
+from nbedit.engine.notebook.table import BAD_VALUE, NOT_AN_OBJECT, CellTable, NotebookCells
 from nbedit.engine.notebook.validate import (
     already_invalid_note,
     is_source_only,
@@ -63,9 +63,10 @@ from nbedit.engine.notebook.validate import (
 from nbedit.engine.notebook.view import (
     CELL_TYPES,
     CellSpan,
+    CellSpans,
     ViewCell,
     parse_view,
-    render_view,
+    render_columns,
     shown_type,
 )
 from nbedit.engine.notebook.write import (
@@ -95,34 +96,25 @@ def _fresh_id() -> str:
     return uuid.uuid4().hex[:8]
 
 
-def _join_source(value: Any) -> str | None:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        try:
-            return "".join(value)  # raises unless every line is a string
-        except TypeError:
-            return None
-    return None
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class NotebookDocument:
     """A scanned notebook: its bytes, where each cell is in them, and the cell view.
 
     ``top`` holds the top-level members other than ``cells``; ``problems`` what
     ``validate.structure_problems`` found. Nothing here is mutated after ``parse``.
+    The cells are kept column by column (``table``); ``cells`` and ``spans`` make a
+    ``NotebookCell`` or a ``CellSpan`` when one is asked for.
     """
 
     path: str
     data: bytes = field(repr=False)
     layout: Layout = field(repr=False)
     top: dict[str, Any] = field(repr=False)
-    cells: tuple[NotebookCell, ...]
-    cell_scans: tuple[CellScan, ...] = field(repr=False)
+    cells: NotebookCells
+    table: CellTable = field(repr=False)
     view: str = field(repr=False)
-    spans: tuple[CellSpan, ...] = field(repr=False)
-    marker_starts: tuple[int, ...] = field(repr=False)
+    spans: CellSpans = field(repr=False)
+    marker_starts: Sequence[int] = field(repr=False)
     nbformat_minor: int
     body_start: int = 0  # 3 when the file starts with a UTF-8 byte-order mark
     problems: tuple[str, ...] = ()
@@ -219,21 +211,22 @@ class NotebookDocument:
             raise NotebookError(
                 f"{path}: has no 'cells' list, so it is not a valid notebook; {_UNCHANGED}", path=path
             )
-        cells = tuple(_read_cell(path, index, scan) for index, scan in enumerate(scanned.cells))
-        view, spans, marker_starts = render_view([(cell.cell_type, cell.source, cell.id) for cell in cells])
+        table = scanned.cells
+        _check_cells(path, data, table)
+        view, marker_starts, body_starts = render_columns(table.types, table.sources, table.ids)  # type: ignore[arg-type]
         return cls(
             path,
             data,
             scanned.layout,
             notebook,
-            cells,
-            tuple(scanned.cells),
+            NotebookCells(table),
+            table,
             view,
-            spans,
+            CellSpans(marker_starts, body_starts, len(view), table.types, table.ids),
             marker_starts,
             minor,
             body_start,
-            structure_problems(notebook, scanned.cells),
+            structure_problems(notebook, table, data),
         )
 
     @classmethod
@@ -248,18 +241,18 @@ class NotebookDocument:
         minor: int,
     ) -> NotebookDocument:
         """An nbformat 2 or 3 notebook: the cells of its worksheets, edited in place (``legacy``)."""
-        top_layout, cell_scans = scan_worksheets(data, body_start, is_ascii=is_ascii)
-        cells, legacy = read_legacy_cells(path, data, cell_scans, major)
-        view, spans, marker_starts = render_view([(cell.cell_type, cell.source, cell.id) for cell in cells])
+        layout, table = scan_worksheets(data, body_start, is_ascii=is_ascii)
+        legacy = read_legacy_cells(path, data, table, major)
+        view, marker_starts, body_starts = render_columns(table.types, table.sources, table.ids)  # type: ignore[arg-type]
         return cls(
             path,
             data,
-            flat_layout(top_layout, cell_scans),
+            layout,
             top,
-            tuple(cells),
-            tuple(cell_scans),
+            NotebookCells(table),
+            table,
             view,
-            spans,
+            CellSpans(marker_starts, body_starts, len(view), table.types, table.ids),
             marker_starts,
             minor,
             body_start,
@@ -279,15 +272,15 @@ class NotebookDocument:
     def cell_index(self, selector: CellSelector) -> int:
         """The index a selector names; ``NotebookError`` listing the valid ones otherwise."""
         if selector.id is not None:
-            for cell in self.cells:
-                if cell.id == selector.id:
-                    if selector.index is not None and selector.index != cell.index:
-                        raise NotebookError(
-                            f"{self.path}: cell id {selector.id} is cell {cell.index}, not cell {selector.index}; "
-                            f"give only one of them; {_UNCHANGED}",
-                            path=self.path,
-                        )
-                    return cell.index
+            if selector.id in self.table.ids:
+                index = self.table.ids.index(selector.id)
+                if selector.index is not None and selector.index != index:
+                    raise NotebookError(
+                        f"{self.path}: cell id {selector.id} is cell {index}, not cell {selector.index}; "
+                        f"give only one of them; {_UNCHANGED}",
+                        path=self.path,
+                    )
+                return index
             raise NotebookError(
                 f"{self.path}: has no cell with id {selector.id!r}; {self._valid_cells()}; {_UNCHANGED}",
                 path=self.path,
@@ -308,13 +301,7 @@ class NotebookDocument:
         An empty body has no characters, so its offset is the next marker's and
         belongs to the next cell; ``body_cell`` is the question for edits.
         """
-        low, high = 0, len(self.marker_starts)
-        while low < high:
-            middle = (low + high) // 2
-            if self.marker_starts[middle] <= offset:
-                low = middle + 1
-            else:
-                high = middle
+        low = bisect_right(self.marker_starts, offset)
         return low - 1 if low else None
 
     def body_cell(self, start: int, end: int) -> int | None:
@@ -324,21 +311,15 @@ class NotebookDocument:
         empty span at the end of a body belongs to that body, which is where the
         view puts text inserted there.
         """
-        low, high = 0, len(self.spans)
-        while low < high:
-            middle = (low + high) // 2
-            if self.spans[middle].start <= start:
-                low = middle + 1
-            else:
-                high = middle
-        if low == 0 or end > self.spans[low - 1].end:
+        low = bisect_right(self.spans.body_starts, start)
+        if low == 0 or end > self.spans.end(low - 1):
             return None
         return low - 1
 
     def _valid_cells(self) -> str:
         if not self.cells:
             return "the notebook has no cells"
-        ids = [cell.id for cell in self.cells if cell.id is not None]
+        ids = [cell_id for cell_id in self.table.ids if cell_id is not None]
         text = f"valid indices are 0-{len(self.cells) - 1}"
         if ids:
             shown = ", ".join(ids[:30]) + (f" and {len(ids) - 30} more" if len(ids) > 30 else "")
@@ -432,6 +413,14 @@ class NotebookDocument:
         cell = self.layout.cells[index]
         return json.loads(self.data[cell.start : cell.end])  # type: ignore[no-any-return]
 
+    def _member_value(self, members: dict[str, Member], key: str) -> bytes | None:
+        """The bytes of a member's value, an empty array as ``b"[]"`` (None: no such member)."""
+        member = members.get(key)
+        if member is None:
+            return None
+        value = self.data[member.value_start : member.value_end]
+        return b"[]" if value[:1] == b"[" and not value[1:-1].strip(b" \t\r\n") else value
+
     def _key_order(self, index: int) -> tuple[str, ...]:
         return tuple(self.layout.cells[index].members)
 
@@ -439,9 +428,9 @@ class NotebookDocument:
         self, view_cells: Sequence[ViewCell], clear_outputs: bool, new_cell_id: Callable[[], str]
     ) -> tuple[list[CellWrite], list[str]]:
         by_id: dict[str, int] = {}
-        for cell in self.cells:
-            if cell.id is not None:
-                by_id.setdefault(cell.id, cell.index)
+        for index, cell_id in enumerate(self.table.ids):
+            if cell_id is not None:
+                by_id.setdefault(cell_id, index)
         used_ids = set(by_id)
         claimed: set[int] = set()
         writes: list[CellWrite] = []
@@ -460,8 +449,9 @@ class NotebookDocument:
             writes.append(write)
             if change is not None:
                 changes.append(change)
-        for cell in self.cells:
-            if cell.index not in claimed:
+        for index in range(len(self.cells)):
+            if index not in claimed:
+                cell = self.cells[index]
                 if cell.read_only:
                     raise NotebookError(
                         f"{self.path}: the edit deletes {cell.label}, a cell type nbedit does not know; such "
@@ -565,14 +555,14 @@ class NotebookDocument:
         return CellWrite(cell, None, None, key_order)
 
     def _edited_cell(self, before: NotebookCell, source: str, clear_outputs: bool) -> CellWrite:
-        scan = self.cell_scans[before.index]
+        members = self.layout.cells[before.index].members
         cell: dict[str, Any] = {"source": source_value(source, before.source_as_list)}
         if clear_outputs and before.cell_type == "code":
-            if scan.values.get("outputs") != []:
+            if self._member_value(members, "outputs") != b"[]":
                 cell["outputs"] = []
-            if scan.values.get("execution_count", 0) is not None:
+            if self._member_value(members, "execution_count") != b"null":
                 cell["execution_count"] = None
-        if any(key not in scan.kinds for key in cell):
+        if any(key not in members for key in cell):
             raw = self.raw_cell(before.index)
             return CellWrite({**raw, **cell}, before.index, None, tuple(raw))
         return CellWrite(cell, before.index, tuple(cell))
@@ -637,24 +627,33 @@ def _is_ascii(write: CellWrite) -> bool:
     return json.dumps(write.cell, ensure_ascii=False).isascii()
 
 
-def _read_cell(path: str, index: int, scan: CellScan) -> NotebookCell:
-    raw = scan.values if scan.layout is not None else None
-    cell_type = checked_cell_type(path, index, raw)
-    cell_id = raw.get("id")
-    if cell_type not in CELL_TYPES:
-        # nbformat's schema allows cell types it does not know (a newer nbformat, an old
-        # 'heading' cell): shown read-only, written back byte for byte
-        source = _join_source(raw.get("source", ""))
-        shown_id = cell_id if isinstance(cell_id, str) and _ID_PATTERN.fullmatch(cell_id) else None
-        return NotebookCell(
-            index, cell_type, shown_id, source or "", isinstance(raw.get("source"), list), read_only=True
-        )
-    source = _join_source(raw.get("source", ""))
-    if source is None:
-        raise NotebookError(
-            f"{path}: cell {index} has a 'source' that is neither a string nor a list of strings; {_UNCHANGED}",
-            path=path,
-        )
-    if cell_id is not None and not isinstance(cell_id, str):
-        raise NotebookError(f"{path}: cell {index} has a non-string id {cell_id!r}; {_UNCHANGED}", path=path)
-    return NotebookCell(index, str(cell_type), cell_id, source, isinstance(raw.get("source"), list))
+def _check_cells(path: str, data: bytes, table: CellTable) -> None:
+    """Refuse the first cell nbedit cannot show (as the cells are read, in order); give a cell of a
+    type nbedit does not know the id and source the view shows it with (read-only).
+
+    The common case is three checks over whole columns; only a notebook with an odd cell
+    walks its cells, and parses such a cell again from its bytes to name what is wrong.
+    """
+    known = frozenset(CELL_TYPES)
+    if known.issuperset(table.types) and None not in table.sources and BAD_VALUE not in table.ids:
+        return
+    for index, cell_type in enumerate(table.types):
+        if cell_type is NOT_AN_OBJECT or cell_type is BAD_VALUE:
+            raw = json.loads(data[table.starts[index] : table.ends[index]]) if cell_type is BAD_VALUE else None
+            checked_cell_type(path, index, raw)  # raises
+        cell_id = table.ids[index]
+        if cell_type not in known:
+            # nbformat's schema allows cell types it does not know (a newer nbformat, an old
+            # 'heading' cell): shown read-only, written back byte for byte
+            table.sources[index] = table.sources[index] or ""
+            if not (isinstance(cell_id, str) and _ID_PATTERN.fullmatch(cell_id)):
+                table.ids[index] = None
+            continue
+        if table.sources[index] is None:
+            raise NotebookError(
+                f"{path}: cell {index} has a 'source' that is neither a string nor a list of strings; {_UNCHANGED}",
+                path=path,
+            )
+        if cell_id is BAD_VALUE:
+            cell_id = json.loads(data[table.starts[index] : table.ends[index]]).get("id")
+            raise NotebookError(f"{path}: cell {index} has a non-string id {cell_id!r}; {_UNCHANGED}", path=path)

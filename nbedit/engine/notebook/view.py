@@ -33,7 +33,9 @@ Design choices, in the spirit of jupytext's percent format but stricter:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterator, Sequence
+from itertools import accumulate
 
 from nbedit._dataclass import NamedTuple, dataclass
 from nbedit.engine.text import split_lines
@@ -44,6 +46,7 @@ __all__ = [
     "MARKER_PREFIX",
     "READ_ONLY",
     "CellSpan",
+    "CellSpans",
     "ViewCell",
     "cell_label",
     "cell_label_at_line",
@@ -51,6 +54,7 @@ __all__ = [
     "parse_view",
     "shown_type",
     "render_cell",
+    "render_columns",
     "render_view",
 ]
 
@@ -64,6 +68,7 @@ _MARKER_WORD = re.compile(r"(?P<index>\d+)|(?P<new>new)|id=(?P<id>\S+)|(?P<read_
 _MARKER_TYPE = re.compile(r"(?:^|\s)\[(?P<type>[^\]\n]*)\](?=\s|$)")
 _SHOWABLE_TYPE = re.compile(r"[A-Za-z0-9_.:+-][A-Za-z0-9 _.:+-]{0,39}")
 READ_ONLY = "read-only"
+_CHUNK = 4096  # cells rendered at a time: the pieces of one chunk exist at once, never all
 
 
 class CellSpan(NamedTuple):
@@ -130,29 +135,94 @@ def render_view(
 
     Returns the view, each cell's body span, and where each cell's marker line starts.
     """
-    parts: list[str] = []
-    spans: list[CellSpan] = []
-    marker_starts: list[int] = []
+    types = [cell[0] for cell in cells]
+    ids = [cell[2] for cell in cells]
+    view, marker_starts, body_starts = render_columns(types, [cell[1] for cell in cells], ids)
+    spans = CellSpans(marker_starts, body_starts, len(view), types, ids)
+    return view, tuple(spans), tuple(marker_starts)
+
+
+def render_columns(
+    types: Sequence[str], sources: Sequence[str], ids: Sequence[str | None]
+) -> tuple[str, array[int], array[int]]:
+    """The view of cells given column by column, where each marker line starts and each body starts.
+
+    A notebook of 10^5 cells is rendered in chunks of ``_CHUNK`` cells: the markers and
+    bodies of a chunk are built by comprehensions and their offsets summed by
+    ``itertools.accumulate``, so no Python object per cell outlives its chunk.
+    """
+    pieces: list[str] = []
+    marker_starts = array("q")
+    body_starts = array("q")
     offset = 0
-    for index, (cell_type, source, cell_id) in enumerate(cells):
-        if cell_type in CELL_TYPES:  # the common case of format_marker and cell_label, inline
-            if cell_id is None:
-                marker = f"{MARKER_PREFIX} {index} [{cell_type}]\n"
-                label = f"cell {index} ({cell_type})"
-            else:
-                marker = f"{MARKER_PREFIX} {index} [{cell_type}] id={cell_id}\n"
-                label = f"cell {index} (id {cell_id}, {cell_type})"
+    known = frozenset(CELL_TYPES)
+    for first in range(0, len(types), _CHUNK):
+        last = min(first + _CHUNK, len(types))
+        chunk_types, chunk_ids = types[first:last], ids[first:last]
+        if known.issuperset(chunk_types):
+            markers = [
+                f"{MARKER_PREFIX} {index} [{cell_type}]\n"
+                if cell_id is None
+                else f"{MARKER_PREFIX} {index} [{cell_type}] id={cell_id}\n"
+                for index, cell_type, cell_id in zip(range(first, last), chunk_types, chunk_ids)
+            ]
         else:
-            marker = format_marker(index, cell_type, cell_id) + "\n"
-            label = cell_label(index, cell_type, cell_id)
-        body = (source if _MARKER_START not in source else _escape(source)) + "\n" if source else ""
-        start = offset + len(marker)
-        marker_starts.append(offset)
-        offset = start + len(body)
-        spans.append(CellSpan(start, offset, label))
-        parts.append(marker)
-        parts.append(body)
-    return "".join(parts), tuple(spans), tuple(marker_starts)
+            markers = [
+                format_marker(index, cell_type, cell_id) + "\n"
+                for index, cell_type, cell_id in zip(range(first, last), chunk_types, chunk_ids)
+            ]
+        bodies = [
+            ((source if _MARKER_START not in source else _escape(source)) + "\n" if source else "")
+            for source in sources[first:last]
+        ]
+        parts: list[str] = [""] * (2 * len(markers))
+        parts[0::2] = markers
+        parts[1::2] = bodies
+        offsets = array("q", accumulate(map(len, parts), initial=offset))
+        marker_starts.extend(offsets[0:-1:2])
+        body_starts.extend(offsets[1::2])
+        offset = offsets[-1]
+        pieces.append("".join(parts))
+    return "".join(pieces), marker_starts, body_starts
+
+
+class CellSpans:
+    """``CellSpan`` of each cell's body, made when asked for from the offsets ``render_columns``
+    returns (a label string per cell of a 10^6-cell notebook would be 80 MB nobody reads)."""
+
+    __slots__ = ("body_starts", "ids", "marker_starts", "types", "view_length")
+
+    def __init__(
+        self,
+        marker_starts: array[int],
+        body_starts: array[int],
+        view_length: int,
+        types: Sequence[str],
+        ids: Sequence[str | None],
+    ) -> None:
+        self.marker_starts = marker_starts
+        self.body_starts = body_starts
+        self.view_length = view_length
+        self.types = types
+        self.ids = ids
+
+    def __len__(self) -> int:
+        return len(self.body_starts)
+
+    def end(self, index: int) -> int:
+        """Where the body of cell ``index`` ends (the next marker, or the view's end)."""
+        return self.marker_starts[index + 1] if index + 1 < len(self.marker_starts) else self.view_length
+
+    def __getitem__(self, index: int) -> CellSpan:
+        if isinstance(index, slice):
+            return [self[each] for each in range(*index.indices(len(self.body_starts)))]  # type: ignore[return-value]
+        if index < 0:
+            index += len(self.body_starts)
+        start = self.body_starts[index]  # raises IndexError past the end
+        return CellSpan(start, self.end(index), cell_label(index, self.types[index], self.ids[index]))
+
+    def __iter__(self) -> Iterator[CellSpan]:
+        return (self[index] for index in range(len(self.body_starts)))
 
 
 def _parse_marker(line: str, number: int) -> tuple[int | None, str | None, str | None]:
