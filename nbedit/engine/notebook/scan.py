@@ -372,44 +372,51 @@ class _Scanner:
         reread = None if self.ascii else partial(self.reread, cells)
         limit = self.max_cells
         count = len(cells)
+        # the loop works in the window's own offsets (``local``), and re-reads the window's
+        # variables after any method that may load another window
+        text, base, complete = self.text, self.base, self.complete()
+        size = len(text)
         while True:
             if count == limit:
                 raise TooManyCells(limit, position)
             count += 1
+            local = position - base
+            if local < 0 or (local + _MARGIN > size and not complete):
+                self.local(position)
+                text, base, complete = self.text, self.base, self.complete()
+                size, local = len(text), position - self.base
             # ``value`` inline for the common case (a 100,000-cell notebook calls it 100,000 times):
-            # the cell starts well inside the window and the C scanner ends it well inside too;
-            # anything else (the window's edge, not JSON) goes through ``value``, which decides
-            text = self.text
-            local = position - self.base
+            # the C scanner ends the cell well inside the window; anything else (the window's edge,
+            # not JSON) goes through ``value``, which decides
             try:
-                if local < 0 or (local + _MARGIN > len(text) and not self.complete()):
-                    raise StopIteration
                 value, end = scan_value(text, local)
-                if end + _LOOKAHEAD > len(text) and not self.complete():
+                if end + _LOOKAHEAD > size and not complete:
                     raise StopIteration
-                end += self.base
             except (StopIteration, ValueError):  # JSONDecodeError is a ValueError
                 value, end = self.value(position)
+                text, base, complete = self.text, self.base, self.complete()
+                size, end = len(text), end - base
             add_start(position)
-            add_end(end)
+            add_end(base + end)
             add_value(value)
             if len(batch) == _BATCH:
                 cells.add_batch(batch, reread)
                 batch.clear()
             # the common case in one match: the comma and the whitespace before the next cell
-            local = self.local(end)
-            found = next_element(self.text, local)
-            if found is not None and found.end() < len(self.text):
+            found = next_element(text, end)
+            if found is not None and found.end() < size:
                 if found[1] == "]":
                     cells.add_batch(batch, reread)
-                    return self.base + found.end(1)
-                position = self.base + found.end()
+                    return base + found.end(1)
+                position = base + found.end()
                 continue
-            character, position = self.after(end, "]")  # the window's edge, or not JSON
+            character, position = self.after(base + end, "]")  # the window's edge, or not JSON
             if character == "]":
                 cells.add_batch(batch, reread)
                 return position
             position = self.skip(position)
+            text, base, complete = self.text, self.base, self.complete()
+            size = len(text)
 
     def worksheets(self, start: int, found: CellTable) -> int:
         """The ``worksheets`` array at ``start``: every worksheet's cells into ``found``; its end."""

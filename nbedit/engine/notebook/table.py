@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterator
-from itertools import repeat
+from itertools import compress, repeat
 from sys import intern as _intern
 
 from nbedit.engine.notebook.cells import NotebookCell
@@ -60,18 +60,9 @@ _ID_KINDS = frozenset({str, _NONE})
 _SOURCE_KINDS = frozenset({str, list})
 
 
-class _Shapes(dict):  # type: ignore[type-arg]
-    """(cell type, type of metadata, of outputs, of execution_count) -> whether the schema's
-    structure allows it (a negative count aside, which ``add_batch`` looks for apart)."""
-
-    def __missing__(self, key: tuple[str, type, type, type]) -> bool:
-        cell_type, metadata, outputs, count = key
-        fine = metadata is dict and (cell_type != "code" or (outputs is list and count in (int, _NONE)))
-        self[key] = fine
-        return fine
-
-
-_SHAPES = _Shapes()
+_DICT = frozenset({dict})
+_LIST = frozenset({list})
+_COUNT_KINDS = frozenset({int, _NONE})
 
 
 class CellTable:
@@ -104,7 +95,10 @@ class CellTable:
         count = len(values)
         first = len(self.types)
         if reread is not None:
-            values = [value if type(value) is not dict or _plain(value) else reread(first + index) for index, value in enumerate(values)]
+            values = [
+                value if type(value) is not dict or _plain(value) else reread(first + index)
+                for index, value in enumerate(values)
+            ]
         get = dict.get
         try:
             if set(map(type, values)) != {dict}:
@@ -113,9 +107,13 @@ class CellTable:
             ids = list(map(get, values, repeat("id", count)))
             raw = list(map(get, values, repeat("source", count), repeat(MISSING, count)))
             kinds = list(map(type, raw))
-            if not (_KNOWN.issuperset(types) and _ID_KINDS.issuperset(map(type, ids)) and _SOURCE_KINDS.issuperset(kinds)):
+            if not (
+                _KNOWN.issuperset(types)
+                and _ID_KINDS.issuperset(map(type, ids))
+                and _SOURCE_KINDS.issuperset(kinds)
+            ):
                 raise TypeError
-            sources = [source if kind is str else "".join(source) for source, kind in zip(raw, kinds)]
+            sources = [source if type(source) is str else "".join(source) for source in raw]
         except TypeError:  # something odd in the batch (``join`` of a line that is no string, ...)
             for value in values:
                 if type(value) is dict:
@@ -123,25 +121,25 @@ class CellTable:
                 else:
                     self.add_other()
             return
-        counts = list(map(get, values, repeat("execution_count", count), repeat(MISSING, count)))
-        shapes = set(
-            zip(
-                types,
-                map(type, map(get, values, repeat("metadata", count))),
-                map(type, map(get, values, repeat("outputs", count))),
-                map(type, counts),
-            )
-        )
         self.types.extend(map(_CANONICAL.__getitem__, types))
         self.ids.extend(ids)
         self.sources.extend(sources)
         self.kinds.extend(kinds)
-        if not all(map(_SHAPES.__getitem__, shapes)) or (
-            int in {shape[3] for shape in shapes} and min(each for each in counts if type(each) is int) < 0
+        # the schema's structure: a metadata object everywhere, and in code cells an outputs list
+        # and a count that is null or a number >= 0 (cell by cell only when a batch has an odd one)
+        code = list(map("code".__eq__, types))
+        counts = list(compress(map(get, values, repeat("execution_count", count), repeat(MISSING, count)), code))
+        count_kinds = set(map(type, counts))
+        if (
+            _DICT.issuperset(map(type, map(get, values, repeat("metadata", count))))
+            and _LIST.issuperset(map(type, compress(map(get, values, repeat("outputs", count)), code)))
+            and _COUNT_KINDS.issuperset(count_kinds)
+            and not _negative(counts, count_kinds)
         ):
-            for index, value in enumerate(values):
-                if not _well_shaped(value):
-                    self.misshapen.append(first + index)
+            return
+        for index, value in enumerate(values):
+            if not _well_shaped(value):
+                self.misshapen.append(first + index)
 
     def add(self, value: dict[str, Any]) -> None:
         """Record the cell object ``value`` (its offsets were appended already)."""
@@ -257,3 +255,12 @@ def _well_shaped(cell: dict[str, Any]) -> bool:
         return True
     count = cell.get("execution_count", MISSING)
     return type(cell.get("outputs")) is list and (count is None or (type(count) is int and count >= 0))
+
+
+def _negative(counts: list[Any], kinds: set[type]) -> bool:
+    """Whether an ``execution_count`` of the batch is a negative number (``kinds``: their types)."""
+    if int not in kinds:
+        return False
+    if len(kinds) == 1:
+        return min(counts) < 0  # type: ignore[no-any-return]
+    return min([count for count in counts if type(count) is int]) < 0
