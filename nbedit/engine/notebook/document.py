@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import codecs
 import json
-import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
@@ -53,7 +52,7 @@ from nbedit.engine.notebook.scan import (
     scan_notebook,
     scan_worksheets,
 )
-from nbedit.engine.notebook.table import BAD_VALUE, NOT_AN_OBJECT, CellTable, NotebookCells
+from nbedit.engine.notebook.table import BAD_VALUE, NOT_AN_OBJECT, SHOWN_ID, CellTable, NotebookCells
 from nbedit.engine.notebook.validate import (
     already_invalid_note,
     is_source_only,
@@ -66,7 +65,6 @@ from nbedit.engine.notebook.view import (
     CellSpans,
     ViewCell,
     parse_view,
-    render_columns,
     shown_type,
 )
 from nbedit.engine.notebook.write import (
@@ -85,7 +83,7 @@ if TYPE_CHECKING:
 
 __all__ = ["NotebookCell", "NotebookDocument", "NotebookEdit"]
 
-_ID_PATTERN = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+_ID_PATTERN = SHOWN_ID
 _UNCHANGED = UNCHANGED
 _CODE_ONLY_KEYS = ("outputs", "execution_count")
 
@@ -213,7 +211,7 @@ class NotebookDocument:
             )
         table = scanned.cells
         _check_cells(path, data, table)
-        view, marker_starts, body_starts = render_columns(table.types, table.sources, table.ids)  # type: ignore[arg-type]
+        view, spans = table.finish()
         return cls(
             path,
             data,
@@ -222,8 +220,8 @@ class NotebookDocument:
             NotebookCells(table),
             table,
             view,
-            CellSpans(marker_starts, body_starts, len(view), table.types, table.ids),
-            marker_starts,
+            spans,
+            spans.marker_starts,
             minor,
             body_start,
             structure_problems(notebook, table, data),
@@ -242,8 +240,8 @@ class NotebookDocument:
     ) -> NotebookDocument:
         """An nbformat 2 or 3 notebook: the cells of its worksheets, edited in place (``legacy``)."""
         layout, table = scan_worksheets(data, body_start, is_ascii=is_ascii)
-        legacy = read_legacy_cells(path, data, table, major)
-        view, marker_starts, body_starts = render_columns(table.types, table.sources, table.ids)  # type: ignore[arg-type]
+        legacy, texts = read_legacy_cells(path, data, table, major)
+        view, spans = table.finish(texts)
         return cls(
             path,
             data,
@@ -252,8 +250,8 @@ class NotebookDocument:
             NotebookCells(table),
             table,
             view,
-            CellSpans(marker_starts, body_starts, len(view), table.types, table.ids),
-            marker_starts,
+            spans,
+            spans.marker_starts,
             minor,
             body_start,
             (),
@@ -628,32 +626,28 @@ def _is_ascii(write: CellWrite) -> bool:
 
 
 def _check_cells(path: str, data: bytes, table: CellTable) -> None:
-    """Refuse the first cell nbedit cannot show (as the cells are read, in order); give a cell of a
-    type nbedit does not know the id and source the view shows it with (read-only).
+    """Refuse the first cell nbedit cannot show, as the cells are read: in order.
 
     The common case is three checks over whole columns; only a notebook with an odd cell
     walks its cells, and parses such a cell again from its bytes to name what is wrong.
+    (A cell of a type nbedit does not know is shown read-only: ``table`` gave it the id the
+    view may show, and its source or "".)
     """
     known = frozenset(CELL_TYPES)
-    if known.issuperset(table.types) and None not in table.sources and BAD_VALUE not in table.ids:
+    if known.issuperset(table.types) and not table.bad_sources and BAD_VALUE not in table.ids:
         return
+    bad_sources = set(table.bad_sources)
     for index, cell_type in enumerate(table.types):
         if cell_type is NOT_AN_OBJECT or cell_type is BAD_VALUE:
             raw = json.loads(data[table.starts[index] : table.ends[index]]) if cell_type is BAD_VALUE else None
             checked_cell_type(path, index, raw)  # raises
-        cell_id = table.ids[index]
         if cell_type not in known:
-            # nbformat's schema allows cell types it does not know (a newer nbformat, an old
-            # 'heading' cell): shown read-only, written back byte for byte
-            table.sources[index] = table.sources[index] or ""
-            if not (isinstance(cell_id, str) and _ID_PATTERN.fullmatch(cell_id)):
-                table.ids[index] = None
             continue
-        if table.sources[index] is None:
+        if index in bad_sources:
             raise NotebookError(
                 f"{path}: cell {index} has a 'source' that is neither a string nor a list of strings; {_UNCHANGED}",
                 path=path,
             )
-        if cell_id is BAD_VALUE:
+        if table.ids[index] is BAD_VALUE:
             cell_id = json.loads(data[table.starts[index] : table.ends[index]]).get("id")
             raise NotebookError(f"{path}: cell {index} has a non-string id {cell_id!r}; {_UNCHANGED}", path=path)

@@ -109,11 +109,12 @@ def stored_value(text: str, form: str, major: int) -> Any:
     return text
 
 
-def read_legacy_cells(path: str, data: bytes, table: CellTable, major: int) -> LegacyCells:
+def read_legacy_cells(path: str, data: bytes, table: CellTable, major: int) -> tuple[LegacyCells, list[str]]:
     """Put into ``table`` the cells of every worksheet as the cell view shows them (its columns
-    were read the version 4 way), and say how each cell stores its text."""
+    were read the version 4 way); say how each cell stores its text, and give each one's text."""
     keys: list[str | None] = []
     forms: list[str] = []
+    texts: list[str] = []
     for index in range(len(table)):
         start, end = table.starts[index], table.ends[index]
         raw = json.loads(data[start:end]) if table.types[index] is not NOT_AN_OBJECT else None
@@ -133,9 +134,9 @@ def read_legacy_cells(path: str, data: bytes, table: CellTable, major: int) -> L
         forms.append(_form(value, major) if key in raw else "lines")
         table.types[index] = cell_type
         table.ids[index] = None
-        table.sources[index] = text
+        texts.append(text)
         table.kinds[index] = type(value)
-    return LegacyCells(major, tuple(keys), tuple(forms))
+    return LegacyCells(major, tuple(keys), tuple(forms)), texts
 
 
 def _refusal(document: NotebookDocument, what: str) -> NotebookError:

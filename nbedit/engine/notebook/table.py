@@ -25,17 +25,21 @@ without a million of them existing.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterator, Sequence
 from itertools import compress, repeat
 from sys import intern as _intern
 
 from nbedit.engine.notebook.cells import NotebookCell
+from nbedit.engine.notebook.view import CellSpans, ViewSources, ViewWriter, render_columns
 
 TYPE_CHECKING = False  # typing stays out of a run: it costs milliseconds (tests/test_startup.py)
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["BAD_VALUE", "MISSING", "NOT_AN_OBJECT", "CellTable", "NotebookCells"]
+__all__ = ["BAD_VALUE", "MISSING", "NOT_AN_OBJECT", "SHOWN_ID", "CellTable", "NotebookCells"]
+
+SHOWN_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # an id nbformat allows (and a marker can show)
 
 _KNOWN_TYPES = ("code", "markdown", "raw")
 _CANONICAL = {cell_type: _intern(cell_type) for cell_type in _KNOWN_TYPES}
@@ -68,23 +72,41 @@ _COUNT_KINDS = frozenset({int, _NONE})
 class CellTable:
     """The cells of one ``cells`` array, column by column (see the module docstring)."""
 
-    __slots__ = ("ends", "ids", "kinds", "misshapen", "sources", "starts", "types")
+    __slots__ = ("bad_sources", "ends", "ids", "kinds", "misshapen", "sources", "starts", "types", "writer")
 
     def __init__(self) -> None:
         self.starts = array("q")
         self.ends = array("q")
         self.types: list[Any] = []  # interned str, BAD_VALUE (missing or no string) or NOT_AN_OBJECT
-        self.ids: list[Any] = []  # str, None (missing or null) or BAD_VALUE
-        self.sources: list[str | None] = []  # joined; None when it is neither a string nor a list of strings
+        self.ids: list[Any] = []  # str or None (missing or null) as the view shows it; BAD_VALUE: no string
         self.kinds: list[type] = []  # the type of each source as stored: str, list (of lines), _Marker (none)
+        self.bad_sources: list[int] = []  # cells whose source is neither a string nor a list of strings
         self.misshapen: list[int] = []  # cells the schema's structure would refuse
+        self.writer: ViewWriter | None = ViewWriter()  # the view, written batch by batch
+        self.sources: Sequence[str] = ()  # each cell's source: read back from the view (``finish``)
 
     def __len__(self) -> int:
         return len(self.starts)
 
+    def finish(self, sources: Sequence[str] | None = None) -> tuple[str, CellSpans]:
+        """The cell view of every cell added, and its spans; ``sources`` reads from it from then on.
+
+        ``sources``: the view is written again from these (the nbformat 2/3 reader reads a
+        code cell's text from ``input``, not from ``source`` as the batches did).
+        """
+        if sources is not None:
+            view, marker_starts, body_starts = render_columns(self.types, sources, self.ids)
+        else:
+            assert self.writer is not None
+            view, marker_starts, body_starts = self.writer.finish()
+        self.writer = None
+        spans = CellSpans(marker_starts, body_starts, len(view), self.types, self.ids)
+        self.sources = ViewSources(view, spans)
+        return view, spans
+
     def add_batch(self, values: list[Any], reread: Callable[[int], Any] | None) -> None:
         """Record the elements ``values`` of ``cells`` whose offsets were appended to ``starts``
-        and ``ends`` already (the last ``len(values)``).
+        and ``ends`` already (the last ``len(values)``), and write them into the view.
 
         ``reread(index)`` parses cell ``index`` again from its bytes as UTF-8 (None: the file
         is ASCII); a cell whose kept values are not ASCII was read from Latin-1 text.
@@ -115,16 +137,15 @@ class CellTable:
                 raise TypeError
             sources = [source if type(source) is str else "".join(source) for source in raw]
         except TypeError:  # something odd in the batch (``join`` of a line that is no string, ...)
-            for value in values:
-                if type(value) is dict:
-                    self.add(value)
-                else:
-                    self.add_other()
+            self._add_each(values)
             return
-        self.types.extend(map(_CANONICAL.__getitem__, types))
+        del raw
+        types = list(map(_CANONICAL.__getitem__, types))
+        self.types.extend(types)
         self.ids.extend(ids)
-        self.sources.extend(sources)
         self.kinds.extend(kinds)
+        assert self.writer is not None
+        self.writer.add(types, sources, ids)
         # the schema's structure: a metadata object everywhere, and in code cells an outputs list
         # and a count that is null or a number >= 0 (cell by cell only when a batch has an odd one)
         code = list(map("code".__eq__, types))
@@ -141,52 +162,74 @@ class CellTable:
             if not _well_shaped(value):
                 self.misshapen.append(first + index)
 
-    def add(self, value: dict[str, Any]) -> None:
-        """Record the cell object ``value`` (its offsets were appended already)."""
-        get = value.get
-        cell_type = get("cell_type", BAD_VALUE)
-        if type(cell_type) is str:
-            cell_type = _intern(cell_type)
-        else:
-            cell_type = BAD_VALUE
-        self.types.append(cell_type)
-        cell_id = get("id")
-        self.ids.append(cell_id if cell_id is None or type(cell_id) is str else BAD_VALUE)
-        source = get("source", MISSING)
-        self.kinds.append(type(source))
-        if source is MISSING:
-            source = ""
-        elif type(source) is list:
-            try:
-                source = "".join(source)
-            except TypeError:  # not every line is a string
-                source = None
-        elif type(source) is not str:
-            source = None
-        self.sources.append(source)
-        if not _well_shaped(value):
-            self.misshapen.append(len(self.types) - 1)
-
-    def add_other(self) -> None:
-        """Record an element of ``cells`` that is not an object (its offsets were appended already)."""
-        self.types.append(NOT_AN_OBJECT)
-        self.ids.append(None)
-        self.sources.append(None)
-        self.kinds.append(_Marker)
+    def _add_each(self, values: list[Any]) -> None:
+        """``add_batch`` cell by cell: odd cells are recorded as markers, and a cell of a type
+        nbedit does not know is written into the view read-only, with the id it may show."""
+        shown_types: list[str] = []
+        shown_ids: list[str | None] = []
+        sources: list[str] = []
+        for value in values:
+            index = len(self.types)
+            if type(value) is not dict:
+                cell_type, cell_id, source, kind = NOT_AN_OBJECT, None, "", _Marker
+            else:
+                get = value.get
+                cell_type = get("cell_type", BAD_VALUE)
+                cell_type = _intern(cell_type) if type(cell_type) is str else BAD_VALUE
+                cell_id = get("id")
+                if cell_id is not None and type(cell_id) is not str:
+                    cell_id = BAD_VALUE
+                raw = get("source", MISSING)
+                kind = type(raw)
+                source = _joined(raw)
+                if source is None:
+                    source = ""
+                    if cell_type in _KNOWN:
+                        self.bad_sources.append(index)
+                if not _well_shaped(value):
+                    self.misshapen.append(index)
+            if type(cell_type) is str and cell_type not in _KNOWN:
+                # nbformat's schema allows cell types it does not know (a newer nbformat, an old
+                # 'heading' cell): shown read-only, with its id only when a view can show it
+                if not (type(cell_id) is str and SHOWN_ID.fullmatch(cell_id)):
+                    cell_id = None
+            self.types.append(cell_type)
+            self.ids.append(cell_id)
+            self.kinds.append(kind)
+            shown_types.append(cell_type if type(cell_type) is str else "unknown")
+            shown_ids.append(cell_id if type(cell_id) is str else None)
+            sources.append(source)
+        assert self.writer is not None
+        self.writer.add(shown_types, sources, shown_ids)
 
     def extend(self, other: CellTable) -> None:
-        """Append another array's cells (the worksheets of an nbformat 2/3 notebook)."""
+        """Append another array's cells (the worksheets of an nbformat 2/3 notebook; their view is
+        written by the reader of those versions, not here)."""
         offset = len(self)
         self.starts.extend(other.starts)
         self.ends.extend(other.ends)
         self.types.extend(other.types)
         self.ids.extend(other.ids)
-        self.sources.extend(other.sources)
         self.kinds.extend(other.kinds)
+        self.bad_sources.extend(index + offset for index in other.bad_sources)
         self.misshapen.extend(index + offset for index in other.misshapen)
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]
+
+
+def _joined(source: Any) -> str | None:
+    """A stored source as one string: missing is empty; None when it is no string or list of strings."""
+    if source is MISSING:
+        return ""
+    if type(source) is str:
+        return source
+    if type(source) is list:
+        try:
+            return "".join(source)
+        except TypeError:  # not every line is a string
+            return None
+    return None
 
 
 class NotebookCells:

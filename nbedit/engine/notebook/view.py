@@ -48,6 +48,8 @@ __all__ = [
     "CellSpan",
     "CellSpans",
     "ViewCell",
+    "ViewSources",
+    "ViewWriter",
     "cell_label",
     "cell_label_at_line",
     "format_marker",
@@ -64,11 +66,13 @@ CELL_TYPES = ("code", "markdown", "raw")
 _MARKER_START = "# %% nbedit"
 _NEEDS_ESCAPE = re.compile(r"^(\\*# %% nbedit)", re.MULTILINE)
 _ESCAPED = re.compile(r"^\\(\\*# %% nbedit)")
+_ESCAPED_LINES = re.compile(r"^\\(\\*# %% nbedit)", re.MULTILINE)
 _MARKER_WORD = re.compile(r"(?P<index>\d+)|(?P<new>new)|id=(?P<id>\S+)|(?P<read_only>read-only)")
 _MARKER_TYPE = re.compile(r"(?:^|\s)\[(?P<type>[^\]\n]*)\](?=\s|$)")
 _SHOWABLE_TYPE = re.compile(r"[A-Za-z0-9_.:+-][A-Za-z0-9 _.:+-]{0,39}")
 READ_ONLY = "read-only"
 _CHUNK = 4096  # cells rendered at a time: the pieces of one chunk exist at once, never all
+_KNOWN = frozenset(CELL_TYPES)
 
 
 class CellSpan(NamedTuple):
@@ -145,45 +149,64 @@ def render_view(
 def render_columns(
     types: Sequence[str], sources: Sequence[str], ids: Sequence[str | None]
 ) -> tuple[str, array[int], array[int]]:
-    """The view of cells given column by column, where each marker line starts and each body starts.
-
-    A notebook of 10^5 cells is rendered in chunks of ``_CHUNK`` cells: the markers and
-    bodies of a chunk are built by comprehensions and their offsets summed by
-    ``itertools.accumulate``, so no Python object per cell outlives its chunk.
-    """
-    pieces: list[str] = []
-    marker_starts = array("q")
-    body_starts = array("q")
-    offset = 0
-    known = frozenset(CELL_TYPES)
+    """The view of cells given column by column, where each marker line starts and each body starts."""
+    writer = ViewWriter()
     for first in range(0, len(types), _CHUNK):
         last = min(first + _CHUNK, len(types))
-        chunk_types, chunk_ids = types[first:last], ids[first:last]
-        if known.issuperset(chunk_types):
+        writer.add(types[first:last], sources[first:last], ids[first:last])
+    return writer.finish()
+
+
+class ViewWriter:
+    """The view, written a chunk of cells at a time (``add``), and where its markers and bodies start.
+
+    The notebook scan hands each batch of cells to ``add`` as soon as it has read it, so a
+    cell's joined source lives only as long as its batch (a notebook of 10^5 cells would
+    otherwise hold all of them once more beside the view). The markers and bodies of a
+    chunk are built by comprehensions and their offsets summed by ``itertools.accumulate``:
+    no Python object per cell outlives its chunk.
+    """
+
+    __slots__ = ("body_starts", "marker_starts", "offset", "pieces")
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        self.marker_starts = array("q")
+        self.body_starts = array("q")
+        self.offset = 0
+
+    def add(self, types: Sequence[str], sources: Sequence[str], ids: Sequence[str | None]) -> None:
+        first = len(self.marker_starts)
+        if _KNOWN.issuperset(types):
             markers = [
                 f"{MARKER_PREFIX} {index} [{cell_type}]\n"
                 if cell_id is None
                 else f"{MARKER_PREFIX} {index} [{cell_type}] id={cell_id}\n"
-                for index, cell_type, cell_id in zip(range(first, last), chunk_types, chunk_ids)
+                for index, cell_type, cell_id in zip(range(first, first + len(types)), types, ids)
             ]
         else:
             markers = [
                 format_marker(index, cell_type, cell_id) + "\n"
-                for index, cell_type, cell_id in zip(range(first, last), chunk_types, chunk_ids)
+                for index, cell_type, cell_id in zip(range(first, first + len(types)), types, ids)
             ]
         bodies = [
             ((source if _MARKER_START not in source else _escape(source)) + "\n" if source else "")
-            for source in sources[first:last]
+            for source in sources
         ]
         parts: list[str] = [""] * (2 * len(markers))
         parts[0::2] = markers
         parts[1::2] = bodies
-        offsets = array("q", accumulate(map(len, parts), initial=offset))
-        marker_starts.extend(offsets[0:-1:2])
-        body_starts.extend(offsets[1::2])
-        offset = offsets[-1]
-        pieces.append("".join(parts))
-    return "".join(pieces), marker_starts, body_starts
+        offsets = array("q", accumulate(map(len, parts), initial=self.offset))
+        self.marker_starts.extend(offsets[0:-1:2])
+        self.body_starts.extend(offsets[1::2])
+        self.offset = offsets[-1]
+        self.pieces.append("".join(parts))
+
+    def finish(self) -> tuple[str, array[int], array[int]]:
+        """The view, and where each marker line and each body starts in it."""
+        view = "".join(self.pieces)
+        self.pieces = []
+        return view, self.marker_starts, self.body_starts
 
 
 class CellSpans:
@@ -223,6 +246,29 @@ class CellSpans:
 
     def __iter__(self) -> Iterator[CellSpan]:
         return (self[index] for index in range(len(self.body_starts)))
+
+
+class ViewSources:
+    """Each cell's source, read back from its body in the view when asked for: the view holds
+    every source already, so a second copy of them all is not kept (issue 27)."""
+
+    __slots__ = ("spans", "view")
+
+    def __init__(self, view: str, spans: CellSpans) -> None:
+        self.view = view
+        self.spans = spans
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def __getitem__(self, index: int) -> str:
+        if index < 0:
+            index += len(self.spans)
+        body = self.view[self.spans.body_starts[index] : self.spans.end(index) - 1]  # without the view's newline
+        return body if _MARKER_START not in body else _ESCAPED_LINES.sub(r"\1", body)
+
+    def __iter__(self) -> Iterator[str]:
+        return (self[index] for index in range(len(self.spans)))
 
 
 def _parse_marker(line: str, number: int) -> tuple[int | None, str | None, str | None]:
