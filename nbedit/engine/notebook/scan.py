@@ -378,10 +378,12 @@ class _Scanner:
         # variables after any method that may load another window
         text, base, complete = self.text, self.base, self.complete()
         size = len(text)
+        pending = 0  # cells in ``batch``
         while True:
             if count == limit:
                 raise TooManyCells(limit, position)
             count += 1
+            pending += 1
             local = position - base
             if local < 0 or (local + _MARGIN > size and not complete):
                 self.local(position)
@@ -401,17 +403,20 @@ class _Scanner:
             add_start(position)
             add_end(base + end)
             add_value(value)
-            if len(batch) == _BATCH:
+            if pending == _BATCH:
                 cells.add_batch(batch, reread)
                 batch.clear()
+                pending = 0
             # the common case in one match: the comma and the whitespace before the next cell
             found = next_element(text, end)
-            if found is not None and found.end() < size:
-                if found[1] == "]":
-                    cells.add_batch(batch, reread)
-                    return base + found.end(1)
-                position = base + found.end()
-                continue
+            if found is not None:
+                after = found.end()
+                if after < size:
+                    if found[1] == "]":
+                        cells.add_batch(batch, reread)
+                        return base + found.end(1)
+                    position = base + after
+                    continue
             character, position = self.after(base + end, "]")  # the window's edge, or not JSON
             if character == "]":
                 cells.add_batch(batch, reread)
