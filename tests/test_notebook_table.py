@@ -72,7 +72,16 @@ def _odd(kind: str) -> dict[str, Any]:
     raise AssertionError(kind)
 
 
-ODD = ("heading", "negative count", "no count", "no metadata", "no outputs", "non-ascii", "string source", "no source")
+ODD = (
+    "heading",
+    "negative count",
+    "no count",
+    "no metadata",
+    "no outputs",
+    "non-ascii",
+    "string source",
+    "no source",
+)
 
 
 def _expected_view(cells: list[dict[str, Any]]) -> str:

@@ -93,7 +93,8 @@ class CellLayouts:
     @classmethod
     def of(cls, layouts: list[ObjectLayout]) -> CellLayouts:
         """Cells whose layouts are made already (their members read or not)."""
-        made = cls(array("q", [each.start for each in layouts]), array("q", [each.end for each in layouts]), None)
+        starts = array("q", [each.start for each in layouts])
+        made = cls(starts, array("q", [each.end for each in layouts]), None)
         made.made = dict(enumerate(layouts))
         return made
 
@@ -105,7 +106,8 @@ class CellLayouts:
 
     def __getitem__(self, index: int) -> ObjectLayout:
         if isinstance(index, slice):
-            return [self[each] for each in range(*index.indices(len(self.starts)))]  # type: ignore[return-value]
+            chosen = range(*index.indices(len(self.starts)))
+            return [self[each] for each in chosen]  # type: ignore[return-value]
         if index < 0:
             index += len(self.starts)
         made = self.made.get(index)

@@ -189,7 +189,8 @@ def legacy_edit(document: NotebookDocument, new_view: str, *, clear_outputs: boo
             )
         cell: dict[str, Any] = {key: stored_value(view_cell.source, legacy.forms[before.index], legacy.major)}
         if clear_outputs and before.cell_type == "code":
-            if "outputs" in document.layout.cells[before.index].members and json.loads(_member_bytes(document, before.index, "outputs")) != []:
+            members = document.layout.cells[before.index].members
+            if "outputs" in members and json.loads(_member_bytes(document, before.index, "outputs")) != []:
                 cell["outputs"] = []
         writes.append(CellWrite(cell, before.index, tuple(cell)))
         changes.append(f"{before.label}: source changed")

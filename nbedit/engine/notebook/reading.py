@@ -139,15 +139,19 @@ def check_cells(path: str, data: bytes, table: CellTable) -> None:
     bad_sources = set(table.bad_sources)
     for index, cell_type in enumerate(table.types):
         if cell_type is NOT_AN_OBJECT or cell_type is BAD_VALUE:
-            raw = json.loads(data[table.starts[index] : table.ends[index]]) if cell_type is BAD_VALUE else None
+            cell_bytes = data[table.starts[index] : table.ends[index]]
+            raw = None if cell_type is NOT_AN_OBJECT else json.loads(cell_bytes)
             checked_cell_type(path, index, raw)  # raises
         if cell_type not in known:
             continue
         if index in bad_sources:
             raise NotebookError(
-                f"{path}: cell {index} has a 'source' that is neither a string nor a list of strings; {_UNCHANGED}",
+                f"{path}: cell {index} has a 'source' that is neither a string nor a list of strings; "
+                f"{_UNCHANGED}",
                 path=path,
             )
         if table.ids[index] is BAD_VALUE:
             cell_id = json.loads(data[table.starts[index] : table.ends[index]]).get("id")
-            raise NotebookError(f"{path}: cell {index} has a non-string id {cell_id!r}; {_UNCHANGED}", path=path)
+            raise NotebookError(
+                f"{path}: cell {index} has a non-string id {cell_id!r}; {_UNCHANGED}", path=path
+            )

@@ -149,7 +149,9 @@ class CellTable:
         # the schema's structure: a metadata object everywhere, and in code cells an outputs list
         # and a count that is null or a number >= 0 (cell by cell only when a batch has an odd one)
         code = list(map("code".__eq__, types))
-        counts = list(compress(map(get, values, repeat("execution_count", count), repeat(MISSING, count)), code))
+        counts = list(
+            compress(map(get, values, repeat("execution_count", count), repeat(MISSING, count)), code)
+        )
         count_kinds = set(map(type, counts))
         if (
             _DICT.issuperset(map(type, map(get, values, repeat("metadata", count))))
@@ -255,7 +257,8 @@ class NotebookCells:
 
     def __getitem__(self, index: int) -> NotebookCell:
         if isinstance(index, slice):
-            return [self[each] for each in range(*index.indices(len(self.types)))]  # type: ignore[return-value]
+            chosen = range(*index.indices(len(self.types)))
+            return [self[each] for each in chosen]  # type: ignore[return-value]
         if index < 0:
             index += len(self.types)
         cell_type = self.types[index]

@@ -238,7 +238,8 @@ class CellSpans:
 
     def __getitem__(self, index: int) -> CellSpan:
         if isinstance(index, slice):
-            return [self[each] for each in range(*index.indices(len(self.body_starts)))]  # type: ignore[return-value]
+            chosen = range(*index.indices(len(self.body_starts)))
+            return [self[each] for each in chosen]  # type: ignore[return-value]
         if index < 0:
             index += len(self.body_starts)
         start = self.body_starts[index]  # raises IndexError past the end
@@ -264,7 +265,8 @@ class ViewSources:
     def __getitem__(self, index: int) -> str:
         if index < 0:
             index += len(self.spans)
-        body = self.view[self.spans.body_starts[index] : self.spans.end(index) - 1]  # without the view's newline
+        # the body without the newline the view adds
+        body = self.view[self.spans.body_starts[index] : self.spans.end(index) - 1]
         return body if _MARKER_START not in body else _ESCAPED_LINES.sub(r"\1", body)
 
     def __iter__(self) -> Iterator[str]:
