@@ -1,25 +1,28 @@
 """A notebook's cells as columns: one list or array per field, not one object per cell.
 
-A notebook of 10^5 small cells is 13 MB; read into one Python object per cell (its
+A notebook of 10^5 small cells is 30 MB; read into one Python object per cell (its
 layout, its kept values, the cell, its span in the view, its label) it took 8x the file
 in memory and most of a second of the plan in building those objects and in the
-garbage collector walking them (issue 27). The scan (``scan``) writes each cell it
-checks into a ``CellTable`` instead:
+garbage collector walking them (issue 27). The scan (``scan``) hands the cells it has
+checked to a ``CellTable`` a batch at a time instead, which keeps:
 
-* where the cell object is: two ``array('q')`` of byte offsets (16 bytes a cell);
-* what the cell view shows: the cell type (an interned string), the id and the source
-  joined into one string (the list of lines it was read from is dropped at once);
-* what an edit needs to know about its other members, as bits of one small integer
-  (``SOURCE_LIST``, ``HAS_OUTPUTS`` ...), and a list of the few cells whose shape the
-  schema would refuse (``misshapen``), which ``validate.structure_problems`` reads again
-  from their bytes to say why.
+* where each cell object is: two ``array('q')`` of byte offsets (16 bytes a cell);
+* the cell type (an interned string), the id, and the type the source is stored as
+  (a string or a list of lines);
+* the few cells the schema's structure would refuse (``misshapen``), which
+  ``validate.structure_problems`` reads again from their bytes to say why, and the
+  cells whose source is no string or list of strings (``bad_sources``).
 
-Anything odd is kept as a marker, not as a value: ``NOT_AN_OBJECT`` for an element of
-``cells`` that is not an object, ``BAD_VALUE`` for a ``cell_type`` or ``id`` that is no
-string and a source that is neither a string nor a list of strings; the reader parses
-such a cell again from its bytes to name the problem. ``NotebookCells`` makes the
-``NotebookCell`` values of this table on demand, so ``document.cells[i]`` works as before
-without a million of them existing.
+Each batch's sources are joined and written into the cell view at once
+(``view.ViewWriter``) and then dropped: the view holds every source already, and
+``sources`` reads one back from it when asked (``view.ViewSources``). A batch of
+ordinary cells is read member by member over the whole batch (``map(dict.get, ...)``
+and set checks, no Python code per cell); any other batch cell by cell. Anything odd
+is kept as a marker, not as a value: ``NOT_AN_OBJECT`` for an element of ``cells``
+that is not an object, ``BAD_VALUE`` for a ``cell_type`` or ``id`` that is no string;
+the reader (``reading.check_cells``) parses such a cell again from its bytes to name
+the problem. ``NotebookCells`` makes the ``NotebookCell`` values on demand, so
+``document.cells[i]`` works as before without a million of them existing.
 """
 
 from __future__ import annotations
