@@ -24,36 +24,23 @@ is kept) and no id for 4.4; the nbformat version is never changed.
 
 from __future__ import annotations
 
-import codecs
 import json
-import re
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
 from nbedit._dataclass import dataclass, field
 from nbedit.engine.models import CellSelector
-from nbedit.engine.notebook.cells import (  # the values; importable from here too
-    UNCHANGED,
-    NotebookCell,
-    NotebookEdit,
-    checked_cell_type,
-)
-from nbedit.engine.notebook.layout import Layout, detect_style
+from nbedit.engine.notebook.cells import UNCHANGED, NotebookCell, NotebookEdit  # importable from here too
+from nbedit.engine.notebook.layout import Layout, Member, detect_style
 from nbedit.engine.notebook.legacy import (
     LEGACY_VERSIONS,
     LegacyCells,
-    flat_layout,
     legacy_edit,
     read_legacy_cells,
 )
-from nbedit.engine.notebook.scan import (
-    CellScan,
-    DuplicateCells,
-    JsonSyntaxError,
-    TooManyCells,
-    check_utf8,
-    scan_notebook,
-    scan_worksheets,
-)
+from nbedit.engine.notebook.reading import check_cells, notebook_version, scan_bytes
+from nbedit.engine.notebook.scan import scan_worksheets
+from nbedit.engine.notebook.table import SHOWN_ID, CellTable, NotebookCells
 from nbedit.engine.notebook.validate import (
     already_invalid_note,
     is_source_only,
@@ -63,9 +50,9 @@ from nbedit.engine.notebook.validate import (
 from nbedit.engine.notebook.view import (
     CELL_TYPES,
     CellSpan,
+    CellSpans,
     ViewCell,
     parse_view,
-    render_view,
     shown_type,
 )
 from nbedit.engine.notebook.write import (
@@ -76,7 +63,7 @@ from nbedit.engine.notebook.write import (
     splice_cell,
     splice_cells,
 )
-from nbedit.errors import FileTooLarge, NotebookError
+from nbedit.errors import NotebookError
 
 TYPE_CHECKING = False  # typing stays out of a run: it costs milliseconds (tests/test_startup.py)
 if TYPE_CHECKING:
@@ -84,7 +71,7 @@ if TYPE_CHECKING:
 
 __all__ = ["NotebookCell", "NotebookDocument", "NotebookEdit"]
 
-_ID_PATTERN = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+_ID_PATTERN = SHOWN_ID
 _UNCHANGED = UNCHANGED
 _CODE_ONLY_KEYS = ("outputs", "execution_count")
 
@@ -95,34 +82,25 @@ def _fresh_id() -> str:
     return uuid.uuid4().hex[:8]
 
 
-def _join_source(value: Any) -> str | None:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        try:
-            return "".join(value)  # raises unless every line is a string
-        except TypeError:
-            return None
-    return None
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class NotebookDocument:
     """A scanned notebook: its bytes, where each cell is in them, and the cell view.
 
     ``top`` holds the top-level members other than ``cells``; ``problems`` what
     ``validate.structure_problems`` found. Nothing here is mutated after ``parse``.
+    The cells are kept column by column (``table``); ``cells`` and ``spans`` make a
+    ``NotebookCell`` or a ``CellSpan`` when one is asked for.
     """
 
     path: str
     data: bytes = field(repr=False)
     layout: Layout = field(repr=False)
     top: dict[str, Any] = field(repr=False)
-    cells: tuple[NotebookCell, ...]
-    cell_scans: tuple[CellScan, ...] = field(repr=False)
+    cells: NotebookCells
+    table: CellTable = field(repr=False)
     view: str = field(repr=False)
-    spans: tuple[CellSpan, ...] = field(repr=False)
-    marker_starts: tuple[int, ...] = field(repr=False)
+    spans: CellSpans = field(repr=False)
+    marker_starts: Sequence[int] = field(repr=False)
     nbformat_minor: int
     body_start: int = 0  # 3 when the file starts with a UTF-8 byte-order mark
     problems: tuple[str, ...] = ()
@@ -134,106 +112,31 @@ class NotebookDocument:
 
         ``FileTooLarge`` (``unit="cells"``) as soon as the scan passes ``max_cells`` cells.
         """
-        body_start = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
-        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-            raise NotebookError(
-                f"{path}: is UTF-16; notebooks are UTF-8 JSON, so re-save it as UTF-8 in Jupyter; {_UNCHANGED}",
-                path=path,
-            )
-        try:
-            is_ascii = check_utf8(data, body_start)
-        except UnicodeDecodeError as error:
-            raise NotebookError(
-                f"{path}: byte {error.start} is not valid UTF-8, so this is not a notebook "
-                f"nbedit can edit; {_UNCHANGED}",
-                path=path,
-            ) from None
-        try:
-            scanned = scan_notebook(data, body_start, is_ascii=is_ascii, max_cells=max_cells)
-        except TooManyCells as error:
-            raise FileTooLarge(
-                f"{path}: has more than {error.limit:,} cells, over the {error.limit:,}-cell limit; "
-                f"{_UNCHANGED} and it was not read further. Split the notebook into several, or raise "
-                "max_cells (Workspace(max_cells=...)) if you really mean to edit it as one",
-                path=path,
-                size=error.limit + 1,
-                limit=error.limit,
-                unit="cells",
-            ) from None
-        except DuplicateCells:
-            raise NotebookError(
-                f"{path}: has two top-level 'cells' arrays (Jupyter would silently use the last); "
-                f"delete the one you do not want; {_UNCHANGED}",
-                path=path,
-            ) from None
-        except JsonSyntaxError as error:
-            line = data.count(b"\n", body_start, error.position) + 1
-            line_start = max(data.rfind(b"\n", body_start, error.position) + 1, body_start)
-            # json counts columns in characters
-            column = len(data[line_start : error.position].decode("utf-8", "replace")) + 1
-            raise NotebookError(
-                f"{path}: is not valid JSON (line {line} column {column}: {error.message}); "
-                f"repair it or open it in Jupyter first; {_UNCHANGED}",
-                path=path,
-            ) from None
+        scanned, body_start, is_ascii = scan_bytes(data, path, max_cells)
         notebook = scanned.top
-        version = notebook.get("nbformat")
-        if (
-            scanned.is_object
-            and isinstance(version, (int, float, str))
-            and not isinstance(version, (int, bool))
-        ):
-            major_text, _, minor_text = str(version).partition(".")
-            example = (
-                f'"nbformat": {int(major_text)}, "nbformat_minor": {int(minor_text or 0)}'
-                if major_text.isdigit() and (minor_text.isdigit() or not minor_text)
-                else '"nbformat": 4, "nbformat_minor": 4'
-            )
-            raise NotebookError(
-                f'{path}: has "nbformat": {json.dumps(version)}, but the notebook format version is a whole '
-                f"number with the minor version in its own member ({example}); "
-                f"fix those two members (or open and save the file in Jupyter) and retry; {_UNCHANGED}",
-                path=path,
-            )
-        if not scanned.is_object or not isinstance(version, int):
-            raise NotebookError(
-                f"{path}: is JSON but not a Jupyter notebook (no top-level 'nbformat'); "
-                f"edit it as a plain text file instead (use a different extension); {_UNCHANGED}",
-                path=path,
-            )
-        major = notebook["nbformat"]
-        minor = notebook.get("nbformat_minor", 0)
-        if major in LEGACY_VERSIONS and isinstance(minor, int):
+        major, minor = notebook_version(path, scanned, LEGACY_VERSIONS)
+        if major in LEGACY_VERSIONS:
             return cls._parse_legacy(path, data, body_start, is_ascii, notebook, major, minor)
-        if major != 4 or not isinstance(minor, int):
-            version = f"{major}.{minor}"
-            advice = (
-                "open and save it in Jupyter to upgrade it to nbformat 4"
-                if major < 4
-                else "nbedit reads versions 2, 3 and 4"
-            )
-            raise NotebookError(
-                f"{path}: nbformat {version} is not supported; {advice}, then retry; {_UNCHANGED}", path=path
-            )
         if scanned.layout is None:
             raise NotebookError(
                 f"{path}: has no 'cells' list, so it is not a valid notebook; {_UNCHANGED}", path=path
             )
-        cells = tuple(_read_cell(path, index, scan) for index, scan in enumerate(scanned.cells))
-        view, spans, marker_starts = render_view([(cell.cell_type, cell.source, cell.id) for cell in cells])
+        table = scanned.cells
+        check_cells(path, data, table)
+        view, spans = table.finish()
         return cls(
             path,
             data,
             scanned.layout,
             notebook,
-            cells,
-            tuple(scanned.cells),
+            NotebookCells(table),
+            table,
             view,
             spans,
-            marker_starts,
+            spans.marker_starts,
             minor,
             body_start,
-            structure_problems(notebook, scanned.cells),
+            structure_problems(notebook, table, data),
         )
 
     @classmethod
@@ -248,19 +151,19 @@ class NotebookDocument:
         minor: int,
     ) -> NotebookDocument:
         """An nbformat 2 or 3 notebook: the cells of its worksheets, edited in place (``legacy``)."""
-        top_layout, cell_scans = scan_worksheets(data, body_start, is_ascii=is_ascii)
-        cells, legacy = read_legacy_cells(path, data, cell_scans, major)
-        view, spans, marker_starts = render_view([(cell.cell_type, cell.source, cell.id) for cell in cells])
+        layout, table = scan_worksheets(data, body_start, is_ascii=is_ascii)
+        legacy, texts = read_legacy_cells(path, data, table, major)
+        view, spans = table.finish(texts)
         return cls(
             path,
             data,
-            flat_layout(top_layout, cell_scans),
+            layout,
             top,
-            tuple(cells),
-            tuple(cell_scans),
+            NotebookCells(table),
+            table,
             view,
             spans,
-            marker_starts,
+            spans.marker_starts,
             minor,
             body_start,
             (),
@@ -279,15 +182,15 @@ class NotebookDocument:
     def cell_index(self, selector: CellSelector) -> int:
         """The index a selector names; ``NotebookError`` listing the valid ones otherwise."""
         if selector.id is not None:
-            for cell in self.cells:
-                if cell.id == selector.id:
-                    if selector.index is not None and selector.index != cell.index:
-                        raise NotebookError(
-                            f"{self.path}: cell id {selector.id} is cell {cell.index}, not cell {selector.index}; "
-                            f"give only one of them; {_UNCHANGED}",
-                            path=self.path,
-                        )
-                    return cell.index
+            if selector.id in self.table.ids:
+                index = self.table.ids.index(selector.id)
+                if selector.index is not None and selector.index != index:
+                    raise NotebookError(
+                        f"{self.path}: cell id {selector.id} is cell {index}, not cell {selector.index}; "
+                        f"give only one of them; {_UNCHANGED}",
+                        path=self.path,
+                    )
+                return index
             raise NotebookError(
                 f"{self.path}: has no cell with id {selector.id!r}; {self._valid_cells()}; {_UNCHANGED}",
                 path=self.path,
@@ -308,13 +211,7 @@ class NotebookDocument:
         An empty body has no characters, so its offset is the next marker's and
         belongs to the next cell; ``body_cell`` is the question for edits.
         """
-        low, high = 0, len(self.marker_starts)
-        while low < high:
-            middle = (low + high) // 2
-            if self.marker_starts[middle] <= offset:
-                low = middle + 1
-            else:
-                high = middle
+        low = bisect_right(self.marker_starts, offset)
         return low - 1 if low else None
 
     def body_cell(self, start: int, end: int) -> int | None:
@@ -324,21 +221,15 @@ class NotebookDocument:
         empty span at the end of a body belongs to that body, which is where the
         view puts text inserted there.
         """
-        low, high = 0, len(self.spans)
-        while low < high:
-            middle = (low + high) // 2
-            if self.spans[middle].start <= start:
-                low = middle + 1
-            else:
-                high = middle
-        if low == 0 or end > self.spans[low - 1].end:
+        low = bisect_right(self.spans.body_starts, start)
+        if low == 0 or end > self.spans.end(low - 1):
             return None
         return low - 1
 
     def _valid_cells(self) -> str:
         if not self.cells:
             return "the notebook has no cells"
-        ids = [cell.id for cell in self.cells if cell.id is not None]
+        ids = [cell_id for cell_id in self.table.ids if cell_id is not None]
         text = f"valid indices are 0-{len(self.cells) - 1}"
         if ids:
             shown = ", ".join(ids[:30]) + (f" and {len(ids) - 30} more" if len(ids) > 30 else "")
@@ -432,6 +323,14 @@ class NotebookDocument:
         cell = self.layout.cells[index]
         return json.loads(self.data[cell.start : cell.end])  # type: ignore[no-any-return]
 
+    def _member_value(self, members: dict[str, Member], key: str) -> bytes | None:
+        """The bytes of a member's value, an empty array as ``b"[]"`` (None: no such member)."""
+        member = members.get(key)
+        if member is None:
+            return None
+        value = self.data[member.value_start : member.value_end]
+        return b"[]" if value[:1] == b"[" and not value[1:-1].strip(b" \t\r\n") else value
+
     def _key_order(self, index: int) -> tuple[str, ...]:
         return tuple(self.layout.cells[index].members)
 
@@ -439,9 +338,9 @@ class NotebookDocument:
         self, view_cells: Sequence[ViewCell], clear_outputs: bool, new_cell_id: Callable[[], str]
     ) -> tuple[list[CellWrite], list[str]]:
         by_id: dict[str, int] = {}
-        for cell in self.cells:
-            if cell.id is not None:
-                by_id.setdefault(cell.id, cell.index)
+        for index, cell_id in enumerate(self.table.ids):
+            if cell_id is not None:
+                by_id.setdefault(cell_id, index)
         used_ids = set(by_id)
         claimed: set[int] = set()
         writes: list[CellWrite] = []
@@ -460,8 +359,9 @@ class NotebookDocument:
             writes.append(write)
             if change is not None:
                 changes.append(change)
-        for cell in self.cells:
-            if cell.index not in claimed:
+        for index in range(len(self.cells)):
+            if index not in claimed:
+                cell = self.cells[index]
                 if cell.read_only:
                     raise NotebookError(
                         f"{self.path}: the edit deletes {cell.label}, a cell type nbedit does not know; such "
@@ -565,14 +465,14 @@ class NotebookDocument:
         return CellWrite(cell, None, None, key_order)
 
     def _edited_cell(self, before: NotebookCell, source: str, clear_outputs: bool) -> CellWrite:
-        scan = self.cell_scans[before.index]
+        members = self.layout.cells[before.index].members
         cell: dict[str, Any] = {"source": source_value(source, before.source_as_list)}
         if clear_outputs and before.cell_type == "code":
-            if scan.values.get("outputs") != []:
+            if self._member_value(members, "outputs") != b"[]":
                 cell["outputs"] = []
-            if scan.values.get("execution_count", 0) is not None:
+            if self._member_value(members, "execution_count") != b"null":
                 cell["execution_count"] = None
-        if any(key not in scan.kinds for key in cell):
+        if any(key not in members for key in cell):
             raw = self.raw_cell(before.index)
             return CellWrite({**raw, **cell}, before.index, None, tuple(raw))
         return CellWrite(cell, before.index, tuple(cell))
@@ -635,26 +535,3 @@ def _is_ascii(write: CellWrite) -> bool:
         source = write.cell.get("source", "")
         return "".join(source).isascii() if isinstance(source, list) else str(source).isascii()
     return json.dumps(write.cell, ensure_ascii=False).isascii()
-
-
-def _read_cell(path: str, index: int, scan: CellScan) -> NotebookCell:
-    raw = scan.values if scan.layout is not None else None
-    cell_type = checked_cell_type(path, index, raw)
-    cell_id = raw.get("id")
-    if cell_type not in CELL_TYPES:
-        # nbformat's schema allows cell types it does not know (a newer nbformat, an old
-        # 'heading' cell): shown read-only, written back byte for byte
-        source = _join_source(raw.get("source", ""))
-        shown_id = cell_id if isinstance(cell_id, str) and _ID_PATTERN.fullmatch(cell_id) else None
-        return NotebookCell(
-            index, cell_type, shown_id, source or "", isinstance(raw.get("source"), list), read_only=True
-        )
-    source = _join_source(raw.get("source", ""))
-    if source is None:
-        raise NotebookError(
-            f"{path}: cell {index} has a 'source' that is neither a string nor a list of strings; {_UNCHANGED}",
-            path=path,
-        )
-    if cell_id is not None and not isinstance(cell_id, str):
-        raise NotebookError(f"{path}: cell {index} has a non-string id {cell_id!r}; {_UNCHANGED}", path=path)
-    return NotebookCell(index, str(cell_type), cell_id, source, isinstance(raw.get("source"), list))

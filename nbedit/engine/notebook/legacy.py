@@ -31,14 +31,15 @@ import json
 
 from nbedit._dataclass import dataclass
 from nbedit.engine.notebook.cells import UNCHANGED, NotebookCell, NotebookEdit, checked_cell_type
-from nbedit.engine.notebook.layout import Layout, ObjectLayout, detect_style
-from nbedit.engine.notebook.scan import CellScan
-from nbedit.engine.notebook.view import CELL_TYPES, parse_view, shown_type
+from nbedit.engine.notebook.layout import Layout, detect_style
+from nbedit.engine.notebook.table import NOT_AN_OBJECT, CellTable
+from nbedit.engine.notebook.view import parse_view, shown_type
 from nbedit.engine.notebook.write import CellWrite, check_spliced, splice_members
 from nbedit.errors import NotebookError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any, Protocol
 
     from nbedit.engine.notebook.view import ViewCell
@@ -48,15 +49,15 @@ if TYPE_CHECKING:
 
         path: str
         data: bytes
-        cells: tuple[NotebookCell, ...]
-        cell_scans: tuple[CellScan, ...]
+        cells: Sequence[NotebookCell]
+        table: CellTable
         layout: Layout
         legacy: LegacyCells | None
 
         def _check_read_only(self, before: NotebookCell, view_cell: ViewCell) -> None: ...
 
 
-__all__ = ["LEGACY_VERSIONS", "LegacyCells", "flat_layout", "legacy_edit", "read_legacy_cells", "source_key"]
+__all__ = ["LEGACY_VERSIONS", "LegacyCells", "legacy_edit", "read_legacy_cells", "source_key"]
 
 LEGACY_VERSIONS = (2, 3)
 _UNCHANGED = UNCHANGED
@@ -108,15 +109,15 @@ def stored_value(text: str, form: str, major: int) -> Any:
     return text
 
 
-def read_legacy_cells(
-    path: str, data: bytes, cell_scans: list[CellScan], major: int
-) -> tuple[list[NotebookCell], LegacyCells]:
-    """The cells of every worksheet as the cell view shows them, and how each stores its text."""
-    cells: list[NotebookCell] = []
+def read_legacy_cells(path: str, data: bytes, table: CellTable, major: int) -> tuple[LegacyCells, list[str]]:
+    """Put into ``table`` the cells of every worksheet as the cell view shows them (its columns
+    were read the version 4 way); say how each cell stores its text, and give each one's text."""
     keys: list[str | None] = []
     forms: list[str] = []
-    for index, scan in enumerate(cell_scans):
-        raw = json.loads(data[scan.layout.start : scan.layout.end]) if scan.layout is not None else None
+    texts: list[str] = []
+    for index in range(len(table)):
+        start, end = table.starts[index], table.ends[index]
+        raw = json.loads(data[start:end]) if table.types[index] is not NOT_AN_OBJECT else None
         cell_type = checked_cell_type(path, index, raw)
         key = source_key(cell_type)
         if key not in raw and "source" in raw:
@@ -131,17 +132,11 @@ def read_legacy_cells(
             )
         keys.append(key if key in raw else None)
         forms.append(_form(value, major) if key in raw else "lines")
-        read_only = cell_type not in CELL_TYPES
-        cells.append(NotebookCell(index, cell_type, None, text, isinstance(value, list), read_only=read_only))
-    return cells, LegacyCells(major, tuple(keys), tuple(forms))
-
-
-def flat_layout(top: ObjectLayout, cell_scans: list[CellScan]) -> Layout:
-    """A version 4 style layout over every worksheet's cells, for the splice and its proof."""
-    objects = [scan.layout for scan in cell_scans if scan.layout is not None]
-    start = objects[0].start if objects else top.start
-    end = objects[-1].end if objects else top.start
-    return Layout(top, start, end, objects)
+        table.types[index] = cell_type
+        table.ids[index] = None
+        texts.append(text)
+        table.kinds[index] = type(value)
+    return LegacyCells(major, tuple(keys), tuple(forms)), texts
 
 
 def _refusal(document: NotebookDocument, what: str) -> NotebookError:
@@ -194,8 +189,8 @@ def legacy_edit(document: NotebookDocument, new_view: str, *, clear_outputs: boo
             )
         cell: dict[str, Any] = {key: stored_value(view_cell.source, legacy.forms[before.index], legacy.major)}
         if clear_outputs and before.cell_type == "code":
-            scan = document.cell_scans[before.index]
-            if "outputs" in scan.kinds and json.loads(_member_bytes(document, before.index, "outputs")) != []:
+            members = document.layout.cells[before.index].members
+            if "outputs" in members and json.loads(_member_bytes(document, before.index, "outputs")) != []:
                 cell["outputs"] = []
         writes.append(CellWrite(cell, before.index, tuple(cell)))
         changes.append(f"{before.label}: source changed")

@@ -126,6 +126,8 @@ def plan_notebook(
     located = tuple(_label(document, item, path) for item in split_by_cell(document.view, text_edit.hunks))
     # blocks that built on each other were applied in order and come without located hunks
     after_view = splice(document.view, located) if located else text_edit.after
+    if after_view is not text_edit.after and after_view == text_edit.after:
+        after_view = text_edit.after  # one copy of a big notebook's view, not two
     notes = list(text_edit.notes)
     after_view, located, guard_notes = _syntax_guard(path, document, after_view, located, text_edit)
     notes.extend(guard_notes)

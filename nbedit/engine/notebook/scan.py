@@ -14,9 +14,11 @@ keeping the outputs:
 * Python walks only the top-level object and the ``cells`` array. Each cell is
   parsed by the C scanner of the ``json`` module (``scan_once``) in one call, which
   checks its syntax exactly as ``json.loads`` would and says where it ends. The
-  members the editor needs (``cell_type``, ``id``, ``source``, ``metadata``,
-  ``execution_count``) are kept; the outputs are dropped at once, so memory holds
-  one cell's outputs at a time, never the whole notebook.
+  parsed cells go to a ``table.CellTable`` a batch of ``_BATCH`` at a time, which
+  keeps what the editor needs column by column (offsets in arrays, the cell type,
+  the id; the source is written into the cell view at once) and drops the rest, so
+  memory holds one batch's outputs at a time, never the whole notebook, and no
+  Python object per cell is kept (issue 27: 10^5 cells took 8x the file before).
 * Where each member of a cell sits is read only for the cells an edit rewrites
   (``ObjectLayout.members`` asks ``_MemberReader``): a one-cell edit of a
   2,000-cell notebook walks one cell's members, not 14,000.
@@ -50,17 +52,17 @@ import json
 import json.scanner
 import re
 from collections.abc import Iterator
-from sys import intern as _intern
+from functools import partial
 
-from nbedit._dataclass import dataclass, field
-from nbedit.engine.notebook.layout import Layout, Member, ObjectLayout
+from nbedit._dataclass import dataclass
+from nbedit.engine.notebook.layout import CellLayouts, Layout, Member, ObjectLayout
+from nbedit.engine.notebook.table import CellTable
 
 TYPE_CHECKING = False  # typing stays out of a run: it costs milliseconds (tests/test_startup.py)
 if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
-    "CellScan",
     "DuplicateCells",
     "JsonSyntaxError",
     "NotebookScan",
@@ -70,7 +72,6 @@ __all__ = [
     "scan_worksheets",
 ]
 
-KEPT_CELL_KEYS = frozenset({"cell_type", "id", "source", "metadata", "execution_count"})
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 # The common case in one match each: a plain key with its colon, and what follows a value.
@@ -81,6 +82,7 @@ _CHUNK = 1 << 20
 _WINDOW = 1 << 20  # characters decoded at a time
 _MARGIN = 1 << 16  # a token is matched only with this much window after it (or the region's end)
 _LOOKAHEAD = 8
+_BATCH = 512  # cells whose values are read into the table at a time (``CellTable.add_batch``)
 _scan_value = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 _scan_string = json.decoder.scanstring  # type: ignore[attr-defined]
 
@@ -108,19 +110,10 @@ class TooManyCells(ValueError):
 
 
 @dataclass(slots=True)
-class CellScan:
-    """One element of ``cells``. ``layout`` is None when the element is not an object."""
-
-    layout: ObjectLayout | None
-    values: dict[str, Any] = field(default_factory=dict)  # KEPT_CELL_KEYS members; outputs if empty
-    kinds: dict[str, type] = field(default_factory=dict)  # the Python type of every member's value
-
-
-@dataclass(slots=True)
 class NotebookScan:
     top: dict[str, Any]  # top-level members; ``cells`` only when it is not an array
     layout: Layout | None  # None when there is no ``cells`` array
-    cells: list[CellScan]
+    cells: CellTable
     is_object: bool  # the document is a JSON object
 
 
@@ -168,16 +161,20 @@ def scan_notebook(
         raise JsonSyntaxError("Nested too deeply", start) from None
 
 
-def scan_worksheets(data: bytes, start: int, *, is_ascii: bool) -> tuple[ObjectLayout, list[CellScan]]:
+def scan_worksheets(data: bytes, start: int, *, is_ascii: bool) -> tuple[Layout, CellTable]:
     """The top object and the cells of every worksheet of an nbformat 2 or 3 notebook, in order.
 
     Those versions keep their cells in ``worksheets[i].cells``; each cell's layout
     gives its byte offsets as for version 4. The data was checked as JSON by
     ``scan_notebook`` already; as in ``json.loads``, a repeated key's last value wins.
+
+    The layout spans every worksheet's cells, as if they were one ``cells`` array
+    (for the splice and its proof; its ``cells_start`` and ``cells_end`` are the
+    first cell's start and the last one's end).
     """
     scanner = _Scanner(data, is_ascii)
     top = ObjectLayout(scanner.skip(start))
-    found: list[CellScan] = []
+    found = CellTable()
     for member in scanner.members(top, top.known if top.known is not None else {}):
         if member.key == "worksheets" and scanner.char(member.value_start) == "[":
             found.clear()
@@ -186,7 +183,10 @@ def scan_worksheets(data: bytes, start: int, *, is_ascii: bool) -> tuple[ObjectL
             _, member.value_end = scanner.value(member.value_start)
             if member.key == "worksheets":
                 found.clear()
-    return top, found
+    cells = CellLayouts(found.starts, found.ends, scanner.reader)
+    first = found.starts[0] if len(found) else top.start
+    last = found.ends[-1] if len(found) else top.start
+    return Layout(top, first, last, cells), found
 
 
 class _Scanner:
@@ -204,7 +204,6 @@ class _Scanner:
         self.base = 0
         self.text = ""
         self.reader = _MemberReader(data, is_ascii)
-        self.kinds: dict[tuple[Any, ...], dict[str, type]] = {}  # shared by cells alike (``cell``)
         self.max_cells = -1  # no limit
 
     # -- the window ---------------------------------------------------------------------------
@@ -305,7 +304,7 @@ class _Scanner:
             return NotebookScan({}, None, [], is_object=False)
         top_layout = ObjectLayout(position)
         top: dict[str, Any] = {}
-        cells: list[CellScan] = []
+        cells = CellTable()
         cells_bounds: tuple[int, int] | None = None
         for member in self.members(top_layout, top_layout.members):
             if member.key == "cells" and self.char(member.value_start) == "[":
@@ -323,7 +322,7 @@ class _Scanner:
         self.expect_end(top_layout.end)
         if cells_bounds is None:
             return NotebookScan(top, None, cells, is_object=True)
-        objects = [cell.layout for cell in cells if cell.layout is not None]
+        objects = CellLayouts(cells.starts, cells.ends, self.reader)
         return NotebookScan(top, Layout(top_layout, *cells_bounds, objects), cells, is_object=True)
 
     def members(self, layout: ObjectLayout, into: dict[str, Member]) -> Iterator[Member]:
@@ -364,47 +363,69 @@ class _Scanner:
             raise JsonSyntaxError("Expecting ':' delimiter", colon)
         return Member(self.kept(key, key_start, key_end), key_start, key_end, self.skip(colon + 1))
 
-    def cells(self, start: int, cells: list[CellScan]) -> int:
+    def cells(self, start: int, cells: CellTable) -> int:
         position = self.skip(start + 1)
         if self.char(position) == "]":
             return position + 1
-        scan_value, next_element, append = _scan_value, _NEXT_ELEMENT.match, cells.append
+        scan_value, next_element = _scan_value, _NEXT_ELEMENT.match
+        add_start, add_end = cells.starts.append, cells.ends.append
+        batch: list[Any] = []
+        add_value = batch.append
+        reread = None if self.ascii else partial(self.reread, cells)
         limit = self.max_cells
+        count = len(cells)
+        # the loop works in the window's own offsets (``local``), and re-reads the window's
+        # variables after any method that may load another window
+        text, base, complete = self.text, self.base, self.complete()
+        size = len(text)
+        pending = 0  # cells in ``batch``
         while True:
-            if len(cells) == limit:
+            if count == limit:
                 raise TooManyCells(limit, position)
+            count += 1
+            pending += 1
+            local = position - base
+            if local < 0 or (local + _MARGIN > size and not complete):
+                self.local(position)
+                text, base, complete = self.text, self.base, self.complete()
+                size, local = len(text), position - self.base
             # ``value`` inline for the common case (a 100,000-cell notebook calls it 100,000 times):
-            # the cell starts well inside the window and the C scanner ends it well inside too;
-            # anything else (the window's edge, not JSON) goes through ``value``, which decides
-            text = self.text
-            local = position - self.base
+            # the C scanner ends the cell well inside the window; anything else (the window's edge,
+            # not JSON) goes through ``value``, which decides
             try:
-                if local < 0 or (local + _MARGIN > len(text) and not self.complete()):
-                    raise StopIteration
                 value, end = scan_value(text, local)
-                if end + _LOOKAHEAD > len(text) and not self.complete():
+                if end + _LOOKAHEAD > size and not complete:
                     raise StopIteration
-                end += self.base
             except (StopIteration, ValueError):  # JSONDecodeError is a ValueError
                 value, end = self.value(position)
-            if type(value) is dict:
-                append(self.cell(value, position, end))
-            else:
-                append(CellScan(None))
+                text, base, complete = self.text, self.base, self.complete()
+                size, end = len(text), end - base
+            add_start(position)
+            add_end(base + end)
+            add_value(value)
+            if pending == _BATCH:
+                cells.add_batch(batch, reread)
+                batch.clear()
+                pending = 0
             # the common case in one match: the comma and the whitespace before the next cell
-            local = self.local(end)
-            found = next_element(self.text, local)
-            if found is not None and found.end() < len(self.text):
-                if found[1] == "]":
-                    return self.base + found.end(1)
-                position = self.base + found.end()
-                continue
-            character, position = self.after(end, "]")  # the window's edge, or not JSON
+            found = next_element(text, end)
+            if found is not None:
+                after = found.end()
+                if after < size:
+                    if found[1] == "]":
+                        cells.add_batch(batch, reread)
+                        return base + found.end(1)
+                    position = base + after
+                    continue
+            character, position = self.after(base + end, "]")  # the window's edge, or not JSON
             if character == "]":
+                cells.add_batch(batch, reread)
                 return position
             position = self.skip(position)
+            text, base, complete = self.text, self.base, self.complete()
+            size = len(text)
 
-    def worksheets(self, start: int, found: list[CellScan]) -> int:
+    def worksheets(self, start: int, found: CellTable) -> int:
         """The ``worksheets`` array at ``start``: every worksheet's cells into ``found``; its end."""
         position = self.skip(start + 1)
         if self.char(position) == "]":
@@ -412,15 +433,15 @@ class _Scanner:
         while True:
             if self.char(position) == "{":
                 sheet = ObjectLayout(position)
-                cells: list[CellScan] = []
+                cells = CellTable()
                 for member in self.members(sheet, {}):
                     if member.key == "cells" and self.char(member.value_start) == "[":
-                        cells = []
+                        cells = CellTable()
                         member.value_end = self.cells(member.value_start, cells)
                     else:
                         _, member.value_end = self.value(member.value_start)
                         if member.key == "cells":
-                            cells = []
+                            cells = CellTable()
                 found.extend(cells)
                 end = sheet.end
             else:
@@ -430,46 +451,14 @@ class _Scanner:
                 return position
             position = self.skip(position)
 
-    def cell(self, value: dict[str, Any], start: int, end: int) -> CellScan:
-        if not self.ascii and not _plain(value):
-            value = json.loads(str(self.view[start:end], "utf-8"))
-        # Memory per cell is what limits a notebook of 10^5 or 10^6 cells (issue 27): the C scanner
-        # makes every key a fresh string in every cell, so the kept values are keyed by the shared
-        # constants, the cell type is interned, and cells with the same members of the same types
-        # (nearly all of them) share one read-only ``kinds`` dict.
-        signature = (*value, *map(type, value.values()))
-        kinds = self.kinds.get(signature)
-        if kinds is None:
-            kinds = self.kinds[signature] = dict(zip(value, map(type, value.values()), strict=False))
-        kept = {key: value[key] for key in KEPT_CELL_KEYS if key in value}
-        cell_type = kept.get("cell_type")
-        if type(cell_type) is str:
-            kept["cell_type"] = _intern(cell_type)
-        if value.get("outputs") == []:
-            kept["outputs"] = []
-        return CellScan(ObjectLayout(start, end, None, self.reader), kept, kinds)
+    def reread(self, cells: CellTable, index: int) -> Any:
+        """Cell ``index`` of ``cells``, parsed from its bytes as UTF-8 (not from Latin-1 text)."""
+        return json.loads(str(self.view[cells.starts[index] : cells.ends[index]], "utf-8"))
 
     def expect_end(self, end: int) -> None:
         end = self.skip(end)
         if end != self.limit:
             raise JsonSyntaxError("Extra data", end)
-
-
-def _plain(cell: dict[str, Any]) -> bool:
-    """Whether the cell's keys and kept values read the same from Latin-1 as from UTF-8.
-
-    A character from U+0080 to U+00FF in them may be a UTF-8 byte read as Latin-1.
-    """
-    if not all(key.isascii() for key in cell):
-        return False
-    for key in KEPT_CELL_KEYS:
-        member = cell.get(key)
-        if isinstance(member, str):
-            if not member.isascii():
-                return False
-        elif isinstance(member, (list, dict)) and not json.dumps(member, ensure_ascii=False).isascii():
-            return False
-    return True
 
 
 class _MemberReader:

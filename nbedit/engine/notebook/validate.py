@@ -35,9 +35,10 @@ that was invalid before the edit in its notes too.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
-from nbedit.engine.notebook.scan import CellScan
+from nbedit.engine.notebook.table import CellTable
 from nbedit.engine.notebook.view import cell_label
 from nbedit.engine.notebook.write import CellWrite
 from nbedit.errors import NotebookError
@@ -62,20 +63,24 @@ def is_source_only(writes: Sequence[CellWrite]) -> bool:
     )
 
 
-def structure_problems(top: dict[str, Any], cells: Sequence[CellScan]) -> tuple[str, ...]:
-    """The schema's structural requirements the notebook misses, as short phrases."""
+def structure_problems(top: dict[str, Any], cells: CellTable, data: bytes) -> tuple[str, ...]:
+    """The schema's structural requirements the notebook misses, as short phrases.
+
+    The scan listed the cells that miss one (``CellTable.misshapen``); only those are
+    read again from their bytes, to say what they miss.
+    """
     problems: list[str] = []
     if not isinstance(top.get("metadata"), dict):
         problems.append("the notebook has no 'metadata' object")
-    for index, cell in enumerate(cells):
-        kinds = cell.kinds
-        if kinds.get("metadata") is not dict:
+    for index in cells.misshapen:
+        cell = json.loads(data[cells.starts[index] : cells.ends[index]])
+        if not isinstance(cell.get("metadata"), dict):
             problems.append(f"cell {index} has no 'metadata' object")
-        if cell.values.get("cell_type") != "code":
+        if cell.get("cell_type") != "code":
             continue
-        if kinds.get("outputs") is not list:
+        if not isinstance(cell.get("outputs"), list):
             problems.append(f"code cell {index} has no 'outputs' list")
-        count = cell.values.get("execution_count", "missing")
+        count = cell.get("execution_count", "missing")
         if count is not None and (type(count) is not int or count < 0):
             problems.append(f"code cell {index} has no valid 'execution_count' (a number or null)")
     return tuple(problems)

@@ -33,7 +33,9 @@ Design choices, in the spirit of jupytext's percent format but stricter:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterator, Sequence
+from itertools import accumulate
 
 from nbedit._dataclass import NamedTuple, dataclass
 from nbedit.engine.text import split_lines
@@ -44,13 +46,17 @@ __all__ = [
     "MARKER_PREFIX",
     "READ_ONLY",
     "CellSpan",
+    "CellSpans",
     "ViewCell",
+    "ViewSources",
+    "ViewWriter",
     "cell_label",
     "cell_label_at_line",
     "format_marker",
     "parse_view",
     "shown_type",
     "render_cell",
+    "render_columns",
     "render_view",
 ]
 
@@ -60,10 +66,13 @@ CELL_TYPES = ("code", "markdown", "raw")
 _MARKER_START = "# %% nbedit"
 _NEEDS_ESCAPE = re.compile(r"^(\\*# %% nbedit)", re.MULTILINE)
 _ESCAPED = re.compile(r"^\\(\\*# %% nbedit)")
+_ESCAPED_LINES = re.compile(r"^\\(\\*# %% nbedit)", re.MULTILINE)
 _MARKER_WORD = re.compile(r"(?P<index>\d+)|(?P<new>new)|id=(?P<id>\S+)|(?P<read_only>read-only)")
 _MARKER_TYPE = re.compile(r"(?:^|\s)\[(?P<type>[^\]\n]*)\](?=\s|$)")
 _SHOWABLE_TYPE = re.compile(r"[A-Za-z0-9_.:+-][A-Za-z0-9 _.:+-]{0,39}")
 READ_ONLY = "read-only"
+_CHUNK = 4096  # cells rendered at a time: the pieces of one chunk exist at once, never all
+_KNOWN = frozenset(CELL_TYPES)
 
 
 class CellSpan(NamedTuple):
@@ -130,29 +139,138 @@ def render_view(
 
     Returns the view, each cell's body span, and where each cell's marker line starts.
     """
-    parts: list[str] = []
-    spans: list[CellSpan] = []
-    marker_starts: list[int] = []
-    offset = 0
-    for index, (cell_type, source, cell_id) in enumerate(cells):
-        if cell_type in CELL_TYPES:  # the common case of format_marker and cell_label, inline
-            if cell_id is None:
-                marker = f"{MARKER_PREFIX} {index} [{cell_type}]\n"
-                label = f"cell {index} ({cell_type})"
-            else:
-                marker = f"{MARKER_PREFIX} {index} [{cell_type}] id={cell_id}\n"
-                label = f"cell {index} (id {cell_id}, {cell_type})"
+    types = [cell[0] for cell in cells]
+    ids = [cell[2] for cell in cells]
+    view, marker_starts, body_starts = render_columns(types, [cell[1] for cell in cells], ids)
+    spans = CellSpans(marker_starts, body_starts, len(view), types, ids)
+    return view, tuple(spans), tuple(marker_starts)
+
+
+def render_columns(
+    types: Sequence[str], sources: Sequence[str], ids: Sequence[str | None]
+) -> tuple[str, array[int], array[int]]:
+    """The view of cells given column by column, where each marker line starts and each body starts."""
+    writer = ViewWriter()
+    for first in range(0, len(types), _CHUNK):
+        last = min(first + _CHUNK, len(types))
+        writer.add(types[first:last], sources[first:last], ids[first:last])
+    return writer.finish()
+
+
+class ViewWriter:
+    """The view, written a chunk of cells at a time (``add``), and where its markers and bodies start.
+
+    The notebook scan hands each batch of cells to ``add`` as soon as it has read it, so a
+    cell's joined source lives only as long as its batch (a notebook of 10^5 cells would
+    otherwise hold all of them once more beside the view). The markers and bodies of a
+    chunk are built by comprehensions and their offsets summed by ``itertools.accumulate``:
+    no Python object per cell outlives its chunk.
+    """
+
+    __slots__ = ("body_starts", "marker_starts", "offset", "pieces")
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        self.marker_starts = array("q")
+        self.body_starts = array("q")
+        self.offset = 0
+
+    def add(self, types: Sequence[str], sources: Sequence[str], ids: Sequence[str | None]) -> None:
+        first = len(self.marker_starts)
+        if _KNOWN.issuperset(types):
+            markers = [
+                f"{MARKER_PREFIX} {index} [{cell_type}]\n"
+                if cell_id is None
+                else f"{MARKER_PREFIX} {index} [{cell_type}] id={cell_id}\n"
+                for index, cell_type, cell_id in zip(range(first, first + len(types)), types, ids)
+            ]
         else:
-            marker = format_marker(index, cell_type, cell_id) + "\n"
-            label = cell_label(index, cell_type, cell_id)
-        body = (source if _MARKER_START not in source else _escape(source)) + "\n" if source else ""
-        start = offset + len(marker)
-        marker_starts.append(offset)
-        offset = start + len(body)
-        spans.append(CellSpan(start, offset, label))
-        parts.append(marker)
-        parts.append(body)
-    return "".join(parts), tuple(spans), tuple(marker_starts)
+            markers = [
+                format_marker(index, cell_type, cell_id) + "\n"
+                for index, cell_type, cell_id in zip(range(first, first + len(types)), types, ids)
+            ]
+        bodies = [
+            ((source if _MARKER_START not in source else _escape(source)) + "\n" if source else "")
+            for source in sources
+        ]
+        parts: list[str] = [""] * (2 * len(markers))
+        parts[0::2] = markers
+        parts[1::2] = bodies
+        offsets = array("q", accumulate(map(len, parts), initial=self.offset))
+        self.marker_starts.extend(offsets[0:-1:2])
+        self.body_starts.extend(offsets[1::2])
+        self.offset = offsets[-1]
+        self.pieces.append("".join(parts))
+
+    def finish(self) -> tuple[str, array[int], array[int]]:
+        """The view, and where each marker line and each body starts in it."""
+        view = "".join(self.pieces)
+        self.pieces = []
+        return view, self.marker_starts, self.body_starts
+
+
+class CellSpans:
+    """``CellSpan`` of each cell's body, made when asked for from the offsets ``render_columns``
+    returns (a label string per cell of a 10^6-cell notebook would be 80 MB nobody reads)."""
+
+    __slots__ = ("body_starts", "ids", "marker_starts", "types", "view_length")
+
+    def __init__(
+        self,
+        marker_starts: array[int],
+        body_starts: array[int],
+        view_length: int,
+        types: Sequence[str],
+        ids: Sequence[str | None],
+    ) -> None:
+        self.marker_starts = marker_starts
+        self.body_starts = body_starts
+        self.view_length = view_length
+        self.types = types
+        self.ids = ids
+
+    def __len__(self) -> int:
+        return len(self.body_starts)
+
+    def end(self, index: int) -> int:
+        """Where the body of cell ``index`` ends (the next marker, or the view's end)."""
+        return self.marker_starts[index + 1] if index + 1 < len(self.marker_starts) else self.view_length
+
+    def __getitem__(self, index: int) -> CellSpan:
+        if isinstance(index, slice):
+            chosen = range(*index.indices(len(self.body_starts)))
+            return [self[each] for each in chosen]  # type: ignore[return-value]
+        if index < 0:
+            index += len(self.body_starts)
+        start = self.body_starts[index]  # raises IndexError past the end
+        return CellSpan(start, self.end(index), cell_label(index, self.types[index], self.ids[index]))
+
+    def __iter__(self) -> Iterator[CellSpan]:
+        return (self[index] for index in range(len(self.body_starts)))
+
+
+class ViewSources:
+    """Each cell's source, read back from its body in the view when asked for: the view holds
+    every source already, so a second copy of them all is not kept (issue 27)."""
+
+    __slots__ = ("spans", "view")
+
+    def __init__(self, view: str, spans: CellSpans) -> None:
+        self.view = view
+        self.spans = spans
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def __getitem__(self, index: int) -> str:
+        if index < 0:
+            index += len(self.spans)
+        # the body without the newline the view adds
+        body = self.view[self.spans.body_starts[index] : self.spans.end(index) - 1]
+        return body if _MARKER_START not in body else _ESCAPED_LINES.sub(r"\1", body)
+
+    def __iter__(self) -> Iterator[str]:
+        return (self[index] for index in range(len(self.spans)))
 
 
 def _parse_marker(line: str, number: int) -> tuple[int | None, str | None, str | None]:
