@@ -57,6 +57,7 @@ def edit_text(
     """
     if sequential and len(hunks) > 1:
         return _edit_in_order(text, hunks, options, path=path, region=region)
+    _check_appends_last(hunks, path)
     index = FileIndex(text)
     notes: list[str] = []
     skipped: list[int] = []
@@ -195,6 +196,32 @@ def _check_context_free(
             detail=(
                 "regenerate the diff with context lines (e.g. git diff -U3), or make it against this "
                 "file as it is now, so the place can be checked (nothing was written)"
+            ),
+        )
+
+
+def _check_appends_last(hunks: Sequence[Hunk], path: str) -> None:
+    """An added-only hunk with no line number appends to the file (aider's unified diffs without
+    line numbers, a Codex chunk of added lines): what a careful reader expects when it is the
+    last change to the file. Followed by hunks that edit lines, the diff's order says it goes
+    before them (an import added at the top, a helper above its caller) and nothing says where:
+    refused, never appended at the end."""
+    for number, hunk in enumerate(hunks):
+        if hunk.old or hunk.start_line is not None or hunk.anchors or not hunk.new.strip():
+            continue
+        later = next((n for n, other in enumerate(hunks[number + 1 :], start=number + 2) if other.old), None)
+        if later is None:
+            return
+        raise AmbiguousMatch(
+            f"{path}: hunk {number + 1} only adds lines, with no line of the file around them and no line "
+            f"number, and hunk {later} after it edits the file: appended at the end (aider's convention for "
+            "such a hunk) they would land after that edit, against the diff's order",
+            path=path,
+            locations=[],
+            tier="line-number",
+            detail=(
+                "add the line the new lines follow (or precede) as a context line, so the place can be checked "
+                "(nothing was written)"
             ),
         )
 

@@ -51,6 +51,8 @@ def _locate_after_anchor(
         )
     if len(occurrences) == 1:
         only = occurrences[0]
+        if not inner.old and not inner.anchors and (inner.at_end or inner.start_line is None):
+            _refuse_append_outside(index, anchor, only, high, path)
         return locate(
             index, inner, options=options, region=(only.end, high), near_line=only.first_line + 2, path=path
         )
@@ -107,6 +109,33 @@ def _locate_after_anchor(
         locations=[(occurrence.first_line + 1, 1) for occurrence, _ in fits],
         tier="anchor",
     )
+
+
+def _refuse_append_outside(index: FileIndex, anchor: str, hit: _Hit, high: int, path: str | None) -> None:
+    """A chunk of added lines only, under an anchor: Codex appends such lines at the end of the
+    file, whatever the anchor says. A careful reader puts them in the anchor's block; the two
+    agree only when that block runs to the end (every later non-blank line indented deeper than
+    the anchor line). Otherwise where they go is a guess: refused."""
+    text = index.text
+
+    def depth(line: str) -> int:
+        return len(line[: len(line) - len(line.lstrip(" \t"))].expandtabs(8))
+
+    anchored = depth(text[hit.start : hit.end])
+    for later in text[hit.end : high].splitlines():
+        if later.strip() and depth(later) <= anchored:
+            raise AmbiguousMatch(
+                f"{path or 'file'}: the chunk under the @@ anchor line {anchor!r} (line {hit.first_line + 1}) "
+                "only adds lines, with no line of the file to follow; appended at the end of the file "
+                f"(as Codex does) they would land outside that block, which ends before {later.strip()[:60]!r}",
+                path=path,
+                locations=[(hit.first_line + 1, 1)],
+                tier="anchor",
+                detail=(
+                    "add the line the new lines follow (or precede) as a context line, so the place can be "
+                    "checked (nothing was written)"
+                ),
+            )
 
 
 def _anchor_hits(index: FileIndex, anchor: str, low: int, high: int) -> list[_Hit]:

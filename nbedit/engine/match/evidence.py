@@ -38,6 +38,9 @@ _LENIENT_PLACES = frozenset({Tier.INDENTATION, Tier.BLANK_LINES, Tier.FUZZY})
 # this many non-blank lines (one line of new text may stand anywhere by chance)
 APPLIED_ELSEWHERE_LINES = 2
 
+# an appended text of one line shorter than this may end a file by chance: not "already applied"
+APPEND_APPLIED_CHARS = 16
+
 
 def context_free(hunk: Hunk) -> bool:
     """A diff hunk with a line number and no context lines (``git diff -U0``, or a model's bare hunk).
@@ -127,6 +130,24 @@ def new_text_present(
     reach = len(_query_lines(hunk))
     around = lines[max(0, first - reach) : first] + lines[last : last + reach]
     return not any(_similarity(line, gone) >= LEFT_BEHIND for line in around for gone in removed)
+
+
+def appended_already(index: FileIndex, hunk: Hunk, low: int, high: int) -> bool:
+    """A pure addition that appends (no old text, no line number: aider's added-only hunk, an
+    empty SEARCH, an apply_patch chunk of added lines) stands already where it would go: the
+    region ends with exactly its lines (up to line endings and the final newline).
+
+    Strong evidence only: the place is the end, and the text is there; but a short text (one
+    line under ``APPEND_APPLIED_CHARS`` characters: a ``}``, ``pass``, a blank line) may end a
+    file by chance, and appending it again is what such a change asks.
+    """
+    added = hunk.new.replace("\r\n", "\n").rstrip("\n")
+    if not added.strip() or hunk.old:
+        return False
+    if sum(1 for line in added.split("\n") if line.strip()) < 2 and len(added.strip()) < APPEND_APPLIED_CHARS:
+        return False
+    region = index.text[low:high].replace("\r\n", "\n").rstrip("\n")
+    return region.endswith(added) and (len(region) == len(added) or region[-len(added) - 1] == "\n")
 
 
 def _only_kept_lines(hunk: Hunk) -> bool:
