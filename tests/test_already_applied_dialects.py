@@ -118,10 +118,11 @@ def test_every_dialect_sent_again_is_already_applied(tmp_path: Path, crlf: bool)
 
 
 @pytest.mark.parametrize("crlf", [False, True], ids=["lf", "crlf"])
-def test_half_made_is_partly_applied_in_every_dialect(tmp_path: Path, crlf: bool) -> None:
+@pytest.mark.parametrize("made", [0, 1], ids=["first-made", "second-made"])
+def test_half_made_is_partly_applied_in_every_dialect(tmp_path: Path, crlf: bool, made: int) -> None:
     target = tmp_path / "work" / "io_utils.py"
     target.parent.mkdir()
-    half = BEFORE.replace(OLD_2, NEW_2)
+    half = BEFORE.replace(*((OLD_1, NEW_1), (OLD_2, NEW_2))[made])
     for dialect, reply in replies(tmp_path, crlf).items():
         data = write(target, half, crlf)
         with pytest.raises(PartlyApplied):
