@@ -44,6 +44,7 @@ NEW_2 = "def save(path, text):\n    with open(path, 'w', encoding='utf-8') as ha
 
 def git(folder: Path, *arguments: str) -> str:
     command = ["git", "-c", "user.email=t@example.org", "-c", "user.name=t", "-c", "core.autocrlf=false"]
+    command += ["-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "color.ui=never"]
     return subprocess.run([*command, *arguments], cwd=folder, capture_output=True, text=True, check=True).stdout
 
 

@@ -27,6 +27,7 @@ BASE = "".join(f"setting_{n} = {n}\n" for n in range(1, 31))
 
 def git(folder: Path, *arguments: str) -> str:
     command = ["git", "-c", "user.email=t@example.org", "-c", "user.name=t", "-c", "core.autocrlf=false"]
+    command += ["-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "color.ui=never"]
     done = subprocess.run([*command, *arguments], cwd=folder, capture_output=True, text=True, check=True)
     return done.stdout
 
