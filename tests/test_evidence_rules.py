@@ -133,17 +133,20 @@ def test_context_free_removed_lines_repeated_need_the_very_line_or_the_base(tmp_
 # ------------------------------------------------------------------ tabs: mixed widths
 
 
-def test_old_lines_mixing_tab_widths_are_refused_not_moved_to_a_look_alike(tmp_path: Path) -> None:
+def test_old_lines_mixing_tab_widths_land_at_their_own_place_or_are_refused(tmp_path: Path) -> None:
     block = "\tdef get(self, name):\n\t\tif value is None:\n\t\t\t{body}\n\t\treturn value\n\n"
     between = "\t# between\n" * 30
     text = block.format(body="return default") + between + block.format(body="raise KeyError(name)")
     ws = workspace(tmp_path, m_py=text)
-    patch = (
-        "--- a/m.py\n+++ b/m.py\n@@ -2,3 +2,3 @@\n"
-        "         if value is None:\n"
-        "                        return default\n"  # 24 spaces for 3 tabs: 8 a tab; the others 4
-        "-        return value\n+    return value\n"
-    )
-    with pytest.raises(MatchError):
-        ws.plan_patch(patch)
+    head = "--- a/m.py\n+++ b/m.py\n@@ -2,3 +2,3 @@\n         if value is None:\n"
+    # the reply's lines: 4 spaces a tab, then 8 a tab (24 spaces for 3 tabs), then 4 again
+    mixed = head + "                         return default\n-        return value\n"
+    # a new line at 4 spaces is one tab by the only width that reads it whole: the first block,
+    # never the look-alike below
+    plan = ws.plan_patch(mixed + "+    return value\n")
+    assert plan.files[0].after == text.replace("\t\treturn value\n", "\treturn value\n", 1)
+    # ... a new line at 8 spaces is one tab (8 a tab) or two (4 a tab): refused, saying both
+    with pytest.raises(MatchError) as caught:
+        ws.plan_patch(mixed + "+        return value or default\n")
+    assert "could mean 2 tabs or 1 tab" in str(caught.value)
     assert (tmp_path / "m.py").read_text() == text

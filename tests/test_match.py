@@ -243,10 +243,14 @@ def test_blank_lines_tier_is_ambiguous_in_two_places():
 
 
 def test_a_deletion_is_not_already_applied_on_its_context_alone():
-    """Issue 21: new text made only of context lines is weak evidence that the change was made."""
+    """Issue 21: new text made only of context lines is weak evidence that the change was made ..."""
     text = "alpha()\nomega()\nrest()\n"
-    with pytest.raises(NoMatch):
-        locate(FileIndex(text), lines_hunk("alpha()\nbeta()\nomega()\n", "alpha()\nomega()\n"))
+    with pytest.raises(NoMatch):  # the line kept before the deletion stands anywhere
+        locate(FileIndex(text), lines_hunk("alpha()\nbeta()\n", "alpha()\n"))
+    with pytest.raises(NoMatch):  # lines with little to say join anywhere by chance
+        locate(FileIndex("}\n}\n"), lines_hunk("}\nbeta()\n}\n", "}\n}\n"))
+    # ... unless it joins lines kept on both sides of the deletion, which stood apart before
+    assert locate(FileIndex(text), lines_hunk("alpha()\nbeta()\nomega()\n", "alpha()\nomega()\n")) == []
 
 
 def test_a_change_whose_new_text_stands_alone_is_already_applied():

@@ -58,6 +58,7 @@ def edit_text(
     """
     if sequential and len(hunks) > 1:
         return _edit_in_order(text, hunks, options, path=path, region=region)
+    _check_appends_last(hunks, path)
     index = FileIndex(text)
     notes: list[str] = []
     skipped: list[int] = []
@@ -136,9 +137,9 @@ def _check_context_free(
     - the hunk's removed lines stand once in the file (they place it themselves); or they
       stand at the very line named (distance 0) and no ``index`` line says the file is
       another (rule 1: a number pointing at one of identical places);
-    - for a pure insertion (nothing removed, so nothing to check): the diff's nearest hunk
-      found by its own lines (the one after it, else the one before it) stands at the same
-      offset from its number, so the lines between did not move; or it appends after the
+    - for a pure insertion (nothing removed, so nothing to check): every other hunk of the diff
+      found by its own lines stands at the same offset from its number, 0 or with such hunks on
+      both sides (``_neighbours_agree``), so the lines around it did not move; or it appends after the
       last line, and the file has exactly as many lines as the diff's number says (lines
       added above would make it longer). An empty file has one place.
 
@@ -167,22 +168,26 @@ def _check_context_free(
         else:
             if not index.text.strip():
                 continue
-            offset = match.line - hunk.start_line
-            following = next((other for other in located[position + 1 :] if other.hunk.old), None)
-            if following is None:  # the last hunk found by its lines, before this one
-                following = next((other for other in reversed(located[:position]) if other.hunk.old), None)
-            if (
-                following is not None
-                and following.hunk.start_line is not None
-                and following.match.line - following.hunk.start_line == offset
-            ):
+            if _neighbours_agree(located, position):
                 continue
+            offset = match.line - hunk.start_line
             if offset == 0 and hunk.start_line == index.line_count + 1 and match.start == len(index.text):
                 continue  # appended after the last line, which is where the diff's line count puts it
+            moved = any(
+                other.hunk.old
+                and other.hunk.start_line is not None
+                and other.match.line - other.hunk.start_line != offset
+                for other in located
+            )
             problem = (
                 f"{path}: the hunk{where} inserts lines with no context lines around them (as 'git diff -U0' "
-                f"writes them), so only its line number ({hunk.start_line}) says where they go, and nothing "
-                f"confirms this file is the one the diff was made from{not_base}"
+                f"writes them), so only its line number ({hunk.start_line}) says where they go, and "
+                + (
+                    "the diff's other hunks stand at other lines than their numbers say"
+                    if moved
+                    else "nothing confirms this file is the one the diff was made from"
+                )
+                + not_base
             )
         raise AmbiguousMatch(
             problem,
@@ -194,6 +199,50 @@ def _check_context_free(
                 "file as it is now, so the place can be checked (nothing was written)"
             ),
         )
+
+
+def _check_appends_last(hunks: Sequence[Hunk], path: str) -> None:
+    """An added-only hunk with no line number appends to the file (aider's unified diffs without
+    line numbers, a Codex chunk of added lines): what a careful reader expects when it is the
+    last change to the file. Followed by hunks that edit lines, the diff's order says it goes
+    before them (an import added at the top, a helper above its caller) and nothing says where:
+    refused, never appended at the end."""
+    for number, hunk in enumerate(hunks):
+        if hunk.old or hunk.start_line is not None or hunk.anchors or not hunk.new.strip():
+            continue
+        later = next((n for n, other in enumerate(hunks[number + 1 :], start=number + 2) if other.old), None)
+        if later is None:
+            return
+        raise AmbiguousMatch(
+            f"{path}: hunk {number + 1} only adds lines, with no line of the file around them and no line "
+            f"number, and hunk {later} after it edits the file: appended at the end (aider's convention for "
+            "such a hunk) they would land after that edit, against the diff's order",
+            path=path,
+            locations=[],
+            tier="line-number",
+            detail=(
+                "add the line the new lines follow (or precede) as a context line, so the place can be checked "
+                "(nothing was written)"
+            ),
+        )
+
+
+def _neighbours_agree(located: Sequence[LocatedHunk], position: int) -> bool:
+    """A pure insertion's place confirmed by the rest of its diff: every hunk found by its own
+    lines (context, or lines it removes) stands at the insertion's offset from its number, and
+    that offset is 0 (the file is the diff's base as far as its lines can tell) or such hunks
+    stand on both sides of it (the lines around it moved together)."""
+
+    def offset(item: LocatedHunk) -> int | None:
+        number = item.hunk.start_line
+        return None if number is None else item.match.line - number
+
+    own = offset(located[position])
+    before = [offset(other) for other in located[:position] if other.hunk.old]
+    after = [offset(other) for other in located[position + 1 :] if other.hunk.old]
+    if not before and not after or any(other != own for other in (*before, *after)):
+        return False
+    return own == 0 or bool(before and after)
 
 
 def _refuse_partly_applied(path: str, applied: Sequence[int], total: int) -> None:

@@ -236,16 +236,22 @@ def _is_base(change: FileChange, data: bytes) -> bool | None:
     not needed (only a context-free hunk's line number depends on it, so only then is it hashed).
 
     git names a file's content by its blob hash, ``sha1(b"blob <size>\\0" + bytes)`` (sha256 in
-    a repository of that object format, whose hashes are longer). A file checked out with
-    line-ending conversion hashes differently from its blob: that is "not the base", a refusal
-    of a context-free hunk, never a wrong place.
+    a repository of that object format, whose hashes are longer). A file checked out with CRLF
+    line endings (``core.autocrlf``) is the base when its text with LF endings hashes to the
+    blob: the same lines, so the same line numbers.
     """
     if change.base_blob is None or not any(context_free(hunk) for hunk in change.hunks):
         return None
     import hashlib
 
     algorithm = hashlib.sha256 if len(change.base_blob) > 40 else hashlib.sha1
-    return algorithm(b"blob %d\0" % len(data) + data).hexdigest().startswith(change.base_blob)
+    if algorithm(b"blob %d\0" % len(data) + data).hexdigest().startswith(change.base_blob):
+        return True
+    if b"\r\n" not in data:
+        return False
+    # checked out with CRLF line endings (core.autocrlf): the blob is the LF text, line for line
+    stored = data.replace(b"\r\n", b"\n")
+    return algorithm(b"blob %d\0" % len(stored) + stored).hexdigest().startswith(change.base_blob)
 
 
 def _encoding_facts(codec: Codec) -> tuple[str | None, tuple[str, ...]]:

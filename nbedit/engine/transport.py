@@ -26,7 +26,9 @@ what old -> new says.
    the file's line either way. Anything else is refused: "similar enough" is not
    "there".
    Tabs for spaces (or spaces for tabs) count as one offset when every line pair
-   agrees on one width and shift (``IndentUnit``).
+   agrees on one width and shift (``IndentUnit``); mixed tab/space drift when the
+   old text's indentation maps to the file's level by level, unambiguously
+   (``indent_levels``: a new line is converted only when every reading agrees).
 4. With ``strict_context`` (the fuzzy tier placing a hunk that has no line
    number), a line old and new *both* carry must be the file's line up to
    layout: whitespace, quote style, a trailing comma or semicolon. Any other
@@ -54,10 +56,12 @@ import re
 from collections.abc import Sequence
 
 from nbedit._dataclass import dataclass
+from nbedit.engine.indent_levels import IndentLevels
 from nbedit.engine.text import newline_of, strip_newline
 
 __all__ = [
     "IndentUnit",
+    "indent_levels",
     "UNICODE_TABLE",
     "align",
     "Offset",
@@ -209,6 +213,24 @@ class IndentUnit:
         return f"{kind} ({self.width} to a tab)"
 
 
+def indent_levels(
+    old_lines: Sequence[str], file_lines: Sequence[str], *, skip_first: bool = False
+) -> IndentLevels | str | None:
+    """Mixed tab/space drift mapped level by level (``engine/indent_levels.py``), from the pairs
+    that are equal but for indentation; why not when they do not make one unambiguous mapping
+    (None: no such pairs, or no tab on either side)."""
+    pairs = [
+        (_indent(old_line), _indent(file_line))
+        for number, (old_line, file_line) in enumerate(zip(old_lines, file_lines, strict=False))
+        if not (skip_first and number == 0)
+        and old_line.strip(_BLANKS)
+        and normalised_line(old_line) == normalised_line(file_line)
+    ]
+    if not any("\t" in old + file for old, file in pairs):
+        return None  # spaces on both sides: not tab drift (the plain offset's refusal stands)
+    return IndentLevels.between(pairs)
+
+
 @dataclass(frozen=True, slots=True)
 class Refusal:
     """Why a change cannot be carried onto a place; ``line`` is 0-based in the region."""
@@ -324,14 +346,29 @@ def transport(
     found = (
         offset if offset is not None else indentation_offset(old_lines, file_bodies, skip_first=first_partial)
     )
+    levels = None
     if isinstance(found, Refusal):
         unit = IndentUnit.between(old_lines, file_bodies, skip_first=first_partial)
         if unit is None:
-            return found
-        found = unit  # type: ignore[assignment]
+            mixed = indent_levels(old_lines, file_bodies, skip_first=first_partial)
+            if mixed is None:
+                return found
+            if isinstance(mixed, str):
+                return Refusal(
+                    f"the file indents with tabs and spaces differently from the old text, and not level by "
+                    f"level: {mixed}",
+                    line=found.line,
+                    kind="indentation",
+                )
+            levels = mixed
+        found = unit or levels  # type: ignore[assignment]
 
     def moved(line: str, first: bool) -> str | None:
         return line if first and first_partial else found.apply(line)
+
+    def moved_old(line: str, first: bool) -> str | None:
+        # an old line's indentation is what it was found by (the mixed mapping's table)
+        return moved(line, first) if levels is None or (first and first_partial) else levels.apply_old(line)
 
     spelling = punctuation_map(old_lines, file_bodies)
     if spelling and file_text is not None:
@@ -352,6 +389,12 @@ def transport(
         block: list[str] = []
         for number in range(new_first, new_last):
             line = moved(new_lines[number], number == 0)
+            if line is None and levels is not None:
+                return Refusal(
+                    f"new line {number + 1} ({new_lines[number].strip()[:60]!r}): "
+                    + levels.why_not(new_lines[number]),
+                    kind="indentation",
+                )
             if line is None:
                 return Refusal(
                     f"new line {number + 1} ({new_lines[number].strip()[:60]!r}) is less indented than the "
@@ -360,7 +403,7 @@ def transport(
                 )
             block.append(line.translate(spelling) if spelling else line)
         for number in range(old_first, old_last):
-            old_moved = moved(old_lines[number], number == 0)
+            old_moved = moved_old(old_lines[number], number == 0)
             file_body = file_bodies[number]
             if old_moved is not None and _same_but_spelling(old_moved, file_body):
                 continue
@@ -376,7 +419,7 @@ def transport(
             old_number = old_first + step
             if tag == "replace" and old_number < old_last:
                 ending = newline_of(file_lines[old_number]) or newline
-                old_moved = moved(old_lines[old_number], old_number == 0)
+                old_moved = moved_old(old_lines[old_number], old_number == 0)
                 if old_moved is not None:
                     line = _keep_spelling(old_moved, file_bodies[old_number], line)
             pieces.append(line + ending)

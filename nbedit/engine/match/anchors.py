@@ -51,9 +51,16 @@ def _locate_after_anchor(
         )
     if len(occurrences) == 1:
         only = occurrences[0]
-        return locate(
-            index, inner, options=options, region=(only.end, high), near_line=only.first_line + 2, path=path
-        )
+        if not inner.old and not inner.anchors and (inner.at_end or inner.start_line is None):
+            _refuse_append_outside(index, anchor, only, high, path)
+        try:
+            return locate(
+                index, inner, options=options, region=(only.end, high), near_line=only.first_line + 2, path=path
+            )
+        except NoMatch:
+            if not inner.anchors and _applied_in_block(index, inner, options, only, high, path, locate):
+                return []  # made within the anchor's block; the near miss was in another one
+            raise
     fits: list[tuple[_Hit, list[Match]]] = []
     failures: list[MatchError] = []
     for number, occurrence in enumerate(occurrences):
@@ -107,6 +114,68 @@ def _locate_after_anchor(
         locations=[(occurrence.first_line + 1, 1) for occurrence, _ in fits],
         tier="anchor",
     )
+
+
+def _block_end(index: FileIndex, hit: _Hit, high: int) -> tuple[int, str]:
+    """Where the anchor line's block ends (the first later non-blank line indented no deeper) and
+    that line; ``(high, "")`` when the block runs to ``high``."""
+    text = index.text
+
+    def depth(line: str) -> int:
+        return len(line[: len(line) - len(line.lstrip(" \t"))].expandtabs(8))
+
+    anchored = depth(text[hit.start : hit.end])
+    position = hit.end
+    for later in text[hit.end : high].splitlines(keepends=True):
+        if later.strip() and depth(later) <= anchored:
+            return position, later
+        position += len(later)
+    return high, ""
+
+
+def _applied_in_block(
+    index: FileIndex,
+    hunk: Hunk,
+    options: MatchOptions,
+    hit: _Hit,
+    high: int,
+    path: str | None,
+    locate: Locate,
+) -> bool:
+    """The old text is nowhere after the anchor, and within the anchor's block the change stands
+    made: "already applied". (After the block, a near miss of the old text in another function
+    would otherwise count as the old text still there: the anchor says it is not the place.)"""
+    end, _ = _block_end(index, hit, high)
+    if end >= high:
+        return False
+    try:
+        found = locate(
+            index, hunk, options=options, region=(hit.end, end), near_line=hit.first_line + 2, path=path
+        )
+    except MatchError:
+        return False
+    return not found
+
+
+def _refuse_append_outside(index: FileIndex, anchor: str, hit: _Hit, high: int, path: str | None) -> None:
+    """A chunk of added lines only, under an anchor: Codex appends such lines at the end of the
+    file, whatever the anchor says. A careful reader puts them in the anchor's block; the two
+    agree only when that block runs to the end (every later non-blank line indented deeper than
+    the anchor line). Otherwise where they go is a guess: refused."""
+    end, later = _block_end(index, hit, high)
+    if end < high:
+        raise AmbiguousMatch(
+            f"{path or 'file'}: the chunk under the @@ anchor line {anchor!r} (line {hit.first_line + 1}) "
+            "only adds lines, with no line of the file to follow; appended at the end of the file "
+            f"(as Codex does) they would land outside that block, which ends before {later.strip()[:60]!r}",
+            path=path,
+            locations=[(hit.first_line + 1, 1)],
+            tier="anchor",
+            detail=(
+                "add the line the new lines follow (or precede) as a context line, so the place can be "
+                "checked (nothing was written)"
+            ),
+        )
 
 
 def _anchor_hits(index: FileIndex, anchor: str, low: int, high: int) -> list[_Hit]:

@@ -32,6 +32,7 @@ from nbedit.engine.match.evidence import (
     APPLIED_DISTANCE,
     _applied_instead,
     _refuse_if_old_text_elsewhere,
+    appended_already,
     new_text_present,
 )
 from nbedit.engine.match.fuzzy import _context_floor, _enough_for_fuzzy, _fuzzy_candidates, _fuzzy_winner
@@ -73,6 +74,8 @@ def locate(
         return _locate_after_anchor(index, hunk, options, low, high, path, locate)
 
     if not hunk.old:
+        if (hunk.at_end or near_line is None) and appended_already(index, hunk, low, high):
+            return []  # appended already: the region ends with exactly the added lines
         return [_insertion(index, hunk, low, high, near_line)]
     if not options.exact and not hunk.old.strip() and not text[low:high].strip() and not hunk.replace_all:
         # blank old text, blank (or empty) file or cell: a reply's empty SEARCH with the blank

@@ -38,6 +38,12 @@ _LENIENT_PLACES = frozenset({Tier.INDENTATION, Tier.BLANK_LINES, Tier.FUZZY})
 # this many non-blank lines (one line of new text may stand anywhere by chance)
 APPLIED_ELSEWHERE_LINES = 2
 
+# a deletion's kept lines found joined are evidence only with this many letters and digits
+JOINED_MIN_CHARS = 8
+
+# an appended text of one line shorter than this may end a file by chance: not "already applied"
+APPEND_APPLIED_CHARS = 16
+
 
 def context_free(hunk: Hunk) -> bool:
     """A diff hunk with a line number and no context lines (``git diff -U0``, or a model's bare hunk).
@@ -94,9 +100,10 @@ def new_text_present(
     """
     if not hunk.new.strip() or hunk.new == hunk.old:
         return False
-    if hunk.start_line is None and _only_kept_lines(hunk):
+    if hunk.start_line is None and _only_kept_lines(hunk) and not _joins_across(hunk):
         # new text made only of lines the old text has (a deletion): finding it says nothing about
-        # whether the deletion happened here, and nothing names the place (issue 21, weak evidence)
+        # whether the deletion happened here, and nothing names the place (issue 21, weak evidence),
+        # unless it joins lines kept on both sides of what is removed (they stood apart before)
         return False
     low, high = region if region is not None else (0, len(index.text))
     probe = Hunk(old=hunk.new, new=hunk.new, whole_lines=hunk.whole_lines)
@@ -129,11 +136,49 @@ def new_text_present(
     return not any(_similarity(line, gone) >= LEFT_BEHIND for line in around for gone in removed)
 
 
+def appended_already(index: FileIndex, hunk: Hunk, low: int, high: int) -> bool:
+    """A pure addition that appends (no old text, no line number: aider's added-only hunk, an
+    empty SEARCH, an apply_patch chunk of added lines) stands already where it would go: the
+    region ends with exactly its lines (up to line endings and the final newline).
+
+    Strong evidence only: the place is the end, and the text is there; but a short text (one
+    line under ``APPEND_APPLIED_CHARS`` characters: a ``}``, ``pass``, a blank line) may end a
+    file by chance, and appending it again is what such a change asks.
+    """
+    added = hunk.new.replace("\r\n", "\n").rstrip("\n")
+    if not added.strip() or hunk.old:
+        return False
+    if sum(1 for line in added.split("\n") if line.strip()) < 2 and len(added.strip()) < APPEND_APPLIED_CHARS:
+        return False
+    region = index.text[low:high].replace("\r\n", "\n").rstrip("\n")
+    return region.endswith(added) and (len(region) == len(added) or region[-len(added) - 1] == "\n")
+
+
 def _only_kept_lines(hunk: Hunk) -> bool:
     from nbedit.engine.transport import split_change_lines
 
     old_lines = set(split_change_lines(hunk.old)[0])
     return all(line in old_lines for line in split_change_lines(hunk.new)[0])
+
+
+def _joins_across(hunk: Hunk) -> bool:
+    """A deletion's new text is its first and last old lines (not blank) with removed lines gone
+    from between them: finding those lines together is evidence the lines between are gone."""
+    from nbedit.engine.transport import split_change_lines
+
+    old_lines, new_lines = split_change_lines(hunk.old)[0], split_change_lines(hunk.new)[0]
+    if len(new_lines) >= len(old_lines) or len(new_lines) < 2:
+        return False
+    head = next((n for n, line in enumerate(new_lines) if line != old_lines[n]), len(new_lines))
+    tail = len(new_lines) - head
+    return (
+        0 < head < len(new_lines)
+        and new_lines[head:] == old_lines[len(old_lines) - tail :]
+        and bool(new_lines[head - 1].strip())
+        and bool(new_lines[head].strip())
+        # braces and bare keywords join anywhere by chance: the lines must say something
+        and sum(char.isalnum() for char in "".join(new_lines)) >= JOINED_MIN_CHARS
+    )
 
 
 def _new_text_standing(index: FileIndex, hunk: Hunk, low: int, high: int) -> _Hit | None:

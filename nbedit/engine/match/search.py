@@ -178,14 +178,18 @@ def _original_column(line: str, column: int, tier: Tier) -> int:
 def _uniform_indent(index: FileIndex, hunk: Hunk, first: int, count: int, from_line_start: bool) -> bool:
     """Every non-blank old line sits at the same indentation offset from its file line (or the
     same tabs-for-spaces mapping)."""
-    from nbedit.engine.transport import IndentUnit, split_change_lines, uniform_offset
+    from nbedit.engine.transport import IndentUnit, indent_levels, split_change_lines, uniform_offset
 
     old_lines, _ = split_change_lines(hunk.old)
     file_lines = [strip_newline(line) for line in index.line_range(first, count)]
     if uniform_offset(old_lines, file_lines, skip_first=not from_line_start) is not None:
         return True
     # tabs for spaces (or the reverse), one width and one shift for every line
-    return IndentUnit.between(old_lines, file_lines, skip_first=not from_line_start) is not None
+    if IndentUnit.between(old_lines, file_lines, skip_first=not from_line_start) is not None:
+        return True
+    # mixed tabs and spaces mapped level by level, unambiguously (Python 2, Go, a reply mixing widths)
+    levels = indent_levels(old_lines, file_lines, skip_first=not from_line_start)
+    return levels is not None and not isinstance(levels, str)
 
 
 def _ends_file(index: FileIndex, hit: _Hit) -> bool:
