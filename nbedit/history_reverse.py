@@ -22,6 +22,12 @@ Per file the entry touched (its ``FileVersion``), the reverse is:
 Every refusal is a ``StaleFile`` naming the path, what is in the way, the later entries
 that touched it, and what to do; nothing is written. The result is a ``HistoryPlan``
 with ``undoes`` set, reviewed and applied like any other undo.
+
+``plan_entry_undo`` is the one undo every surface calls (``Workspace.undo``/``plan_undo``,
+``%nbedit undo``, ``nbedit undo``, the history table, the agents' undo tools): the exact
+undo while the files still hold what the entry wrote (the newest entry, the usual case),
+the reverse when later changes are in its files. Choosing in one place means the same
+entry gets the same plan, the same refusal and the same recording wherever it is undone.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from nbedit._dataclass import replace
 from nbedit.engine.text import fingerprint
-from nbedit.errors import AmbiguousMatch, HistoryError, NoMatch, StaleFile
+from nbedit.errors import AmbiguousMatch, HistoryError, NoMatch, StaleFile, option
 from nbedit.history_ops import (
     HistoryPlan,
     _check_root,
@@ -39,6 +45,8 @@ from nbedit.history_ops import (
     _later_entries,
     _read,
     _store,
+    interrupted_undo,
+    plan_undo,
 )
 
 if TYPE_CHECKING:
@@ -47,20 +55,21 @@ if TYPE_CHECKING:
     from nbedit.storage.history import HistoryStore
     from nbedit.storage.records import FileVersion
 
-__all__ = ["plan_reverse"]
+__all__ = ["plan_entry_undo", "plan_reverse"]
 
 
 def _refused(store: HistoryStore, entry_id: str, path: str, what: str, current: bytes | None) -> StaleFile:
     later = _later_entries(store, entry_id, path)
-    entries = f"entr{'ies' if len(later) > 1 else 'y'} {', '.join(later)}"
-    by = f" (changed since by history {entries})" if later else ""
+    entries = f"entr{'ies' if len(later) > 1 else 'y'} that changed this file: {', '.join(later)}"
+    by = f" (later history {entries})" if later else ""
     return StaleFile(
         f"cannot undo history entry {entry_id}: {path}: {what}{by}",
         path=path,
         actual=fingerprint(current) if current is not None else None,
         advice=(
-            "nothing was written. Undo the later entries first (newest first), or restore the file as it "
-            "was before this entry (%nbedit restore / Workspace.restore), which discards what came after"
+            f"nothing was written. Undo the later entries first, newest first ({option('undo_entry')}), "
+            f"then this one; or restore the file as it was before this entry ({option('restore_entry')}), "
+            "which discards what came after"
         ),
     )
 
@@ -153,6 +162,34 @@ def plan_reverse(workspace: Workspace, entry_id: str) -> HistoryPlan:
     for version in store.file_versions(entry.id):
         file_plan = _reverse_file(workspace, store, entry.id, version)
         if file_plan is not None:
-            files.append(file_plan)
+            later = _later_entries(store, entry.id, version.target_path)
+            kept = f"; what later entries changed stays ({', '.join(later)})" if later else ""
+            note = f"undoes older history entry {entry.id}: its change is taken out of the file as it is now"
+            note += kept
+            files.append(replace(file_plan, notes=(*file_plan.notes, note)))
     plan = Plan(files=tuple(files), dialect="undo", root=str(workspace.root))
     return HistoryPlan(plan, "undo", entry.id, False)
+
+
+def plan_entry_undo(workspace: Workspace, entry_id: str | None = None, *, force: bool = False) -> HistoryPlan:
+    """The undo of ``entry_id`` (None: the session's latest edit not yet undone) every surface uses.
+
+    While the entry's files still hold what it wrote, the exact undo (``history_ops.plan_undo``:
+    every file back to its recorded bytes). When they changed since and an entry was named, the
+    reverse of what it did, located in the files as they are now (``plan_reverse``); refused,
+    with nothing written, when a later change is in its way. ``force`` keeps the exact undo and
+    overwrites; an undo a crash cut short is finished by the exact path only (its files hold
+    either side, which the reverse cannot tell apart from a later change).
+    """
+    try:
+        return plan_undo(workspace, entry_id, force=force)
+    except StaleFile as stale:
+        if entry_id is None or force:
+            raise
+        store = _store(workspace)
+        if interrupted_undo(store, store.entry(entry_id).id) is not None:
+            raise
+        reverse = plan_reverse(workspace, entry_id)
+        if not reverse.plan.files:
+            raise stale from None  # nothing of it is left to take out: the exact refusal says what changed
+        return reverse
