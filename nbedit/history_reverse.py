@@ -44,7 +44,9 @@ from nbedit.history_ops import (
     _file_plan,
     _later_entries,
     _read,
+    _root,
     _store,
+    _undo_target,
     interrupted_undo,
     plan_undo,
 )
@@ -174,22 +176,33 @@ def plan_reverse(workspace: Workspace, entry_id: str) -> HistoryPlan:
 def plan_entry_undo(workspace: Workspace, entry_id: str | None = None, *, force: bool = False) -> HistoryPlan:
     """The undo of ``entry_id`` (None: the session's latest edit not yet undone) every surface uses.
 
-    While the entry's files still hold what it wrote, the exact undo (``history_ops.plan_undo``:
-    every file back to its recorded bytes). When they changed since and an entry was named, the
-    reverse of what it did, located in the files as they are now (``plan_reverse``); refused,
-    with nothing written, when a later change is in its way. ``force`` keeps the exact undo and
-    overwrites; an undo a crash cut short is finished by the exact path only (its files hold
-    either side, which the reverse cannot tell apart from a later change).
+    The newest entry of its files gets the exact undo (``history_ops.plan_undo``: every file back
+    to its recorded bytes; a file changed by hand since is refused as stale, ``force`` overwrites).
+    An older one, whose files a later applied entry changed, gets the exact undo while its files
+    still hold what it wrote, else the reverse of what it did located in the files as they are now
+    (``plan_reverse``), refused with nothing written when a later change is in its way. ``force``
+    always means the exact undo. An undo a crash cut short is finished by the exact path only (its
+    files hold either side, which the reverse cannot tell from a later change).
     """
+    store = _store(workspace)
+    if entry_id is not None:
+        entry = store.entry(entry_id)
+    else:
+        entry = _undo_target(store, workspace.session, _root(workspace))
     try:
-        return plan_undo(workspace, entry_id, force=force)
+        return plan_undo(workspace, entry.id, force=force)
     except StaleFile as stale:
-        if entry_id is None or force:
+        if force or interrupted_undo(store, entry.id) is not None or not _is_older(store, entry.id):
             raise
-        store = _store(workspace)
-        if interrupted_undo(store, store.entry(entry_id).id) is not None:
-            raise
-        reverse = plan_reverse(workspace, entry_id)
+        reverse = plan_reverse(workspace, entry.id)
         if not reverse.plan.files:
             raise stale from None  # nothing of it is left to take out: the exact refusal says what changed
         return reverse
+
+
+def _is_older(store: HistoryStore, entry_id: str) -> bool:
+    """Whether a later applied entry changed one of the files ``entry_id`` touched."""
+    for version in store.file_versions(entry_id, sides=()):
+        if any(_later_entries(store, entry_id, path) for path in {version.path, version.target_path}):
+            return True
+    return False
