@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from nbedit._dataclass import replace
 from nbedit.engine.text import fingerprint
-from nbedit.errors import AmbiguousMatch, HistoryError, NoMatch, StaleFile, option
+from nbedit.errors import AmbiguousMatch, HistoryError, NoMatch, NothingToUndo, StaleFile, option
 from nbedit.history_ops import (
     HistoryPlan,
     _check_root,
@@ -136,6 +136,8 @@ def _reverse_file(
             "the lines it changed were changed again since, so its change cannot be taken back out "
             f"({str(error).splitlines()[0]})", current,
         ) from None  # fmt: skip
+    if file_plan is not None and file_plan.already_applied:
+        file_plan = None  # its change is out of the file already (undone, or a later change took it out)
     if file_plan is None:
         if not moved and not changed_mode:
             return None
@@ -196,7 +198,12 @@ def plan_entry_undo(workspace: Workspace, entry_id: str | None = None, *, force:
             raise
         reverse = plan_reverse(workspace, entry.id)
         if not reverse.plan.files:
-            raise stale from None  # nothing of it is left to take out: the exact refusal says what changed
+            undone = [undoing.id for undoing in store.undone_by(entry.id) if undoing.status == "applied"]
+            by = f" (undone by history entry {', '.join(undone)})" if undone else ""
+            raise NothingToUndo(
+                f"nothing to undo: what history entry {entry.id} changed is no longer in its files{by}; "
+                "it was undone already or later changes took it out. Nothing was written"
+            ) from stale
         return reverse
 
 

@@ -22,7 +22,7 @@ import test_jupyter_support
 from test_jupyter_support import run
 
 from nbedit.agents import FunctionTools
-from nbedit.errors import StaleFile
+from nbedit.errors import NothingToUndo, StaleFile
 from nbedit.jupyter.review import ErrorView, ReviewWidget
 from nbedit.workspace import Workspace
 
@@ -99,6 +99,19 @@ def test_workspace_undo_refused_when_a_later_entry_rewrote_the_lines(tmp_path: P
     assert [entry.id for entry in work.history()] == [later, older]
 
 
+def test_undoing_an_older_entry_twice_says_it_is_undone_already(tmp_path: Path) -> None:
+    work = Workspace(tmp_path, home=tmp_path / ".home", session="s")
+    target = tmp_path / "t.py"
+    older, _ = two_entries(work, target, later_line=15)
+    undo = work.undo(older).entry_id
+    before = snapshot(tmp_path)
+    with pytest.raises(NothingToUndo) as refused:
+        work.undo(older)
+    message = str(refused.value)
+    assert f"undone by history entry {undo}" in message and "Nothing was written" in message
+    assert snapshot(tmp_path) == before
+
+
 def test_an_older_notebook_cell_edit_is_undone_and_a_later_cell_edit_stays(tmp_path: Path) -> None:
     import nbformat
 
@@ -169,7 +182,8 @@ def test_cli_undo_entry_refused_when_a_later_entry_rewrote_the_lines(tmp_path: P
     before = snapshot(tmp_path)
     refused = cli("undo", older, "--yes", cwd=tmp_path)
     assert refused.returncode not in (0, None)
-    said = " ".join((refused.stdout + refused.stderr).replace("│", " ").split())  # the panel's box drawn away
+    # the panel's box drawn away, the words joined again
+    said = " ".join((refused.stdout + refused.stderr).replace("│", " ").split())
     assert "StaleFile" in said and f"cannot undo history entry {older}" in said and later in said
     assert "nothing was written" in said and "nbedit undo ID" in said and "nbedit restore ID" in said
     assert "Traceback" not in said
@@ -253,3 +267,25 @@ def test_agent_undo_refused_when_a_person_rewrote_its_lines(tmp_path: Path) -> N
     assert text.startswith("Error:") or "cannot undo" in text, text
     assert "cannot undo history entry" in text and person in text and "Nothing was written" in text
     assert snapshot(tmp_path) == before
+
+
+def test_text_editor_undo_edit_takes_its_older_edit_out_and_keeps_a_persons_later_one(tmp_path: Path) -> None:
+    from nbedit.agents import TextEditorTool
+
+    work = Workspace(tmp_path, home=tmp_path / ".home", session="s")
+    target = tmp_path / "t.py"
+    target.write_text(BODY)
+    tool = TextEditorTool(work, version="text_editor_20250124")
+
+    def call(call_id: str, **arguments: str) -> dict[str, Any]:
+        return tool.run({"type": "tool_use", "id": call_id, "name": "str_replace_editor", "input": arguments})
+
+    assert not call("toolu_1", command="view", path=str(target))["is_error"]
+    edited = call(
+        "toolu_2", command="str_replace", path=str(target), old_str="line_2 = 2\n", new_str="line_2 = 200\n"
+    )
+    assert not edited["is_error"], edited["content"]
+    work.apply(work.plan_edit("t.py", "line_15 = 15", "line_15 = 1500"))  # a person's edit, later
+    undone = call("toolu_3", command="undo_edit", path=str(target))
+    assert not undone["is_error"], undone["content"]
+    assert target.read_text() == AFTER_UNDO
