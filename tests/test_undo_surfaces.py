@@ -170,7 +170,9 @@ def test_cli_undo_entry_previews_then_takes_the_older_change_out(tmp_path: Path)
     assert done.returncode == 0 and "undone: wrote t.py" in done.stdout, done.stderr
     assert target.read_text() == AFTER_UNDO
     history = cli("history", cwd=tmp_path).stdout
+    undo_id = history.splitlines()[1].split("\t")[0]
     assert f"undoes {older}" in history.splitlines()[1]
+    assert f"undo with: nbedit undo {undo_id})" in done.stdout  # a plain undo would walk past it
     # walking back skips undo entries: the latest edit not undone is the later one, now older than
     # the undo, so a plain `nbedit undo` takes it out in place too, back to the original bytes
     assert cli("undo", "--yes", cwd=tmp_path).returncode == 0
@@ -211,6 +213,7 @@ def test_undo_magic_with_an_id_reviews_the_reverse_of_an_older_entry(shell: Any,
     assert target.read_text() == AFTER_UNDO
     newest = run(shell, "%nbedit history").entries[0]
     assert newest.undoes == older and newest.origin == "undo"
+    assert f"undo with %nbedit undo {newest.id})" in review.status_text
     assert run(shell, f"%nbedit undo {newest.id} --yes").status == "applied"  # the undo is undone in turn
     assert target.read_text() == TWO_EDITS
 
