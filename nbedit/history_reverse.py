@@ -92,6 +92,24 @@ def _reversed_text(workspace: Workspace, version: FileVersion, where: str) -> Fi
     return file_plan
 
 
+def _what_it_did(version: FileVersion, where: str) -> str:
+    """The entry's first changed line in words, for a refusal: "it wrote line 15: 'x = 1500'"."""
+    import difflib  # refusals only
+
+    after = (_display(version.after, where) or "").splitlines()
+    before = (_display(version.before, where) or "").splitlines()
+    changes = difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes()
+    changed = [change for change in changes if change[0] != "equal"]
+    if not changed:
+        return "it changed this file"
+    tag, i1, i2, j1, j2 = changed[0]
+    count = sum(max(i2 - i1, j2 - j1) for _, i1, i2, j1, j2 in changed)
+    more = f" (and {count - 1} more changed line{'s' if count > 2 else ''})" if count > 1 else ""
+    if tag == "delete":
+        return f"it removed line {i1 + 1}: {before[i1][:80]!r}{more}"
+    return f"it wrote line {j1 + 1}: {after[j1][:80]!r}{more}"
+
+
 def _reverse_file(
     workspace: Workspace, store: HistoryStore, entry_id: str, version: FileVersion
 ) -> FilePlan | None:
@@ -130,11 +148,17 @@ def _reverse_file(
         raise _refused(store, entry_id, where, what, current)
     try:
         file_plan = _reversed_text(workspace, version, where)
-    except (NoMatch, AmbiguousMatch) as error:
+    except NoMatch:
         raise _refused(
             store, entry_id, where,
-            "the lines it changed were changed again since, so its change cannot be taken back out "
-            f"({str(error).splitlines()[0]})", current,
+            f"{_what_it_did(version, where)}, and the file reads differently there now (changed again "
+            "since), so its change cannot be taken back out", current,
+        ) from None  # fmt: skip
+    except AmbiguousMatch as error:
+        raise _refused(
+            store, entry_id, where,
+            f"{_what_it_did(version, where)}, and that text is now in {len(error.locations) or 'several'} "
+            "places, so where to take its change out is unclear", current,
         ) from None  # fmt: skip
     if file_plan is not None and file_plan.already_applied:
         file_plan = None  # its change is out of the file already (undone, or a later change took it out)

@@ -93,7 +93,8 @@ def test_workspace_undo_refused_when_a_later_entry_rewrote_the_lines(tmp_path: P
         with pytest.raises(StaleFile) as refused:
             attempt()
         message = str(refused.value)
-        assert f"cannot undo history entry {older}: t.py" in message and later in message
+        assert f"cannot undo history entry {older}: t.py: it wrote line 2: 'line_2 = 200'" in message
+        assert "reads differently there now" in message and later in message
         assert "nothing was written" in message and "Workspace.undo(ID)" in message
         assert snapshot(tmp_path) == before
     assert [entry.id for entry in work.history()] == [later, older]
