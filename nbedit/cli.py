@@ -346,9 +346,12 @@ def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser
     undo = command(
         "undo",
         parents=parents(write=True, **reverting) if wanted("undo") else [],
-        help="preview, then undo the last edit of this session",
+        help="preview, then undo the last edit of this session (or the entry ENTRY)",
     )
     if wanted("undo"):
+        undo.add_argument(
+            "entry", metavar="ENTRY", nargs="?", help="history entry id; an older one is taken out in place"
+        )
         undo.add_argument("--force", action="store_true", help="undo even if the files changed since")
     undo.set_defaults(handler=_undo)
 

@@ -159,7 +159,9 @@ def _review_and_apply(
             return FAILED
     result = write() if write is not None else workspace.apply(plan, force=getattr(args, "force", False))
     written = ", ".join(result.written) or "nothing"
-    recorded = f" (history entry {result.entry_id}; undo with: nbedit undo)" if result.entry_id else ""
+    # a plain `nbedit undo` walks back past undo entries: an undo is undone by its id
+    again = f"nbedit undo {result.entry_id}" if verb == "undone" else "nbedit undo"
+    recorded = f" (history entry {result.entry_id}; undo with: {again})" if result.entry_id else ""
     say(f"{verb}: wrote {written}{recorded}")
     return OK
 

@@ -107,6 +107,8 @@ _SPELLINGS: dict[str, tuple[str, str, str]] = {
     "threshold": ("threshold=F", "--threshold F", "--threshold F"),
     "resolve": ("resolve='keep' or 'rewind'", "--resolve keep|rewind", "--resolve keep|rewind"),
     "encoding": ("encoding=NAME", "--encoding NAME", "--encoding NAME"),
+    "undo_entry": ("Workspace.undo(ID)", "nbedit undo ID", "%nbedit undo ID"),
+    "restore_entry": ("Workspace.restore(ID)", "nbedit restore ID", "%nbedit restore ID"),
     "max_file_size": (
         "Workspace(max_file_size=N)",
         "Workspace(max_file_size=N)",

@@ -22,6 +22,12 @@ Per file the entry touched (its ``FileVersion``), the reverse is:
 Every refusal is a ``StaleFile`` naming the path, what is in the way, the later entries
 that touched it, and what to do; nothing is written. The result is a ``HistoryPlan``
 with ``undoes`` set, reviewed and applied like any other undo.
+
+``plan_entry_undo`` is the one undo every surface calls (``Workspace.undo``/``plan_undo``,
+``%nbedit undo``, ``nbedit undo``, the history table, the agents' undo tools): the exact
+undo while the files still hold what the entry wrote (the newest entry, the usual case),
+the reverse when later changes are in its files. Choosing in one place means the same
+entry gets the same plan, the same refusal and the same recording wherever it is undone.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from nbedit._dataclass import replace
 from nbedit.engine.text import fingerprint
-from nbedit.errors import AmbiguousMatch, HistoryError, NoMatch, StaleFile
+from nbedit.errors import AmbiguousMatch, HistoryError, NoMatch, NothingToUndo, StaleFile, option
 from nbedit.history_ops import (
     HistoryPlan,
     _check_root,
@@ -38,7 +44,11 @@ from nbedit.history_ops import (
     _file_plan,
     _later_entries,
     _read,
+    _root,
     _store,
+    _undo_target,
+    interrupted_undo,
+    plan_undo,
 )
 
 if TYPE_CHECKING:
@@ -47,20 +57,21 @@ if TYPE_CHECKING:
     from nbedit.storage.history import HistoryStore
     from nbedit.storage.records import FileVersion
 
-__all__ = ["plan_reverse"]
+__all__ = ["plan_entry_undo", "plan_reverse"]
 
 
 def _refused(store: HistoryStore, entry_id: str, path: str, what: str, current: bytes | None) -> StaleFile:
     later = _later_entries(store, entry_id, path)
-    entries = f"entr{'ies' if len(later) > 1 else 'y'} {', '.join(later)}"
-    by = f" (changed since by history {entries})" if later else ""
+    entries = f"entr{'ies' if len(later) > 1 else 'y'} that changed this file: {', '.join(later)}"
+    by = f" (later history {entries})" if later else ""
     return StaleFile(
         f"cannot undo history entry {entry_id}: {path}: {what}{by}",
         path=path,
         actual=fingerprint(current) if current is not None else None,
         advice=(
-            "nothing was written. Undo the later entries first (newest first), or restore the file as it "
-            "was before this entry (%nbedit restore / Workspace.restore), which discards what came after"
+            f"nothing was written. Undo the later entries first, newest first ({option('undo_entry')}), "
+            f"then this one; or restore the file as it was before this entry ({option('restore_entry')}), "
+            "which discards what came after"
         ),
     )
 
@@ -79,6 +90,24 @@ def _reversed_text(workspace: Workspace, version: FileVersion, where: str) -> Fi
     plan = workspace.plan_patch(diff, dialect="unified")
     (file_plan,) = plan.files
     return file_plan
+
+
+def _what_it_did(version: FileVersion, where: str) -> str:
+    """The entry's first changed line in words, for a refusal: "it wrote line 15: 'x = 1500'"."""
+    import difflib  # refusals only
+
+    after = (_display(version.after, where) or "").splitlines()
+    before = (_display(version.before, where) or "").splitlines()
+    changes = difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes()
+    changed = [change for change in changes if change[0] != "equal"]
+    if not changed:
+        return "it changed this file"
+    tag, i1, i2, j1, j2 = changed[0]
+    count = sum(max(i2 - i1, j2 - j1) for _, i1, i2, j1, j2 in changed)
+    more = f" (and {count - 1} more changed line{'s' if count > 2 else ''})" if count > 1 else ""
+    if tag == "delete":
+        return f"it removed line {i1 + 1}: {before[i1][:80]!r}{more}"
+    return f"it wrote line {j1 + 1}: {after[j1][:80]!r}{more}"
 
 
 def _reverse_file(
@@ -119,12 +148,20 @@ def _reverse_file(
         raise _refused(store, entry_id, where, what, current)
     try:
         file_plan = _reversed_text(workspace, version, where)
-    except (NoMatch, AmbiguousMatch) as error:
+    except NoMatch:
         raise _refused(
             store, entry_id, where,
-            "the lines it changed were changed again since, so its change cannot be taken back out "
-            f"({str(error).splitlines()[0]})", current,
+            f"{_what_it_did(version, where)}, and the file reads differently there now (changed again "
+            "since), so its change cannot be taken back out", current,
         ) from None  # fmt: skip
+    except AmbiguousMatch as error:
+        raise _refused(
+            store, entry_id, where,
+            f"{_what_it_did(version, where)}, and that text is now in {len(error.locations) or 'several'} "
+            "places, so where to take its change out is unclear", current,
+        ) from None  # fmt: skip
+    if file_plan is not None and file_plan.already_applied:
+        file_plan = None  # its change is out of the file already (undone, or a later change took it out)
     if file_plan is None:
         if not moved and not changed_mode:
             return None
@@ -153,6 +190,50 @@ def plan_reverse(workspace: Workspace, entry_id: str) -> HistoryPlan:
     for version in store.file_versions(entry.id):
         file_plan = _reverse_file(workspace, store, entry.id, version)
         if file_plan is not None:
-            files.append(file_plan)
+            later = _later_entries(store, entry.id, version.target_path)
+            kept = f"; what later entries changed stays ({', '.join(later)})" if later else ""
+            note = f"undoes older history entry {entry.id}: its change is taken out of the file as it is now"
+            note += kept
+            files.append(replace(file_plan, notes=(*file_plan.notes, note)))
     plan = Plan(files=tuple(files), dialect="undo", root=str(workspace.root))
     return HistoryPlan(plan, "undo", entry.id, False)
+
+
+def plan_entry_undo(workspace: Workspace, entry_id: str | None = None, *, force: bool = False) -> HistoryPlan:
+    """The undo of ``entry_id`` (None: the session's latest edit not yet undone) every surface uses.
+
+    The newest entry of its files gets the exact undo (``history_ops.plan_undo``: every file back
+    to its recorded bytes; a file changed by hand since is refused as stale, ``force`` overwrites).
+    An older one, whose files a later applied entry changed, gets the exact undo while its files
+    still hold what it wrote, else the reverse of what it did located in the files as they are now
+    (``plan_reverse``), refused with nothing written when a later change is in its way. ``force``
+    always means the exact undo. An undo a crash cut short is finished by the exact path only (its
+    files hold either side, which the reverse cannot tell from a later change).
+    """
+    store = _store(workspace)
+    if entry_id is not None:
+        entry = store.entry(entry_id)
+    else:
+        entry = _undo_target(store, workspace.session, _root(workspace))
+    try:
+        return plan_undo(workspace, entry.id, force=force)
+    except StaleFile as stale:
+        if force or interrupted_undo(store, entry.id) is not None or not _is_older(store, entry.id):
+            raise
+        reverse = plan_reverse(workspace, entry.id)
+        if not reverse.plan.files:
+            undone = [undoing.id for undoing in store.undone_by(entry.id) if undoing.status == "applied"]
+            by = f" (undone by history entry {', '.join(undone)})" if undone else ""
+            raise NothingToUndo(
+                f"nothing to undo: what history entry {entry.id} changed is no longer in its files{by}; "
+                "it was undone already or later changes took it out. Nothing was written"
+            ) from stale
+        return reverse
+
+
+def _is_older(store: HistoryStore, entry_id: str) -> bool:
+    """Whether a later applied entry changed one of the files ``entry_id`` touched."""
+    for version in store.file_versions(entry_id, sides=()):
+        if any(_later_entries(store, entry_id, path) for path in {version.path, version.target_path}):
+            return True
+    return False

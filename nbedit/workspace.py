@@ -402,16 +402,19 @@ class Workspace(ApplyPipeline):
         return history_ops.show(self, entry_id)
 
     def undo(self, entry_id: str | None = None, *, force: bool = False) -> ApplyResult:
-        """Revert this session's latest edit not yet undone (or entry ``entry_id``); recorded as an entry."""
-        from nbedit import history_ops
+        """Revert this session's latest edit not yet undone (or entry ``entry_id``); recorded as an entry.
 
-        return history_ops.undo(self, entry_id, force=force)
+        An older entry whose files later entries changed is undone by its reverse, located in the files
+        as they are now (later changes stay); ``StaleFile`` when they are in its way, nothing written."""
+        from nbedit.history_reverse import plan_entry_undo
+
+        return plan_entry_undo(self, entry_id, force=force).apply(self)
 
     def plan_undo(self, entry_id: str | None = None, *, force: bool = False) -> Plan:
-        """The plan an ``undo`` would apply, for review (``apply`` it to undo)."""
-        from nbedit import history_ops
+        """The plan an ``undo`` would apply, for review (``apply`` it with ``undoes=entry_id`` to undo)."""
+        from nbedit.history_reverse import plan_entry_undo
 
-        return history_ops.plan_undo(self, entry_id, force=force).plan
+        return plan_entry_undo(self, entry_id, force=force).plan
 
     def restore(
         self, entry_id: str, *, which: str = "before", after: bool | None = None, force: bool = False

@@ -20,7 +20,7 @@ from nbedit.workspace import Workspace
 CASES = {
     "exact": (b"a = 1\nb = 2\n", "b = 2\n", "b = 3\n", Tier.EXACT, 1.0, 1.0, "Found verbatim at line 2"),
     "line-endings": (
-        b"a = 1\r\nb = 2\r\nc = 3\r\n", "a = 1\nb = 2\n", "a = 1\nb = 3\n", Tier.LINE_ENDINGS, 0.85, 0.99,
+        b"a = 1\r\nb = 2\r\nc = 3\r\n", "a = 1\nb = 2\n", "a = 1\nb = 3\n", Tier.LINE_ENDINGS, 1.0, 1.0,
         "other line endings",
     ),
     "trailing-whitespace": (
@@ -55,7 +55,8 @@ def test_every_tier_has_a_score_and_a_plain_summary(tmp_path: Path, name: str) -
     found = found_text(file_plan, located)
     shown = reason(located, found)
     assert low <= shown.score <= high, shown
-    assert (shown.score == 1.0) == (tier is Tier.EXACT)
+    # only the endings differ in the line-endings tier: the same text, so it scores 1.00 too
+    assert (shown.score == 1.0) == (tier in (Tier.EXACT, Tier.LINE_ENDINGS))
     assert words in shown.summary and "\n" not in shown.summary
     assert shown.summary.startswith("Found verbatim" if tier is Tier.EXACT else "Not found verbatim; placed at")
     explained = plan.explain().split("\n")
@@ -111,3 +112,22 @@ def test_a_notebook_hunk_is_placed_by_its_line_within_the_cell(tmp_path: Path) -
     shown = reason(located, found_text(file_plan, located), (2, 1))
     assert shown.summary == "Found verbatim at line 2 of cell 2 (id c2, code): score 1.00."
     assert "hunk 1, line 2 of cell 2 (id c2, code): exact match, score 1.00" in plan.explain()
+
+
+def test_line_endings_never_count_in_a_score(tmp_path: Path) -> None:
+    """Two CRLF lines found for two LF lines are the same text (1.00); a CRLF file scores a
+    trailing-whitespace difference exactly as its LF twin does (the ``\\r`` are not differences)."""
+    (tmp_path / "two.py").write_bytes(b"a = 1\r\nb = 2\r\n")
+    plan = Workspace(tmp_path, history=False).plan_edit("two.py", "a = 1\nb = 2\n", "a = 1\nb = 3\n")
+    (located,) = plan.files[0].hunks
+    assert located.tier is Tier.LINE_ENDINGS
+    assert reason(located, found_text(plan.files[0], located)).score == 1.0
+    assert "similarity 1.00" in plan.explain()
+    scores = []
+    for ending in (b"\n", b"\r\n"):
+        name = f"ws{len(ending)}.py"
+        (tmp_path / name).write_bytes(b"def f():" + ending + b"    x = 1  " + ending + b"    return x" + ending)
+        plan = Workspace(tmp_path, history=False).plan_edit(name, "    x = 1\n    return x\n", "    x = 2\n")
+        (located,) = plan.files[0].hunks
+        scores.append(reason(located, found_text(plan.files[0], located)).score)
+    assert scores[0] == pytest.approx(scores[1]) and 0.9 < scores[0] < 1.0

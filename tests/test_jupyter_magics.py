@@ -320,7 +320,7 @@ def test_nbedit_help_documents_yes_for_undo_and_restore(
 ) -> None:
     shell.run_cell("%nbedit?")
     shown = capsys.readouterr().out
-    assert "%nbedit undo [--yes] [--force]" in shown
+    assert "%nbedit undo [ID] [--yes] [--force]" in shown
     assert "%nbedit restore ID [--after] [--yes] [--force]" in shown
     assert "--yes" in shown and "applies at once" in shown
 

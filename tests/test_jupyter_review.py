@@ -448,5 +448,7 @@ def test_history_undo_of_an_older_entry_is_a_review_of_its_reverse(tmp_path: Pat
     table.refresh()
     refused = table.undo(third)
     assert isinstance(refused, ErrorView)
-    assert type(refused.error).__name__ == "StaleFile" and "changed since" in str(refused.error)
+    said = str(refused.error)
+    assert type(refused.error).__name__ == "StaleFile" and "changed again since" in said
+    assert "later history entry that changed this file" in said and "nothing was written" in said
     assert target.read_bytes() == before

@@ -136,7 +136,8 @@ FUNCTIONS: dict[str, dict[str, Any]] = {
     },
     "undo": {
         "description": "Undo the latest change made by a model in this session, or the history entry "
-        "entry_id (one a model made in this session, or one the user allowed).",
+        "entry_id (one a model made in this session, or one the user allowed). Later changes to the same "
+        "files stay; if they rewrote the lines it changed, it is refused and nothing is written.",
         "parameters": {
             "type": "object",
             "properties": {

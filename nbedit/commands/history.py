@@ -85,10 +85,10 @@ def _print_shown(shown: Any) -> None:
 
 
 def undo(args: Arguments) -> int:
-    from nbedit import history_ops
+    from nbedit.history_reverse import plan_entry_undo
 
     workspace = _workspace(args)
-    planned = history_ops.plan_undo(workspace, force=args.force)
+    planned = plan_entry_undo(workspace, getattr(args, "entry", None), force=args.force)
     return _review_and_apply(
         workspace,
         planned.plan,

@@ -14,7 +14,8 @@ covers, not by the matcher: every tier but the fuzzy one accepts a place
 because the text is *equal* after a normalisation (line endings, trailing
 whitespace, punctuation, indentation, blank lines), so the number that tells a
 reader how far the file's text is from the change's is the similarity of the
-two texts as they are (1.00 for an exact match). The fuzzy tier's own window
+two texts as they are, line endings aside (1.00 for an exact match, and for a
+match that differs only in its line endings). The fuzzy tier's own window
 score is what decided there, so that is the score shown for it.
 
 A runner-up under ``MEANINGFUL_RUNNER_UP`` never competed, so it is reported
@@ -92,7 +93,11 @@ def found_text(file_plan: FilePlan, located: LocatedHunk) -> str | None:
 
 
 def similarity(expected: str, found: str) -> float:
-    """How alike two texts are, 0..1 (``difflib``'s ratio): by characters, or by lines for long texts."""
+    """How alike two texts are, 0..1 (``difflib``'s ratio): by characters, or by lines for long texts.
+
+    Line endings are compared normalised: the file's own are always kept when writing, so two
+    CRLF lines found for two LF ones are the same text (1.00), not 92 % alike by their ``\r``s."""
+    expected, found = _one_ending(expected), _one_ending(found)
     if expected == found:
         return 1.0
     import difflib  # explanations only: applying a change never loads it
@@ -100,6 +105,10 @@ def similarity(expected: str, found: str) -> float:
     if len(expected) + len(found) <= _CHARACTER_LIMIT:
         return difflib.SequenceMatcher(None, expected, found, autojunk=False).ratio()
     return difflib.SequenceMatcher(None, expected.splitlines(), found.splitlines(), autojunk=False).ratio()
+
+
+def _one_ending(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def cell_line(file_plan: FilePlan, located: LocatedHunk) -> tuple[int, int] | None:

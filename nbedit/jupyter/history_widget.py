@@ -4,7 +4,7 @@ Undo and restore are reviewed like any other change: the row's button opens
 the same ``ReviewWidget`` (diff, Apply/Reject, stale detection) below the
 table, so going back in time is never a blind write.
 
-``nbedit.history_ops.plan_undo``/``plan_restore`` build an ordinary ``Plan``
+``nbedit.history_reverse.plan_entry_undo`` and ``history_ops.plan_restore`` build an ordinary ``Plan``
 (with the stale checks against the history already done) without writing it;
 the review widget shows it and ``Workspace.apply`` writes it on Apply. The plan
 carries the fingerprints of the files as they were when proposed, so a file
@@ -27,7 +27,7 @@ import ipywidgets as widgets
 import traitlets
 
 from nbedit._dataclass import dataclass, field
-from nbedit.errors import NbeditError, StaleFile
+from nbedit.errors import NbeditError
 from nbedit.jupyter.review import ErrorView, Proposal, ReviewWidget, error_html
 from nbedit.jupyter.shared import NbeditView
 from nbedit.render.history import history_rows, history_to_html
@@ -66,33 +66,17 @@ class HistoryRequest:
 
 
 def undo_request(entry_id: str | None, *, force: bool = False) -> HistoryRequest:
-    """Undo an entry. When later edits changed its files, the undo is the reverse of the entry's
-    diff located in the files as they are now (so an older entry can be undone while later ones
-    stay); when those later edits touched its lines it is refused as stale (what changed since, and
-    ``force`` to overwrite), and nothing is written."""
-    from nbedit import history_ops
+    """Undo an entry (None: this kernel's latest edit), planned by ``history_reverse.plan_entry_undo``
+    like every other surface's undo: exact while its files hold what it wrote, else (a named entry)
+    the reverse of what it did, located in the files as they are now, so later edits stay; refused,
+    nothing written, when a later change is in its way."""
+    from nbedit.history_reverse import plan_entry_undo
 
     def operation(workspace: Any) -> Any:
-        try:
-            return history_ops.plan_undo(workspace, entry_id, force=force)
-        except StaleFile as stale:
-            if entry_id is None or force:
-                raise
-            return _reverse(workspace, entry_id, stale)
+        return plan_entry_undo(workspace, entry_id, force=force)
 
     title = f"undo history entry {entry_id}" if entry_id else "undo this kernel's latest edit"
     return HistoryRequest(title, operation)
-
-
-def _reverse(workspace: Any, entry_id: str, stale: StaleFile) -> Proposal:
-    """The undo of an older entry whose files later entries changed: its reverse, located in the
-    files as they are now (``history_reverse``); the reverse's own refusal names what is in the way."""
-    from nbedit.history_reverse import plan_reverse
-
-    reverse = plan_reverse(workspace, entry_id)
-    if not reverse.plan.files:
-        raise stale  # nothing left to reverse: the plain refusal says what changed
-    return Proposal(reverse.plan, reverse.apply_options)
 
 
 def restore_request(entry_id: str, *, after: bool = False, force: bool = False) -> HistoryRequest:

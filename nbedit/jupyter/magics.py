@@ -268,7 +268,7 @@ class NbeditMagics(Magics):
 
             %nbedit history [--all] [--root DIR]
             %nbedit show ID
-            %nbedit undo [--yes] [--force]
+            %nbedit undo [ID] [--yes] [--force]
             %nbedit restore ID [--after] [--yes] [--force]
             %nbedit changes --since In[12]|ID|turn:ID|10min [--session S]
             %nbedit rewind In[12]|ID|turn:ID|last|10min [--yes] [--resolve keep|rewind] [--all-sessions]
@@ -278,7 +278,9 @@ class NbeditMagics(Magics):
         ``undo`` and ``restore`` show the change for review first (Apply/Reject);
         ``--yes`` applies at once and, in an unattended run, a failure raises so the
         cell fails. ``--force`` overrides the check that the files are still as
-        recorded (the replaced bytes are kept in the history).
+        recorded (the replaced bytes are kept in the history). ``undo ID`` of an
+        older entry takes its change out of the files as they are now (later
+        edits stay), or says which later entries are in the way.
         """
         from nbedit.jupyter import rewind_magics
 
@@ -330,17 +332,18 @@ class NbeditMagics(Magics):
             return ErrorView(error)
 
     @magic_arguments(name="nbedit undo")
+    @argument("id", nargs="?", help="history entry id (from %%nbedit history); default: the latest edit")
     @argument("--force", action="store_true", help="undo even if the files changed since")
     @argument("--yes", "-y", action="store_true", help="apply at once, without waiting for Apply")
     @argument("--root", help="workspace root")
     def _undo_arguments(self) -> None:
-        """Undo this kernel's latest edit (shown for review first)."""
+        """Undo this kernel's latest edit, or entry ID (shown for review first)."""
 
     def _undo(self, rest: str) -> Any:
         from nbedit.jupyter.history_widget import undo_request
 
         args = _parse(self._undo_arguments, rest)
-        return self.history_review(undo_request(None, force=args.force), root=args.root, yes=args.yes)
+        return self.history_review(undo_request(args.id, force=args.force), root=args.root, yes=args.yes)
 
     @magic_arguments(name="nbedit restore")
     @argument("id", help="history entry id (from %%nbedit history)")

@@ -462,9 +462,12 @@ class ReviewWidget(NbeditView):
             text = "applied: nothing was written (no selected part changes a file)"
         else:
             files = ", ".join(written)
-            recorded = f"history entry {entry}; undo with %nbedit undo" if entry else "history is off"
+            origin = str(self._apply_options.get("origin"))
+            # a plain `%nbedit undo` walks back past undo entries: an undo is undone by its id
+            again = f"%nbedit undo {entry}" if origin == "undo" else "%nbedit undo"
+            recorded = f"history entry {entry}; undo with {again}" if entry else "history is off"
             # an undo or restore is applied like any change, but the person asked to undo or restore
-            done = {"undo": "undone:", "restore": "restored:"}.get(str(self._apply_options.get("origin")))
+            done = {"undo": "undone:", "restore": "restored:"}.get(origin)
             text = f"{done or 'applied to'} {files}{self._parts_written()} ({recorded})"
         self._show_status("applied", text)
         self._decided()
