@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 __all__ = ["edit_bytes", "exact_in_place", "interleaved", "kept_slices"]
 
 
-def exact_in_place(text: str, hunks: Sequence[Hunk]) -> tuple[list[LocatedHunk], tuple[int, int]]:
+def exact_in_place(
+    text: str, hunks: Sequence[Hunk], data: bytes | None = None
+) -> tuple[list[LocatedHunk], tuple[int, int]]:
     """The leading hunks of a diff that are exactly at the lines they claim.
 
     What ``_exact_at_expected_line`` finds for each hunk while every hunk before it
@@ -35,9 +37,14 @@ def exact_in_place(text: str, hunks: Sequence[Hunk]) -> tuple[list[LocatedHunk],
     them without a sort or an overlap check. Returns the located hunks and the (offset, line)
     where the last one ended; the caller goes on from the first hunk that is not
     so, with the full search.
+
+    ``data``: the text's bytes when they have its offsets (ASCII UTF-8). The newlines
+    between hunks are then counted in the bytes: ``bytes.count`` of one byte is a
+    ``memchr`` loop, about three times quicker than ``str.count`` over the same 4 MB.
     """
     located: list[LocatedHunk] = []
-    find, count = text.find, text.count
+    find = text.find
+    count, newline = (text.count, "\n") if data is None else (data.count, b"\n")
     offset = line = 0  # the end of the last hunk found: a line start, and its 0-based line
     exact = Tier.EXACT
     for hunk in hunks:
@@ -55,7 +62,7 @@ def exact_in_place(text: str, hunks: Sequence[Hunk]) -> tuple[list[LocatedHunk],
         position = find(old, offset)
         if position == -1 or (position and text[position - 1] != "\n"):
             break
-        first = line + count("\n", offset, position)
+        first = line + count(newline, offset, position)
         if first + 1 != hunk.start_line:
             break
         size = old.count("\n")
@@ -96,7 +103,7 @@ def edit_bytes(
     """
     if codec != UTF8 or len(text) != len(data) or not hunks:
         return None
-    located, _ = exact_in_place(text, hunks)
+    located, _ = exact_in_place(text, hunks, data)
     if len(located) != len(hunks):
         return None
     try:

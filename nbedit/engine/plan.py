@@ -28,6 +28,7 @@ from nbedit.engine.models import (
     LocatedHunk,
     Plan,
     decoded_when_read,
+    digested_when_read,
     is_notebook_path,
 )
 from nbedit.engine.source import FileSource  # moved; still importable from here
@@ -214,10 +215,15 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
         edit = None
         if spliced is None:
             edit = edit_text(text, change.hunks, options, path=path, sequential=change.sequential, base=base)
-    finally:
-        before_fingerprint = digest() if digest is not None else None  # joined on every path
+            edit = guard(path, text, edit)
+    except BaseException:
+        if digest is not None:
+            digest()  # a refused change leaves no thread behind
+        raise
+    # the plan is handed back while the digest is still being hashed: the field joins it when
+    # first read (by ``apply``'s history entry, usually while the new copy is being flushed)
+    before_fingerprint = digested_when_read(digest) if digest is not None else None
     if edit is not None:
-        edit = guard(path, text, edit)
         after_bytes = data if edit.after == text else encode(edit.after, codec, change.path)
         return _file_plan(
             change, source, data, text, codec, edit.after, after_bytes, edit, before_fingerprint
