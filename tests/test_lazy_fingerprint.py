@@ -114,3 +114,26 @@ def test_a_refused_plan_and_a_stale_file_leave_no_thread_and_no_change(tmp_path:
     assert refused.value.expected == fingerprint(data)
     assert refused.value.actual == fingerprint(edited)
     assert (tmp_path / "big.py").read_bytes() == edited
+
+
+def test_an_ascii_files_old_text_is_not_kept_and_its_counts_and_spans_come_from_the_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The byte splice lets the old text go: ``before`` is decoded when read, and the history's
+    counts and spans (read in the bytes) are what the decoded text gives."""
+    from nbedit.engine.diff import file_stats
+    from nbedit.engine.models import undecoded_before
+    from nbedit.engine.spans import byte_spans
+
+    data, _, diff = big_change(tmp_path)
+    file_plan = nbedit.Workspace(tmp_path, history=False).plan_patch(diff).files[0]
+    assert undecoded_before(file_plan) is file_plan.before_bytes and file_plan.before_bytes == data
+    from_bytes = (file_stats(file_plan), byte_spans(file_plan))
+    assert undecoded_before(file_plan) is file_plan.before_bytes  # neither decoded the text
+    assert from_bytes[0] == (3, 3)
+    assert file_plan.before == data.decode()  # read: decoded, and kept
+    assert undecoded_before(file_plan) is None
+    assert (file_stats(file_plan), byte_spans(file_plan)) == from_bytes
+    (tmp_path / "small.py").write_bytes(b"a = 1\nb = 2\n\xc3\xa9 = 3\n")  # not ASCII: the text is kept
+    small = nbedit.Workspace(tmp_path, history=False).plan_edit("small.py", "b = 2", "b = 4").files[0]
+    assert undecoded_before(small) is None and small.before == "a = 1\nb = 2\né = 3\n"

@@ -270,7 +270,7 @@ class FilePlan:
 
 
 class _TextWhenRead:
-    """A ``FilePlan.after`` not decoded yet: the UTF-8 bytes it is decoded from when first read."""
+    """A ``FilePlan.after`` (or ``before``) not decoded yet: the UTF-8 bytes it is decoded from."""
 
     __slots__ = ("data",)
 
@@ -314,7 +314,7 @@ def digested_when_read(join: Callable[[], str]) -> str:
 
 class _DecodedOnRead:
     """A slot of ``FilePlan`` whose value may be computed late: decoding a ``_TextWhenRead``
-    (``after``) or joining a ``_DigestWhenRead`` (``fingerprint``) the first time it is read."""
+    (``after``, ``before``) or joining a ``_DigestWhenRead`` (``fingerprint``) the first time it is read."""
 
     __slots__ = ("slot",)
 
@@ -343,6 +343,18 @@ class _DecodedOnRead:
 
 type.__setattr__(FilePlan, "after", _DecodedOnRead(FilePlan.__dict__["after"]))
 type.__setattr__(FilePlan, "fingerprint", _DecodedOnRead(FilePlan.__dict__["fingerprint"]))
+type.__setattr__(FilePlan, "before", _DecodedOnRead(FilePlan.__dict__["before"]))
+
+
+def undecoded_before(file_plan: FilePlan) -> bytes | None:
+    """The UTF-8 bytes ``file_plan.before`` will be decoded from, while it is not decoded yet
+    (None once it is, or when it never was lazy): what reads the text of an ASCII file can
+    read these bytes instead, at the same offsets, without making the text."""
+    value = _BEFORE_SLOT.__get__(file_plan, FilePlan)
+    return value.data if value.__class__ is _TextWhenRead else None
+
+
+_BEFORE_SLOT = FilePlan.__dict__["before"].slot
 
 
 @dataclass(frozen=True, slots=True)

@@ -207,13 +207,22 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
         from nbedit.engine.digest import fingerprint_meanwhile
 
         digest = fingerprint_meanwhile(data, minimum=HASH_MEANWHILE)
+    text: str | None
     try:
         text, codec = decode(data, path, options.encoding)
         base = _is_base(change, data)
         in_place = not change.sequential and base is not False  # not the base: every hunk is checked
-        spliced = edit_bytes(text, data, codec, change.hunks) if in_place else None
+        spliced = None
+        if in_place and codec == UTF8 and len(text) == len(data):
+            # ASCII: the bytes are the text, at the same offsets. The text is let go before the
+            # new bytes are joined (a big file is then held twice at most, not three times)
+            text = None
+            spliced = edit_bytes(None, data, codec, change.hunks)
+            if spliced is None:
+                text = data.decode()
         edit = None
         if spliced is None:
+            assert text is not None
             edit = edit_text(text, change.hunks, options, path=path, sequential=change.sequential, base=base)
             edit = guard(path, text, edit)
     except BaseException:
@@ -224,6 +233,7 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
     # first read (by ``apply``'s history entry, usually while the new copy is being flushed)
     before_fingerprint = digested_when_read(digest) if digest is not None else None
     if edit is not None:
+        assert text is not None
         after_bytes = data if edit.after == text else encode(edit.after, codec, change.path)
         return _file_plan(
             change, source, data, text, codec, edit.after, after_bytes, edit, before_fingerprint
@@ -234,7 +244,10 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
     # recording it take the bytes alone
     after = decoded_when_read(after_bytes)
     after_bytes = data if after_bytes == data else after_bytes
-    return _file_plan(change, source, data, text, codec, after, after_bytes, located, before_fingerprint)
+    # and the old text (ASCII: the bytes at the same offsets) is decoded again only if something
+    # reads it: the history and the counts read the bytes (``models.undecoded_before``)
+    before = decoded_when_read(data)
+    return _file_plan(change, source, data, before, codec, after, after_bytes, located, before_fingerprint)
 
 
 def _is_base(change: FileChange, data: bytes) -> bool | None:
