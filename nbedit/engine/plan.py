@@ -209,17 +209,22 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
         digest = fingerprint_meanwhile(data, minimum=HASH_MEANWHILE)
     text: str | None
     try:
-        text, codec = decode(data, path, options.encoding)
+        if options.encoding is None and data.isascii() and b"\x00" not in data:
+            # what ``decode`` says of ASCII bytes without NULs (UTF-8, no BOM), without making the
+            # text: the bytes are the text, at the same offsets
+            text, codec = None, UTF8
+        else:
+            text, codec = decode(data, path, options.encoding)
         base = _is_base(change, data)
         in_place = not change.sequential and base is not False  # not the base: every hunk is checked
         spliced = None
-        if in_place and codec == UTF8 and len(text) == len(data):
-            # ASCII: the bytes are the text, at the same offsets. The text is let go before the
-            # new bytes are joined (a big file is then held twice at most, not three times)
+        if in_place and codec == UTF8 and (text is None or len(text) == len(data)):
+            # ASCII: the hunks are found and spliced in the bytes, and the text is not held while
+            # the new bytes are joined (a big file is then held twice at most, not three times)
             text = None
             spliced = edit_bytes(None, data, codec, change.hunks)
-            if spliced is None:
-                text = data.decode()
+        if spliced is None and text is None:
+            text = data.decode()
         edit = None
         if spliced is None:
             assert text is not None
