@@ -137,3 +137,22 @@ def test_an_ascii_files_old_text_is_not_kept_and_its_counts_and_spans_come_from_
     (tmp_path / "small.py").write_bytes(b"a = 1\nb = 2\n\xc3\xa9 = 3\n")  # not ASCII: the text is kept
     small = nbedit.Workspace(tmp_path, history=False).plan_edit("small.py", "b = 2", "b = 4").files[0]
     assert undecoded_before(small) is None and small.before == "a = 1\nb = 2\né = 3\n"
+
+
+@pytest.mark.parametrize("encoding", [None, "cp1252", "latin-1"])
+def test_ascii_bytes_are_read_as_decode_reads_them(tmp_path: Path, encoding: str | None) -> None:
+    """ASCII bytes are not decoded up front, yet the plan is what ``decode`` makes of them: NUL bytes
+    are still refused as binary, a declared encoding is still the plan's, the text is the same."""
+    from nbedit.engine.text import decode
+
+    data = b"a = 1\nb = 2\nc = 3\n"
+    (tmp_path / "f.py").write_bytes(data)
+    diff = "--- a/f.py\n+++ b/f.py\n@@ -2 +2 @@\n-b = 2\n+b = 4\n"
+    workspace = nbedit.Workspace(tmp_path, history=False, encoding=encoding)
+    file_plan = workspace.plan_patch(diff).files[0]
+    text, codec = decode(data, "f.py", encoding)
+    assert file_plan.before == text and file_plan.after_bytes == data.replace(b"b = 2", b"b = 4")
+    assert file_plan.encoding == (None if codec.encoding == "utf-8" else codec.encoding)
+    (tmp_path / "f.py").write_bytes(b"a = 1\nb = 2\x00\nc = 3\n")
+    with pytest.raises(nbedit.BinaryFile):
+        workspace.plan_patch(diff)
