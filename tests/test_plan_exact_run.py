@@ -210,3 +210,18 @@ def test_a_new_text_utf8_cannot_hold_is_left_to_the_text_path() -> None:
     spliced = exact_run.edit_bytes(text, text.encode(), UTF8, fine)
     assert spliced is not None
     assert spliced[1] == "a = 'é'\nb = 2\n".encode() and len(spliced[0]) == 1
+
+
+@settings(max_examples=200)
+@given(case=diffs())
+def test_hunks_found_or_counted_in_the_bytes_are_the_same(case: tuple[str, str, int, str]) -> None:
+    """``exact_in_place(text, hunks, data)`` of an ASCII text counts lines in its bytes: the same result."""
+    text, diff, drift, _ = case
+    if "@@" not in diff or "\\ No newline" in diff:
+        return
+    hunks = unified.parse(diff).files[0].hunks
+    for variant in (text, "".join(["# new\n"] * drift) + text):
+        if variant.isascii():
+            reference = exact_run.exact_in_place(variant, hunks)
+            assert exact_run.exact_in_place(variant, hunks, variant.encode()) == reference
+            assert exact_run.exact_in_place(variant.encode(), hunks) == reference  # found in the bytes

@@ -23,7 +23,7 @@ from nbedit.engine.diff_counts import (
     middle_opcodes,
     summed,
 )
-from nbedit.engine.models import FilePlan, Plan
+from nbedit.engine.models import FilePlan, Plan, undecoded_before
 from nbedit.engine.text import common_ends, split_lines
 from nbedit.engine.whole_diff import text_diff
 
@@ -283,7 +283,10 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
     text would run into its trailing context (a change that drops a line's newline)
     is counted with its context, as the diff shows it.
     """
-    before = _before(file_plan)
+    # an ASCII file's text not decoded yet is read in its bytes (the same offsets), not made
+    before: str | bytes | None = None if file_plan.notebook else undecoded_before(file_plan)
+    if before is None:
+        before = _before(file_plan)
     if not file_plan.hunks or before is None:
         return diff_stats(file_diff(file_plan))
     alone = lone_exact_hunks(before, file_plan, CONTEXT)
@@ -291,6 +294,8 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
         olds, news, known = alone
         added, removed = summed(map(lone_block_counts, olds, news))
         return added + sum(map(itemgetter(0), known)), removed + sum(map(itemgetter(1), known))
+    before = _before(file_plan)
+    assert before is not None
     added = removed = 0
     for old, new in _changed_spans(before, file_plan, CONTEXT):
         block_added, block_removed = block_counts(old, new)

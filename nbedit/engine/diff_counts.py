@@ -42,7 +42,7 @@ def middle_opcodes(
 
 
 def lone_exact_hunks(
-    before: str, file_plan: FilePlan, context: int
+    before: str | bytes, file_plan: FilePlan, context: int
 ) -> tuple[list[str], list[str], list[tuple[int, int]]] | None:
     """The hunks' old and new texts, when each is a diff block of its own exactly as located.
 
@@ -54,7 +54,12 @@ def lone_exact_hunks(
     text and its new text goes in as written (so the block's texts are the hunk's
     own), and more than ``2 * context`` lines lie between two hunks (so the diff does
     not join them). None otherwise: ``_changed_spans`` then builds the blocks.
+
+    ``before`` may be the bytes of an ASCII text (the same offsets): each old text is then
+    compared encoded, and the text itself is never made.
     """
+    in_bytes = isinstance(before, bytes)
+    newline: str | bytes = b"\n" if in_bytes else "\n"
     olds: list[str] = []
     news: list[str] = []
     known: list[tuple[int, int]] = []
@@ -70,8 +75,10 @@ def lone_exact_hunks(
             or match.end - start != len(old)
             or not old.endswith("\n")
             or (new and not new.endswith("\n"))
-            or (start and before[start - 1] != "\n")
-            or not before.startswith(old, start)
+            or (start and before[start - 1 : start] != newline)
+            or not before.startswith(  # type: ignore[arg-type]
+                old.encode("utf-8", "surrogatepass") if in_bytes else old, start
+            )
         ):
             return None
         previous_end = match.line + match.line_count

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 __all__ = ["edit_bytes", "exact_in_place", "interleaved", "kept_slices"]
 
 
-def exact_in_place(text: str, hunks: Sequence[Hunk]) -> tuple[list[LocatedHunk], tuple[int, int]]:
+def exact_in_place(
+    text: str | bytes, hunks: Sequence[Hunk], data: bytes | None = None
+) -> tuple[list[LocatedHunk], tuple[int, int]]:
     """The leading hunks of a diff that are exactly at the lines they claim.
 
     What ``_exact_at_expected_line`` finds for each hunk while every hunk before it
@@ -35,9 +37,18 @@ def exact_in_place(text: str, hunks: Sequence[Hunk]) -> tuple[list[LocatedHunk],
     them without a sort or an overlap check. Returns the located hunks and the (offset, line)
     where the last one ended; the caller goes on from the first hunk that is not
     so, with the full search.
+
+    ``text`` may be the bytes of an ASCII UTF-8 text (the same offsets; each old text is
+    then looked for encoded), and ``data`` the bytes of a ``str`` text when they have its
+    offsets: the newlines between hunks are then counted in the bytes (``bytes.count`` of
+    one byte is about three times quicker than ``str.count`` over the same 4 MB).
     """
     located: list[LocatedHunk] = []
-    find, count = text.find, text.count
+    find = text.find
+    in_bytes = isinstance(text, bytes)
+    newline: str | bytes = b"\n" if in_bytes else "\n"
+    counted = text if data is None else data
+    count, counted_newline = counted.count, b"\n" if isinstance(counted, bytes) else "\n"
     offset = line = 0  # the end of the last hunk found: a line start, and its 0-based line
     exact = Tier.EXACT
     for hunk in hunks:
@@ -52,14 +63,15 @@ def exact_in_place(text: str, hunks: Sequence[Hunk]) -> tuple[list[LocatedHunk],
             or not old.endswith("\n")
         ):
             break
-        position = find(old, offset)
-        if position == -1 or (position and text[position - 1] != "\n"):
+        needle = old.encode("utf-8", "surrogatepass") if in_bytes else old  # not ASCII: not found
+        position = find(needle, offset)  # type: ignore[arg-type]
+        if position == -1 or (position and text[position - 1 : position] != newline):
             break
-        first = line + count("\n", offset, position)
+        first = line + count(counted_newline, offset, position)  # type: ignore[arg-type]
         if first + 1 != hunk.start_line:
             break
         size = old.count("\n")
-        end = position + len(old)
+        end = position + len(needle)
         # the span is the old text itself, line endings included, so the new text goes in as written
         located.append(LocatedHunk(hunk, Match(position, end, hunk.new, exact, 1.0, first + 1, size, 0)))
         offset, line = end, first + size
@@ -82,7 +94,7 @@ def interleaved(kept: Sequence[Item], insertions: Sequence[Item]) -> list[Item]:
 
 
 def edit_bytes(
-    text: str, data: bytes, codec: Codec, hunks: Sequence[Hunk]
+    text: str | None, data: bytes, codec: Codec, hunks: Sequence[Hunk]
 ) -> tuple[tuple[LocatedHunk, ...], bytes] | None:
     """The located hunks and new bytes of a diff whose hunks are all exactly in place, spliced in the file's bytes.
 
@@ -92,11 +104,12 @@ def edit_bytes(
     That is one big copy less than joining the text and encoding it, and no copies
     of the text between the hunks; the new text is decoded from the new bytes when
     it is first read (``decoded_when_read``). None when that is not so (the caller
-    takes ``edit_text``).
+    takes ``edit_text``). ``text`` None: the caller let the text go (the bytes are all
+    ASCII, checked here); the hunks are then found in the bytes themselves.
     """
-    if codec != UTF8 or len(text) != len(data) or not hunks:
+    if codec != UTF8 or not hunks or (len(text) != len(data) if text is not None else not data.isascii()):
         return None
-    located, _ = exact_in_place(text, hunks)
+    located, _ = exact_in_place(data, hunks) if text is None else exact_in_place(text, hunks, data)
     if len(located) != len(hunks):
         return None
     try:

@@ -21,7 +21,7 @@ through ``nbedit._conveniences``, filled by the package's root, and never import
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from nbedit import _conveniences as conveniences
 from nbedit._dataclass import dataclass, field
@@ -270,12 +270,21 @@ class FilePlan:
 
 
 class _TextWhenRead:
-    """A ``FilePlan.after`` not decoded yet: the UTF-8 bytes it is decoded from when first read."""
+    """A ``FilePlan.after`` (or ``before``) not decoded yet: the UTF-8 bytes it is decoded from."""
 
     __slots__ = ("data",)
 
     def __init__(self, data: bytes) -> None:
         self.data = data
+
+
+class _DigestWhenRead:
+    """A ``FilePlan.fingerprint`` still being hashed on another thread: the call that joins it."""
+
+    __slots__ = ("join",)
+
+    def __init__(self, join: Callable[[], str]) -> None:
+        self.join = join
 
 
 def decoded_when_read(data: bytes) -> str:
@@ -290,8 +299,22 @@ def decoded_when_read(data: bytes) -> str:
     return _TextWhenRead(data)  # type: ignore[return-value]
 
 
+def digested_when_read(join: Callable[[], str]) -> str:
+    """``join()`` for ``FilePlan(fingerprint=...)``, called the first time the field is read.
+
+    The SHA-256 of a big file's bytes is hashed on another thread while its hunks are
+    located (``engine.digest.fingerprint_meanwhile``); the plan is handed back without
+    waiting for it, and the hash goes on while ``apply`` locks, checks and starts writing
+    (on a 4 MB file, about 10 ms of hashing on a core that is otherwise idle). Whoever
+    reads the field first (the history entry, a stale check, equality, ``repr``,
+    pickling) waits for the digest and sees a plain string from then on.
+    """
+    return _DigestWhenRead(join)  # type: ignore[return-value]
+
+
 class _DecodedOnRead:
-    """The ``after`` slot of ``FilePlan``, decoding a ``_TextWhenRead`` the first time it is read."""
+    """A slot of ``FilePlan`` whose value may be computed late: decoding a ``_TextWhenRead``
+    (``after``, ``before``) or joining a ``_DigestWhenRead`` (``fingerprint``) the first time it is read."""
 
     __slots__ = ("slot",)
 
@@ -302,9 +325,13 @@ class _DecodedOnRead:
         if instance is None:
             return self
         value = self.slot.__get__(instance, owner)
-        if value.__class__ is _TextWhenRead:
+        kind = value.__class__
+        if kind is _TextWhenRead:
             value = value.data.decode()
             self.slot.__set__(instance, value)  # the frozen value keeps what it always meant
+        elif kind is _DigestWhenRead:
+            value = value.join()
+            self.slot.__set__(instance, value)
         return value
 
     def __set__(self, instance: object, value: object) -> None:
@@ -315,6 +342,19 @@ class _DecodedOnRead:
 
 
 type.__setattr__(FilePlan, "after", _DecodedOnRead(FilePlan.__dict__["after"]))
+type.__setattr__(FilePlan, "fingerprint", _DecodedOnRead(FilePlan.__dict__["fingerprint"]))
+type.__setattr__(FilePlan, "before", _DecodedOnRead(FilePlan.__dict__["before"]))
+
+
+def undecoded_before(file_plan: FilePlan) -> bytes | None:
+    """The UTF-8 bytes ``file_plan.before`` will be decoded from, while it is not decoded yet
+    (None once it is, or when it never was lazy): what reads the text of an ASCII file can
+    read these bytes instead, at the same offsets, without making the text."""
+    value = _BEFORE_SLOT.__get__(file_plan, FilePlan)
+    return value.data if value.__class__ is _TextWhenRead else None
+
+
+_BEFORE_SLOT = FilePlan.__dict__["before"].slot
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ from nbedit.engine.models import (
     LocatedHunk,
     Plan,
     decoded_when_read,
+    digested_when_read,
     is_notebook_path,
 )
 from nbedit.engine.source import FileSource  # moved; still importable from here
@@ -206,18 +207,38 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
         from nbedit.engine.digest import fingerprint_meanwhile
 
         digest = fingerprint_meanwhile(data, minimum=HASH_MEANWHILE)
+    text: str | None
     try:
-        text, codec = decode(data, path, options.encoding)
+        if options.encoding is None and data.isascii() and b"\x00" not in data:
+            # what ``decode`` says of ASCII bytes without NULs (UTF-8, no BOM), without making the
+            # text: the bytes are the text, at the same offsets
+            text, codec = None, UTF8
+        else:
+            text, codec = decode(data, path, options.encoding)
         base = _is_base(change, data)
         in_place = not change.sequential and base is not False  # not the base: every hunk is checked
-        spliced = edit_bytes(text, data, codec, change.hunks) if in_place else None
+        spliced = None
+        if in_place and codec == UTF8 and (text is None or len(text) == len(data)):
+            # ASCII: the hunks are found and spliced in the bytes, and the text is not held while
+            # the new bytes are joined (a big file is then held twice at most, not three times)
+            text = None
+            spliced = edit_bytes(None, data, codec, change.hunks)
+        if spliced is None and text is None:
+            text = data.decode()
         edit = None
         if spliced is None:
+            assert text is not None
             edit = edit_text(text, change.hunks, options, path=path, sequential=change.sequential, base=base)
-    finally:
-        before_fingerprint = digest() if digest is not None else None  # joined on every path
+            edit = guard(path, text, edit)
+    except BaseException:
+        if digest is not None:
+            digest()  # a refused change leaves no thread behind
+        raise
+    # the plan is handed back while the digest is still being hashed: the field joins it when
+    # first read (by ``apply``'s history entry, usually while the new copy is being flushed)
+    before_fingerprint = digested_when_read(digest) if digest is not None else None
     if edit is not None:
-        edit = guard(path, text, edit)
+        assert text is not None
         after_bytes = data if edit.after == text else encode(edit.after, codec, change.path)
         return _file_plan(
             change, source, data, text, codec, edit.after, after_bytes, edit, before_fingerprint
@@ -228,7 +249,10 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
     # recording it take the bytes alone
     after = decoded_when_read(after_bytes)
     after_bytes = data if after_bytes == data else after_bytes
-    return _file_plan(change, source, data, text, codec, after, after_bytes, located, before_fingerprint)
+    # and the old text (ASCII: the bytes at the same offsets) is decoded again only if something
+    # reads it: the history and the counts read the bytes (``models.undecoded_before``)
+    before = decoded_when_read(data)
+    return _file_plan(change, source, data, before, codec, after, after_bytes, located, before_fingerprint)
 
 
 def _is_base(change: FileChange, data: bytes) -> bool | None:

@@ -26,14 +26,8 @@ _SINGLE_BYTE = frozenset({"cp1252", "iso8859-1", "iso8859-15", "ascii"})
 
 def byte_spans(file_plan: FilePlan) -> tuple[Span, ...] | None:
     """The byte spans of ``file_plan.before_bytes`` its hunks replace, in order; None when unknown."""
-    before, data = file_plan.before, file_plan.before_bytes
-    if (
-        file_plan.notebook
-        or not file_plan.hunks
-        or before is None
-        or data is None
-        or file_plan.after_bytes is None
-    ):
+    data = file_plan.before_bytes
+    if file_plan.notebook or not file_plan.hunks or data is None or file_plan.after_bytes is None:
         return None
     encoding = file_plan.encoding or "utf-8"
     matches = sorted(
@@ -43,6 +37,11 @@ def byte_spans(file_plan: FilePlan) -> tuple[Span, ...] | None:
         if encoding in _SINGLE_BYTE:
             return tuple((match.start, match.end, match.replacement.encode(encoding)) for match in matches)
         if encoding != "utf-8":
+            return None
+        if data.isascii():  # one byte per character (and no BOM): the offsets carry over
+            return tuple((match.start, match.end, match.replacement.encode("utf-8")) for match in matches)
+        before = file_plan.before  # read only here: an ASCII file's text need not be decoded
+        if before is None:
             return None
         offset = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
         if before.isascii():  # one byte per character: the offsets carry over
