@@ -83,13 +83,17 @@ def main(argv: list[str] | None = None) -> int:
     if wrong:
         print("wrong:")
     for outcome in wrong:
-        print(f"  {outcome.case.id} [{outcome.case.dialect}, {outcome.case.label}] {outcome.reason} {outcome.tiers}")
+        print(
+            f"  {outcome.case.id} [{outcome.case.dialect}, {outcome.case.label}] {outcome.reason} {outcome.tiers}"
+        )
         if args.wrong:
             print("    " + (outcome.case.text or f"{outcome.case.old!r} -> {outcome.case.new!r}")[:3000])
     if args.refused:
         for outcome in outcomes:
             if outcome.kind == "refused":
-                print(f"  {outcome.case.id} [{outcome.case.dialect}] {outcome.reason}: {outcome.message[:400]}")
+                print(
+                    f"  {outcome.case.id} [{outcome.case.dialect}] {outcome.reason}: {outcome.message[:400]}"
+                )
     return 1 if wrong else 0
 
 

@@ -49,7 +49,9 @@ def module(lines: int = 10_000) -> str:
     functions = lines // 2 // 14
     methods = lines // 2 // 14
     head = "import os\n\n\n" + "".join(_function(n) for n in range(functions))
-    body = "class Big:\n" + "".join(_function(n, "    ").replace("(items,", "(self, items,") for n in range(methods))
+    body = "class Big:\n" + "".join(
+        _function(n, "    ").replace("(items,", "(self, items,") for n in range(methods)
+    )
     return head + body
 
 

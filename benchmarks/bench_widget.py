@@ -62,7 +62,9 @@ def _notebook_rows(scratch: Path) -> list[Row]:
     folder.mkdir(parents=True, exist_ok=True)
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [
-        nbformat.v4.new_code_cell("".join(f"v{cell}_{line} = {line}\n" for line in range(20)) + f"print({cell})")
+        nbformat.v4.new_code_cell(
+            "".join(f"v{cell}_{line} = {line}\n" for line in range(20)) + f"print({cell})"
+        )
         for cell in range(NOTEBOOK_CELLS)
     ]
     nbformat.write(notebook, str(folder / "big.ipynb"))
@@ -100,7 +102,9 @@ def _notebook_rows(scratch: Path) -> list[Row]:
             passed=min(timings) < 1.0,
             samples={"nbedit": timings},
         ),
-        Row(section, "widget state payload", payload / 1e6, "MB", target="< 2 MB", passed=payload < 2_000_000),
+        Row(
+            section, "widget state payload", payload / 1e6, "MB", target="< 2 MB", passed=payload < 2_000_000
+        ),
     ]
 
 

@@ -106,11 +106,23 @@ def _edits(source: str) -> Iterator[tuple[str, str, str]]:
         )
         stripped = line.rstrip()
         if stripped.endswith(")") and "(" in stripped and not stripped.endswith("()"):
-            yield "argument-added", line, stripped[:-1] + f", label={quote}new{quote})" + line[len(stripped) :]
+            yield (
+                "argument-added",
+                line,
+                stripped[:-1] + f", label={quote}new{quote})" + line[len(stripped) :],
+            )
         indent = line[: len(line) - len(line.lstrip())]
-        if number + 1 < len(lines) and lines[number + 1].strip() and not stripped.endswith((":", ",", "(", "[", "{", "\\")):
+        if (
+            number + 1 < len(lines)
+            and lines[number + 1].strip()
+            and not stripped.endswith((":", ",", "(", "[", "{", "\\"))
+        ):
             following = lines[number + 1]
-            yield "line-added", f"{line}\n{following}", f'{line}\n{indent}print("checked {number}")\n{following}'
+            yield (
+                "line-added",
+                f"{line}\n{following}",
+                f'{line}\n{indent}print("checked {number}")\n{following}',
+            )
 
 
 def _usable(before: str, old: str, new: str) -> bool:
@@ -119,7 +131,9 @@ def _usable(before: str, old: str, new: str) -> bool:
     return _compiles(before.replace(old, new, 1))  # an edit of ours that is not Python is not a case
 
 
-def made_cases(python_files: dict[str, str], notebooks: Sequence[Path], per_file: int = 40) -> list[CurledCase]:
+def made_cases(
+    python_files: dict[str, str], notebooks: Sequence[Path], per_file: int = 40
+) -> list[CurledCase]:
     cases: list[CurledCase] = []
     for path, text in sorted(python_files.items()):
         if not _compiles(text):
@@ -140,7 +154,7 @@ def made_cases(python_files: dict[str, str], notebooks: Sequence[Path], per_file
         sources = _sources(document.get("cells", []))
         joined = "\n".join(sources)
         taken = 0
-        for cell, source in zip(document.get("cells", []), sources):
+        for cell, source in zip(document.get("cells", []), sources, strict=False):
             if cell.get("cell_type") != "code" or not _compiles(source):
                 continue
             for kind, old, new in _edits(source):
@@ -220,7 +234,7 @@ def _run_made(case: CurledCase, root: Path) -> CurledOutcome:
         have = _sources(after_cells)
         if have == wanted:
             return CurledOutcome(case.source, case.kind, "right")
-        changed = [source for source, expected in zip(have, wanted) if source != expected]
+        changed = [source for source, expected in zip(have, wanted, strict=False) if source != expected]
         return CurledOutcome(
             case.source, case.kind, "wrong", "cell sources differ", all(_compiles(s) for s in changed), label
         )

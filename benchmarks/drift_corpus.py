@@ -274,8 +274,6 @@ def summary_rows(table: Sequence[Row]) -> list[Row]:
     return list(summed.values())
 
 
-
-
 def kind_rows(results: Iterable[Result]) -> list[tuple[str, Counter[str]]]:
     """Outcomes of the drift categories (not exact, ambiguous or absent) by kind of base edit."""
     counts: dict[str, Counter[str]] = {}

@@ -198,7 +198,9 @@ def _edits(source: Source, count: int) -> list[BaseEdit]:
 
 
 def replace_source(edit: BaseEdit, source: str) -> BaseEdit:
-    return BaseEdit(edit.file, source, edit.kind, edit.start, edit.before, edit.removed, edit.added, edit.after)
+    return BaseEdit(
+        edit.file, source, edit.kind, edit.start, edit.before, edit.removed, edit.added, edit.after
+    )
 
 
 # ---------------------------------------------------------------------------- rendering
@@ -298,7 +300,16 @@ def _case(
     change = change_for(path) if callable(change_for) else change_for  # type: ignore[operator]
     name = f"{rule}/{kind}/{edit.source}/{dialect}" + (f"/{tag}" if tag else "")
     return RuleCase(
-        name, rule, kind, dialect, path, text, change, expect, oracle and _text(oracle), meant and _text(meant)
+        name,
+        rule,
+        kind,
+        dialect,
+        path,
+        text,
+        change,
+        expect,
+        oracle and _text(oracle),
+        meant and _text(meant),
     )
 
 
@@ -348,10 +359,21 @@ def line_number_cases(edit: BaseEdit, rng: random.Random) -> Iterator[RuleCase]:
     number = copy + 1 + distance
     if 1 <= number <= len(copied):
         yield _case(
-            rule, "far-off", edit, "unified", copied, unified(number), "refuse", None, f"{distance:+d}", at_original
+            rule,
+            "far-off",
+            edit,
+            "unified",
+            copied,
+            unified(number),
+            "refuse",
+            None,
+            f"{distance:+d}",
+            at_original,
         )
     yield _case(rule, "at-original", edit, "unified", copied, unified(original + 1), "recover", at_original)
-    yield _case(rule, "next-to-original", edit, "unified", copied, unified(original + 2), "recover", at_original)
+    yield _case(
+        rule, "next-to-original", edit, "unified", copied, unified(original + 2), "recover", at_original
+    )
     yield _case(rule, "at-copy", edit, "unified", copied, unified(copy + 1), "recover", at_copy)
 
 
@@ -368,10 +390,18 @@ def consistent_offset_cases(first: BaseEdit, second: BaseEdit, rng: random.Rando
     region = lines[second.start : second.end]
     shift = rng.choice((5, 12, 31))
     shifted = [_SHIFT_HEADER] * shift + _splice(lines, place, place, [*region, ""])
-    oracle = _splice(shifted, second.start + shift, second.start + shift + len(region),
-                     [*second.before, *second.added, *second.after])
-    oracle = _splice(oracle, first.start + shift, first.start + shift + len(first.before + first.removed + first.after),
-                     [*first.before, *first.added, *first.after])
+    oracle = _splice(
+        shifted,
+        second.start + shift,
+        second.start + shift + len(region),
+        [*second.before, *second.added, *second.after],
+    )
+    oracle = _splice(
+        oracle,
+        first.start + shift,
+        first.start + shift + len(first.before + first.removed + first.after),
+        [*first.before, *first.added, *first.after],
+    )
 
     def change(path: str) -> str:
         first_body = _body(first.before, first.removed, first.added, first.after)
@@ -383,7 +413,9 @@ def consistent_offset_cases(first: BaseEdit, second: BaseEdit, rng: random.Rando
             + _unified_hunk(second_body, second.start + 1, second.start + 1 + delta)
         )
 
-    yield _case("line-number", "consistent-offset", second, "unified", shifted, change, "recover", oracle, f"+{shift}")
+    yield _case(
+        "line-number", "consistent-offset", second, "unified", shifted, change, "recover", oracle, f"+{shift}"
+    )
 
 
 # ---------------------------------------------------------------------------- rule 2: already applied
@@ -391,7 +423,9 @@ def consistent_offset_cases(first: BaseEdit, second: BaseEdit, rng: random.Rando
 
 def _miscopied_removed(edit: BaseEdit, rng: random.Random) -> tuple[str, ...] | None:
     kept = {line.strip() for line in edit.added}
-    choices = [n for n, line in enumerate(edit.removed) if line.strip() not in kept and mutate_token(line, rng)]
+    choices = [
+        n for n, line in enumerate(edit.removed) if line.strip() not in kept and mutate_token(line, rng)
+    ]
     if not choices:
         return None
     index = rng.choice(choices)
@@ -417,9 +451,17 @@ def already_applied_cases(edit: BaseEdit, rng: random.Random) -> Iterator[RuleCa
             body = _body(before, miscopied, (), after)
             first = edit.start + len(edit.before) - len(before) + 1
             for dialect in dialects:
-                yield _case(rule, "deletion-context-only", edit, dialect, list(lines),
-                            lambda path, d=dialect, b=body, f=first: render(d, path, b, f),  # type: ignore[misc]
-                            "refuse", None, side)
+                yield _case(
+                    rule,
+                    "deletion-context-only",
+                    edit,
+                    dialect,
+                    list(lines),
+                    lambda path, d=dialect, b=body, f=first: render(d, path, b, f),  # type: ignore[misc]
+                    "refuse",
+                    None,
+                    side,
+                )
     new_region = [*edit.before, *edit.added, *edit.after]
     place = _far_place(lines, edit, rng)
     if place is not None and place > edit.end:
@@ -429,23 +471,44 @@ def already_applied_cases(edit: BaseEdit, rng: random.Random) -> Iterator[RuleCa
             oracle = _splice(variant, edit.start, edit.end, new_region)
             exact = _body(edit.before, edit.removed, edit.added, edit.after)
             for dialect in dialects:
-                yield _case(rule, "new-elsewhere-old-exact", edit, dialect, variant,
-                            lambda path, d=dialect: render(d, path, exact, start),  # type: ignore[misc]
-                            "recover", oracle)
+                yield _case(
+                    rule,
+                    "new-elsewhere-old-exact",
+                    edit,
+                    dialect,
+                    variant,
+                    lambda path, d=dialect: render(d, path, exact, start),  # type: ignore[misc]
+                    "recover",
+                    oracle,
+                )
             if miscopied is not None:
                 body = _body(edit.before, miscopied, edit.added, edit.after)
                 for dialect in dialects:
-                    yield _case(rule, "new-elsewhere", edit, dialect, variant,
-                                lambda path, d=dialect, b=body: render(d, path, b, start),  # type: ignore[misc]
-                                "refuse", None)
+                    yield _case(
+                        rule,
+                        "new-elsewhere",
+                        edit,
+                        dialect,
+                        variant,
+                        lambda path, d=dialect, b=body: render(d, path, b, start),  # type: ignore[misc]
+                        "refuse",
+                        None,
+                    )
     applied = _splice(lines, edit.start, edit.end, new_region)
     old_block = [*edit.before, *edit.removed, *edit.after]
     if _count(applied, old_block) == 0 and _count(applied, new_region) == 1 and edit.removed:
         exact = _body(edit.before, edit.removed, edit.added, edit.after)
         for dialect in dialects:
-            yield _case(rule, "truly-applied", edit, dialect, applied,
-                        lambda path, d=dialect: render(d, path, exact, start),  # type: ignore[misc]
-                        "recover", applied)
+            yield _case(
+                rule,
+                "truly-applied",
+                edit,
+                dialect,
+                applied,
+                lambda path, d=dialect: render(d, path, exact, start),  # type: ignore[misc]
+                "recover",
+                applied,
+            )
 
 
 # ---------------------------------------------------------------------------- rule 3: anchors twice
@@ -463,8 +526,11 @@ def _functions(lines: Sequence[str]) -> list[tuple[int, int]]:
             continue
         depth = len(match.group(1))
         end = number + 1
-        while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > depth
-                                    or lines[end].lstrip().startswith(")")):
+        while end < len(lines) and (
+            not lines[end].strip()
+            or len(lines[end]) - len(lines[end].lstrip()) > depth
+            or lines[end].lstrip().startswith(")")
+        ):
             end += 1
         while end > number + 1 and not lines[end - 1].strip():
             end -= 1
@@ -515,9 +581,17 @@ def anchor_cases(edit: BaseEdit, rng: random.Random) -> Iterator[RuleCase]:
             yield _case(rule, label, edit, "apply_patch", variant, patch, "recover", oracle, where)
             if where == "before":
                 drifted = [(tag, "    " + text if text.strip() else text) for tag, text in body]
-                yield _case(rule, "near-copy-indent+4", edit, "apply_patch", variant,
-                            lambda path, b=drifted: render("apply_patch", path, b, anchor=anchor.strip()),
-                            "recover", oracle, where)
+                yield _case(
+                    rule,
+                    "near-copy-indent+4",
+                    edit,
+                    "apply_patch",
+                    variant,
+                    lambda path, b=drifted: render("apply_patch", path, b, anchor=anchor.strip()),
+                    "recover",
+                    oracle,
+                    where,
+                )
 
 
 # ---------------------------------------------------------------------------- rule 4: elisions
@@ -548,34 +622,52 @@ def elision_cases(source: Source, rng: random.Random, count: int) -> Iterator[Ru
         style = ELISIONS[made % len(ELISIONS)]
         elision = indent + style
         made += 1
-        edit = BaseEdit(source.file, f"{source.file.path}:{start + 1}", "elision", start, (), tuple(block), (), ())
+        edit = BaseEdit(
+            source.file, f"{source.file.path}:{start + 1}", "elision", start, (), tuple(block), (), ()
+        )
         last = head[-1].rstrip()
-        if last.endswith((",", "\\", "(", "[", "{")) or any(last.count(a) != last.count(b) for a, b in ("()", "[]", "{}")):
+        if last.endswith((",", "\\", "(", "[", "{")) or any(
+            last.count(a) != last.count(b) for a, b in ("()", "[]", "{}")
+        ):
             continue
         follows = next((line for line in middle if line.strip()), head[-1])
-        inserted = _indentation(follows if last.endswith(":") else head[-1]) + f"{_name(last, rng)} = None  # added"
+        inserted = (
+            _indentation(follows if last.endswith(":") else head[-1]) + f"{_name(last, rng)} = None  # added"
+        )
         changed_tail = mutate_token(tail[0], rng)
         changes = [("insert-before-elision", [*head, inserted], tail)]
         if changed_tail:
             changes.append(("token-after-elision", head, [changed_tail, tail[1]]))
         for kind, new_head, new_tail in changes:
-            body: Body = (
-                _pairs(head, new_head) + [(" ", elision)] + _pairs(tail, new_tail)
-            )
+            body: Body = _pairs(head, new_head) + [(" ", elision)] + _pairs(tail, new_tail)
             result = [*new_head, *middle, *new_tail]
             oracle = _splice(lines, start, start + size, result)
             duplicated = [*lines, "", *block]
             for dialect in DIALECTS:
-                yield _case("elision", kind, edit, dialect, list(lines),
-                            lambda path, d=dialect, b=body: render(d, path, b, start + 1),  # type: ignore[misc]
-                            "recover", oracle, style)
+                yield _case(
+                    "elision",
+                    kind,
+                    edit,
+                    dialect,
+                    list(lines),
+                    lambda path, d=dialect, b=body, s=start: render(d, path, b, s + 1),  # type: ignore[misc]
+                    "recover",
+                    oracle,
+                    style,
+                )
                 # a unified diff's line number, pointing at the original, places it (rule 1)
                 numbered = dialect == "unified"
-                yield _case("elision", "ambiguous", edit, dialect, duplicated,
-                            lambda path, d=dialect, b=body: render(d, path, b, start + 1),  # type: ignore[misc]
-                            "recover" if numbered else "refuse",
-                            _splice(duplicated, start, start + size, result) if numbered else None,
-                            f"{kind} {style}")
+                yield _case(
+                    "elision",
+                    "ambiguous",
+                    edit,
+                    dialect,
+                    duplicated,
+                    lambda path, d=dialect, b=body, s=start: render(d, path, b, s + 1),  # type: ignore[misc]
+                    "recover" if numbered else "refuse",
+                    _splice(duplicated, start, start + size, result) if numbered else None,
+                    f"{kind} {style}",
+                )
 
 
 def _name(line: str, rng: random.Random) -> str:
@@ -619,11 +711,17 @@ def context_free_cases(edit: BaseEdit, rng: random.Random) -> Iterator[RuleCase]
     kind = "removes" if removed else "inserts"
     for with_index in (True, False):
         tag = "index" if with_index else "no-index"
-        yield _case(rule, f"base-{kind}", edit, "unified", list(lines), change(with_index), "recover", applied, tag)
+        yield _case(
+            rule, f"base-{kind}", edit, "unified", list(lines), change(with_index), "recover", applied, tag
+        )
     # not the base: lines added at the top, or one line changed far away
     shift = rng.choice((4, 9, 23))
     shifted = [_SHIFT_HEADER] * shift + list(lines)
-    far = [n for n in range(len(lines)) if abs(n - position) > FAR and lines[n].strip() and mutate_token(lines[n], rng)]
+    far = [
+        n
+        for n in range(len(lines))
+        if abs(n - position) > FAR and lines[n].strip() and mutate_token(lines[n], rng)
+    ]
     variants = [("shifted", shifted, shift)]
     if far:
         line = rng.choice(far)
@@ -635,28 +733,66 @@ def context_free_cases(edit: BaseEdit, rng: random.Random) -> Iterator[RuleCase]
             tag = f"{label} {'index' if with_index else 'no-index'}"
             if removed and _count(variant, removed) == 1:
                 oracle = _splice(variant, position + moved, position + moved + len(removed), added)
-                yield _case(rule, f"not-base-{kind}-unique", edit, "unified", variant, change(with_index),
-                            "recover", oracle, tag)
+                yield _case(
+                    rule,
+                    f"not-base-{kind}-unique",
+                    edit,
+                    "unified",
+                    variant,
+                    change(with_index),
+                    "recover",
+                    oracle,
+                    tag,
+                )
             elif removed and not moved:
                 # the removed lines are at the very line named (rule 1: a number pointing at one of
                 # identical places is trusted), nothing moved: that place is due
                 oracle = _splice(variant, position, position + len(removed), added)
-                yield _case(rule, f"not-base-{kind}-repeated", edit, "unified", variant, change(with_index),
-                            "recover", oracle, tag)
+                yield _case(
+                    rule,
+                    f"not-base-{kind}-repeated",
+                    edit,
+                    "unified",
+                    variant,
+                    change(with_index),
+                    "recover",
+                    oracle,
+                    tag,
+                )
             elif removed:
                 at_number = variant[position : position + len(removed)] == removed
                 if with_index or not at_number:
                     meant = _splice(variant, position + moved, position + moved + len(removed), added)
-                    yield _case(rule, f"not-base-{kind}-repeated", edit, "unified", variant, change(with_index),
-                                "refuse", None, tag, meant)
+                    yield _case(
+                        rule,
+                        f"not-base-{kind}-repeated",
+                        edit,
+                        "unified",
+                        variant,
+                        change(with_index),
+                        "refuse",
+                        None,
+                        tag,
+                        meant,
+                    )
             elif with_index or moved:
                 # a pure insertion: nothing in the hunk says where it goes but the number; with no
                 # index line and nothing moved the file may be the base (not judged)
                 by_number = _splice(variant, position, position, added)
                 true_place = _splice(variant, position + moved, position + moved, added)
                 if by_number != true_place or with_index:
-                    yield _case(rule, "not-base-inserts", edit, "unified", variant, change(with_index),
-                                "refuse", None, tag, true_place)
+                    yield _case(
+                        rule,
+                        "not-base-inserts",
+                        edit,
+                        "unified",
+                        variant,
+                        change(with_index),
+                        "refuse",
+                        None,
+                        tag,
+                        true_place,
+                    )
 
 
 # ---------------------------------------------------------------------------- tabs for spaces
@@ -688,20 +824,42 @@ def tabs_cases(edit: BaseEdit, rng: random.Random) -> Iterator[RuleCase]:
     spaces = _body(*parts)
     tabs = _body(*([_tabbed(line) for line in part] for part in parts))
     # the old side's lines alternate 4 and 8 spaces a tab (no uniform mapping); added lines 4
-    mixed = [
-        (tag, _spaced(text, 8 if n % 2 and tag != "+" else 4)) for n, (tag, text) in enumerate(tabs)
-    ]
+    mixed = [(tag, _spaced(text, 8 if n % 2 and tag != "+" else 4)) for n, (tag, text) in enumerate(tabs)]
     widths = {
         (n % 2 and 8) or 4 for n, (tag, text) in enumerate(tabs) if tag != "+" and text.startswith("\t")
     }
     for dialect in DIALECTS:
-        yield _case(rule, "file-tabs-reply-spaces", edit, dialect, tab_file,
-                    lambda path, d=dialect: render(d, path, spaces, start), "recover", tab_oracle)  # type: ignore[misc]
-        yield _case(rule, "file-spaces-reply-tabs", edit, dialect, list(lines),
-                    lambda path, d=dialect: render(d, path, tabs, start), "recover", space_oracle)  # type: ignore[misc]
+        yield _case(
+            rule,
+            "file-tabs-reply-spaces",
+            edit,
+            dialect,
+            tab_file,
+            lambda path, d=dialect: render(d, path, spaces, start),
+            "recover",
+            tab_oracle,
+        )  # type: ignore[misc]
+        yield _case(
+            rule,
+            "file-spaces-reply-tabs",
+            edit,
+            dialect,
+            list(lines),
+            lambda path, d=dialect: render(d, path, tabs, start),
+            "recover",
+            space_oracle,
+        )  # type: ignore[misc]
         if widths == {4, 8}:  # both widths really used by old lines: no uniform mapping
-            yield _case(rule, "file-tabs-reply-mixed", edit, dialect, tab_file,
-                        lambda path, d=dialect: render(d, path, mixed, start), "recover", tab_oracle)  # type: ignore[misc]
+            yield _case(
+                rule,
+                "file-tabs-reply-mixed",
+                edit,
+                dialect,
+                tab_file,
+                lambda path, d=dialect: render(d, path, mixed, start),
+                "recover",
+                tab_oracle,
+            )  # type: ignore[misc]
 
 
 # ---------------------------------------------------------------------------- building and running
@@ -765,7 +923,9 @@ def run_case(workspace: Workspace, case: RuleCase) -> Result:
     if case.expect == "refuse":
         reason = "reported as already applied" if unchanged else "applied where a refusal is due"
         if not unchanged and case.meant is not None:
-            reason += " (at the place meant, unverified)" if got == case.meant else " (not where it was meant)"
+            reason += (
+                " (at the place meant, unverified)" if got == case.meant else " (not where it was meant)"
+            )
         return Result(case, "wrong", reason, got)
     if got == case.oracle:
         return Result(case, "correct", "")
@@ -817,7 +977,9 @@ def repro(result: Result, width: int = 3) -> dict[str, str]:
     """A wrong result in a few lines: the change as sent and where the file differs."""
     case = result.case
     out = {"id": case.id, "detail": result.detail, "expect": case.expect}
-    out["change"] = case.change if isinstance(case.change, str) else f"OLD:\n{case.change[0]}NEW:\n{case.change[1]}"
+    out["change"] = (
+        case.change if isinstance(case.change, str) else f"OLD:\n{case.change[0]}NEW:\n{case.change[1]}"
+    )
     if result.got is not None:
         expected = case.oracle if case.oracle is not None else case.before
         got_lines, want_lines = result.got.split("\n"), expected.split("\n")
@@ -831,15 +993,22 @@ def repro(result: Result, width: int = 3) -> dict[str, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.drift_five_rules", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.drift_five_rules", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--data", action="store_true", help="use the copies in tests/data/five-rules")
     parser.add_argument("--per-module", type=int, default=EDITS_PER_MODULE, metavar="N")
     parser.add_argument("--sample", type=int, metavar="N", help="at most N cases per (rule, kind, dialect)")
     parser.add_argument("--json", action="store_true", help="rows and wrong cases as JSON")
     parser.add_argument(
-        "--case", action="append", metavar="ID", help="run only the cases whose id starts with ID (repeatable)"
+        "--case",
+        action="append",
+        metavar="ID",
+        help="run only the cases whose id starts with ID (repeatable)",
     )
-    parser.add_argument("--wrong", type=int, default=3, metavar="N", help="wrong cases shown per (rule, kind)")
+    parser.add_argument(
+        "--wrong", type=int, default=3, metavar="N", help="wrong cases shown per (rule, kind)"
+    )
     arguments = parser.parse_args(argv)
     started = time.perf_counter()
     sources = data_sources() if arguments.data else installed_sources()

@@ -73,7 +73,9 @@ def _far_line_number(path: str, text: str, rng: random.Random) -> Iterator[RuleC
     for number, line in enumerate(lines):
         if len(line.strip()) >= 12 and not line.strip().startswith("#"):
             seen.setdefault(line, []).append(number)
-    repeated = [(line, places) for line, places in seen.items() if len(places) == 2 and places[1] - places[0] > 8]
+    repeated = [
+        (line, places) for line, places in seen.items() if len(places) == 2 and places[1] - places[0] > 8
+    ]
     for line, (first, second) in rng.sample(repeated, min(3, len(repeated))):
         new_line = line + "  # changed"
         claimed = second + 1 - 2  # 1-based, two lines above the second place: garbage for the first
@@ -93,7 +95,11 @@ def _anchor_twice(path: str, text: str, rng: random.Random) -> Iterator[RuleCase
             continue
         second = places[1]
         body = lines[second + 1 : second + 4]
-        if len(body) < 3 or not all(line.strip() for line in body) or any('"""' in line or "'''" in line for line in body):
+        if (
+            len(body) < 3
+            or not all(line.strip() for line in body)
+            or any('"""' in line or "'''" in line for line in body)
+        ):
             continue
         first_body = lines[places[0] + 1 : places[0] + 4]
         if first_body == body:
@@ -109,13 +115,21 @@ def _anchor_twice(path: str, text: str, rng: random.Random) -> Iterator[RuleCase
 
 def _elision(path: str, text: str, rng: random.Random) -> Iterator[RuleCase]:
     lines = text.split("\n")
-    starts = [n for n, line in enumerate(lines[:-8]) if line.startswith("def ") and all(lines[n + k].strip() for k in range(8))]
+    starts = [
+        n
+        for n, line in enumerate(lines[:-8])
+        if line.startswith("def ") and all(lines[n + k].strip() for k in range(8))
+    ]
     for start in rng.sample(starts, min(2, len(starts))):
         block = lines[start : start + 8]
         old = [*block[:2], "    # ... existing code ...", *block[6:8]]
         new = [block[0], "    import logging", *old[1:]]
         change = (
-            f"{path}\n<<<<<<< SEARCH\n" + "\n".join(old) + "\n=======\n" + "\n".join(new) + "\n>>>>>>> REPLACE\n"
+            f"{path}\n<<<<<<< SEARCH\n"
+            + "\n".join(old)
+            + "\n=======\n"
+            + "\n".join(new)
+            + "\n>>>>>>> REPLACE\n"
         )
         expected = "\n".join(lines[: start + 1] + ["    import logging"] + lines[start + 1 :])
         yield RuleCase("elision", path, text, change, expected)
@@ -157,7 +171,9 @@ def main() -> int:
     print("| rule | cases | right | refused | wrong |")
     print("|---|---|---|---|---|")
     for rule, count in tally.items():
-        print(f"| {rule} | {sum(count.values())} | {count['right']} | {count['refused']} | {count['wrong']} |")
+        print(
+            f"| {rule} | {sum(count.values())} | {count['right']} | {count['refused']} | {count['wrong']} |"
+        )
     return 1 if any(count["wrong"] for count in tally.values()) else 0
 
 

@@ -153,8 +153,10 @@ def load_cases(folder: Path = DATA, *, read_by_hand: bool = True) -> list[RealCa
             }
             if "replacements" in hand:
                 right.append(_replaced(before, hand["replacements"]))
-        elif read_by_hand and all(text is None for text in before.values()) and all(
-            digest is None for digest in (row.get("after") or {}).values()
+        elif (
+            read_by_hand
+            and all(text is None for text in before.values())
+            and all(digest is None for digest in (row.get("after") or {}).values())
         ):
             # the corpus holds none of the files the reply edits (it keyed them by a misread
             # path): nothing can be judged

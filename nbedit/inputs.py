@@ -12,7 +12,15 @@ from nbedit.engine.models import CellSelector, FileChange
 from nbedit.engine.text import canonical_encoding
 from nbedit.errors import OptionError, PatchSyntaxError
 
-__all__ = ["cell_selector", "check_text", "encodable", "refine", "valid_encoding", "valid_limit", "valid_threshold"]
+__all__ = [
+    "cell_selector",
+    "check_text",
+    "encodable",
+    "refine",
+    "valid_encoding",
+    "valid_limit",
+    "valid_threshold",
+]
 
 
 def check_text(text: str, what: str) -> None:

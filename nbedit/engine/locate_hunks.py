@@ -368,9 +368,7 @@ def _edit_in_order(
         try:
             step = edit_text(current, [hunk], options, path=path, region=(low, high))
         except AmbiguousMatch as error:
-            step, also = once_per_place(
-                edit_text, current, hunks, number, options, path, (low, high), error
-            )
+            step, also = once_per_place(edit_text, current, hunks, number, options, path, (low, high), error)
             repeated.update(also)
             repeat_notes.append(
                 f"blocks {', '.join(str(n + 1) for n in (number, *also))} are one block given once for "
@@ -403,8 +401,7 @@ def _edit_in_order(
     )
     if repeat_notes:
         note = (
-            "the blocks were applied in order and are shown as one change "
-            f"(match tiers: {', '.join(tiers)})"
+            f"the blocks were applied in order and are shown as one change (match tiers: {', '.join(tiers)})"
         )
     lenient = any(Tier(tier) not in STRUCTURE_KEEPING for tier in tiers)
     return TextEdit(current, (), False, (*repeat_notes, note), lenient=lenient)

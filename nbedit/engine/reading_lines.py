@@ -176,7 +176,7 @@ def fill_skipped_context(text: str, hunk: Hunk, region: tuple[int, int], path: s
         found = _skipping(file_lines, old_lines, start, allowed)
         if found is None or found[-1] - found[0] + 1 == len(old_lines):
             continue
-        if sum(1 for a, b in zip(found, found[1:]) if b - a > 1) <= max(1, non_blank // OLD_LINES_PER_SKIP):
+        if sum(1 for a, b in zip(found, found[1:], strict=False) if b - a > 1) <= max(1, non_blank // OLD_LINES_PER_SKIP):
             places.append(found)
     if not places:
         return None
@@ -224,7 +224,7 @@ def _kept_map(opcodes: Sequence[tuple[str, int, int, int, int]]) -> dict[int, in
     kept: dict[int, int] = {}
     for tag, old_first, old_last, new_first, _ in opcodes:
         if tag == "equal":
-            kept.update(zip(range(old_first, old_last), range(new_first, new_first + old_last - old_first)))
+            kept.update(zip(range(old_first, old_last), range(new_first, new_first + old_last - old_first), strict=False))
     return kept
 
 

@@ -47,9 +47,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from nbedit.engine.text_edit import PlanOptions, TextEdit
     from nbedit.engine.match import FileIndex
     from nbedit.engine.match import MatchOptions as _Options
+    from nbedit.engine.text_edit import PlanOptions, TextEdit
 
 __all__ = [
     "elision_lines",
@@ -199,7 +199,7 @@ def expand_elisions(text: str, hunk: Hunk, region: tuple[int, int], path: str | 
         return None  # the "elision" is the file's own text there (a doctest's "...", a stub body)
     expanded_old: list[str] = []
     expanded_new: list[str] = []
-    for number, (old_part, new_part) in enumerate(zip(old_parts, new_parts, strict=True)):
+    for number, (_old_part, new_part) in enumerate(zip(old_parts, new_parts, strict=True)):
         if number:
             expanded_old.extend(gaps[number - 1])
             expanded_new.extend(gaps[number - 1])
@@ -373,7 +373,7 @@ def _numbered(lines: Sequence[str], *, consecutive: bool) -> list[str] | None:
         stripped.append(line[found.end() :])
     if len(numbers) < 2 and consecutive:
         return None
-    for (first_at, first), (second_at, second) in zip(numbers, numbers[1:]):
+    for (first_at, first), (second_at, second) in zip(numbers, numbers[1:], strict=False):
         if consecutive and second - first != second_at - first_at:
             return None
         if second <= first:

@@ -63,9 +63,7 @@ def straightened(new: str, old: str) -> str | None:
         return None
     kept = set(old.splitlines())
     lines = new.splitlines(keepends=True)
-    changed = [
-        line if line.rstrip("\r\n") in kept else line.translate(CURLY_QUOTES) for line in lines
-    ]
+    changed = [line if line.rstrip("\r\n") in kept else line.translate(CURLY_QUOTES) for line in lines]
     result = "".join(changed)
     return result if result != new else None
 
@@ -152,7 +150,8 @@ def _python_problem(before: str, after: str, spans: Sequence[tuple[int, int, str
         return None
     blocks = [_block(before, start, end, replacement) for start, end, replacement in spans]
     if all(block is not None for block in blocks) and all(
-        blocks[number][1] <= blocks[number + 1][0] for number in range(len(blocks) - 1)  # type: ignore[index]
+        blocks[number][1] <= blocks[number + 1][0]
+        for number in range(len(blocks) - 1)  # type: ignore[index]
     ):
         for span, block in zip(spans, blocks, strict=True):
             assert block is not None
@@ -237,12 +236,7 @@ def _block(text: str, start: int, end: int, replacement: str) -> tuple[int, int,
         line = text[position : line_end_here if line_end_here != -1 else len(text)]
         body = line.lstrip(" ")
         indent = len(line) - len(body)
-        if (
-            body
-            and indent <= depth
-            and body[0] not in "#)]}\t\r"
-            and not body.startswith(_CONTINUATION)
-        ):
+        if body and indent <= depth and body[0] not in "#)]}\t\r" and not body.startswith(_CONTINUATION):
             break
         if position == 0:
             return 0, _statement_end(text, max(start, end)), ""

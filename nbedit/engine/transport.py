@@ -185,8 +185,10 @@ class IndentUnit:
                     shifts = {old - width * new for old, new in counts}
                 else:
                     shifts = {new - width * old for old, new in counts}
-                if len(shifts) == 1 and len({new for _, new in counts}) > 1 or (
-                    len(shifts) == 1 and next(iter(shifts)) == 0
+                if (
+                    len(shifts) == 1
+                    and len({new for _, new in counts}) > 1
+                    or (len(shifts) == 1 and next(iter(shifts)) == 0)
                 ):
                     return cls(width, next(iter(shifts)), to_tabs)
         return None
@@ -474,9 +476,8 @@ def _miscopied(old_line: str, file_line: str, block: list[str]) -> bool:
     """
     if not file_line.strip(_BLANKS) or file_line not in block or max(len(old_line), len(file_line)) > 1_000:
         return False
-    if _defines(old_line) or _defines(file_line):
-        if names(old_line) != names(file_line):
-            return False  # another function or class, not a slip of the pen
+    if (_defines(old_line) or _defines(file_line)) and names(old_line) != names(file_line):
+        return False  # another function or class, not a slip of the pen
     from rapidfuzz import fuzz
 
     return fuzz.ratio(normalised_line(old_line), normalised_line(file_line)) >= MISCOPY_SIMILARITY * 100

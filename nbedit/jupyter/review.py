@@ -329,7 +329,9 @@ class ReviewWidget(NbeditView):
             style=False,
         )
         title = (
-            wrap(f'<div class="nb-headline">{html.escape(self._title, quote=False)}</div>', style=False) if self._title else ""
+            wrap(f'<div class="nb-headline">{html.escape(self._title, quote=False)}</div>', style=False)
+            if self._title
+            else ""
         )
         return title + plan_to_html(self.selected_plan()) + status + self.detail_html
 

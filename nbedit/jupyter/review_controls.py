@@ -61,9 +61,7 @@ class HunkToggle:
 class ReviewButton:
     """Apply, Reject or Re-plan, headless: ``click()`` does what clicking it in the page does."""
 
-    def __init__(
-        self, widget: Decider, name: str, description: str, action: Callable[[], object]
-    ) -> None:
+    def __init__(self, widget: Decider, name: str, description: str, action: Callable[[], object]) -> None:
         self._widget = widget
         self.name = name
         self.description = description

@@ -111,14 +111,18 @@ def _trimmed(rows: list[list[Any]], context: int) -> list[list[Any]]:
 
 def _diff_rows(old: str, new: str) -> list[list[Any]]:
     rows = _aligned_rows(tuple(_lines(old)), tuple(_lines(new)))
-    return _trimmed([[_KIND[row.kind], row.old_line, row.new_line, _text(row)] for row in rows], CONTEXT_LINES)
+    return _trimmed(
+        [[_KIND[row.kind], row.old_line, row.new_line, _text(row)] for row in rows], CONTEXT_LINES
+    )
 
 
 def _one_side(source: str, kind: str) -> tuple[list[list[Any]], int]:
     lines = [strip_newline(line) for line in _lines(source)]
     shown = lines[:MAX_CELL_ROWS]
-    rows = [[kind, number if kind == "r" else None, number if kind == "a" else None, text]
-            for number, text in enumerate(shown, start=1)]
+    rows = [
+        [kind, number if kind == "r" else None, number if kind == "a" else None, text]
+        for number, text in enumerate(shown, start=1)
+    ]
     return rows, len(lines) - len(shown)
 
 
@@ -179,7 +183,9 @@ def _cells_between(markers: list[int], first: int, last: int) -> set[int]:
     return set(range(0 if low is None else low, high + 1))
 
 
-def _hunk_cells(file_plan: FilePlan, old_markers: list[int], new_markers: list[int]) -> list[tuple[set[int], set[int]]]:
+def _hunk_cells(
+    file_plan: FilePlan, old_markers: list[int], new_markers: list[int]
+) -> list[tuple[set[int], set[int]]]:
     """For each hunk, the old cells and the new cells (positions) its change touches."""
     before = file_plan.display_before or ""
     result: list[tuple[set[int], set[int]]] = []
@@ -246,8 +252,11 @@ def notebook_cells(file_plan: FilePlan, cleared: bool) -> list[dict[str, Any]]:
     pairs = _pairs(old_cells, new_cells)
     touched = _hunk_cells(file_plan, _cell_lines_at(before), _cell_lines_at(after))
     edited_code = [
-        old for old, new in pairs
-        if old is not None and new is not None and (old_cells[old].cell_type or "code") == "code"
+        old
+        for old, new in pairs
+        if old is not None
+        and new is not None
+        and (old_cells[old].cell_type or "code") == "code"
         and old_cells[old].source != new_cells[new].source
     ]
     outputs = _cleared_outputs(file_plan, edited_code) if cleared else {}
@@ -271,7 +280,11 @@ def notebook_cells(file_plan: FilePlan, cleared: bool) -> list[dict[str, Any]]:
             if before_cell.id and "id" not in header:
                 header["id"] = before_cell.id
             if old_type == new_type and before_cell.source == after_cell.source:
-                entry: dict[str, Any] = {"state": "same", "cell": header, "lines": len(_lines(before_cell.source))}
+                entry: dict[str, Any] = {
+                    "state": "same",
+                    "cell": header,
+                    "lines": len(_lines(before_cell.source)),
+                }
                 if hunks:
                     entry["near"] = hunks  # hunks whose context (not change) lies in this cell
                 entries.append(entry)
@@ -328,8 +341,11 @@ def structure_badges(notes: tuple[str, ...]) -> tuple[list[str], list[str]]:
     for note in notes:
         if note.startswith(STRUCTURE_NOTE):
             badges.extend(part.strip() for part in note[len(STRUCTURE_NOTE) :].split(","))
-        elif note == "cells reordered" or note.endswith(": deleted") or ": type changed to " in note or (
-            note.startswith("new ") and " cell at position " in note
+        elif (
+            note == "cells reordered"
+            or note.endswith(": deleted")
+            or ": type changed to " in note
+            or (note.startswith("new ") and " cell at position " in note)
         ):
             continue
         else:

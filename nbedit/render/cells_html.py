@@ -110,17 +110,21 @@ def _header(file_plan: FilePlan, entry: dict[str, Any], file_index: int, toggles
     if hunks:
         names = ", ".join(str(index + 1) for index in hunks)
         badges.append(f'<span class="nb-range">{"hunk" if len(hunks) == 1 else "hunks"} {names}</span>')
-    boxes = "".join(
-        f'<input type="checkbox" class="nb-toggle" checked data-file="{file_index}" data-hunk="{index}" '
-        f'title="{attribute(f"include hunk {index + 1}")}"> '
-        for index in hunks
-    ) if toggles else ""
+    boxes = (
+        "".join(
+            f'<input type="checkbox" class="nb-toggle" checked data-file="{file_index}" data-hunk="{index}" '
+            f'title="{attribute(f"include hunk {index + 1}")}"> '
+            for index in hunks
+        )
+        if toggles
+        else ""
+    )
     why = "".join(hunk_why_html(file_plan, index) for index in hunks)
     mark = _MARK.get(state, "±")
     css = {"deleted": "m mr", "inserted": "m ma"}.get(state, "m")
     return (
         f'<tr class="{css} nb-cellhead"><td colspan="4">{boxes}<span class="nb-cellmark">{mark}</span> '
-        f'{" · ".join(words)} {" ".join(badges)}{why}</td></tr>'
+        f"{' · '.join(words)} {' '.join(badges)}{why}</td></tr>"
     )
 
 

@@ -24,12 +24,11 @@ from typing import Any
 
 from nbedit.engine.models import FilePlan, Plan, Tier
 from nbedit.errors import NotebookError
-from nbedit.render.markup import attribute as _attribute
 from nbedit.render.markup import badge as _badge
+from nbedit.render.markup import hunk_why_html
 from nbedit.render.markup import kept_indent as _kept_indent
 from nbedit.render.markup import table as _table
 from nbedit.render.markup import text as _text
-from nbedit.render.markup import hunk_why_html
 from nbedit.render.rows import Block, Gap, Row, block_for_hunk, blocks_for_hunks, offset_note, tier_label
 from nbedit.render.summary import FileSummary, PlanSummary, cached_view, summarize, summarize_file
 
@@ -354,7 +353,9 @@ def diff_files_html(diff: str) -> str:
             found = _HUNK_RANGE.match(line)
             if found:
                 old_number, new_number = int(found.group(1)), int(found.group(3))
-                rows.append(f'<tr class="h"><td colspan="4"><span class="nb-range">{_text(line)}</span></td></tr>')
+                rows.append(
+                    f'<tr class="h"><td colspan="4"><span class="nb-range">{_text(line)}</span></td></tr>'
+                )
                 continue
             if line.startswith("\\"):
                 rows.append(f'<tr class="g"><td colspan="4">{_text(line[1:].strip())}</td></tr>')
@@ -435,9 +436,13 @@ def _file(file_plan: FilePlan, file_index: int, toggles: bool) -> str:
     from nbedit.render.cells_html import notebook_body_html
 
     badges, notes = structure_badges(tuple(note for note in file_plan.notes if not note.startswith(_CLEARED)))
-    head = _file_head(summary, [_badge(word, "the notebook's cells change", "nb-cellchange") for word in badges])
+    head = _file_head(
+        summary, [_badge(word, "the notebook's cells change", "nb-cellchange") for word in badges]
+    )
     body = "".join(f'<div class="nb-note">{_text(note)}</div>' for note in notes)
-    return f'<div class="nb-file">{head}{body}{notebook_body_html(file_plan, cells, file_index, toggles)}</div>'
+    return (
+        f'<div class="nb-file">{head}{body}{notebook_body_html(file_plan, cells, file_index, toggles)}</div>'
+    )
 
 
 _CLEARED = "clear_outputs"  # the planner's note when outputs are cleared

@@ -221,7 +221,9 @@ def _file(file_plan: FilePlan, summary: FileSummary, index: int) -> dict[str, An
     else:
         from nbedit.render.cells import structure_badges
 
-        badges, notes = structure_badges(tuple(note for note in file_plan.notes if note != CLEARED_OUTPUTS_NOTE))
+        badges, notes = structure_badges(
+            tuple(note for note in file_plan.notes if note != CLEARED_OUTPUTS_NOTE)
+        )
         by_cell = {"cells": cells, "badges": badges, "hunks": _hunks(file_plan, range(len(file_plan.hunks)))}
     return {
         "index": index,
@@ -257,7 +259,12 @@ def plan_digest(plan: Plan) -> str:
     that moves, adds or rewrites a hunk or finds a file changed on disk."""
     digest = hashlib.sha256()
     for file_plan in plan.files:
-        parts = [file_plan.path, file_plan.new_path or "", str(file_plan.operation), file_plan.fingerprint or ""]
+        parts = [
+            file_plan.path,
+            file_plan.new_path or "",
+            str(file_plan.operation),
+            file_plan.fingerprint or "",
+        ]
         digest.update("\0".join(parts).encode("utf-8", "surrogatepass") + b"\1")
         for located in file_plan.hunks:
             match = located.match

@@ -139,9 +139,7 @@ class _Parser:
                         hint="put '--- a/PATH' and '+++ b/PATH' lines before the first @@ line, "
                         "or name the file in scope (default_path=..., nbedit apply --path FILE, %%edit FILE)",
                     )
-                section = Section(
-                    line=self.index + 1, old_path=self.default_path, new_path=self.default_path
-                )
+                section = Section(line=self.index + 1, old_path=self.default_path, new_path=self.default_path)
                 self._section(section)
             elif line.startswith(("GIT binary patch", "Binary files ")):
                 raise self._binary()

@@ -112,8 +112,6 @@ class Section:
         self.hunks: list[Hunk] = []
 
 
-
-
 def header_path(line: str, skip: int, line_number: int) -> str:
     """The path of a '---'/'+++' line: quoted (git) or cut at a tab (timestamp)."""
     rest = line_content(line)[skip:]

@@ -55,7 +55,12 @@ def _locate_after_anchor(
             _refuse_append_outside(index, anchor, only, high, path)
         try:
             return locate(
-                index, inner, options=options, region=(only.end, high), near_line=only.first_line + 2, path=path
+                index,
+                inner,
+                options=options,
+                region=(only.end, high),
+                near_line=only.first_line + 2,
+                path=path,
             )
         except NoMatch:
             if not inner.anchors and _applied_in_block(index, inner, options, only, high, path, locate):

@@ -244,9 +244,11 @@ def _fuzzy_winner(
         if near_line is not None:
             contenders = [best, *rivals]
             contenders.sort(key=lambda item: abs(item[0].first_line + 1 - near_line))
-            if abs(contenders[0][0].first_line + 1 - near_line) < abs(
-                contenders[1][0].first_line + 1 - near_line
-            ) and abs(contenders[0][0].first_line + 1 - near_line) <= TRUSTED_DISTANCE:
+            if (
+                abs(contenders[0][0].first_line + 1 - near_line)
+                < abs(contenders[1][0].first_line + 1 - near_line)
+                and abs(contenders[0][0].first_line + 1 - near_line) <= TRUSTED_DISTANCE
+            ):
                 chosen = contenders[0]
                 return chosen[0], chosen[1], _as_text(carried(chosen))
         locations = [(item[0].first_line + 1, 1) for item in [best, *rivals]]

@@ -85,11 +85,7 @@ def notebook_version(path: str, scanned: NotebookScan, legacy: tuple[int, ...]) 
     """The notebook's ``(nbformat, nbformat_minor)``: version 4, or one of the ``legacy`` versions."""
     notebook = scanned.top
     version = notebook.get("nbformat")
-    if (
-        scanned.is_object
-        and isinstance(version, (int, float, str))
-        and not isinstance(version, (int, bool))
-    ):
+    if scanned.is_object and isinstance(version, (int, float, str)) and not isinstance(version, (int, bool)):
         major_text, _, minor_text = str(version).partition(".")
         example = (
             f'"nbformat": {int(major_text)}, "nbformat_minor": {int(minor_text or 0)}'

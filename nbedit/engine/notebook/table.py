@@ -27,8 +27,8 @@ the problem. ``NotebookCells`` makes the ``NotebookCell`` values on demand, so
 
 from __future__ import annotations
 
-from array import array
 import re
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from itertools import compress, repeat
 from sys import intern as _intern

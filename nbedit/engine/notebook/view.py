@@ -182,12 +182,12 @@ class ViewWriter:
                 f"{MARKER_PREFIX} {index} [{cell_type}]\n"
                 if cell_id is None
                 else f"{MARKER_PREFIX} {index} [{cell_type}] id={cell_id}\n"
-                for index, cell_type, cell_id in zip(range(first, first + len(types)), types, ids)
+                for index, cell_type, cell_id in zip(range(first, first + len(types)), types, ids, strict=False)
             ]
         else:
             markers = [
                 format_marker(index, cell_type, cell_id) + "\n"
-                for index, cell_type, cell_id in zip(range(first, first + len(types)), types, ids)
+                for index, cell_type, cell_id in zip(range(first, first + len(types)), types, ids, strict=False)
             ]
         bodies = [
             ((source if _MARKER_START not in source else _escape(source)) + "\n" if source else "")
