@@ -35,7 +35,7 @@ MARKED = {
     "tests/data/cases/search_replace_underline_in_old_text/change.txt": 1,
     "tests/data/cases/tabs_and_trailing_spaces_kept/change.txt": 1,
     "tests/data/cases/utf8_bom_kept/change.txt": 1,
-    "tests/test_browser_review.py": 3,
+    "tests/test_browser_review.py": 4,
     "tests/test_conflict_markers.py": 1,
 }
 MARKER_LINE = re.compile(rb"^(<<<<<<<|>>>>>>>)( |\r?$)", re.MULTILINE)
