@@ -9,8 +9,13 @@ inherit them. A run once left ``~/.ipython``, ``~/.jupyter`` and ``~/.local/shar
 end of a run names anything the user's home gained meanwhile. Kernelspecs and lab extensions of
 the virtual environment stay visible: Jupyter always searches ``sys.prefix`` too.
 
-Parallel runs: ``NBEDIT_TEST_WORKERS=2 bash scripts/test`` runs the tests in two processes
-(pytest-xdist, ``--dist loadgroup``); every browser test goes to one of them.
+Parallel runs: ``bash scripts/test`` runs the tests in two processes (pytest-xdist, ``--dist
+loadgroup``; ``NBEDIT_TEST_WORKERS=1`` for one). Much of the suite waits on kernels, servers, a
+browser and child processes, so a second worker uses the core the first leaves idle. The browser
+tests on the stock JupyterLab go to one worker, where one JupyterLab and one Chromium serve them
+all; the collaboration tests (their own server from ``.venv-collab``) to one worker too, maybe the
+other. A worker inherits the controller's temporary HOME, so the user's real home is passed on in
+``NBEDIT_TESTS_REAL_HOME``.
 
 Property tests: ``NBEDIT_PROPERTY_EXAMPLES`` sets how many examples each hypothesis test runs.
 Unset, each runs at most ``CI_EXAMPLES`` (its own count when smaller): sized for CI. Set it to a
@@ -28,7 +33,9 @@ from pathlib import Path
 import pytest
 from home_folders import HOME_FOLDERS  # a module of its own: tests import it too
 
-REAL_HOME = Path(os.path.expanduser("~"))
+# an xdist worker starts with the controller's environment, HOME already temporary: the real one
+# is the controller's
+REAL_HOME = Path(os.environ.get("NBEDIT_TESTS_REAL_HOME") or os.path.expanduser("~"))
 SESSION_FOLDER = Path(tempfile.mkdtemp(prefix="nbedit-tests-"))
 
 for _name, _folder in HOME_FOLDERS.items():
@@ -66,16 +73,26 @@ def _property_examples(declared: int) -> int:
     return min(declared, CI_EXAMPLES)
 
 
+def _server_group(item: pytest.Item) -> str | None:
+    if "collab_lab" in getattr(item, "fixturenames", ()):
+        return "collab"
+    if item.get_closest_marker("browser"):
+        return "browser"
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every hypothesis test runs the examples ``NBEDIT_PROPERTY_EXAMPLES`` asks for (see above)."""
     from hypothesis import settings
 
     if config.pluginmanager.hasplugin("xdist"):
-        # in parallel runs (NBEDIT_TEST_WORKERS, scripts/test) the browser tests stay in one worker,
-        # so they share its one JupyterLab and Chromium (tests/browser_support.py)
+        # in parallel runs (scripts/test) the tests that share a server share a worker: the stock
+        # browser tests its one JupyterLab and Chromium (tests/browser_support.py), the
+        # collaboration tests the collaboration server (tests/collab_support.py)
         for item in items:
-            if item.get_closest_marker("browser"):
-                item.add_marker(pytest.mark.xdist_group("browser"))
+            group = _server_group(item)
+            if group:
+                item.add_marker(pytest.mark.xdist_group(group))
     for item in items:
         function = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
         inner = getattr(function, "hypothesis", None)
