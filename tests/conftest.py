@@ -17,7 +17,8 @@ all; the collaboration tests (their own server from ``.venv-collab``) to one wor
 other. A worker inherits the controller's temporary HOME, so the user's real home is passed on in
 ``NBEDIT_TESTS_REAL_HOME``.
 
-Property tests: ``NBEDIT_PROPERTY_EXAMPLES`` sets how many examples each hypothesis test runs.
+Property tests: ``NBEDIT_PROPERTY_EXAMPLES`` sets how many examples each hypothesis test runs, and
+how many rounds the randomised tests that ask for ``property_examples`` run.
 Unset, each runs at most ``CI_EXAMPLES`` (its own count when smaller): sized for CI. Set it to a
 number for that many per test (``NBEDIT_PROPERTY_EXAMPLES=2000 bash scripts/test -k properties``
 for a long run), or to ``declared`` for the counts written in the tests.
@@ -28,6 +29,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -119,6 +121,13 @@ def _isolated_nbedit_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
     home = tmp_path_factory.mktemp("nbedit-home")
     monkeypatch.setenv("NBEDIT_HOME", str(home))
     return home
+
+
+@pytest.fixture
+def property_examples() -> Callable[[int], int]:
+    """``property_examples(declared)``: how many rounds a randomised test that is not a hypothesis
+    test runs (kills at random moments, concurrent writers), sized like the property tests."""
+    return _property_examples
 
 
 @pytest.fixture
