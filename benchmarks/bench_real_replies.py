@@ -5,7 +5,10 @@ cases whose committed result is right, wrong results (each listed), refusals by 
 the fuzzy tier's precision, and the baselines recorded with the corpus (a strict exact-match
 replacement and a first-occurrence replacement, counted right where they equal the oracle).
 ``--wrong`` also prints every wrong case's reply; ``--refused`` every refusal's message;
-``--json`` the summary for machines; ``--sample`` the test suite's stratified sample only.
+``--json`` the summary for machines; ``--sample`` the test suite's stratified sample only;
+``--corpus-labels`` judges by the corpus's own labels, without the labels read by hand
+(``tests/data/real-replies/read-by-hand.json``: committed results that are wrong, ambiguous
+replies, cases whose files the corpus lacks).
 Exit status 1 when any result is wrong.
 """
 
@@ -30,9 +33,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--refused", action="store_true", help="print every refusal's message")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--id", action="append", default=[], help="replay these case ids only")
+    parser.add_argument(
+        "--corpus-labels",
+        action="store_true",
+        help="judge by the corpus's own labels (without tests/data/real-replies/read-by-hand.json)",
+    )
     args = parser.parse_args(argv)
 
-    cases = load_cases()
+    cases = load_cases(read_by_hand=not args.corpus_labels)
     if args.sample:
         cases = stratified_sample(cases)
     if args.id:

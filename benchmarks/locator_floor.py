@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from nbedit.engine import match
+from nbedit.engine.match import fuzzy
 from nbedit.errors import NbeditError
 from nbedit.workspace import Workspace
 
@@ -100,7 +100,7 @@ def drifted_diffs(root: Path) -> Iterator[DriftedDiff]:
 
 
 def run(cases: list[DriftedDiff], floor: float, root: Path) -> tuple[Counter[str], list[tuple[float, str]]]:
-    match.LOCATOR_CONTEXT_FLOOR = floor
+    fuzzy.LOCATOR_CONTEXT_FLOOR = floor
     outcomes: Counter[str] = Counter()
     scores: list[tuple[float, str]] = []
     for number, case in enumerate(cases):

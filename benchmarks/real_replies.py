@@ -103,8 +103,38 @@ def _read_jsonl(path: Path) -> Iterable[dict]:
                 yield json.loads(line)
 
 
-def load_cases(folder: Path = DATA) -> list[RealCase]:
+def _read_by_hand(folder: Path) -> dict[str, dict]:
+    """Labels read by hand after the corpus was made (``read-by-hand.json``, see SOURCE.md), by id.
+
+    An entry labels its case and the case's old/new pair (``<id>:old_new``, the same block).
+    """
+    path = folder / "read-by-hand.json"
+    if not path.exists():
+        return {}
+    entries = json.loads(path.read_text(encoding="utf-8"))
+    return {key: entry for entry in entries for key in (entry["id"], entry["id"] + ":old_new")}
+
+
+def _replaced(
+    before: dict[str, str | None], replacements: dict[str, list[list[str]]]
+) -> dict[str, str | None]:
+    """``before`` with each (old, new) pair replaced; every old text must occur exactly once."""
+    state = dict(before)
+    for path, pairs in replacements.items():
+        text = state[path]
+        assert text is not None, path
+        for old, new in pairs:
+            assert text.count(old) == 1, (path, old[:60], text.count(old))
+            text = text.replace(old, new)
+        state[path] = text
+    return state
+
+
+def load_cases(folder: Path = DATA, *, read_by_hand: bool = True) -> list[RealCase]:
+    """Every case; ``read_by_hand=False``: the corpus's own labels only (no ``read-by-hand.json``,
+    and cases whose files the corpus lacks keep their label)."""
     blobs = {row["sha256"]: row["text"] for row in _read_jsonl(folder / "blobs.jsonl.xz")}
+    by_hand = _read_by_hand(folder) if read_by_hand else {}
 
     def texts(hashes: dict[str, str | None]) -> dict[str, str | None]:
         return {path: (None if digest is None else blobs[digest]) for path, digest in hashes.items()}
@@ -113,7 +143,28 @@ def load_cases(folder: Path = DATA) -> list[RealCase]:
     for row in _read_jsonl(folder / "cases.jsonl.xz"):
         before = texts(row["before"])
         right: list[dict[str, str | None]] = []
-        if row.get("after") is not None and row["label"] != "oracle-wrong":
+        hand = by_hand.get(row["id"])
+        if hand is not None:
+            row = {
+                **row,
+                "label": hand["label"],
+                "expect_refuse": hand["expect_refuse"],
+                "label_reason": hand["reason"],
+            }
+            if "replacements" in hand:
+                right.append(_replaced(before, hand["replacements"]))
+        elif read_by_hand and all(text is None for text in before.values()) and all(
+            digest is None for digest in (row.get("after") or {}).values()
+        ):
+            # the corpus holds none of the files the reply edits (it keyed them by a misread
+            # path): nothing can be judged
+            row = {
+                **row,
+                "label": "no-oracle",
+                "expect_refuse": False,
+                "label_reason": "the corpus does not hold the edited file",
+            }
+        if row.get("after") is not None and row["label"] not in ("oracle-wrong", "no-oracle"):
             right.append({**before, **texts(row["after"])})
         for accepted in row.get("accepted") or ():
             candidate = {**before, **texts(accepted)}
@@ -230,17 +281,41 @@ def _stratum(case: RealCase) -> tuple[str, str, str]:
     return (case.dialect, case.label if case.label != "oracle" else "oracle", str(exact.get("outcome")))
 
 
+# real replies recovered by a reading of issue 21 (``nbedit.engine.readings``), always in the sample:
+# elisions expanded, pasted line numbers dropped, one block given once per place, kept blank runs,
+# lines the reply's context skipped, a line the reply joined
+ALWAYS_SAMPLED = (
+    "aider-repo:9beebc366d:t1",
+    "aider-repo:d996fbe1c3:t1",
+    "aider-repo:d996fbe1c3:t1:old_new",
+    "aider-repo:f21857655e:t3",
+    "aider-repo:091bcaa1a2:t1",
+    "aider-repo:108abe4a49:t1",
+    "aider-repo:4bb043f5c0:t3",
+    "aider-repo:84421d8651:t1",
+    "aider-repo:cac627ae5f:t1",
+    "aider-repo:695299be3d:t0",
+    "aider-repo:743179a4bd:t13",
+    "aider-repo:fca8ea3c21:t1",
+    "aider-repo:4dee2ab2f4:t1",
+    "aider-repo:bd1c8b625d:t3",
+)
+
+
 def stratified_sample(cases: Sequence[RealCase], size: int = 80, seed: int = 21) -> list[RealCase]:
     """About ``size`` cases, every stratum (dialect x label x exact-baseline outcome) represented,
-    every labelled-by-hand case (not ``oracle``) kept, the rest in proportion."""
+    every case labelled by hand as nbedit-wrong, ambiguous or cosmetic kept, the cases in
+    ``ALWAYS_SAMPLED`` kept, the rest in proportion."""
     strata: dict[tuple[str, str, str], list[RealCase]] = defaultdict(list)
+    always = [case for case in cases if case.id in ALWAYS_SAMPLED]
     for case in cases:
-        strata[_stratum(case)].append(case)
+        if case.id not in ALWAYS_SAMPLED:
+            strata[_stratum(case)].append(case)
     rng = random.Random(seed)
-    chosen: list[RealCase] = []
+    chosen: list[RealCase] = list(always)
     for key in sorted(strata):
         members = sorted(strata[key], key=lambda case: case.id)
-        if key[1] in ("nbedit-wrong", "ambiguous", "cosmetic", "no-oracle"):
+        if key[1] in ("nbedit-wrong", "ambiguous", "cosmetic"):
             take = len(members)
         else:
             take = max(1, round(size * len(members) / len(cases)))

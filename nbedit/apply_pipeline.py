@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 
 from nbedit.apply_result import ApplyResult
 from nbedit.engine.models import FilePlan, Plan
-from nbedit.engine.plan import text_diff
 from nbedit.engine.text import decode, fingerprint
+from nbedit.engine.whole_diff import text_diff
 from nbedit.errors import NbeditError, NotAFile, NotebookError, StaleFile, option
 from nbedit.inputs import encodable
 from nbedit.warnings import NbeditWarning

@@ -115,7 +115,7 @@ _SPELLINGS: dict[str, tuple[str, str, str]] = {
 }
 _SURFACES: dict[str, int] = {"python": 0, "cli": 1, "magic": 2}
 # Private-use characters: no real message or file text carries them.
-_TOKEN = re.compile("\ue000([a-z_]+)\ue001")
+_TOKEN = "\ue000([a-z_]+)\ue001"  # compiled (and cached by re) at the first message with a token
 
 
 def option(name: str) -> str:
@@ -135,7 +135,7 @@ def spell(text: str, surface: Surface = "python") -> str:
         known = _SPELLINGS.get(found.group(1))  # file text quoted in a message may hold look-alikes
         return known[column] if known is not None else found.group(0)
 
-    return _TOKEN.sub(spelling, text)
+    return re.sub(_TOKEN, spelling, text)
 
 
 class NbeditError(Exception):

@@ -46,8 +46,8 @@ from typing import TYPE_CHECKING, Literal
 
 from nbedit._dataclass import dataclass, replace
 from nbedit.engine.models import FilePlan, Plan, is_notebook_path
-from nbedit.engine.plan import text_diff
 from nbedit.engine.text import decode, fingerprint
+from nbedit.engine.whole_diff import text_diff
 from nbedit.errors import HistoryError, NbeditError, NothingToUndo, StaleFile, option
 from nbedit.recovery import recover
 from nbedit.storage.history import HistoryStore

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from nbedit._dataclass import dataclass, replace
 from nbedit.engine.merge import merge_bytes, mergeable
 from nbedit.engine.models import FilePlan, Plan, is_notebook_path
-from nbedit.engine.plan import text_diff
+from nbedit.engine.whole_diff import text_diff
 
 if TYPE_CHECKING:
     from nbedit.workspace import Workspace

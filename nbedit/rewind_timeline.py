@@ -173,7 +173,7 @@ def _notebook_hunks(current: bytes, goal: bytes, path: str) -> tuple[LocatedHunk
     with all of them gives exactly the goal's bytes (else the file is one toggle: a change
     outside the cell view, such as outputs or metadata, cannot be split by the view)."""
     from nbedit.engine.notebook.document import NotebookDocument
-    from nbedit.engine.plan import splice
+    from nbedit.engine.text_edit import splice
 
     try:
         document = NotebookDocument.parse(current, path)

@@ -37,10 +37,11 @@ from nbedit.apply_pipeline import UNSET_LIVE_CLIENT, ApplyPipeline
 from nbedit.apply_result import ApplyResult  # re-exported: nbedit.workspace.ApplyResult
 from nbedit.background import Background
 from nbedit.engine import formats
-from nbedit.engine.match import DEFAULT_THRESHOLD
+from nbedit.engine.match.tiers import DEFAULT_THRESHOLD
 from nbedit.engine.models import Change, FileChange, Hunk, Plan, is_notebook_path
-from nbedit.engine.plan import DEFAULT_MAX_CELLS, DEFAULT_MAX_HUNKS, PlanOptions, plan_change
+from nbedit.engine.plan import plan_change
 from nbedit.engine.text import decode, fingerprint
+from nbedit.engine.text_edit import DEFAULT_MAX_CELLS, DEFAULT_MAX_HUNKS, PlanOptions
 from nbedit.errors import FileTooLarge, LiveConflict, NbeditError, NotAFile, PatchSyntaxError
 from nbedit.inputs import cell_selector, check_text, refine, valid_encoding, valid_limit, valid_threshold
 from nbedit.storage.records import DATABASE_NAME, default_home  # default_home re-exported

@@ -23,6 +23,7 @@ import pytest
 
 import nbedit
 import nbedit.storage.atomic as atomic
+import nbedit.storage.temp_copies as temp_copies
 from nbedit.errors import HistoryError, StaleFile, WriteError
 from nbedit.storage.atomic import Write, apply_writes, identity_of, is_temp_file
 from nbedit.storage.history import HistoryStore
@@ -205,7 +206,7 @@ def test_no_temporary_file_has_a_name_while_the_entry_is_recorded(tmp_path: Path
 def test_without_unnamed_files_the_entry_is_recorded_before_any_temporary_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(atomic, "_ANONYMOUS", 0)  # a system without O_TMPFILE
+    monkeypatch.setattr(temp_copies, "ANONYMOUS", 0)  # a system without O_TMPFILE
     target = tmp_path / "big.py"
     target.write_bytes(BIG)
     order: list[str] = []

@@ -48,6 +48,29 @@ VALUE_HELPERS = frozenset({"nbedit._dataclass", "nbedit._conveniences", "nbedit.
 ENGINE = "nbedit.engine"
 ENGINE_MAY_IMPORT = frozenset({"nbedit.errors", "nbedit.warnings"}) | VALUE_HELPERS
 
+# A change's path through the engine, drawn as calls, the caller first: the planner has every hunk
+# of a text located, the hunk locator asks the matcher for each place, the matcher asks transport
+# what is written there. A module may import its own stage and the stages after it, never one
+# before it (lazy imports included): a matcher calling back into the planner's helpers would split
+# a stage across two rooms. A name ending in ".*" is every module under it. Reading the change
+# (READING) comes first and imports none of them: a parser knows nothing of files or places.
+CHANGE_PATH: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("plan", ("nbedit.engine.plan", "nbedit.engine.syntax_guard", "nbedit.engine.notebook.planning")),
+    (
+        "locate every hunk",
+        (
+            "nbedit.engine.locate_hunks",
+            "nbedit.engine.exact_run",
+            "nbedit.engine.text_edit",
+            "nbedit.engine.readings",  # a reply's old text read as meant, then located again
+            "nbedit.engine.reading_lines",
+        ),
+    ),
+    ("locate", ("nbedit.engine.match", "nbedit.engine.match.*")),
+    ("build what is written", ("nbedit.engine.transport",)),
+)
+READING = ("nbedit.engine.formats", "nbedit.engine.formats.*")
+
 
 # --- reading the imports -------------------------------------------------------------------------
 
@@ -244,6 +267,55 @@ def test_the_engine_imports_no_storage_renderer_or_front_end(graph: dict[str, di
         if not (target == ENGINE or target.startswith(ENGINE + ".")) and target not in ENGINE_MAY_IMPORT
     }
     assert not outside, sorted(outside)
+
+
+def _named(module: str, names: tuple[str, ...]) -> bool:
+    return any(module == name or (name.endswith(".*") and module.startswith(name[:-1])) for name in names)
+
+
+def stage_of(module: str) -> int | None:
+    """The position of ``module``'s stage on the change's path (0: the planner), None when off it."""
+    return next((number for number, (_, names) in enumerate(CHANGE_PATH) if _named(module, names)), None)
+
+
+def backward_imports(graph: dict[str, dict[str, int]]) -> list[str]:
+    """Imports against the change's path: a stage importing one before it, or a reader importing any."""
+    found = []
+    for module, targets in sorted(graph.items()):
+        stage = stage_of(module)
+        for target, line in sorted(targets.items()):
+            target_stage = stage_of(target)
+            if target_stage is None:
+                continue
+            if (stage is not None and target_stage < stage) or _named(module, READING):
+                name = "reading" if stage is None else CHANGE_PATH[stage][0]
+                found.append(f"{module} ({name}) -> {target} ({CHANGE_PATH[target_stage][0]}), line {line}")
+    return found
+
+
+def test_the_stage_check_sees_a_matcher_calling_back_into_the_planner() -> None:
+    toy = {
+        "nbedit.engine.match.fuzzy": {"nbedit.engine.plan": 7, "nbedit.engine.transport": 8},
+        "nbedit.engine.formats.unified": {"nbedit.engine.match": 3},
+        "nbedit.engine.plan": {"nbedit.engine.match.cascade": 1},
+    }
+    assert backward_imports(toy) == [
+        "nbedit.engine.formats.unified (reading) -> nbedit.engine.match (locate), line 3",
+        "nbedit.engine.match.fuzzy (locate) -> nbedit.engine.plan (plan), line 7",
+    ]
+
+
+def test_every_stage_names_modules_that_exist(graph: dict[str, dict[str, int]]) -> None:
+    for stage, names in CHANGE_PATH:
+        for name in names:
+            assert any(_named(module, (name,)) for module in graph), f"{stage}: no module {name}"
+
+
+def test_a_change_moves_down_the_stages_one_way(graph: dict[str, dict[str, int]]) -> None:
+    # read the change -> locate every hunk -> build what is written -> plan: the matcher never
+    # imports the planner or the hunk locator, the parsers import none of them
+    backward = backward_imports(graph)
+    assert not backward, "imports against the change's path:\n" + "\n".join(backward)
 
 
 def test_the_values_keep_their_conveniences(tmp_path: Path) -> None:

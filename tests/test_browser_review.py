@@ -479,17 +479,45 @@ def total(items):
 """
 
 
-def test_why_here_explains_a_fuzzy_hunk(lab: LabServer, page: Any) -> None:
+TABBED = "def total(items):\n\tsubtotal = sum(items)\n\treturn subtotal\n"
+# the model wrote four spaces where the file has a tab: the indentation tier, whitespace to show
+INDENTED_BLOCK = """\
+<<<<<<< SEARCH
+    subtotal = sum(items)
+    return subtotal
+=======
+    subtotal = sum(items)
+    return round(subtotal, 2)
+>>>>>>> REPLACE
+"""
+
+
+def widget_output(page: Any, index: int) -> Any:
+    return page.locator(".jp-OutputArea-output").filter(has=page.locator(".nbedit-review")).nth(index)
+
+
+def test_why_here_explains_every_tier_with_a_score(lab: LabServer, page: Any) -> None:
     target = lab.root / "why_case.py"
     target.write_bytes(DRIFTED.encode())
+    tabbed = lab.root / "why_ws.py"
+    tabbed.write_bytes(TABBED.encode())
     write_notebook(
         lab.root / "why_case.ipynb",
-        [("code", "%load_ext nbedit"), ("code", f"%%edit why_case.py\n{FUZZY_BLOCK}")],
+        [
+            ("code", "%load_ext nbedit"),
+            ("code", f"%%edit why_case.py\n{FUZZY_BLOCK}"),
+            ("code", f"%%edit why_ws.py\n{INDENTED_BLOCK}"),
+        ],
     )
     open_notebook(page, lab, "why_case.ipynb")
     run_all_cells(page)
-    widget = rendered_widget(page)
-    disclosure = widget.locator("details.nb-why")
+    for index in (0, 1):
+        page.locator(".jp-OutputArea .nbedit-review").nth(index).wait_for(state="visible", timeout=30_000)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.nbedit-review button.nbedit-apply')].filter(b => !b.disabled).length == 2"
+    )
+    fuzzy, spaces = widget_output(page, 0), widget_output(page, 1)
+    disclosure = fuzzy.locator("details.nb-why")
     assert disclosure.count() == 1
     summary = disclosure.locator("summary")
     assert summary.inner_text() == "Why here?"
@@ -499,17 +527,38 @@ def test_why_here_explains_a_fuzzy_hunk(lab: LabServer, page: Any) -> None:
     table.wait_for(state="visible")
     text = table.inner_text()
     summary_line = disclosure.locator("p.nb-why-summary").inner_text()
-    assert summary_line.startswith("Not found verbatim: placed by the fuzzy"), summary_line
+    # one plain line first: where, how close, and whether anything else came close
+    assert re.fullmatch(
+        r"Not found verbatim; placed at lines 1-3, the closest text: score 0\.\d\d; no other place comes close\.",
+        summary_line,
+    ), summary_line
+    assert re.search(r"score\s+0\.\d\d \(window score\)", text), text
     assert "tiers tried" in text and "exact: not found" in text and "fuzzy: " in text
-    assert "runner-up" in text and "no other candidate" in text
     assert "for itme in items" in text and "for item in items" in text
-    screenshot(page, "review-why-light.png")
-    try:
-        set_theme(page, "JupyterLab Dark")
-        screenshot(page, "review-why-dark.png")
-    finally:
-        set_theme(page, "JupyterLab Light")
+
+    # the indentation tier has a score too (the similarity of the text expected and found), and the
+    # lines that differ only in whitespace show it: a space as ·, a tab as →
+    why = spaces.locator("details.nb-why")
+    why.locator("summary").click()
+    why.locator("table.nb-why-table").wait_for(state="visible")
+    line = why.locator("p.nb-why-summary").inner_text()
+    assert line.startswith("Not found verbatim; placed at lines 2-3, where the file has the same text at another")
+    assert re.search(r"similarity 0\.\d\d\.$", line), line
+    marked = why.locator(".nb-ws").all_inner_texts()
+    assert marked == ["····subtotal·=·sum(items)", "····return·subtotal", "→subtotal·=·sum(items)", "→return·subtotal"]
+    assert "⚠ indentation" in spaces.inner_text()
+    ARTIFACTS.mkdir(exist_ok=True)
+    for theme in ("light", "dark"):
+        if theme == "dark":
+            set_theme(page, "JupyterLab Dark")
+        try:
+            fuzzy.screenshot(path=str(ARTIFACTS / f"review-why-{theme}.png"), animations="disabled")
+            spaces.screenshot(path=str(ARTIFACTS / f"review-why-whitespace-{theme}.png"), animations="disabled")
+        finally:
+            if theme == "dark":
+                set_theme(page, "JupyterLab Light")
     assert target.read_bytes() == DRIFTED.encode()  # looking explains; it never writes
+    assert tabbed.read_bytes() == TABBED.encode()
 
 
 # ------------------------------------------------------------------ Apply writes what the page shows
@@ -698,6 +747,121 @@ def test_static_fallback_in_nbconvert_html_and_without_styles(page: Any, tmp_pat
     text = page.evaluate("() => document.body.innerText")
     assert "greeter.py +1 −1 modified" in text, text  # the header's pieces do not run together
     page.screenshot(path=str(ARTIFACTS / "static-stripped.png"), full_page=True)
+
+
+def static_notebook_review_html(tmp_path: Path) -> str:
+    """The ``text/html`` of a review of a notebook plan: an indented line edited in cell 2 (its copy
+    lost the file's trailing spaces: a whitespace-tier hunk), cell 4 deleted, a markdown cell inserted."""
+    import nbformat
+
+    from nbedit.jupyter.review import ReviewWidget
+    from nbedit.workspace import Workspace
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell("# Greeter\nA small notebook.")]
+    for number in range(1, 7):
+        cell = nbformat.v4.new_code_cell(
+            f"class Greeter{number}:\n    def greet(self, name):\n        return 'hello ' + name  "
+        )
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"run {number}\n")]
+        notebook.cells.append(cell)
+    for number, cell in enumerate(notebook.cells):
+        cell.id = f"c{number}"
+    nbformat.write(notebook, str(tmp_path / "greeter.ipynb"))
+    workspace = Workspace(tmp_path, history=False)
+    view = workspace.view("greeter.ipynb").splitlines(keepends=True)
+    start = view.index("# %% nbedit cell 2 [code] id=c2\n") + 1
+    deleted = view.index("# %% nbedit cell 4 [code] id=c4\n") + 1
+    diff = (
+        "--- a/greeter.ipynb\n+++ b/greeter.ipynb\n"
+        f"@@ -{start},4 +{start},4 @@\n"
+        " # %% nbedit cell 2 [code] id=c2\n class Greeter2:\n     def greet(self, name):\n"
+        "-        return 'hello ' + name\n+        return f'hello, {name}!'\n"
+        f"@@ -{deleted},4 +{deleted - 0},2 @@\n"
+        "-# %% nbedit cell 4 [code] id=c4\n-class Greeter4:\n-    def greet(self, name):\n"
+        "-        return 'hello ' + name  \n+# %% nbedit cell new [markdown]\n+Greeter4 is gone.\n"
+    )
+    plan = workspace.plan_patch(diff)
+    widget = ReviewWidget(workspace, plan)
+    try:
+        return widget.static_html()
+    finally:
+        widget.close()
+
+
+def nbconvert_html(fallback: str, theme: str = "light") -> str:
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("%%patch ...")
+    cell.outputs = [
+        nbformat.v4.new_output("execute_result", data={"text/html": fallback, "text/plain": "review"})
+    ]
+    notebook.cells = [cell]
+    exported, _ = HTMLExporter(template_name="lab", theme=theme).from_notebook_node(notebook)
+    return str(exported)
+
+
+CELL_BOXES = """() => [...document.querySelectorAll('tbody')].filter((body) => !body.parentElement.closest('td')).map(
+    (body) => [...body.querySelectorAll(':scope > tr')].map((row) => row.innerText.replace(/\\s+/g, ' ').trim()))"""
+
+
+def test_static_notebook_fallback_is_cell_by_cell_in_nbconvert_and_without_styles(
+    page: Any, tmp_path: Path
+) -> None:
+    fallback = static_notebook_review_html(tmp_path)
+    assert "hunk 1 (cell 2 (id c2, code), line 1): matched ignoring trailing whitespace" in fallback
+    for theme in ("light", "dark"):
+        page.set_content(nbconvert_html(fallback, theme), wait_until="domcontentloaded")
+        page.locator("table.nb-cells").wait_for()
+        boxes = page.evaluate(CELL_BOXES)
+        headers = [box[0] for box in boxes]
+        assert headers[0].startswith("▣ cell 0 · markdown · id c0 unchanged · 2 lines"), headers
+        edited = next(box for box in boxes if box[0].startswith("± cell 2 · code · id c2"))
+        assert "edited" in edited[0] and "outputs kept" in edited[0] and "trailing-whitespace" in edited[0]
+        # numbered within the cell: its third line is line 3, not a line of the notebook's cell view
+        assert edited[1:] == [
+            "1 1 class Greeter2:",
+            "2 2 def greet(self, name):",
+            "3 - return 'hello ' + name",
+            "3 + return f'hello, {name}!'",
+        ], edited
+        deleted = next(box for box in boxes if box[0].startswith("− cell 4"))
+        assert "deleted" in deleted[0] and deleted[1].startswith("1 - class Greeter4:")
+        inserted = next(box for box in boxes if box[0].startswith("+ new cell · markdown"))
+        assert inserted[1:] == ["1 + Greeter4 is gone."]
+        assert any(box == ["⋯ 2 unchanged cells (cell 5 to cell 6)"] for box in boxes) or any(
+            header.startswith("▣ cell 6") for header in headers
+        )
+        page_text = page.evaluate("() => document.body.innerText")
+        assert "inserts 1 cell" in page_text and "deletes 1 cell" in page_text  # badges on the file
+        widths = page.evaluate(
+            """() => { const row = [...document.querySelectorAll('tbody.nb-cell-edited tr.a')][0];
+            const table = row.closest('table'); const text = row.lastElementChild;
+            return [table.getBoundingClientRect().width, text.getBoundingClientRect().width,
+                    text.scrollWidth, text.clientWidth]; }"""
+        )
+        assert widths[1] > 0.6 * widths[0] and widths[2] <= widths[3] + 1, widths  # not 25% columns, not clipped
+        why = page.locator("details.nb-why").first
+        why.locator("summary").click()
+        why_text = why.inner_text()
+        assert "similarity 0.9" in why_text and "trailing spaces are ignored" in why_text
+        assert "········return·'hello·'·+·name··" in why_text  # the spaces that differ are visible
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.locator(".nbedit-view").first.screenshot(path=str(ARTIFACTS / f"static-notebook-{theme}.png"))
+
+    stripped = re.sub(r"<style>.*?</style>", "", fallback, flags=re.S)
+    stripped = re.sub(r'\s(?:style|class)="[^"]*"', "", stripped)
+    assert "class=" not in stripped and "<style" not in stripped
+    page.set_content(f"<html><body>{stripped}</body></html>")
+    boxes = page.evaluate(CELL_BOXES)
+    edited = next(box for box in boxes if "cell 2 · code · id c2" in box[0])
+    assert "edited outputs kept" in edited[0] and "hunk 1" in edited[0]  # the pieces do not run together
+    rows = page.evaluate("() => [...document.querySelectorAll('tr')].map(r => r.innerText)")
+    added = next(text for text in rows if "hello, {name}" in text)
+    assert "\u00a0" * 8 + "return f'hello, {name}!'" in added  # indentation survives
+    page.screenshot(path=str(ARTIFACTS / "static-notebook-stripped.png"), full_page=True)
 
 
 # ------------------------------------------------------------------ big plans: the sticky bar

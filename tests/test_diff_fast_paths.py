@@ -26,15 +26,13 @@ import nbedit
 from nbedit.engine.diff import (
     DiffBlock,
     _emit,
-    _equal_ends,
-    _equal_ends_by_line,
-    _middle_opcodes,
     common_ends,
     diff_stats,
     file_blocks,
     file_diff,
     file_stats,
 )
+from nbedit.engine.diff_counts import _equal_ends_by_line, equal_ends, middle_opcodes
 from nbedit.engine.models import FilePlan, Plan
 from nbedit.engine.text import split_lines
 from tests.release_history import release_patches
@@ -53,7 +51,7 @@ def _block_text(block: DiffBlock, out: list[str]) -> None:
     for line in old[:head]:
         _emit(" ", line, out)
     middle_old, middle_new = old[head : len(old) - tail], new[head : len(new) - tail]
-    for tag, a0, a1, b0, b1 in _middle_opcodes(middle_old, middle_new):
+    for tag, a0, a1, b0, b1 in middle_opcodes(middle_old, middle_new):
         if tag == "equal":
             for line in middle_old[a0:a1]:
                 _emit(" ", line, out)
@@ -141,12 +139,12 @@ def test_equal_ends_are_common_ends(
     old, new = joined(a, a_final), joined(b, b_final)
     old_lines, new_lines = split_lines(old), split_lines(new)
     head_lines, tail_lines = common_ends(old_lines, new_lines)
-    for found in (_equal_ends(old, new), _equal_ends_by_line(old, new)):
+    for found in (equal_ends(old, new), _equal_ends_by_line(old, new)):
         head, old_end, new_end = found
         assert old[:head] == "".join(old_lines[:head_lines]) == new[:head]
         assert old[old_end:] == "".join(old_lines[len(old_lines) - tail_lines :]) == new[new_end:]
     ascii_old, ascii_new = old.replace("“", '"').replace("”", '"'), new.replace("é", "e")
-    assert _equal_ends(ascii_old, ascii_new) == _equal_ends_by_line(ascii_old, ascii_new)
+    assert equal_ends(ascii_old, ascii_new) == _equal_ends_by_line(ascii_old, ascii_new)
 
 
 @st.composite
@@ -290,9 +288,9 @@ def test_the_quick_hunk_reader_agrees_with_the_careful_one(
 )
 def test_holds_newlines_is_counting_them(text: str, start: int, end: int, count: int) -> None:
     """How the entry's counter tells two hunks' blocks apart (more than 2 * context lines between)."""
-    from nbedit.engine.diff import _holds_newlines
+    from nbedit.engine.diff_counts import holds_newlines
 
-    assert _holds_newlines(text, start, end, count) == (text.count("\n", start, end) >= count)
+    assert holds_newlines(text, start, end, count) == (text.count("\n", start, end) >= count)
 
 
 block_texts = st.lists(
@@ -308,7 +306,7 @@ def test_lone_block_counts_are_block_counts(
     old_lines: list[str], new_lines: list[str], edit: int, seed: int
 ) -> None:
     """The shortcut for one changed line, or lines only inserted or only removed, counts as ``block_counts``."""
-    from nbedit.engine.diff import _lone_block_counts, block_counts
+    from nbedit.engine.diff_counts import block_counts, lone_block_counts
 
     rng = random.Random(seed)
     if edit:  # mostly a small edit of the old lines (the shapes the shortcut takes), else any pair
@@ -321,15 +319,15 @@ def test_lone_block_counts_are_block_counts(
         else:
             del new_lines[position : position + rng.randrange(1, 3)]
     old, new = "".join(old_lines), "".join(new_lines)
-    assert _lone_block_counts(old, new) == block_counts(old, new)
+    assert lone_block_counts(old, new) == block_counts(old, new)
 
 
 def test_the_918_hunk_plan_is_counted_from_its_lone_hunks(tmp_path: Path) -> None:
     from benchmarks.bench_patch import make_inputs
-    from nbedit.engine.diff import _lone_exact_hunks
+    from nbedit.engine.diff_counts import lone_exact_hunks
 
     before, _, patch = make_inputs(tmp_path)
     (tmp_path / "big.py").write_text(before)
     file_plan = nbedit.Workspace(tmp_path, history=False).plan_patch(patch).files[0]
-    assert _lone_exact_hunks(before, file_plan, 3) is not None
+    assert lone_exact_hunks(before, file_plan, 3) is not None
     assert file_stats(file_plan) == diff_stats(reference_diff(file_plan))

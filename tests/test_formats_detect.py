@@ -295,3 +295,42 @@ def test_a_line_the_message_shows_already_is_not_quoted_twice() -> None:
     with pytest.raises(PatchSyntaxError) as info:
         formats.parse(text)
     assert str(info.value).count("'return x'") == 1
+
+
+def test_the_lazy_dialects_are_their_modules() -> None:
+    """The registry names and sniffs the dialects it imports only when needed, as their modules do."""
+    from nbedit.engine.formats import apply_patch, search_replace
+
+    by_name = {description.name: description for description in formats.FORMATS}
+    for module in (apply_patch, search_replace):
+        assert module.DIALECT in by_name
+        description = by_name[module.DIALECT]
+        for text in [*VALID.values(), "<<<<<<< SEARCH", "x\n*** Begin Patch\n", "<<<<<<<  ORIGINAL\n"]:
+            assert description.marker_line(text) == module.marker_line(text)
+            with contextlib.suppress(PatchSyntaxError):
+                assert description.parse(text, default_path="f") == module.parse(text, default_path="f")
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(["<<<<<<< SEARCH", "<<<<< ORIGINAL>", "*** Begin Patch", "x", "@@", "+a"])))
+def test_the_registry_sniffs_as_the_modules_do(lines: list[str]) -> None:
+    from nbedit.engine.formats import apply_patch, search_replace
+
+    text = "\n".join(lines)
+    by_name = {description.name: description for description in formats.FORMATS}
+    for module in (apply_patch, search_replace):
+        assert by_name[module.DIALECT].marker_line(text) == module.marker_line(text)
+
+
+def test_a_unified_diff_is_read_without_the_other_dialects() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom nbedit.engine import formats\n"
+        f"formats.parse({UNIFIED!r})\n"
+        "print(sorted(n for n in sys.modules if n.startswith('nbedit.engine.formats.')))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "apply_patch" not in loaded and "search_replace" not in loaded
+    assert "unified" in loaded

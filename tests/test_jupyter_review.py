@@ -333,14 +333,9 @@ def test_plain_text_carries_the_non_exact_warning_the_html_shows(tmp_path: Path)
 
 
 def test_why_here_rows_reach_the_page_only_when_the_matcher_gives_them(tmp_path: Path) -> None:
-    """The engine's per-hunk explanation (``match.explanation``) is passed through as rows; absent, nothing."""
-    from dataclasses import dataclass, replace
-
-    from nbedit.engine.models import Match
-
-    @dataclass(frozen=True, slots=True)
-    class ExplainedMatch(Match):  # the shape the engine's explanation takes: (label, text) rows
-        explanation: tuple[tuple[str, str], ...] = ()
+    """The engine's per-hunk explanation (``match.explanation``) reaches the page as a summary, a score
+    and its rows; a plain exact match has nothing to explain (its badge says "found verbatim")."""
+    from dataclasses import replace
 
     (tmp_path / "f.py").write_bytes(b"a = 1\nb = 2\n")
     workspace = Workspace(tmp_path, history=False)
@@ -348,12 +343,18 @@ def test_why_here_rows_reach_the_page_only_when_the_matcher_gives_them(tmp_path:
     (file_plan,) = plan.files
     (located,) = file_plan.hunks
     assert ReviewWidget(workspace, plan).doc["files"][0]["sections"][0]["hunks"][0]["why"] is None
-    rows = (("exact", "1 candidate at line 2"), ("runner-up", "no other candidate"))
-    explained = ExplainedMatch(**{name: getattr(located.match, name) for name in Match.__dataclass_fields__})
-    explained = replace(explained, explanation=rows)
+    rows = (("tiers tried", "exact: 1 place (line 2)"), ("runner-up", "0.03 at lines 5-6 (lower score)"))
+    explained = replace(located.match, explanation=rows)
     plan = replace(plan, files=(replace(file_plan, hunks=(replace(located, match=explained),)),))
     widget = ReviewWidget(workspace, plan)
-    assert widget.doc["files"][0]["sections"][0]["hunks"][0]["why"] == [list(row) for row in rows]
+    why = widget.doc["files"][0]["sections"][0]["hunks"][0]["why"]
+    assert why["summary"] == "Found verbatim at line 2: score 1.00."
+    assert why["score"] == "1.00 (similarity)"
+    # a runner-up that never competed is not shown as a contest
+    assert why["rows"] == [
+        ["tiers tried", "exact: 1 place (line 2)"],
+        ["runner-up", "no other candidate close (the best other place scored 0.03)"],
+    ]
     widget.apply()
     assert (tmp_path / "f.py").read_bytes() == b"a = 1\nb = 3\n"
 
@@ -423,15 +424,13 @@ def test_the_digest_names_what_the_plan_writes(workspace: Workspace, tmp_path: P
 
 
 def test_history_undo_of_an_older_entry_is_a_review_of_its_reverse(tmp_path: Path) -> None:
-    from nbedit.jupyter.history_widget import HistoryWidget, reversed_diff
+    from nbedit.jupyter.history_widget import HistoryWidget
 
     target = tmp_path / "a.py"
     target.write_text("one = 1\n" + "".join(f"x{index} = {index}\n" for index in range(20)) + "two = 2\n")
     workspace = Workspace(tmp_path, home=tmp_path / "home", session="s", history=True)
     first = workspace.apply(workspace.plan_edit("a.py", "one = 1", "one = 10")).entry_id
     workspace.apply(workspace.plan_edit("a.py", "two = 2", "two = 20"))
-    diff = workspace.show(first)
-    assert reversed_diff(reversed_diff(diff)) == diff
     table = HistoryWidget(workspace)
     assert all(row["undoable"] for row in table.rows)  # Undo on every row, not only the newest
     review = table.undo(first)

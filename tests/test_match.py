@@ -213,11 +213,25 @@ def test_blank_lines_tier_takes_the_files_blank_run_with_the_lines_the_change_re
     assert text[: match.start] + match.replacement + text[match.end :] == "def run():\n" + new
 
 
-def test_blank_lines_tier_refuses_a_blank_run_the_change_keeps():
+def test_blank_lines_tier_keeps_the_files_run_where_the_change_keeps_it_untouched():
+    """A run both texts keep, between kept lines, with nothing added next to it: the file's run stays."""
     text = "import os\n\n\nclass A:\n    x = 1\n"
-    old = "import os\n\nclass A:\n    x = 1\n"  # the kept blank run differs: which one is meant is unknown
+    old = "import os\n\nclass A:\n    x = 1\n"
+    (match,) = locate(FileIndex(text), lines_hunk(old, old.replace("x = 1", "x = 2")))
+    assert match.tier is Tier.BLANK_LINES
+    after = text[: match.start] + match.replacement + text[match.end :]
+    assert after == "import os\n\n\nclass A:\n    x = 2\n"
+
+
+def test_blank_lines_tier_refuses_a_differing_run_next_to_an_insertion():
+    """Lines added next to a run the reply has at another length: above or below the file's extra
+    blank lines is not said, so nbedit refuses."""
+    text = "import os\n\n\nclass A:\n    x = 1\n"
+    old = "import os\n\nclass A:\n"
     with pytest.raises(NoMatch):
-        locate(FileIndex(text), lines_hunk(old, old.replace("x = 1", "x = 2")))
+        locate(FileIndex(text), lines_hunk(old, "import os\n\nimport sys\nclass A:\n"))
+    with pytest.raises(NoMatch):
+        locate(FileIndex(text), lines_hunk(old, "import os\nimport sys\n\nclass A:\n"))
 
 
 def test_blank_lines_tier_is_ambiguous_in_two_places():

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nbedit.engine.merge import located_hunks, merge_bytes, mergeable
-from nbedit.engine.plan import splice
+from nbedit.engine.text_edit import splice
 
 
 def test_changes_on_both_sides_that_do_not_touch_are_both_kept() -> None:

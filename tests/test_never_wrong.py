@@ -464,7 +464,9 @@ def test_plan_explain_and_the_cli_say_why_a_hunk_landed_where_it_did(tmp_path: P
     assert "hunk 1, lines 1-5: fuzzy match, score 0.9" in explanation
     assert "tiers tried: exact: not found;" in explanation and "fuzzy: 1 window scored" in explanation
     assert "runner-up: no other candidate" in explanation
-    assert "-def f( ):\n" in explanation and "+def f():\n" in explanation
+    # the two lines differ only in a space: its spaces are shown (· a space, → a tab)
+    assert "-def·f(·):\n" in explanation and "+def·f():\n" in explanation
+    assert "Not found verbatim; placed at lines 1-5, the closest text: score 0.9" in explanation
     assert dict(plan.files[0].hunks[0].match.explanation)["runner-up"] == "no other candidate"
     (tmp_path / "old.txt").write_text(old)
     (tmp_path / "new.txt").write_text(new)

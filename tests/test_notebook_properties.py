@@ -155,7 +155,7 @@ def test_unified_diff_of_the_raw_json_reproduces_the_expected_notebook(
     script: tuple[str, int, list[tuple[str, Any]]], context: int
 ) -> None:
     """The same edit scripts, written as a diff of the .ipynb text (issue 9 item 4): applied as JSON."""
-    from nbedit.engine.plan import text_diff
+    from nbedit.engine.whole_diff import text_diff
 
     format_name, minor, rows = script
     notebook = build_notebook(minor)

@@ -1,6 +1,6 @@
 """The planner's run of hunks found exactly in place gives what the hunk-by-hunk loop gives.
 
-``plan._exact_in_place`` locates the leading hunks of a diff that sit exactly at
+``exact_run.exact_in_place`` locates the leading hunks of a diff that sit exactly at
 the lines they claim in one tight loop and splices them on the way. The
 reference is ``edit_text`` with that loop switched off (every hunk through the
 general loop, which tries the same quick check, then the full search, then
@@ -19,11 +19,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbedit.engine import plan
+from nbedit.engine import exact_run, locate_hunks, plan
 from nbedit.engine.formats import unified
+from nbedit.engine.locate_hunks import edit_text
 from nbedit.engine.models import Hunk
-from nbedit.engine.plan import PlanOptions, TextEdit, edit_text
 from nbedit.engine.text import split_lines
+from nbedit.engine.text_edit import PlanOptions, TextEdit
 from nbedit.errors import NbeditError
 from tests.release_history import release_patches
 
@@ -45,7 +46,7 @@ def assert_same(
     options = PlanOptions(exact=exact)
     fast = outcome(text, hunks, options)
     with monkeypatch.context() as patched:
-        patched.setattr(plan, "_exact_in_place", hunk_by_hunk)
+        patched.setattr(locate_hunks, "exact_in_place", hunk_by_hunk)
         reference = outcome(text, hunks, options)
     assert fast == reference
     return fast
@@ -68,7 +69,7 @@ def test_a_918_hunk_diff_is_found_in_one_run(monkeypatch: pytest.MonkeyPatch, tm
 
     before, after, patch = make_inputs(tmp_path)
     hunks = unified.parse(patch).files[0].hunks
-    located, _ = plan._exact_in_place(before, hunks)
+    located, _ = exact_run.exact_in_place(before, hunks)
     assert len(located) == 918
     result = assert_same(monkeypatch, before, hunks)
     assert isinstance(result, TextEdit) and result.after == after
@@ -154,7 +155,7 @@ def assert_same_plan(monkeypatch: pytest.MonkeyPatch, root: Path, patch: str) ->
     """The plan with the hunks spliced in the file's bytes equals the plan spliced in its text."""
     fast = plan_outcome(root, patch)
     with monkeypatch.context() as patched:
-        patched.setattr(plan, "_edit_bytes", lambda *arguments: None)
+        patched.setattr(plan, "edit_bytes", lambda *arguments: None)
         reference = plan_outcome(root, patch)
     assert fast == reference
     return fast
@@ -204,8 +205,8 @@ def test_a_new_text_utf8_cannot_hold_is_left_to_the_text_path() -> None:
 
     text = "a = 1\nb = 2\n"
     hunks = unified.parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a = 1\n+a = '\ud800'\n").files[0].hunks
-    assert plan._edit_bytes(text, text.encode(), UTF8, hunks) is None
+    assert exact_run.edit_bytes(text, text.encode(), UTF8, hunks) is None
     fine = unified.parse("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a = 1\n+a = 'é'\n").files[0].hunks
-    spliced = plan._edit_bytes(text, text.encode(), UTF8, fine)
+    spliced = exact_run.edit_bytes(text, text.encode(), UTF8, fine)
     assert spliced is not None
     assert spliced[1] == "a = 'é'\nb = 2\n".encode() and len(spliced[0]) == 1

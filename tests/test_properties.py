@@ -98,7 +98,7 @@ def test_unified_helper_marks_missing_newline() -> None:
 @given(a=texts(), b=texts())
 def test_text_diff_matches_difflib_and_round_trips(tmp_path_factory, a: str, b: str) -> None:
     """The trimmed whole-text diff (restores, adds, deletes) is a correct unified diff."""
-    from nbedit.engine.plan import text_diff
+    from nbedit.engine.whole_diff import text_diff
 
     diff = text_diff(a, b, "f.txt")
     if a == b:

@@ -371,7 +371,7 @@ def test_exact_plans_have_no_warning_badges(tmp_path: Path) -> None:
     assert "⚠" not in html and "⚠" not in terminal_text(plan)
     assert summarize(plan).headline == "edit: 1 file, +1 -1"
     assert summarize(plan).files[0].tiers_note == "exact"
-    assert '<span class="nb-badge nb-ok" title="every hunk was found verbatim">exact</span>' in html
+    assert '<span class="nb-badge nb-ok" title="every hunk was found verbatim (score 1.00)">exact</span>' in html
 
 
 def test_fuzzy_match_shows_its_score(tmp_path: Path) -> None:
@@ -392,8 +392,11 @@ def test_fuzzy_match_shows_its_score(tmp_path: Path) -> None:
     located = plan.files[0].hunks[0]
     assert located.tier is Tier.FUZZY
     label = f"fuzzy {located.score:.2f}"
-    assert label in plan_to_html(plan)
-    assert label in terminal_text(plan)
+    html = plan_to_html(plan)
+    assert label in html and label in terminal_text(plan)
+    # "Why here?" in the static HTML too: the summary line with the window score, the layout drift visible
+    assert f"the closest text: score {located.score:.2f}" in html and "<summary>Why here?</summary>" in html
+    assert "measure_grape(·basket,scale=6·)" in html
 
 
 def test_offset_is_reported_in_lines(tmp_path: Path) -> None:
@@ -527,7 +530,7 @@ def test_notebook_hunks_show_the_cell_view_and_name_their_cell(tmp_path: Path) -
     assert [row.text for row in block.rows if row.kind != "context"] == ["b = 2", "b = 20"]
     assert not any('"source"' in row.text for row in block.rows), "rows come from the cell view, not the JSON"
     assert_rows_match_files(file_plan)
-    assert label in plan_to_html(plan)
+    assert "<b>cell 1</b> · code · id c1" in plan_to_html(plan)  # the static view draws the cell itself
     assert label in terminal_text(plan)
     assert label in hunk_to_html(file_plan, 0)
 

@@ -15,7 +15,7 @@ import pytest
 from nbedit import Workspace
 from nbedit._gc import paused
 from nbedit.engine.notebook import NotebookDocument
-from nbedit.engine.plan import DEFAULT_MAX_CELLS, DEFAULT_MAX_HUNKS
+from nbedit.engine.text_edit import DEFAULT_MAX_CELLS, DEFAULT_MAX_HUNKS
 from nbedit.errors import FileTooLarge, OptionError
 
 

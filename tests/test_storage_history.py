@@ -622,3 +622,20 @@ def test_a_keyframe_over_16_mib_round_trips(store: HistoryStore) -> None:
     assert store.stored_bytes() < len(before) // 3
     versions = store.file_versions(entry_id)[0]
     assert (versions.before, versions.after) == (before, after)
+
+
+def test_the_history_store_does_not_import_the_sqlite3_package(tmp_path: Path) -> None:
+    """The C module is enough (see nbedit/storage/sqlite.py): no datetime, no date adapters."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom nbedit.workspace import Workspace\n"
+        f"(root := __import__('pathlib').Path({str(tmp_path)!r})).joinpath('f.txt').write_text('a\\n')\n"
+        f"workspace = Workspace(root, history=True, home={str(tmp_path / 'home')!r})\n"
+        "workspace.apply(workspace.plan_edit('f.txt', 'a\\n', 'b\\n'))\n"
+        "assert len(workspace.history()) == 1\n"
+        "print(sorted(name for name in ('sqlite3', 'sqlite3.dbapi2', 'datetime') if name in sys.modules))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"

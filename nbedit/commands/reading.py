@@ -32,8 +32,8 @@ __all__ = ["diff", "view"]
 
 
 def diff(args: Arguments) -> int:
-    from nbedit.engine.plan import text_diff
     from nbedit.engine.text import decode
+    from nbedit.engine.whole_diff import text_diff
     from nbedit.errors import NbeditError
 
     texts = []

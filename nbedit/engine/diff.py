@@ -3,23 +3,34 @@
 Diffing two 100,000-line texts with difflib takes seconds; the plan already
 knows exactly which line spans changed, so the diff is assembled from those
 spans plus a few context lines, in time proportional to the change. Files
-without located hunks (adds, deletes, restores) fall back to difflib.
+without located hunks (adds, deletes, restores) fall back to difflib. How many
+lines a block adds and removes is counted in ``diff_counts.py`` (a history entry
+needs the counts, never the text).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
 from operator import itemgetter
 
 from nbedit._dataclass import dataclass
-from nbedit.engine.models import FilePlan, Plan, Tier
+from nbedit.engine.diff_counts import (
+    block_counts,
+    diff_stats,
+    equal_ends,
+    holds_newlines,
+    lone_block_counts,
+    lone_exact_hunks,
+    middle_opcodes,
+    summed,
+)
+from nbedit.engine.models import FilePlan, Plan
 from nbedit.engine.text import common_ends, split_lines
 from nbedit.engine.whole_diff import text_diff
 
 __all__ = [
     "CONTEXT",
     "DiffBlock",
+    "block_counts",
     "common_ends",
     "diff_stats",
     "file_blocks",
@@ -189,17 +200,6 @@ def _emit(prefix: str, line: str, out: list[str]) -> None:
         out.append(prefix + line + "\n\\ No newline at end of file\n")
 
 
-def _middle_opcodes(
-    middle_old: Sequence[str], middle_new: Sequence[str]
-) -> Sequence[tuple[str, int, int, int, int]]:
-    if not middle_old or not middle_new or set(middle_old).isdisjoint(middle_new):
-        # nothing to align (the usual edited line): SequenceMatcher would say "replace" whole
-        return [("replace", 0, len(middle_old), 0, len(middle_new))]
-    import difflib  # only where lines must be aligned: the exact path never gets here
-
-    return difflib.SequenceMatcher(None, middle_old, middle_new, autojunk=False).get_opcodes()
-
-
 def _write_block(old_first: int, new_first: int, old: str, new: str, out: list[str]) -> int:
     """Append a block as a unified hunk; return its new minus old line count.
 
@@ -213,7 +213,7 @@ def _write_block(old_first: int, new_first: int, old: str, new: str, out: list[s
     old_start = old_first + 1 if old_count else old_first
     new_start = new_first + 1 if new_count else new_first
     out.append(f"@@ -{old_start},{old_count} +{new_start},{new_count} @@\n")
-    head, old_end, new_end = _equal_ends(old, new)
+    head, old_end, new_end = equal_ends(old, new)
     middle_old, middle_new = old[head:old_end], new[head:new_end]
     out.append(_marked(" ", old[:head]))
     if (
@@ -228,7 +228,7 @@ def _write_block(old_first: int, new_first: int, old: str, new: str, out: list[s
         out.append(_marked("+", middle_new))
     else:
         old_lines, new_lines = split_lines(middle_old), split_lines(middle_new)
-        for tag, a0, a1, b0, b1 in _middle_opcodes(old_lines, new_lines):
+        for tag, a0, a1, b0, b1 in middle_opcodes(old_lines, new_lines):
             if tag == "equal":
                 for line in old_lines[a0:a1]:
                     _emit(" ", line, out)
@@ -286,10 +286,10 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
     before = _before(file_plan)
     if not file_plan.hunks or before is None:
         return diff_stats(file_diff(file_plan))
-    alone = _lone_exact_hunks(before, file_plan, CONTEXT)
+    alone = lone_exact_hunks(before, file_plan, CONTEXT)
     if alone is not None:  # each hunk is a block of its own: its texts are the block's
         olds, news, known = alone
-        added, removed = _summed(map(_lone_block_counts, olds, news))
+        added, removed = summed(map(lone_block_counts, olds, news))
         return added + sum(map(itemgetter(0), known)), removed + sum(map(itemgetter(1), known))
     added = removed = 0
     for old, new in _changed_spans(before, file_plan, CONTEXT):
@@ -297,178 +297,6 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
         added += block_added
         removed += block_removed
     return added, removed
-
-
-def _lone_exact_hunks(
-    before: str, file_plan: FilePlan, context: int
-) -> tuple[list[str], list[str], list[tuple[int, int]]] | None:
-    """The hunks' old and new texts, when each is a diff block of its own exactly as located.
-
-    The third list holds the (added, removed) counts of the hunks whose counts the
-    parser knew (``Hunk.changed_lines``, which is what ``block_counts`` gives for
-    the hunk's texts); their texts are left out of the first two.
-
-    That is: every hunk landed by the exact tier on whole lines, its span is its old
-    text and its new text goes in as written (so the block's texts are the hunk's
-    own), and more than ``2 * context`` lines lie between two hunks (so the diff does
-    not join them). None otherwise: ``_changed_spans`` then builds the blocks.
-    """
-    olds: list[str] = []
-    news: list[str] = []
-    known: list[tuple[int, int]] = []
-    exact = Tier.EXACT
-    previous_end = -2 * context - 1  # the 1-based line after the previous hunk
-    for located in file_plan.hunks:
-        match, hunk = located.match, located.hunk
-        old, new, start = hunk.old, hunk.new, match.start
-        if (
-            match.tier is not exact
-            or match.replacement is not new
-            or match.line - previous_end <= 2 * context
-            or match.end - start != len(old)
-            or not old.endswith("\n")
-            or (new and not new.endswith("\n"))
-            or (start and before[start - 1] != "\n")
-            or not before.startswith(old, start)
-        ):
-            return None
-        previous_end = match.line + match.line_count
-        if hunk.changed_lines is not None:
-            known.append(hunk.changed_lines)
-            continue
-        olds.append(old)
-        news.append(new)
-    return olds, news, known
-
-
-def _lone_block_counts(old: str, new: str) -> tuple[int, int]:
-    """``block_counts(old, new)`` for a block whose old text ends with a newline, new too or empty.
-
-    Most hunks of a diff change one line, or only insert or only remove lines. Those
-    shapes are told from where the two texts first differ (one XOR of the two ASCII
-    texts read as little-endian integers) and one comparison of what follows: one
-    line changed when the texts are the same after the line holding the first
-    difference (two different single lines: ``block_counts`` says one added, one
-    removed); lines inserted (or removed) at the head of the first difference when the
-    shorter text's rest is the longer one's end and the inserted run is whole lines
-    (nothing to align: the other middle is empty). Every other block is counted by
-    ``block_counts`` itself.
-    """
-    if old == new or not (old.isascii() and new.isascii()):
-        return block_counts(old, new)
-    differ = int.from_bytes(old.encode(), "little") ^ int.from_bytes(new.encode(), "little")
-    first = ((differ & -differ).bit_length() - 1) >> 3  # the first character that differs
-    head = old.rfind("\n", 0, first) + 1
-    old_rest, new_rest = old.find("\n", first) + 1, new.find("\n", first) + 1
-    if old_rest and new_rest and old[old_rest:] == new[new_rest:]:
-        return 1, 1
-    old_size, new_size = len(old), len(new)
-    if old_size < new_size and new.endswith(old[head:]):
-        end = new_size - (old_size - head)  # the inserted lines are new[head:end]
-        if end == head or new[end - 1] == "\n":
-            return new.count("\n", head, end), 0
-    elif new_size < old_size and old.endswith(new[head:]):
-        end = old_size - (new_size - head)  # the removed lines are old[head:end]
-        if end == head or old[end - 1] == "\n":
-            return 0, old.count("\n", head, end)
-    return block_counts(old, new)
-
-
-def _summed(counts: Iterable[tuple[int, int]]) -> tuple[int, int]:
-    added = removed = 0
-    for block_added, block_removed in counts:
-        added += block_added
-        removed += block_removed
-    return added, removed
-
-
-def block_counts(old: str, new: str) -> tuple[int, int]:
-    """(added, removed) lines of the unified hunk written for a block whose texts are ``old`` and ``new``.
-
-    The same trimming of equal lines at both ends (``_equal_ends``) and the same
-    alignment of the rest, on the two strings: only the differing middle, usually
-    a line or two, is ever split. A 900-hunk patch is counted without splitting
-    its 5,000 context lines.
-    """
-    head, old_end, new_end = _equal_ends(old, new)
-    middle_old, middle_new = old[head:old_end], new[head:new_end]
-    if not middle_old or not middle_new:
-        return _line_count(middle_new), _line_count(middle_old)
-    if middle_old[-1] == middle_new[-1] == "\n":
-        # every middle line ends in "\n": compare them without it (split leaves a last "")
-        old_pieces, new_pieces = middle_old.split("\n")[:-1], middle_new.split("\n")[:-1]
-        if set(old_pieces).isdisjoint(new_pieces):
-            return len(new_pieces), len(old_pieces)
-    old_lines, new_lines = split_lines(middle_old), split_lines(middle_new)
-    added = removed = 0
-    for tag, a0, a1, b0, b1 in _middle_opcodes(old_lines, new_lines):
-        if tag != "equal":
-            removed += a1 - a0
-            added += b1 - b0
-    return added, removed
-
-
-def _equal_ends(old: str, new: str) -> tuple[int, int, int]:
-    """``common_ends`` on two texts: (length of the equal leading lines, where the equal
-    trailing lines start in ``old``, and in ``new``).
-
-    Equal lines are equal runs of characters that start and end at line boundaries, so
-    the line counts follow from where the characters first and last differ. For ASCII
-    texts (one byte a character) those places come from one XOR of the two texts read
-    as big integers (C speed, no Python step per line); otherwise line by line, one
-    slice comparison a line.
-    """
-    if not (old.isascii() and new.isascii()):
-        return _equal_ends_by_line(old, new)
-    if old == new:
-        return len(old), len(old), len(new)
-    old_bytes, new_bytes = old.encode(), new.encode()
-    shortest = min(len(old), len(new))
-    differ = int.from_bytes(old_bytes[:shortest], "big") ^ int.from_bytes(new_bytes[:shortest], "big")
-    prefix = shortest - 1 - (differ.bit_length() - 1) // 8 if differ else shortest
-    head = old.rfind("\n", 0, prefix) + 1  # the line holding the first difference starts there
-    # the trailing lines are looked for after the head only (they never overlap it)
-    room = shortest - head
-    differ = int.from_bytes(old_bytes[len(old) - room :], "big") ^ int.from_bytes(
-        new_bytes[len(new) - room :], "big"
-    )
-    suffix = ((differ & -differ).bit_length() - 1) // 8 if differ else room
-    old_end, new_end = len(old) - suffix, len(new) - suffix
-    if (old_end == head or old[old_end - 1] == "\n") and (new_end == head or new[new_end - 1] == "\n"):
-        return head, old_end, new_end
-    newline = old.find("\n", old_end)  # the equal run starts inside a line: from the next one on
-    if newline == -1:
-        return head, len(old), len(new)
-    return head, newline + 1, len(new) - (len(old) - newline - 1)
-
-
-def _equal_ends_by_line(old: str, new: str) -> tuple[int, int, int]:
-    # equal leading lines (common_ends' head)
-    head = 0
-    while True:
-        end = old.find("\n", head)
-        if end == -1:
-            if head < len(old) and old[head:] == new[head:]:
-                head = len(old)  # the last line, without a newline, is the same on both sides
-            break
-        end += 1
-        if old[head:end] != new[head:end]:
-            break
-        head = end
-    # equal trailing lines among the rest (common_ends' tail, never overlapping the head)
-    old_end, new_end = len(old), len(new)
-    while old_end > head and new_end > head:
-        old_start = old.rfind("\n", 0, old_end - 1) + 1
-        new_start = new.rfind("\n", 0, new_end - 1) + 1
-        if old_start < head or new_start < head or old[old_start:old_end] != new[new_start:new_end]:
-            break
-        old_end, new_end = old_start, new_start
-    return head, old_end, new_end
-
-
-def _line_count(text: str) -> int:
-    """How many lines ``split_lines(text)`` gives, without splitting."""
-    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
 def _changed_spans(before: str, file_plan: FilePlan, context: int) -> list[tuple[str, str]]:
@@ -520,7 +348,7 @@ def _changed_spans(before: str, file_plan: FilePlan, context: int) -> list[tuple
     try:
         for change in changes:
             # the diff joins hunks whose changed lines are at most 2 * context lines apart
-            if group and _holds_newlines(before, group[-1][1], change[0], 2 * context + 1):
+            if group and holds_newlines(before, group[-1][1], change[0], 2 * context + 1):
                 close()
                 group = []
             group.append(change)
@@ -529,20 +357,6 @@ def _changed_spans(before: str, file_plan: FilePlan, context: int) -> list[tuple
     except _CountWithContext as fallback:
         return [("".join(block.old_lines), "".join(block.new_lines)) for block in fallback.blocks]
     return spans
-
-
-def _holds_newlines(text: str, start: int, end: int, count: int) -> bool:
-    """Whether ``text[start:end]`` holds at least ``count`` newlines.
-
-    A few ``find`` calls (memchr) that stop at the count: ``str.count`` would walk the
-    whole gap between two hunks, which over a 900-hunk patch is the whole file.
-    """
-    position = start
-    for _ in range(count):
-        position = text.find("\n", position, end) + 1
-        if not position:
-            return False
-    return True
 
 
 class _CountWithContext(Exception):
@@ -559,37 +373,6 @@ def _rename_only(file_plan: FilePlan, old_name: str, new_name: str) -> str:
 
 def plan_diff(plan: Plan) -> str:
     return "".join(file_diff(file_plan) for file_plan in plan.files)
-
-
-def diff_stats(diff: str) -> tuple[int, int]:
-    """(added, removed) lines of a unified diff.
-
-    Counted inside hunks by their headers' line counts, so a removed line that
-    itself starts with ``-- `` (an SQL comment) is not mistaken for a file header.
-    """
-    added = removed = 0
-    old_left = new_left = 0
-    for line in diff.split("\n"):
-        if old_left or new_left:
-            marker = line[:1]
-            if marker == "-":
-                removed += 1
-                old_left -= 1
-            elif marker == "+":
-                added += 1
-                new_left -= 1
-            elif marker == " ":
-                old_left -= 1
-                new_left -= 1
-            continue
-        header = _HUNK_COUNTS.match(line)
-        if header:
-            old_left = 1 if header.group(1) is None else int(header.group(1))
-            new_left = 1 if header.group(2) is None else int(header.group(2))
-    return added, removed
-
-
-_HUNK_COUNTS = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
 
 def __getattr__(name: str) -> object:

@@ -52,6 +52,7 @@ class Tier(enum.Enum):
     UNICODE = "unicode-punctuation"
     INDENTATION = "indentation"
     BLANK_LINES = "blank-lines"
+    READING = "reading"
     FUZZY = "fuzzy"
 
     @property
@@ -66,6 +67,10 @@ _EXPLANATIONS = {
     Tier.UNICODE: "matched ignoring curly quotes, dashes and non-breaking spaces",
     Tier.INDENTATION: "matched at a different indentation; replacement re-indented",
     Tier.BLANK_LINES: "matched with a different number of blank lines between its lines",
+    Tier.READING: (
+        "matched once the reply was read as meant: an elision line expanded to the file's lines, "
+        "pasted line numbers dropped, or one block given once for each place"
+    ),
     Tier.FUZZY: "fuzzy match",
 }
 

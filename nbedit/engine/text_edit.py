@@ -1,11 +1,11 @@
 """Editing one text: the planner's options, what editing a text gives, and the splice.
 
-``PlanOptions``, ``TextEdit`` and ``splice`` are shared by the text planner
-(``engine/plan.py``: ``edit_text``, ``plan_change``) and the notebook planner
-(``engine/notebook/planning.py``), which edits a notebook's cell view with the text
-planner's ``edit_text``. They live below both so that the notebook planner need not
-import ``plan.py``, which hands ``.ipynb`` targets to it: that was an import circle
-(``tests/test_architecture.py``). ``plan.py`` still exports all three.
+``PlanOptions``, ``TextEdit`` and ``splice`` are shared by the text stage
+(``engine/locate_hunks.py``: ``edit_text``), the planner (``engine/plan.py``:
+``plan_change``) and the notebook planner (``engine/notebook/planning.py``), which edits
+a notebook's cell view with ``edit_text``. They live below all three so that the notebook
+planner need not import ``plan.py``, which hands ``.ipynb`` targets to it: that was an import
+circle (``tests/test_architecture.py``). ``plan.py`` still exports them.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from nbedit._dataclass import dataclass
-from nbedit.engine.match import DEFAULT_THRESHOLD, MatchOptions
+from nbedit.engine.match.tiers import DEFAULT_THRESHOLD, MatchOptions
 from nbedit.engine.models import LocatedHunk, Tier
 
 __all__ = ["DEFAULT_MAX_CELLS", "DEFAULT_MAX_HUNKS", "STRUCTURE_KEEPING", "PlanOptions", "TextEdit", "splice"]

@@ -1,6 +1,6 @@
 """Transport: carry the exact change old -> new onto a located place.
 
-The matcher decides *where* a hunk goes (``match.py``: exact, normalised and
+The matcher decides *where* a hunk goes (``engine/match/``: exact, normalised and
 fuzzy tiers). This module decides *what* is written there, and it is strict:
 leniency may find the place despite drift, but the change written is exactly
 what old -> new says.

@@ -20,7 +20,6 @@ notebooks get a plain HTML table (``_repr_html_``, ``text/html`` in the bundle).
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -28,7 +27,7 @@ import ipywidgets as widgets
 import traitlets
 
 from nbedit._dataclass import dataclass, field
-from nbedit.errors import AmbiguousMatch, NbeditError, NoMatch, StaleFile
+from nbedit.errors import NbeditError, StaleFile
 from nbedit.jupyter.review import ErrorView, Proposal, ReviewWidget, error_html
 from nbedit.jupyter.shared import NbeditView
 from nbedit.render.history import history_rows, history_to_html
@@ -86,66 +85,14 @@ def undo_request(entry_id: str | None, *, force: bool = False) -> HistoryRequest
 
 
 def _reverse(workspace: Any, entry_id: str, stale: StaleFile) -> Proposal:
-    diff = workspace.show(entry_id)
-    if not diff.strip():
-        raise stale
-    try:
-        plan = workspace.plan_patch(reversed_diff(diff), dialect="unified")
-    except (NoMatch, AmbiguousMatch):
-        # the lines it wrote changed since: what is in the way is the stale file (and its advice)
-        raise stale from None
-    return Proposal(plan, {"origin": "undo", "undoes": entry_id})
+    """The undo of an older entry whose files later entries changed: its reverse, located in the
+    files as they are now (``history_reverse``); the reverse's own refusal names what is in the way."""
+    from nbedit.history_reverse import plan_reverse
 
-
-def reversed_diff(diff: str) -> str:
-    """A unified diff that undoes ``diff``: sides, ranges and -/+ lines swapped (removals first)."""
-    out: list[str] = []
-    lines = diff.splitlines(keepends=True)
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1].startswith("+++ "):
-            old = line[4:].rstrip("\r\n")
-            new = lines[index + 1][4:].rstrip("\r\n")
-            old_path = old[2:] if old.startswith("a/") else old
-            new_path = new[2:] if new.startswith("b/") else new
-            out.append(f"--- {'/dev/null' if new == '/dev/null' else 'a/' + new_path}\n")
-            out.append(f"+++ {'/dev/null' if old == '/dev/null' else 'b/' + old_path}\n")
-            index += 2
-            continue
-        found = _RANGES.match(line)
-        if found:
-            out.append(f"@@ -{found['new']} +{found['old']} @@{found['rest']}")
-            index += 1
-            continue
-        if line[:1] in "-+" and line.strip():
-            removed: list[str] = []
-            added: list[str] = []
-            out_side = "+"
-            while (
-                index < len(lines)
-                and (lines[index][:1] in "-+\\")
-                and not lines[index].startswith(("--- ", "+++ "))
-            ):
-                current = lines[index]
-                if current.startswith("\\"):
-                    (added if out_side == "+" else removed).append(current)
-                elif current.startswith("-"):
-                    out_side = "+"
-                    added.append("+" + current[1:])
-                else:
-                    out_side = "-"
-                    removed.append("-" + current[1:])
-                index += 1
-            out.extend(removed)
-            out.extend(added)
-            continue
-        out.append(line)
-        index += 1
-    return "".join(out)
-
-
-_RANGES = re.compile(r"^@@ -(?P<old>\d+(?:,\d+)?) \+(?P<new>\d+(?:,\d+)?) @@(?P<rest>.*)$", re.S)
+    reverse = plan_reverse(workspace, entry_id)
+    if not reverse.plan.files:
+        raise stale  # nothing left to reverse: the plain refusal says what changed
+    return Proposal(reverse.plan, reverse.apply_options)
 
 
 def restore_request(entry_id: str, *, after: bool = False, force: bool = False) -> HistoryRequest:

@@ -70,23 +70,14 @@ function splitRows(rows) {
   return out.join("");
 }
 
-const MEANINGFUL_RUNNER_UP = 0.5; // a candidate scoring less than this was never a contender
-
-function visibleWhitespace(text) {
-  // "-" / "+" lines that differ only in whitespace: show their spaces and tabs
+function comparison(text, marked) {
+  // the lines expected vs in the file; lines that differ from their partner only in whitespace
+  // (marked by the kernel) show their spaces as "·" and tabs as "→"
   const lines = text.split("\n");
-  const bare = (line) => line.slice(1).replace(/\s+/g, "");
-  const marked = new Set();
-  for (let index = 0; index + 1 < lines.length; index++) {
-    const [one, two] = [lines[index], lines[index + 1]];
-    if (one[0] === "-" && two[0] === "+" && one.slice(1) !== two.slice(1) && bare(one) === bare(two)) {
-      marked.add(index);
-      marked.add(index + 1);
-    }
-  }
+  const ws = new Set(marked || []);
   return lines
     .map((line, index) => {
-      if (!marked.has(index)) return esc(line);
+      if (!ws.has(index)) return esc(line);
       const shown = line.slice(1).replace(/ /g, "·").replace(/\t/g, "→");
       return `${esc(line[0])}<span class="nb-ws" title="· is a space, → a tab">${esc(shown)}</span>`;
     })
@@ -94,27 +85,24 @@ function visibleWhitespace(text) {
 }
 
 function whyHere(hunk) {
-  // The engine's explanation of how the matcher chose this place; nothing when it gives none.
-  if (!hunk.why || !hunk.why.length) return "";
-  // a multi-line row (the lines expected vs the lines in the file) keeps its lines, in the code font
-  const cell = (text) => (text.includes("\n") ? `<pre class="nb-why-pre">${visibleWhitespace(text)}</pre>` : esc(text));
-  const shown = hunk.why.map(([label, text]) => {
-    const runner = label === "runner-up" && /^(\d+\.\d+) at /.exec(text);
-    if (runner && Number(runner[1]) < MEANINGFUL_RUNNER_UP) return [label, `no other candidate close (the best other place scored ${runner[1]})`];
-    return [label, text];
-  });
-  const rows = shown.map(([label, text]) => `<tr><th scope="row">${esc(label)}</th><td>${cell(text)}</td></tr>`).join("");
-  const plain = hunk.exact
-    ? "Found verbatim, in one place."
-    : `Not found verbatim: placed by the ${hunk.tier} match. ${hunk.why_tier || ""}`.trim();
-  return `<details class="nb-why"><summary>Why here?</summary><p class="nb-why-summary">${esc(plain)}</p><table class="nb-why-table">${rows}</table></details>`;
+  // why the matcher chose this place (engine/explain.py): a plain summary, the score, the rows
+  const why = hunk.why;
+  if (!why) return "";
+  const cell = (label, text) =>
+    text.includes("\n") || label.startsWith("expected")
+      ? `<pre class="nb-why-pre">${label.startsWith("expected") ? comparison(text, why.ws) : esc(text)}</pre>`
+      : esc(text);
+  const rows = [["score", why.score], ...why.rows]
+    .map(([label, text]) => `<tr><th scope="row">${esc(label)}</th><td>${cell(label, text)}</td></tr>`)
+    .join("");
+  return `<details class="nb-why"><summary>Why here?</summary><p class="nb-why-summary">${esc(why.summary)}</p><table class="nb-why-table">${rows}</table></details>`;
 }
 
 function tierBadges(file, hunk) {
   // the file's header says "all exact" once: its hunks do not repeat it
   const pieces = [];
   if (!hunk.exact) pieces.push(`<span class="nb-badge" title="${esc(hunk.why_tier)}">⚠ ${esc(hunk.tier)}</span>`);
-  else if (file.inexact) pieces.push(`<span class="nb-badge nb-ok" title="found verbatim">exact</span>`);
+  else if (file.inexact) pieces.push(`<span class="nb-badge nb-ok" title="found verbatim (score 1.00)">exact</span>`);
   if (hunk.offset) pieces.push(`<span class="nb-badge" title="the hunk's context was found at a different line">${esc(hunk.offset)}</span>`);
   return pieces.join(" ");
 }

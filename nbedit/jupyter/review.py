@@ -47,7 +47,6 @@ checked and changed before any write, so a double click writes once.
 from __future__ import annotations
 
 import html
-import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -55,20 +54,28 @@ import traitlets
 
 from nbedit._dataclass import dataclass, field, replace
 from nbedit.engine.models import Plan
-from nbedit.errors import LiveConflict, NbeditError, StaleFile
+from nbedit.errors import LiveConflict, StaleFile
+from nbedit.jupyter.review_controls import HunkToggle, ReviewButton, ToggleKey
+from nbedit.jupyter.review_errors import ErrorView, error_html, error_text, replanned_html
 from nbedit.jupyter.shared import NbeditView
 from nbedit.render.cells import cell_lines
-from nbedit.render.errors import error_to_html
 from nbedit.render.html import plan_to_html, wrap
 from nbedit.render.labels import tier_label
 from nbedit.render.review_data import gap_lines, review_document
 
-__all__ = ["ErrorView", "HunkToggle", "Proposal", "ReviewButton", "ReviewWidget", "State"]
+__all__ = [
+    "ErrorView",
+    "HunkToggle",
+    "Proposal",
+    "ReviewButton",
+    "ReviewWidget",
+    "State",
+    "error_html",
+    "error_text",
+    "replanned_html",
+]
 
 State = Literal["pending", "applying", "applied", "rejected", "stale", "conflict", "error", "preview"]
-
-# (file index, hunk index); hunk index None is the whole-file toggle of a file without located hunks.
-ToggleKey = tuple[int, "int | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,111 +84,6 @@ class Proposal:
 
     plan: Plan
     apply_options: Mapping[str, Any] = field(default_factory=dict)
-
-
-def _escape(text: str) -> str:
-    return html.escape(text, quote=False)
-
-
-def error_html(error: BaseException) -> str:
-    """An nbedit error as the render package's panel; anything else with its traceback."""
-    if isinstance(error, NbeditError):
-        return error_to_html(error)
-    trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    return wrap(
-        '<div class="nb-error"><div class="nb-error-title">✖ unexpected error (a bug in nbedit; '
-        "please report it)</div>"
-        f'<div class="nb-error-message">{_escape(f"{type(error).__name__}: {error}")}</div>'
-        f"<details><summary>traceback</summary><pre>{_escape(trace)}</pre></details></div>"
-    )
-
-
-def replanned_html(replanned: Any) -> str:
-    """What changed on disk under a re-planned preview, one diff per file."""
-    from nbedit.render.html import unified_diff_html
-
-    parts = [
-        f'<div class="nb-note">changed on disk since the preview: {_escape(path)}</div>{unified_diff_html(diff)}'
-        for path, diff in replanned.disk_changes
-    ]
-    return wrap("".join(parts))
-
-
-def error_text(error: BaseException) -> str:
-    if isinstance(error, NbeditError):
-        return f"{type(error).__name__}: {error.spelled('magic')}"
-    return "".join(traceback.format_exception(type(error), error, error.__traceback__))
-
-
-class ErrorView:
-    """What a magic shows when the change could not even be planned: the error, readable, no traceback."""
-
-    status = "error"
-
-    def __init__(self, error: BaseException) -> None:
-        self.error = error
-
-    def __repr__(self) -> str:
-        return error_text(self.error)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        return {"text/plain": error_text(self.error), "text/html": error_html(self.error)}
-
-
-class HunkToggle:
-    """One include/exclude switch, headless: ``value`` True keeps the hunk (or whole file) in Apply."""
-
-    def __init__(self, widget: ReviewWidget, key: ToggleKey, description: str) -> None:
-        self._widget = widget
-        self.key = key
-        self.description = description
-
-    @property
-    def value(self) -> bool:
-        return self.key not in self._widget.excluded_keys
-
-    @value.setter
-    def value(self, include: bool) -> None:
-        self._widget.set_included(self.key, include)
-
-    @property
-    def disabled(self) -> bool:
-        return self._widget.status != "pending"
-
-    def __repr__(self) -> str:
-        return f"<HunkToggle {self.description}: {'included' if self.value else 'left out'}>"
-
-
-class ReviewButton:
-    """Apply, Reject or Re-plan, headless: ``click()`` does what clicking it in the page does."""
-
-    def __init__(
-        self, widget: ReviewWidget, name: str, description: str, action: Callable[[], object]
-    ) -> None:
-        self._widget = widget
-        self.name = name
-        self.description = description
-        self._action = action
-
-    def click(self) -> None:
-        if not self.disabled:
-            self._widget._guarded(self._action)()
-
-    @property
-    def disabled(self) -> bool:
-        state = self._widget.status
-        if self.name == "apply":
-            return state != "pending"
-        if self.name == "reject":
-            return state not in ("pending", "stale", "conflict", "error")
-        return not self.visible
-
-    @property
-    def visible(self) -> bool:
-        return self.name != "replan" or bool(self._widget.replan_available)
-
-    def __repr__(self) -> str:
-        return f"<ReviewButton {self.description}{' (disabled)' if self.disabled else ''}>"
 
 
 class ReviewWidget(NbeditView):
@@ -423,11 +325,11 @@ class ReviewWidget(NbeditView):
     def static_html(self) -> str:
         status = wrap(
             f'<div class="nbedit-status nbedit-state-{self._state}"><b>nbedit</b>: '
-            f"{_escape(self.status_message)}</div>",
+            f"{html.escape(self.status_message, quote=False)}</div>",
             style=False,
         )
         title = (
-            wrap(f'<div class="nb-headline">{_escape(self._title)}</div>', style=False) if self._title else ""
+            wrap(f'<div class="nb-headline">{html.escape(self._title, quote=False)}</div>', style=False) if self._title else ""
         )
         return title + plan_to_html(self.selected_plan()) + status + self.detail_html
 

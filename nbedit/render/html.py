@@ -20,9 +20,16 @@ whole page. Every saved output carries its own sheet, so the widget-only rules
 from __future__ import annotations
 
 import re
-from html import escape
+from typing import Any
 
 from nbedit.engine.models import FilePlan, Plan, Tier
+from nbedit.errors import NotebookError
+from nbedit.render.markup import attribute as _attribute
+from nbedit.render.markup import badge as _badge
+from nbedit.render.markup import kept_indent as _kept_indent
+from nbedit.render.markup import table as _table
+from nbedit.render.markup import text as _text
+from nbedit.render.markup import hunk_why_html
 from nbedit.render.rows import Block, Gap, Row, block_for_hunk, blocks_for_hunks, offset_note, tier_label
 from nbedit.render.summary import FileSummary, PlanSummary, cached_view, summarize, summarize_file
 
@@ -114,6 +121,22 @@ border-top:2px solid var(--jp-border-color1,rgba(128,128,128,.6))}
 .nbedit-view table.nb-diff tr.ma td{background:rgba(46,160,67,.12)}
 .nbedit-view .nb-cellmark{display:inline-block;width:1.2em;text-align:center}
 .nbedit-view .nb-badge.nb-cellchange{background:rgba(163,113,247,.18);border-color:rgba(163,113,247,.7)}
+.nbedit-view .nb-badge.nb-warn{background:rgba(210,153,34,.22);border-color:rgba(210,153,34,.8)}
+.nbedit-view .nb-muted{opacity:.8;font-weight:normal;margin-left:6px}
+.nbedit-view .nb-why-summary{margin:2px 0 2px 14px;font-weight:normal}
+.nbedit-view .nb-ws{background:rgba(210,153,34,.25)}
+.nbedit-view details.nb-why{margin-top:4px}
+.nbedit-view details.nb-why summary{cursor:pointer;font-weight:600}
+.nbedit-view table.nb-why-table{border-collapse:collapse;margin:2px 0 2px 14px}
+.nbedit-view details.nb-why table.nb-why-table tr th,.nbedit-view details.nb-why table.nb-why-table tr td{
+padding:1px 8px;text-align:left;vertical-align:top;border:0;background:transparent;color:inherit;
+white-space:pre-wrap;font-weight:normal;font-family:var(--jp-ui-font-family,system-ui,sans-serif)}
+.nbedit-view details.nb-why table.nb-why-table tr th{font-weight:600}
+.nbedit-view table.nb-why-table code{font-family:var(--jp-code-font-family,monospace);background:transparent;
+white-space:pre-wrap;padding:0;font-weight:normal;color:inherit}
+.nbedit-view table.nb-diff tbody tr,.nbedit-view table.nb-why-table tbody tr{background:transparent}
+.nbedit-view pre.nb-why-pre{margin:0;padding:0;background:transparent;color:inherit;white-space:pre;
+font-family:var(--jp-code-font-family,monospace);font-size:var(--jp-code-font-size,12px);overflow-x:auto}
 """
 
 # Rules only the live widgets use (their controls, side by side, notebook cells, the history table's
@@ -167,20 +190,9 @@ border:0;color:inherit;font:inherit;cursor:pointer;padding:0 2px;text-align:left
 .nbedit-view button.nb-cells-run:hover,.nbedit-view button.nb-cell-gap:hover{text-decoration:underline}
 .nbedit-view button.nb-cell-open{width:1.2em;text-align:center}
 .nbedit-view tbody.nb-cell-same tr.m td{font-weight:normal;border-top-width:1px}
-.nbedit-view .nb-muted{opacity:.8;font-weight:normal;margin-left:6px}
-.nbedit-view .nb-why-summary{margin:2px 0 2px 14px;font-weight:normal}
-.nbedit-view .nb-ws{background:rgba(210,153,34,.25)}
-.nbedit-view .nb-badge.nb-warn{background:rgba(210,153,34,.22);border-color:rgba(210,153,34,.8)}
 .nbedit-view .nb-button:disabled{opacity:.5;cursor:default}
 .nbedit-view .nb-button[hidden]{display:none}
 .nbedit-view .nb-selection{opacity:.8;margin-left:6px}
-.nbedit-view details.nb-why{margin-top:4px}
-.nbedit-view details.nb-why summary{cursor:pointer;font-weight:600}
-.nbedit-view table.nb-why-table{border-collapse:collapse;margin:2px 0 2px 14px}
-.nbedit-view table.nb-why-table th,.nbedit-view table.nb-why-table td{padding:1px 8px;text-align:left;
-vertical-align:top;border:0;background:transparent;color:inherit;white-space:pre-wrap}
-.nbedit-view pre.nb-why-pre{margin:0;padding:0;background:transparent;color:inherit;white-space:pre;
-font-family:var(--jp-code-font-family,monospace);font-size:var(--jp-code-font-size,12px);overflow-x:auto}
 .nbedit-view table.nb-history td.nb-files{white-space:normal}
 .nbedit-view table.nb-history td.nb-actions{white-space:normal;min-width:11em}
 .nbedit-view table.nb-history td.nb-actions .nb-button{padding:1px 8px;margin:1px 4px 1px 0}
@@ -199,19 +211,6 @@ STYLE_TAG = f"<style>{STYLE.strip()}</style>"
 def wrap(body: str, *, style: bool = True) -> str:
     """Put rendered pieces inside the scoped root, with the style sheet unless ``style=False``."""
     return f'<div class="{ROOT_CLASS}">{STYLE_TAG if style else ""}{body}</div>'
-
-
-def _text(value: str) -> str:
-    return escape(value, quote=False)
-
-
-def _attribute(value: str) -> str:
-    return escape(value, quote=True)
-
-
-def _badge(label: str, title: str, kind: str = "") -> str:
-    css = f"nb-badge {kind}".strip()
-    return f'<span class="{css}" title="{_attribute(title)}">{_text(label)}</span>'
 
 
 def _tier_badge(tier: Tier, score: float) -> str:
@@ -255,21 +254,8 @@ def _row(row: Row, notebook: bool = False) -> str:
         f'<span class="w">{_text(segment.text)}</span>' if segment.changed else _text(segment.text)
         for segment in row.segments
     )
-    return f'<tr class="{css}"><td class="n">{old}</td><td class="n">{new}</td><td class="m">{row.marker}</td><td>{_kept_indent(text)}</td></tr>'
-
-
-_INDENT = re.compile(r"^[ \t]+")
-
-
-def _kept_indent(text: str) -> str:
-    """Leading spaces and tabs as no-break spaces: where a page strips the style sheet (GitHub
-    drops ``style`` and ``class``), a cell's white-space rule goes with it and indentation would
-    collapse; no-break spaces keep it. (A tab shows as four.)"""
-    found = _INDENT.match(text)
-    if found is None:
-        return text
-    width = sum(4 if character == "\t" else 1 for character in found.group())
-    return "\u00a0" * width + text[found.end() :]
+    numbers = f'<td class="n">{old}</td><td class="n">{new}</td><td class="m">{row.marker}</td>'
+    return f'<tr class="{css}">{numbers}<td>{_kept_indent(text)}</td></tr>'
 
 
 def _gap(gap: Gap) -> str:
@@ -277,7 +263,9 @@ def _gap(gap: Gap) -> str:
     return f'<tr class="g"><td colspan="4">⋯ {gap.count} unchanged {lines}</td></tr>'
 
 
-def _block_header(block: Block, file_index: int | None, toggles: bool) -> str:
+def _block_header(
+    block: Block, file_index: int | None, toggles: bool, file_plan: FilePlan | None = None
+) -> str:
     pieces = []
     if toggles and file_index is not None:
         for hunk_index in block.hunk_indices:
@@ -296,6 +284,8 @@ def _block_header(block: Block, file_index: int | None, toggles: bool) -> str:
     if note:
         pieces.append(_badge(note, "the hunk's context was found at a different line", ""))
     header = " ".join(piece for piece in pieces if piece)
+    if file_plan is not None:
+        header += "".join(hunk_why_html(file_plan, index) for index in block.hunk_indices)
     return f'<tr class="h"><td colspan="4">{header}</td></tr>' if header else ""
 
 
@@ -308,8 +298,11 @@ def line_range(block: Block) -> str:
     return f"@@ {old_part} {new_part} @@"
 
 
-def _block(block: Block, file_index: int | None = None, toggles: bool = False, notebook: bool = False) -> str:
-    parts = [_block_header(block, file_index, toggles)]
+def _block(
+    block: Block, file_index: int | None = None, toggles: bool = False, file_plan: FilePlan | None = None
+) -> str:
+    notebook = file_plan is not None and file_plan.notebook
+    parts = [_block_header(block, file_index, toggles, file_plan)]
     parts.extend(_row(row, notebook) for row in block.rows)
     if block.truncated:
         parts.append(
@@ -388,11 +381,7 @@ def diff_files_html(diff: str) -> str:
     return "".join(boxes)
 
 
-def _table(body: str) -> str:
-    return f'<div class="nb-scroll"><table class="nb-diff">{body}</table></div>'
-
-
-def _file_head(summary: FileSummary) -> str:
+def _file_head(summary: FileSummary, extra: list[str] | None = None) -> str:
     flags = []
     if summary.notebook:
         flags.append(_badge("notebook", "edited through its cell view", "nb-cell"))
@@ -403,10 +392,12 @@ def _file_head(summary: FileSummary) -> str:
         flags.append(
             _badge(
                 ("⚠ " if inexact else "") + summary.tiers_note,
-                "; ".join(flag.describe() for flag in summary.non_exact) or "every hunk was found verbatim",
+                "; ".join(flag.describe() for flag in summary.non_exact)
+                or "every hunk was found verbatim (score 1.00)",
                 "" if inexact else "nb-ok",
             )
         )
+    flags.extend(extra or ())
     # spaces between the pieces: a page that strips the style sheet would run them together
     return (
         f'<div class="nb-file-head"><span class="nb-path">{_text(summary.title)}</span> '
@@ -427,7 +418,7 @@ def _file_body(file_plan: FilePlan, file_index: int, toggles: bool) -> str:
         if isinstance(section, Gap):
             rows.append(_gap(section))
         else:
-            rows.append(_block(section, file_index, toggles, file_plan.notebook))
+            rows.append(_block(section, file_index, toggles, file_plan))
     if rows:
         parts.append(_table("".join(rows)))
     elif not view.already_applied:
@@ -437,7 +428,33 @@ def _file_body(file_plan: FilePlan, file_index: int, toggles: bool) -> str:
 
 def _file(file_plan: FilePlan, file_index: int, toggles: bool) -> str:
     summary = summarize_file(file_plan)
-    return f'<div class="nb-file">{_file_head(summary)}{_file_body(file_plan, file_index, toggles)}</div>'
+    cells = _notebook_cells(file_plan)
+    if cells is None:
+        return f'<div class="nb-file">{_file_head(summary)}{_file_body(file_plan, file_index, toggles)}</div>'
+    from nbedit.render.cells import structure_badges
+    from nbedit.render.cells_html import notebook_body_html
+
+    badges, notes = structure_badges(tuple(note for note in file_plan.notes if not note.startswith(_CLEARED)))
+    head = _file_head(summary, [_badge(word, "the notebook's cells change", "nb-cellchange") for word in badges])
+    body = "".join(f'<div class="nb-note">{_text(note)}</div>' for note in notes)
+    return f'<div class="nb-file">{head}{body}{notebook_body_html(file_plan, cells, file_index, toggles)}</div>'
+
+
+_CLEARED = "clear_outputs"  # the planner's note when outputs are cleared
+
+
+def _notebook_cells(file_plan: FilePlan) -> list[dict[str, Any]] | None:
+    """A notebook plan's entries cell by cell (``cells.notebook_cells``), or None: not a notebook,
+    or a view that does not read back as cells (drawn as lines then)."""
+    if not file_plan.notebook or file_plan.display_before is None or file_plan.display_after is None:
+        return None
+    from nbedit.render.cells import cached_cells
+
+    cleared = any(note.startswith(_CLEARED) for note in file_plan.notes)
+    try:
+        return cached_cells(file_plan, cleared)
+    except NotebookError:
+        return None
 
 
 def _header(summary: PlanSummary) -> str:

@@ -42,7 +42,7 @@ from nbedit.render.html import line_range
 from nbedit.render.rows import Block, Gap, Row
 from nbedit.render.summary import FileSummary, cached_view, summarize
 
-__all__ = ["CLEARED_OUTPUTS_NOTE", "gap_lines", "plan_digest", "review_document"]
+__all__ = ["CLEARED_OUTPUTS_NOTE", "gap_lines", "plan_digest", "review_document", "why_data"]
 
 # The planner's note when ``clear_outputs`` is set (nbedit.engine.notebook.planning).
 CLEARED_OUTPUTS_NOTE = "clear_outputs: edited code cells lose their outputs and execution count"
@@ -112,7 +112,6 @@ def _hunks(file_plan: FilePlan, indices: Iterable[int]) -> list[dict[str, Any]]:
         located = file_plan.hunks[index]
         match = located.match
         tier: Tier = match.tier
-        explanation = getattr(match, "explanation", None)
         hunks.append(
             {
                 "index": index,
@@ -121,11 +120,30 @@ def _hunks(file_plan: FilePlan, indices: Iterable[int]) -> list[dict[str, Any]]:
                 "why_tier": "" if tier is Tier.EXACT else tier.explanation,
                 "offset": _offset(match.offset),
                 "cell": located.cell or "",
-                # the engine's per-hunk "Why here?" rows, when the matcher provides them
-                "why": [[str(label), str(text)] for label, text in explanation] if explanation else None,
+                "why": why_data(file_plan, index),
             }
         )
     return hunks
+
+
+def why_data(file_plan: FilePlan, index: int) -> dict[str, Any] | None:
+    """A hunk's "Why here?" (``engine.explain.reason``) as page data; None for a plain exact match
+    (found verbatim, nothing was decided: its badge says so, with its score of 1.00)."""
+    located = file_plan.hunks[index]
+    match = located.match
+    if match.tier is Tier.EXACT and not match.explanation:
+        return None
+    from nbedit.engine.explain import cell_line, found_text, reason
+
+    shown = reason(located, found_text(file_plan, located), cell_line(file_plan, located))
+    data: dict[str, Any] = {
+        "summary": shown.summary,
+        "score": f"{shown.score:.2f} ({shown.score_label})",
+        "rows": [[str(label), str(text)] for label, text in shown.rows],
+    }
+    if shown.whitespace:
+        data["ws"] = list(shown.whitespace)
+    return data
 
 
 def _tier_label(tier: Tier, score: float) -> str:
@@ -184,10 +202,10 @@ def _file(file_plan: FilePlan, summary: FileSummary, index: int) -> dict[str, An
         outputs = "cleared" if CLEARED_OUTPUTS_NOTE in file_plan.notes else "kept"
     cells = None
     if notebook and file_plan.display_before is not None and file_plan.display_after is not None:
-        from nbedit.render.cells import notebook_cells
+        from nbedit.render.cells import cached_cells
 
         try:
-            cells = notebook_cells(file_plan, outputs == "cleared")
+            cells = cached_cells(file_plan, outputs == "cleared")
         except NotebookError:
             cells = None  # a view that does not read back as cells: drawn as lines
     view = cached_view(file_plan) if cells is None else None

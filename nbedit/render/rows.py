@@ -13,17 +13,15 @@ hunks (an added or deleted file, a whole-file rewrite) falls back to trimming
 the common head and tail of the two texts.
 
 Inside a block, a line-level ``SequenceMatcher`` separates the context lines a
-diff hunk carries from the changed ones, and paired removed/added lines of
-reasonable length get a ``SequenceMatcher`` over their words for highlights.
-Both are capped so a pathological block degrades to plain -/+ rows instead of
-quadratic time.
+diff hunk carries from the changed ones (capped so a pathological block
+degrades to plain -/+ rows instead of quadratic time); paired removed/added
+lines get word highlights from ``highlight``.
 """
 
 from __future__ import annotations
 
 import bisect
 import functools
-import re
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 from typing import Literal
@@ -32,6 +30,7 @@ from nbedit._dataclass import dataclass
 from nbedit.engine.diff import common_ends
 from nbedit.engine.models import FilePlan, LocatedHunk, Tier
 from nbedit.engine.text import line_starts, split_lines, strip_newline
+from nbedit.render.highlight import Segment, highlight_pair
 from nbedit.render.labels import offset_note, tier_label
 
 __all__ = [
@@ -54,18 +53,8 @@ CONTEXT_LINES = 3
 MIN_GAP = 2
 # Whole added or deleted files are shown up to this many lines, then counted.
 MAX_WHOLE_FILE_LINES = 400
-# Word-aligned highlights for lines shorter than this; longer ones get their changed middle highlighted.
-MAX_HIGHLIGHT_LENGTH = 400
 # Line-level alignment only when old x new lines stays below this product.
 MAX_ALIGN_PRODUCT = 250_000
-
-
-@dataclass(frozen=True, slots=True)
-class Segment:
-    """A piece of one line; ``changed`` pieces get the word highlight."""
-
-    text: str
-    changed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,76 +215,6 @@ def _replaced(text: str, start: int, end: int, hunks: Sequence[tuple[int, Locate
     return "".join(pieces)
 
 
-# Words, runs of spaces, and single punctuation marks: highlights snap to whole words.
-_WORD = re.compile(r"\w+|\s+|[^\w\s]")
-
-
-def _highlight(old: str, new: str) -> tuple[tuple[Segment, ...], tuple[Segment, ...]]:
-    old_body, new_body = strip_newline(old), strip_newline(new)
-    if old_body == new_body:
-        # Only the line ending differs: make that visible rather than showing two equal lines.
-        return (Segment(old_body), Segment(_ending_mark(old), True)), (
-            Segment(new_body),
-            Segment(_ending_mark(new), True),
-        )
-    if len(old_body) > MAX_HIGHLIGHT_LENGTH or len(new_body) > MAX_HIGHLIGHT_LENGTH:
-        return _highlight_long(old_body, new_body)
-    old_words, new_words = _WORD.findall(old_body), _WORD.findall(new_body)
-    matcher = SequenceMatcher(None, old_words, new_words, autojunk=False)
-    if SequenceMatcher(None, old_body, new_body, autojunk=False).ratio() < 0.4:
-        return (Segment(old_body),), (Segment(new_body),)
-    old_segments: list[Segment] = []
-    new_segments: list[Segment] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        changed = tag != "equal"
-        if i2 > i1:
-            old_segments.append(Segment("".join(old_words[i1:i2]), changed))
-        if j2 > j1:
-            new_segments.append(Segment("".join(new_words[j1:j2]), changed))
-    return _coalesce(old_segments), _coalesce(new_segments)
-
-
-def _highlight_long(old: str, new: str) -> tuple[tuple[Segment, ...], tuple[Segment, ...]]:
-    """Long lines (a markdown paragraph, a minified line): the stretch between the common head and
-    tail is highlighted, widened to whole words. Linear time, where a word alignment is quadratic."""
-    limit = min(len(old), len(new))
-    head = 0
-    while head < limit and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
-        tail += 1
-    while head > 0 and old[head - 1].isalnum():
-        head -= 1
-    while tail > 0 and old[len(old) - tail].isalnum():
-        tail -= 1
-
-    def pieces(text: str) -> tuple[Segment, ...]:
-        middle = text[head : len(text) - tail]
-        parts = [Segment(text[:head]), Segment(middle, True), Segment(text[len(text) - tail :])]
-        return tuple(part for part in parts if part.text)
-
-    return pieces(old), pieces(new)
-
-
-def _ending_mark(line: str) -> str:
-    if line.endswith("\r\n"):
-        return "␍␊"
-    if line.endswith("\n"):
-        return "␊"
-    return "(no newline at end)"
-
-
-def _coalesce(segments: list[Segment]) -> tuple[Segment, ...]:
-    result: list[Segment] = []
-    for segment in segments:
-        if result and result[-1].changed == segment.changed:
-            result[-1] = Segment(result[-1].text + segment.text, segment.changed)
-        else:
-            result.append(segment)
-    return tuple(result)
-
-
 def _change_rows(old_lines: list[str], new_lines: list[str], old_line: int, new_line: int) -> list[Row]:
     """Rows for one widened span: equal lines as context, the rest as -/+ with highlights."""
     rows: list[Row] = []
@@ -321,7 +240,7 @@ def _change_rows(old_lines: list[str], new_lines: list[str], old_line: int, new_
         old_segments: list[tuple[Segment, ...]] = [(Segment(strip_newline(line)),) for line in removed]
         new_segments: list[tuple[Segment, ...]] = [(Segment(strip_newline(line)),) for line in added]
         for pair in range(min(len(removed), len(added))):
-            old_segments[pair], new_segments[pair] = _highlight(removed[pair], added[pair])
+            old_segments[pair], new_segments[pair] = highlight_pair(removed[pair], added[pair])
         for index, segments in enumerate(old_segments):
             rows.append(Row("removed", old_number + i1 + index, None, segments))
         for index, segments in enumerate(new_segments):

@@ -204,10 +204,16 @@ def _flags(file_plan: FilePlan) -> tuple[HunkFlag, ...]:
         note = offset_note(match.offset)
         if match.tier is Tier.EXACT and note is None:
             continue
+        line = match.line
+        if file_plan.notebook and located.cell:
+            from nbedit.engine.explain import cell_line
+
+            within = cell_line(file_plan, located)  # the line within the cell, as the cell's box numbers it
+            line = within[0] if within is not None else line
         flags.append(
             HunkFlag(
                 index=index,
-                line=match.line,
+                line=line,
                 cell=located.cell,
                 label=tier_label(match.tier, match.score),
                 explanation=match.tier.explanation

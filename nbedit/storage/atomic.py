@@ -39,10 +39,10 @@ pid and a token in their name (``.<name>.nbedit-<pid>-<token>.tmp``); the histor
 records the token, so recovery removes exactly the files that writer created
 (``remove_leftovers``) and never a user file that merely looks like one.
 
-The names of the temporary files live in ``temp_names`` and the identity and byte compare of
-a file in ``content_identity``; this module is the write pipeline itself (prepare, write and
-flush the temporary copies, verify, rename, roll back), one piece because every step shares the
-rollback's progress record.
+The names of the temporary files live in ``temp_names``, the system calls that make one
+temporary copy in ``temp_copies`` and the identity and byte compare of a file in
+``content_identity``; this module is the write pipeline itself (prepare, write and flush the
+temporary copies, verify, rename, roll back), whose steps share the rollback's progress record.
 
 Symbolic links inside the root are written through: the file the link points to is
 replaced and the link itself is kept, as editors do. Deleting a link removes the link.
@@ -62,6 +62,18 @@ from nbedit._dataclass import dataclass, field
 from nbedit.errors import NotAFile, StaleFile, WriteError
 from nbedit.storage.confine import Location, locate, open_directory
 from nbedit.storage.content_identity import Identity, holds_bytes, holds_in_folder, identity_of
+from nbedit.storage.temp_copies import (
+    CLOEXEC,
+    PROC_FD,
+    Fault,
+    NoAnonymousFiles,
+    fill,
+    flush,
+    fsync_directory,
+    open_temp,
+    write_temp,
+    written_temp,
+)
 from nbedit.storage.temp_names import (
     is_temp_file,
     new_token,
@@ -84,12 +96,7 @@ __all__ = [
     "temp_name",
 ]
 
-Fault = Callable[[str, Path], None]
-"""Test hook called at "write", "fsync", "verify", "replace" and "fsync-dir"; raising there simulates a failure."""
 
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_ANONYMOUS = getattr(os, "O_TMPFILE", 0)  # Linux: a file with no name until linked
-_PROC_FD = "/proc/self/fd"
 WRITTEN_BESIDE = 8 << 20  # bytes from which the other thread also writes the temporary copy
 
 
@@ -210,96 +217,6 @@ def _prepare(write: Write, root: Path, progress: _Progress, force: bool) -> _Tar
     return target
 
 
-def _write_temp(
-    data: bytes,
-    directory: int,
-    temp: str,
-    mode: int | None,
-    shown: Path,
-    fault: Fault | None,
-    owner: tuple[int, int] | None,
-) -> None:
-    _flush(_written_temp(data, directory, temp, mode, shown, fault, owner), shown, fault)
-
-
-def _written_temp(
-    data: bytes,
-    directory: int,
-    temp: str | None,
-    mode: int | None,
-    shown: Path,
-    fault: Fault | None,
-    owner: tuple[int, int] | None,
-) -> int:
-    """Write ``data`` to a new file ``temp`` (None: an unnamed one, ``_NoAnonymousFiles`` where
-    there are none); returns its descriptor, open and not yet flushed."""
-    descriptor = _open_temp(directory, temp)
-    try:
-        _fill(descriptor, data, mode, shown, fault, owner)
-    except BaseException:
-        os.close(descriptor)
-        raise
-    return descriptor
-
-
-def _open_temp(directory: int, temp: str | None) -> int:
-    if temp is not None:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC
-        return os.open(temp, flags, 0o666, dir_fd=directory)
-    if not _ANONYMOUS or not os.path.isdir(_PROC_FD):
-        raise _NoAnonymousFiles
-    try:
-        return os.open(".", os.O_WRONLY | _ANONYMOUS | _CLOEXEC, 0o666, dir_fd=directory)
-    except OSError as error:
-        if error.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
-            raise _NoAnonymousFiles from None
-        raise
-
-
-def _fill(
-    descriptor: int,
-    data: bytes,
-    mode: int | None,
-    shown: Path,
-    fault: Fault | None,
-    owner: tuple[int, int] | None,
-) -> None:
-    if fault:
-        fault("write", shown)
-    view = memoryview(data)
-    while view:
-        written = os.write(descriptor, view)
-        view = view[written:]
-    if owner is not None and owner != (os.geteuid(), os.getegid()):
-        _keep_owner(descriptor, owner)
-    if mode is not None:
-        os.fchmod(descriptor, mode)  # after chown, which clears setuid/setgid bits
-
-
-def _flush(descriptor: int, shown: Path, fault: Fault | None, *, close: bool = True) -> None:
-    """fsync a descriptor from ``_written_temp``, then close it (whatever happens) if ``close``."""
-    try:
-        if fault:
-            fault("fsync", shown)
-        os.fsync(descriptor)
-    finally:
-        if close:
-            os.close(descriptor)
-
-
-class _NoAnonymousFiles(Exception):
-    """The folder's file system (or the system) cannot make unnamed files (``O_TMPFILE``)."""
-
-
-def _keep_owner(descriptor: int, owner: tuple[int, int]) -> None:
-    """The file's owner and group when we may (root); else at least its group (a member may)."""
-    try:
-        os.fchown(descriptor, *owner)
-    except PermissionError:
-        with contextlib.suppress(PermissionError):
-            os.fchown(descriptor, -1, owner[1])
-
-
 def _mode_of(info: os.stat_result | None) -> int | None:
     return stat.S_IMODE(info.st_mode) if info is not None else None
 
@@ -316,7 +233,7 @@ def _restore(target: _Target, token: str) -> None:
         return
     temp = temp_name(target.name, token, "back")
     try:
-        _write_temp(
+        write_temp(
             target.write.original, target.directory, temp, _mode_of(target.old), target.write.path, None,
             _owner_of(target.old),
         )  # fmt: skip
@@ -325,15 +242,6 @@ def _restore(target: _Target, token: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temp, dir_fd=target.directory)
         raise
-
-
-def _fsync_directory(directory: int) -> None:
-    try:
-        os.fsync(directory)
-    except OSError as error:
-        # Some file systems (and some platforms) cannot fsync a directory; the rename is still atomic.
-        if error.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
-            raise
 
 
 def _roll_back(progress: _Progress, targets: Sequence[_Target], token: str) -> list[str]:
@@ -358,7 +266,7 @@ def _roll_back(progress: _Progress, targets: Sequence[_Target], token: str) -> l
             os.rmdir(name, dir_fd=parent)
     for directory in progress.touched:
         with contextlib.suppress(OSError):
-            _fsync_directory(directory)
+            fsync_directory(directory)
     return problems
 
 
@@ -447,7 +355,7 @@ def apply_writes(
                 progress.current = target.write.path
                 if fault:
                     fault("fsync-dir", target.write.path.parent)
-                _fsync_directory(target.directory)
+                fsync_directory(target.directory)
     except BaseException as error:
         problems = _roll_back(progress, targets, token)
         _close(progress, targets)
@@ -508,8 +416,8 @@ def _write_temps(
         owner = _owner_of(target.old)
         if anonymous:
             try:
-                descriptor = _open_temp(target.directory, None)
-            except _NoAnonymousFiles:
+                descriptor = open_temp(target.directory, None)
+            except NoAnonymousFiles:
                 _close_unflushed(progress)
                 return False
             progress.anonymous[index] = descriptor
@@ -517,11 +425,11 @@ def _write_temps(
                 progress.unflushed.append((descriptor, write.path, (data, mode, owner)))
                 progress.touched.add(target.directory)
                 continue
-            _fill(descriptor, data, mode, write.path, fault, owner)
+            fill(descriptor, data, mode, write.path, fault, owner)
         else:
             temp = temp_name(target.name, token)
             progress.temp_files[index] = temp
-            descriptor = _written_temp(data, target.directory, temp, mode, write.path, fault, owner)
+            descriptor = written_temp(data, target.directory, temp, mode, write.path, fault, owner)
         progress.unflushed.append((descriptor, write.path, None))
         progress.touched.add(target.directory)
     return True
@@ -535,7 +443,7 @@ def _name_temps(targets: Sequence[_Target], progress: _Progress, token: str) -> 
         target = targets[index]
         progress.current = target.write.path
         temp = temp_name(target.name, token)
-        os.link(f"{_PROC_FD}/{descriptor}", temp, dst_dir_fd=target.directory, follow_symlinks=True)
+        os.link(f"{PROC_FD}/{descriptor}", temp, dst_dir_fd=target.directory, follow_symlinks=True)
         progress.temp_files[index] = temp
         del progress.anonymous[index]
         os.close(descriptor)
@@ -551,9 +459,9 @@ def _flush_temps(progress: _Progress, fault: Fault | None) -> None:
         progress.current = shown
         if pending is not None:
             data, mode, owner = pending
-            _fill(descriptor, data, mode, shown, fault, owner)
+            fill(descriptor, data, mode, shown, fault, owner)
         del progress.unflushed[0]
-        _flush(descriptor, shown, fault, close=descriptor not in unnamed)
+        flush(descriptor, shown, fault, close=descriptor not in unnamed)
 
 
 def _close_unflushed(progress: _Progress) -> None:
@@ -611,7 +519,7 @@ def _verify(target: _Target, progress: _Progress) -> None:
             return
         raise _stale(write, "was created")
     regular = target.old is not None and stat.S_ISREG(target.old.st_mode)
-    flags = os.O_RDONLY | os.O_NONBLOCK | _CLOEXEC | (os.O_NOFOLLOW if regular else 0)
+    flags = os.O_RDONLY | os.O_NONBLOCK | CLOEXEC | (os.O_NOFOLLOW if regular else 0)
     try:
         descriptor = os.open(target.name, flags, dir_fd=target.directory)
     except FileNotFoundError:

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
 import threading
 import time
 import weakref
@@ -50,6 +49,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from nbedit.errors import HistoryError
+from nbedit.storage.sqlite import sqlite3
 
 __all__ = ["SCHEMA_VERSION", "DamagedHistory", "Database", "move_aside"]
 

@@ -34,7 +34,6 @@ linked copies (on the store's own background thread).
 from __future__ import annotations
 
 import contextlib
-import sqlite3
 import threading
 import time
 from collections.abc import Sequence
@@ -64,6 +63,7 @@ from nbedit.storage.records import (
     PruneResult,
     default_home,
 )
+from nbedit.storage.sqlite import sqlite3
 from nbedit.storage.versions import (
     LINKED,
     LOST,

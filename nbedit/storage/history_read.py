@@ -6,7 +6,6 @@ What listing, ``show``, undo, restore and rewind read; every path read back is c
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 from nbedit.errors import HistoryError
@@ -19,6 +18,7 @@ from nbedit.storage.records import (
     FileSummary,
     FileVersion,
 )
+from nbedit.storage.sqlite import sqlite3
 from nbedit.storage.versions import (
     verified_bytes,
 )

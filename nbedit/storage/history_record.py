@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
 import time
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
@@ -29,6 +28,7 @@ from nbedit.storage.records import (
     FileRecord,
     known_origin,
 )
+from nbedit.storage.sqlite import sqlite3
 from nbedit.storage.versions import (
     LINKED,
     collect_unused,

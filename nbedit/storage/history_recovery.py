@@ -7,7 +7,6 @@ and marks an entry whose write stopped half-way as partial. Rarely run, so in it
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Sequence
 
 from nbedit.errors import HistoryError
@@ -18,6 +17,7 @@ from nbedit.storage.history_state import HistoryState
 from nbedit.storage.records import (
     Entry,
 )
+from nbedit.storage.sqlite import sqlite3
 from nbedit.storage.temp_names import process_alive
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)

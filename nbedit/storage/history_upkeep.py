@@ -7,7 +7,6 @@ with the store in ``storage.history``: it runs on the store's own background thr
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 from nbedit.errors import HistoryError
@@ -15,6 +14,7 @@ from nbedit.storage.history_state import HistoryState
 from nbedit.storage.records import (
     PruneResult,
 )
+from nbedit.storage.sqlite import sqlite3
 from nbedit.storage.versions import (
     LIVE_VERSIONS,
     rebase_orphans,

@@ -21,12 +21,13 @@ from nbedit.storage.confine import locate, open_directory
 
 __all__ = ["is_temp_file", "new_token", "process_alive", "remove_leftovers", "temp_name"]
 
-_TEMP_PATTERN = re.compile(r"^\..*\.nbedit-(?P<pid>\d+)-[0-9a-f]+\.(?:tmp|old|back)$", re.DOTALL)
+# compiled (and cached by re) at its first use: most commands never list a directory
+_TEMP_PATTERN = r"(?s)^\..*\.nbedit-(?P<pid>\d+)-[0-9a-f]+\.(?:tmp|old|back)$"
 _SUFFIXES = ("tmp", "old", "back")
 
 
 def is_temp_file(name: str) -> bool:
-    return _TEMP_PATTERN.match(name) is not None
+    return re.match(_TEMP_PATTERN, name) is not None
 
 
 def process_alive(pid: int) -> bool:

@@ -45,7 +45,6 @@ These functions run inside the caller's transaction (``database.Database``).
 from __future__ import annotations
 
 import os
-import sqlite3
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -53,6 +52,7 @@ from pathlib import Path
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
 from nbedit.errors import HistoryError
 from nbedit.storage.delta import Delta, Regions, apply_deltas, decode_regions, make_delta, region_delta
+from nbedit.storage.sqlite import sqlite3
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False

@@ -13,6 +13,12 @@ line that only its dialect would have, and the dialect whose marker comes
 first wins: a SEARCH/REPLACE block that edits a diff file starts with
 ``<<<<<<< SEARCH``, a diff that adds a file full of SEARCH blocks starts with
 ``diff --git``.
+
+Only the unified reader is imported with this module: ``nbedit apply`` is
+started once per edit, and most changes are diffs. The other dialects'
+modules are imported when their sniffer's first, C-level test finds their
+marker string in the text (``*** Begin Patch``; ``<<<<<`` with ``SEARCH`` or
+``ORIGINAL``) or when their parser is asked for.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from nbedit._dataclass import dataclass
-from nbedit.engine.formats import apply_patch, search_replace, unified
+from nbedit.engine.formats import unified
 from nbedit.engine.models import Change
 from nbedit.errors import PatchSyntaxError
 
@@ -40,6 +46,34 @@ class FormatDescription:
         return self.marker_line(text) is not None
 
 
+def _apply_patch_marker_line(text: str) -> int | None:
+    if "*** Begin Patch" not in text:  # apply_patch.marker_line's own first test
+        return None
+    from nbedit.engine.formats import apply_patch
+
+    return apply_patch.marker_line(text)
+
+
+def _apply_patch_parse(text: str, *, default_path: str | None = None) -> Change:
+    from nbedit.engine.formats import apply_patch
+
+    return apply_patch.parse(text, default_path=default_path)
+
+
+def _search_replace_marker_line(text: str) -> int | None:
+    if "<<<<<" not in text or ("SEARCH" not in text and "ORIGINAL" not in text):  # its own first test
+        return None
+    from nbedit.engine.formats import search_replace
+
+    return search_replace.marker_line(text)
+
+
+def _search_replace_parse(text: str, *, default_path: str | None = None) -> Change:
+    from nbedit.engine.formats import search_replace
+
+    return search_replace.parse(text, default_path=default_path)
+
+
 FORMATS: tuple[FormatDescription, ...] = (
     FormatDescription(
         name=unified.DIALECT,
@@ -48,16 +82,16 @@ FORMATS: tuple[FormatDescription, ...] = (
         parse=unified.parse,
     ),
     FormatDescription(
-        name=apply_patch.DIALECT,
+        name="apply_patch",
         description="Codex patch ('*** Begin Patch', '*** Update File: f', '@@', '*** End Patch')",
-        marker_line=apply_patch.marker_line,
-        parse=apply_patch.parse,
+        marker_line=_apply_patch_marker_line,
+        parse=_apply_patch_parse,
     ),
     FormatDescription(
-        name=search_replace.DIALECT,
+        name="search_replace",
         description="SEARCH/REPLACE blocks (path line, '<<<<<<< SEARCH', '=======', '>>>>>>> REPLACE')",
-        marker_line=search_replace.marker_line,
-        parse=search_replace.parse,
+        marker_line=_search_replace_marker_line,
+        parse=_search_replace_parse,
     ),
 )
 
@@ -66,10 +100,10 @@ _ALIASES = {
     "diff": unified.DIALECT,
     "git": unified.DIALECT,
     "udiff": unified.DIALECT,
-    "apply-patch": apply_patch.DIALECT,
-    "codex": apply_patch.DIALECT,
-    "search-replace": search_replace.DIALECT,
-    "aider": search_replace.DIALECT,
+    "apply-patch": "apply_patch",
+    "codex": "apply_patch",
+    "search-replace": "search_replace",
+    "aider": "search_replace",
 }
 
 
@@ -86,6 +120,8 @@ def detect(text: str) -> str:
     found = []
     for description in FORMATS:
         position = description.marker_line(text)
+        if position == 0:
+            return description.name  # a marker line is one dialect's only: no other can start here
         if position is not None:
             found.append((position, description.name))
     if not found:

@@ -86,8 +86,8 @@ def plan_notebook(
 
     ``dialect`` tells cell edits (old/new, SEARCH/REPLACE: ``CELL_DIALECTS``), which
     change one cell's text, from diffs, which may also change the cell structure.
-    ``edit_text`` is the text planner's (``nbedit.engine.plan.edit_text``, whose module
-    calls this one: it is handed in, not imported, so the two modules form no circle).
+    ``edit_text`` is the text stage's (``nbedit.engine.locate_hunks.edit_text``), handed in
+    by the planner (``engine/plan.py``, which calls this module for ``.ipynb`` targets).
     """
     digest = fingerprint_meanwhile(data)
     document = NotebookDocument.parse(data, path, max_cells=options.max_cells)

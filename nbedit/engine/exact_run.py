@@ -1,0 +1,108 @@
+"""The fast path of a diff whose hunks all stand exactly at the lines they name.
+
+Most diffs are applied to the file they were made from: every hunk's old text is at its
+header's line, in file order. One tight loop finds them (``exact_in_place``: a ``find`` and a
+``count`` from the previous hunk, no index of the file, no matcher), and since such hunks
+cannot overlap they are spliced without a sort or an overlap check, in the text or, for an
+ASCII UTF-8 file, straight in the file's bytes (``edit_bytes``). A hunk that is not so hands
+the rest of the diff to the full search (``engine/locate_hunks.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from nbedit.engine.models import Hunk, LocatedHunk, Match, Tier
+from nbedit.engine.text import UTF8, Codec
+
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    Item = TypeVar("Item")
+
+__all__ = ["edit_bytes", "exact_in_place", "interleaved", "kept_slices"]
+
+
+def exact_in_place(text: str, hunks: Sequence[Hunk]) -> tuple[list[LocatedHunk], tuple[int, int]]:
+    """The leading hunks of a diff that are exactly at the lines they claim.
+
+    What ``_exact_at_expected_line`` finds for each hunk while every hunk before it
+    was found so (its offset then stays 0), in one tight loop: the first exact
+    occurrence after the previous hunk, at the line the header names. Such hunks
+    are in file order and cannot overlap, so ``kept_slices`` and ``interleaved`` splice
+    them without a sort or an overlap check. Returns the located hunks and the (offset, line)
+    where the last one ended; the caller goes on from the first hunk that is not
+    so, with the full search.
+    """
+    located: list[LocatedHunk] = []
+    find, count = text.find, text.count
+    offset = line = 0  # the end of the last hunk found: a line start, and its 0-based line
+    exact = Tier.EXACT
+    for hunk in hunks:
+        old = hunk.old
+        if (
+            hunk.start_line is None
+            or not hunk.whole_lines
+            or hunk.replace_all
+            or hunk.anchors
+            or hunk.at_end
+            or hunk.alternatives
+            or not old.endswith("\n")
+        ):
+            break
+        position = find(old, offset)
+        if position == -1 or (position and text[position - 1] != "\n"):
+            break
+        first = line + count("\n", offset, position)
+        if first + 1 != hunk.start_line:
+            break
+        size = old.count("\n")
+        end = position + len(old)
+        # the span is the old text itself, line endings included, so the new text goes in as written
+        located.append(LocatedHunk(hunk, Match(position, end, hunk.new, exact, 1.0, first + 1, size, 0)))
+        offset, line = end, first + size
+    return located, (offset, line)
+
+
+def kept_slices(located: Sequence[LocatedHunk]) -> list[slice]:
+    """The slices of a text that hunks in file order, not overlapping, leave as they are."""
+    starts = [item.match.start for item in located]
+    ends = [item.match.end for item in located]
+    return list(map(slice, [0, *ends], [*starts, None]))
+
+
+def interleaved(kept: Sequence[Item], insertions: Sequence[Item]) -> list[Item]:
+    """``kept[0], insertions[0], kept[1], ...``: what one join turns into the new text."""
+    pieces = [*kept, *insertions]  # the right length; every item is overwritten
+    pieces[0::2] = kept
+    pieces[1::2] = insertions
+    return pieces
+
+
+def edit_bytes(
+    text: str, data: bytes, codec: Codec, hunks: Sequence[Hunk]
+) -> tuple[tuple[LocatedHunk, ...], bytes] | None:
+    """The located hunks and new bytes of a diff whose hunks are all exactly in place, spliced in the file's bytes.
+
+    When a UTF-8 file is all ASCII (as many characters as bytes), an offset in the
+    text is the same offset in the bytes: the new bytes are cut from a memoryview
+    of the old ones (no copies) around the hunks' encoded new texts, joined once.
+    That is one big copy less than joining the text and encoding it, and no copies
+    of the text between the hunks; the new text is decoded from the new bytes when
+    it is first read (``decoded_when_read``). None when that is not so (the caller
+    takes ``edit_text``).
+    """
+    if codec != UTF8 or len(text) != len(data) or not hunks:
+        return None
+    located, _ = exact_in_place(text, hunks)
+    if len(located) != len(hunks):
+        return None
+    try:
+        insertions: list[bytes | memoryview] = [hunk.new.encode() for hunk in hunks]
+    except UnicodeEncodeError:  # a lone surrogate: ``encode`` says what to do about it
+        return None
+    view = memoryview(data)
+    kept: list[bytes | memoryview] = [view[cut] for cut in kept_slices(located)]
+    return tuple(located), b"".join(interleaved(kept, insertions))

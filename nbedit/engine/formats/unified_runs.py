@@ -1,0 +1,307 @@
+"""Unified diffs read in bulk: a line index for big texts, runs of hunks at C speed, +/- counts.
+
+A ``git diff`` of hundreds of hunks is mostly runs of hunks that follow each
+other directly with plain body lines. Such a run is read as a whole
+(``read_run``): every side's texts with one join and one split, counts checked
+against the headers by C-level maps. Anything unusual in a hunk leaves that
+hunk to the line-driven readers of ``unified.py``, so errors and edge cases are
+theirs. The run reader also records each hunk's '+' and '-' line counts where a
+diff of the hunk provably shows them (``Hunk.changed_lines``): the history
+entry's counts then need no second look at the texts.
+
+Memory: a list of a text's lines costs a string object a line (about 90 bytes
+for a 40-character line, over twice the text). A text of a mebibyte or more is
+read through a ``LineIndex`` instead (where each line starts, 4 bytes a line;
+a line's string is made when it is read), and a run is read at most
+``RUN_LINES`` lines at a time, so what the reader holds besides the text and the
+hunks it made stays the same size however long the patch is.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterator
+from itertools import accumulate, compress, islice, repeat
+from operator import add, eq, itemgetter, ne, not_
+
+from nbedit.engine.models import Hunk
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import overload
+
+__all__ = [
+    "HUNK_HEADER",
+    "INDEXED_FROM",
+    "RUN_LINES",
+    "LineIndex",
+    "plain_hunk_body",
+    "read_run",
+    "text_lines",
+]
+
+HUNK_HEADER = re.compile(r"@@ -([0-9]{1,9})(?:,([0-9]{1,9}))? \+([0-9]{1,9})(?:,([0-9]{1,9}))? @@(?!@)")
+# The same header as a whole line after the newline before it (a literal start: ``re`` finds it
+# with a fast scan, where a ``^`` under MULTILINE is tried at every character).
+_HEADER_LINE = re.compile(r"\n" + HUNK_HEADER.pattern + r"[^\n]*")
+# The first line from which a run of hunks surely ends: one that is neither a hunk header nor a
+# body line ('@@@', a bad header, a blank line, '\ No newline', 'diff'...), or a '--- ' line (the
+# next file's header in a diff without 'diff' lines).
+_RUN_END = re.compile(r"\n(?:[^ +\-@]|--- |@(?!" + HUNK_HEADER.pattern[1:] + "))")
+_AT = re.compile("@")
+_AFTER_MARKER = slice(1, None)
+
+INDEXED_FROM = 1 << 20  # characters: a text this long is read through a LineIndex
+RUN_LINES = 1 << 12  # the most lines of a big text one run reads at once
+_CHUNK = 1 << 20  # characters split at a time while a LineIndex is built
+
+
+class LineIndex:
+    """The lines of ``text`` as ``text.split("\\n")`` gives them (without a last empty one), on demand.
+
+    Holds where each line starts (``starts``, one more entry than lines: the end) and
+    makes a line's string when it is read; a slice is one ``split`` of the text it
+    spans. Built a mebibyte at a time, so the per-line strings of only one piece are
+    alive at once. A plain class with the sequence methods the readers use (an ABC subclass
+    costs more to create than a diff of a few hunks takes to read).
+    """
+
+    __slots__ = ("_size", "starts", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = array("I" if len(text) < 0xFFFFFFFF else "q", [0])  # 4 bytes a line up to 4 GiB
+        size = len(text)
+        position = 0
+        while position < size:
+            end = text.find("\n", position + _CHUNK)
+            end = size if end == -1 else end + 1
+            pieces = text[position:end].split("\n")
+            del pieces[-1]  # what follows the piece's last newline: the next piece's, or the last line
+            following = accumulate(map(add, map(len, pieces), repeat(1)), initial=position)
+            starts.extend(islice(following, 1, None))  # where each line after a newline starts
+            position = end
+        if text and not text.endswith("\n"):
+            starts.append(size + 1)  # the last line has no newline: as if it had one
+        self.starts = starts
+        self._size = len(starts) - 1
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self[0 : self._size])
+
+    if TYPE_CHECKING:  # typing costs milliseconds to import: the command line never needs it
+
+        @overload
+        def __getitem__(self, index: int) -> str: ...
+
+        @overload
+        def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        starts = self.starts
+        if isinstance(index, slice):
+            first, stop, step = index.indices(self._size)
+            if step != 1:
+                return [self[number] for number in range(first, stop, step)]
+            if first >= stop:
+                return []
+            return self.text[starts[first] : starts[stop] - 1].split("\n")
+        if index < 0:
+            index += self._size
+        if not 0 <= index < self._size:
+            raise IndexError("line index out of range")
+        return self.text[starts[index] : starts[index + 1] - 1]
+
+
+def text_lines(text: str) -> list[str] | LineIndex:
+    """The lines of a change text (no last empty one): a list, or for a big text a ``LineIndex``."""
+    if len(text) >= INDEXED_FROM:
+        return LineIndex(text)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def read_run(text: str, lines: list[str] | LineIndex, index: int, start: int) -> tuple[list[Hunk], int]:
+    """Hunks that follow each other directly from line ``index`` (which starts at offset ``start``).
+
+    Returns the hunks and the index of the line after them. Every hunk of the run
+    but the last is a header followed by plain body lines (' ', '-' or '+') up to
+    the next header, in exactly the numbers its header says: the careful reader
+    would read the same lines, find no '\\ No newline' marker and no extra line,
+    and make the same texts. Each side's texts come from one join of the run's
+    lines without their first character (the other side's lines left out, a NUL
+    line where each header was) and one split at the NULs: C-level maps, no
+    Python step per line. The last hunk of a run, and any hunk that is not exactly
+    so, is left to the hunk readers, which give the precise errors; no hunks means
+    nothing was consumed.
+    """
+    if start == 0:
+        return [], index  # the run's end is found by the newline before each line
+    limit = len(text)
+    if isinstance(lines, LineIndex) and index + RUN_LINES < len(lines):
+        limit = lines.starts[index + RUN_LINES] - 1  # the newline that ends the last line read at once
+    end = _RUN_END.search(text, start - 1, limit)
+    stop = end.start() if end else limit
+    size = text.count("\n", start, stop) + (stop < len(text) or not text.endswith("\n"))
+    run = lines[index : index + size]
+    markers = "".join(map(itemgetter(0), run))  # no line of a run is empty
+    heads = [found.start() for found in _AT.finditer(markers)]
+    if len(heads) < 2 or heads[0] != 0 or text.find("\x00", start, stop) != -1:
+        return [], index  # not two hunks in a row; or a NUL, which marks the headers below
+    last = heads[-1]  # the last hunk of the run is read by the hunk readers
+    numbers = _HEADER_LINE.findall("\n" + "\n".join([run[head] for head in heads[:-1]]))
+    stripped = list(map(itemgetter(_AFTER_MARKER), run[:last]))
+    del run
+    for head in heads[:-1]:
+        stripped[head] = "\x00"
+    olds = ("\n".join(compress(stripped, map(ne, markers, repeat("+")))) + "\n").split("\x00\n")
+    news = ("\n".join(compress(stripped, map(ne, markers, repeat("-")))) + "\n").split("\x00\n")
+    del olds[0], news[0]
+    if not (len(olds) == len(news) == len(numbers) == len(heads) - 1):
+        return [], index  # cannot happen: every header starts one hunk and is one NUL line
+    # every hunk's line counts against its header's, in C-level maps
+    old_sizes = list(map(str.count, olds, repeat("\n")))
+    new_sizes = list(map(str.count, news, repeat("\n")))
+    expected_old = list(map(int, [number[1] or "1" for number in numbers]))
+    expected_new = list(map(int, [number[3] or "1" for number in numbers]))
+    if old_sizes != expected_old or new_sizes != expected_new:
+        fits = 0  # the hunks before the first whose counts do not fit its body
+        while old_sizes[fits] == expected_old[fits] and new_sizes[fits] == expected_new[fits]:
+            fits += 1
+        if not fits:
+            return [], index  # the careful reader says how the counts are off
+        del olds[fits:], news[fits:], numbers[fits:]
+    header_lines = list(map(add, heads[: len(olds)], repeat(index + 1)))
+    read = heads[len(olds)]  # the lines of the hunks read here (up to the next header)
+    # a pure insertion's start is the line after the one its header names
+    starts = list(map(add, map(int, [number[0] for number in numbers]), map(not_, olds)))
+    changed = _changed_lines(markers[:read], stripped[:read], heads[: len(olds)])
+    hunks = list(
+        map(
+            Hunk,
+            olds,
+            news,
+            repeat(True),
+            starts,
+            repeat(()),
+            repeat(False),
+            repeat(False),
+            repeat(False),
+            header_lines,
+            repeat(()),
+            changed,
+        )
+    )
+    return hunks, index + read
+
+
+def plain_hunk_body(
+    lines: list[str] | LineIndex, index: int, old_count: int, new_count: int
+) -> tuple[str, str, int] | None:
+    """The common hunk's body from line ``index``, read with as little Python per line as possible.
+
+    Only ' ', '-', '+' and empty lines, counts that add up exactly, and no
+    '\\ No newline' marker after it; anything else returns None (nothing
+    consumed) and the careful reader takes over, with its precise errors.
+    Returns the old and new texts and the index of the line after the body.
+    """
+    start = position = index
+    old_left, new_left = old_count, new_count
+    total = len(lines)
+    plain = True  # no empty line (an editor's stripped context line) in the body
+    # Take the body in runs: with L = max(old_left, new_left), the next L lines are all
+    # body lines (each fills at most one line of each side), so a run is counted with C
+    # calls, and the loop stops exactly where a line-by-line reader would.
+    while (old_left > 0 or new_left > 0) and position < total:
+        run = lines[position : position + max(old_left, new_left)]
+        markers = "".join([line[:1] for line in run])
+        removed, added = markers.count("-"), markers.count("+")
+        context = markers.count(" ")
+        if len(markers) != len(run):
+            empty = sum(1 for line in run if not line)
+            plain = False
+            context += empty
+        if removed + added + context != len(run):
+            return None  # a '\\', '\r' or other line: the careful reader decides
+        old_left -= removed + context
+        new_left -= added + context
+        position += len(run)
+    if old_left or new_left or (position < total and lines[position].startswith("\\")):
+        return None
+    body = lines[start:position]
+    if plain:
+        old = "\n".join([line[1:] for line in body if line[0] != "+"]) + "\n" if old_count else ""
+        new = "\n".join([line[1:] for line in body if line[0] != "-"]) + "\n" if new_count else ""
+    else:
+        old = "".join(
+            [line[1:] + "\n" if line[:1] in " -" else line + "\n" for line in body if line[:1] != "+"]
+        )
+        new = "".join(
+            [line[1:] + "\n" if line[:1] in " +" else line + "\n" for line in body if line[:1] != "-"]
+        )
+    return old, new, position
+
+
+def _changed_lines(markers: str, lines: list[str], heads: list[int]) -> list[tuple[int, int] | None]:
+    """Each hunk's ``Hunk.changed_lines`` in a run: its '+' and '-' line counts where they are certain.
+
+    ``markers`` holds the first character of every line of the hunks ('@' at each
+    header, at ``heads``), ``lines`` the lines without it. A hunk whose changed lines
+    are one run between its context lines, none of its removed lines equal to an added
+    one, has old = context + removed + context and new = context + added + context;
+    a unified diff of the two (equal lines trimmed from both ends, the rest aligned)
+    trims exactly the context, as the first and last changed lines differ, and the
+    rest shares no line, so it shows the removed and the added lines as they are.
+    When only one side has changed lines the context alone is equal at the ends, and
+    the other side's lines are the difference: the counts hold whatever the lines.
+    Which lines are removed and added is found with sets (C level): over the whole
+    run first, and only when some line is both, per hunk; the hunks that remove and
+    add the same line are left unknown (None).
+    """
+    shapes = markers.split("@")[1:]
+    # one tuple per distinct pair, shared by the hunks that have it (most change one line: (1, 1))
+    alike: dict[tuple[int, int], tuple[int, int]] = {}
+    pairs = list(zip(map(str.count, shapes, repeat("+")), map(str.count, shapes, repeat("-")), strict=True))
+    counts: list[tuple[int, int] | None] = list(map(alike.setdefault, pairs, pairs))
+    # one run of changes: no context line between the first and the last changed line
+    for number in compress(range(len(shapes)), map(str.__contains__, map(str.strip, shapes), repeat(" "))):
+        counts[number] = None
+    removed = set(compress(lines, map(eq, markers, repeat("-"))))
+    shared = removed.intersection(compress(lines, map(eq, markers, repeat("+"))))
+    if not shared:
+        return counts
+    # some line is removed in one place and added in another: which hunks do both with a line
+    places = _places(lines, shared)
+    owned = list(zip(map(bisect_right, repeat(heads), places), map(lines.__getitem__, places), strict=True))
+    kinds = list(map(markers.__getitem__, places))
+    removed_here = set(compress(owned, map(eq, kinds, repeat("-"))))
+    for number, _ in removed_here.intersection(compress(owned, map(eq, kinds, repeat("+")))):
+        counts[number - 1] = None
+    return counts
+
+
+def _places(lines: list[str], wanted: set[str]) -> list[int]:
+    """Where the lines in ``wanted`` are in ``lines``.
+
+    A few wanted lines (the usual case: a blank or a ``return`` moved about) are found
+    by ``list.index`` (C comparisons; no line hashed); many, by one set lookup a line.
+    """
+    if len(wanted) > 4:
+        return list(compress(range(len(lines)), map(wanted.__contains__, lines)))
+    places: list[int] = []
+    for line in wanted:
+        place = -1
+        try:
+            while True:
+                place = lines.index(line, place + 1)
+                places.append(place)
+        except ValueError:
+            pass
+    return places

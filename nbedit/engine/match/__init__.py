@@ -1,0 +1,45 @@
+"""The matcher: find where a hunk's old text is, or refuse.
+
+One cascade serves every dialect. Tiers run from strict to lenient and the first
+tier that finds the hunk decides::
+
+    exact -> line endings -> trailing whitespace -> unicode punctuation
+          -> indentation (uniform offset) -> blank lines -> fuzzy (rapidfuzz over line windows)
+
+Uniqueness is checked at every tier: two places and nothing to decide between them
+is an ``AmbiguousMatch``, never a guess. "Already applied" (an empty list from
+``locate``) needs strong evidence. Leniency decides where, never what: the
+replacement keeps every byte outside what the hunk really changes.
+
+One module per idea, in the order a hunk meets them:
+
+    tiers.py        what each tier sees (normalised text) and the per-file index
+    search.py       where the old text occurs at one tier, mapped back to file lines
+    cascade.py      ``locate``: the tiers in order, the choice among places
+    anchors.py      apply_patch ``@@`` anchors: the cascade after each anchor line
+    blank_lines.py  the blank-lines tier: the old text's lines with other blank runs between
+    fuzzy.py        the fuzzy tier: scored line windows and the rules that keep it from guessing
+    evidence.py     "already applied", and when a line number may place a context-free hunk
+    replacement.py  what is written at the place found (through ``engine/transport.py``)
+    candidates.py   the explanation a match carries and the near misses a refusal lists
+
+Imports go one way down that list's dependencies (``cascade`` imports the others; none
+imports ``cascade``), and nothing here imports the planner: planning calls the matcher,
+never the reverse.
+"""
+
+from __future__ import annotations
+
+from nbedit.engine.match.cascade import locate
+from nbedit.engine.match.evidence import context_free, new_text_present, removed_lines_unique
+from nbedit.engine.match.tiers import DEFAULT_THRESHOLD, FileIndex, MatchOptions
+
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "FileIndex",
+    "MatchOptions",
+    "context_free",
+    "locate",
+    "new_text_present",
+    "removed_lines_unique",
+]

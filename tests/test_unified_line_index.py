@@ -1,0 +1,102 @@
+"""The unified reader of a big text: a line index instead of a list of lines, runs read in pieces.
+
+``unified_runs.LineIndex`` must be the list ``text.split("\\n")`` gives (no last empty line),
+and a diff read through it, with runs cut every few lines, must parse to exactly what the list
+reader makes, errors included. The memory test is the reason for both: parsing holds little
+besides the text and the hunks it made.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tracemalloc
+from collections.abc import Iterator
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchmarks.bench_scale import spread_patch
+from nbedit.engine.formats import unified, unified_runs
+from nbedit.engine.formats.unified_runs import LineIndex
+from tests.release_history import release_patch_texts
+from tests.test_unified_runs import outcome, patches
+
+
+@contextlib.contextmanager
+def small_pieces(indexed_from: int = 0, run_lines: int = 3, chunk: int = 5) -> Iterator[None]:
+    """Every text read through a LineIndex built a few characters at a time, runs cut every few lines."""
+    saved = unified_runs.INDEXED_FROM, unified_runs.RUN_LINES, unified_runs._CHUNK
+    unified_runs.INDEXED_FROM, unified_runs.RUN_LINES, unified_runs._CHUNK = indexed_from, run_lines, chunk
+    try:
+        yield
+    finally:
+        unified_runs.INDEXED_FROM, unified_runs.RUN_LINES, unified_runs._CHUNK = saved
+
+
+def split_lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+@settings(max_examples=300)
+@given(text=st.text(alphabet="ab\n\r", max_size=40), chunk=st.integers(1, 8))
+def test_the_line_index_is_the_list_of_lines(text: str, chunk: int) -> None:
+    expected = split_lines(text)
+    with small_pieces(chunk=chunk):
+        index = LineIndex(text)
+    assert len(index) == len(expected)
+    assert list(index) == expected
+    for number in range(-len(expected), len(expected)):
+        assert index[number] == expected[number]
+    for first in range(-2, len(expected) + 2):
+        for stop in range(-2, len(expected) + 2):
+            assert index[first:stop] == expected[first:stop]
+    assert index[::2] == expected[::2]
+
+
+def test_the_line_index_refuses_a_line_it_does_not_have() -> None:
+    index = LineIndex("a\nb\n")
+    for number in (2, -3):
+        with contextlib.suppress(IndexError):
+            index[number]
+            raise AssertionError(f"line {number} was read")
+
+
+@settings(max_examples=200)
+@given(text=patches(), run_lines=st.integers(2, 12))
+def test_generated_patches_parse_the_same_through_the_line_index(text: str, run_lines: int) -> None:
+    expected = outcome(unified._Parser, text, None)
+    with small_pieces(run_lines=run_lines):
+        assert isinstance(unified._Parser(text, None).lines, LineIndex) or not text
+        assert outcome(unified._Parser, text, None) == expected
+
+
+def test_release_patches_parse_the_same_through_the_line_index() -> None:
+    texts = [text for _, text in release_patch_texts()]
+    expected = [outcome(unified._Parser, text, None) for text in texts]
+    with small_pieces(run_lines=40, chunk=997):
+        assert [outcome(unified._Parser, text, None) for text in texts] == expected
+
+
+def reader_overhead(patch: str) -> int:
+    """Peak memory of parsing ``patch`` beyond what the parsed change itself keeps."""
+    tracemalloc.start()
+    try:
+        change = unified.parse(patch)
+        kept, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert change.files
+    return peak - kept
+
+
+def test_a_big_patch_is_read_holding_little_besides_its_hunks() -> None:
+    """4,000 hunks (1.3 MB): the hunks' texts are ~2.6x the patch, the reader adds little to them
+    (a list of the lines alone was another 3x; 100,000 hunks peak at 2.8x the patch in all)."""
+    _, _, patch = spread_patch("spread.py", 4_000)
+    assert len(patch) >= unified_runs.INDEXED_FROM
+    assert reader_overhead(patch) < 0.75 * len(patch)  # 0.53x here, most of it one run of 4,096 lines
+    with small_pieces(indexed_from=len(patch) + 1, run_lines=1 << 30, chunk=1 << 20):
+        assert reader_overhead(patch) > 2 * len(patch)  # the list reader: the test can tell them apart
