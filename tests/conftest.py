@@ -26,11 +26,13 @@ for a long run), or to ``declared`` for the counts written in the tests.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from home_folders import HOME_FOLDERS  # a module of its own: tests import it too
@@ -83,14 +85,66 @@ def _server_group(item: pytest.Item) -> str | None:
     return None
 
 
+# Parallel runs (scripts/test: -n 2 --dist loadgroup) keep the tests that share a server in one
+# worker: the stock browser tests share its one JupyterLab and Chromium (tests/browser_support.py),
+# the collaboration tests the collaboration server (tests/collab_support.py). xdist's own loadgroup
+# passes a test's group from the worker to the scheduler by appending "@group" to the test's id,
+# which pytest 9.2's structured ids ignore (pytest-dev/pytest-xdist#1386): every group would be
+# spread over both workers, each starting its own JupyterLab, Chromium and collaboration server.
+# So each worker writes the groups it collected into the controller's session folder, and the
+# scheduler below reads them; xdist's "@group" ids (older pytest) are still honoured.
+GROUPS_FILES = "xdist-groups"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:  # the controller, per worker it starts
+    node.workerinput["nbedit_groups_folder"] = str(SESSION_FOLDER / GROUPS_FILES)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    folder = SESSION_FOLDER / GROUPS_FILES
+
+    class ServerGroups(LoadGroupScheduling):
+        groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:  # the workers wrote them before they reported their collection
+                self.groups = {}
+                for path in sorted(folder.glob("*.json")):
+                    self.groups.update(json.loads(path.read_text(encoding="utf-8")))
+            return self.groups.get(nodeid) or super()._split_scope(nodeid)
+
+    return ServerGroups(config, log)
+
+
+def _write_groups(config: pytest.Config, items: list[pytest.Item]) -> None:
+    folder = getattr(config, "workerinput", {}).get("nbedit_groups_folder")
+    if folder is None:
+        return
+    groups = {item.nodeid: group for item in items if (group := _server_group(item))}
+    Path(folder).mkdir(exist_ok=True)
+    name = Path(folder) / f"{config.workerinput['workerid']}.json"  # type: ignore[attr-defined]
+    name.write_text(json.dumps(groups), encoding="utf-8")
+
+
+# tryfirst: before xdist's own hook sends the worker's collection to the scheduler (the items are
+# final by now, -k and -m applied)
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    _write_groups(session.config, session.items)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every hypothesis test runs the examples ``NBEDIT_PROPERTY_EXAMPLES`` asks for (see above)."""
     from hypothesis import settings
 
     if config.pluginmanager.hasplugin("xdist"):
-        # in parallel runs (scripts/test) the tests that share a server share a worker: the stock
-        # browser tests its one JupyterLab and Chromium (tests/browser_support.py), the
-        # collaboration tests the collaboration server (tests/collab_support.py)
         for item in items:
             group = _server_group(item)
             if group:
