@@ -30,7 +30,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +175,25 @@ def _isolated_nbedit_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
     home = tmp_path_factory.mktemp("nbedit-home")
     monkeypatch.setenv("NBEDIT_HOME", str(home))
     return home
+
+
+@pytest.fixture(autouse=True)
+def _no_running_loop_left_by_playwright(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Playwright's sync API (the session's driver, tests/browser_support.py) runs its event loop in
+    a greenlet of the main thread, so once a browser test has run, the thread looks as if a loop
+    were running and ``asyncio.run`` refuses to start (the MCP tests). Any later test that does not
+    drive the browser gets the thread without it; the driver gets it back afterwards."""
+    import asyncio
+
+    loop = asyncio._get_running_loop()
+    if loop is None or "playwright_driver" in request.fixturenames:
+        yield
+        return
+    asyncio._set_running_loop(None)
+    try:
+        yield
+    finally:
+        asyncio._set_running_loop(loop)
 
 
 @pytest.fixture
