@@ -63,7 +63,9 @@ def disable_autosave(lab: LabServer) -> None:
     (folder / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}), encoding="utf-8")
 
 
-@pytest.fixture(scope="module")
+# One collaboration server serves the session (the room tests and the browser tests; each works on
+# files of its own names): starting it costs 5-10 s, and it is stopped once at the end.
+@pytest.fixture(scope="session")
 def collab_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     python = collab_python()
     base = tmp_path_factory.mktemp("jupyterlab-collab")

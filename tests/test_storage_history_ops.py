@@ -8,6 +8,7 @@ import random
 import signal
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -260,13 +261,16 @@ def append_lines(base: Path, worker: int, count: int, results) -> None:  # type:
 
 
 @pytest.mark.slow
-def test_concurrent_read_plan_apply_never_loses_an_edit(tmp_path: Path) -> None:
+def test_concurrent_read_plan_apply_never_loses_an_edit(
+    tmp_path: Path, property_examples: Callable[[int], int]
+) -> None:
     workspace = make_workspace(tmp_path, session="setup")
     shared = workspace.root / "shared.txt"
     shared.write_text("header\n")
     results = context.Queue()
+    count = property_examples(200)  # edits per writer: CI-sized, NBEDIT_PROPERTY_EXAMPLES for more
     workers = [
-        context.Process(target=append_lines, args=(tmp_path, worker, 200, results)) for worker in range(4)
+        context.Process(target=append_lines, args=(tmp_path, worker, count, results)) for worker in range(4)
     ]
     for worker in workers:
         worker.start()
@@ -274,7 +278,7 @@ def test_concurrent_read_plan_apply_never_loses_an_edit(tmp_path: Path) -> None:
     for worker in workers:
         worker.join(60)
         assert worker.exitcode == 0
-    assert all(applied + stale == 200 for _, applied, stale in outcomes)
+    assert all(applied + stale == count for _, applied, stale in outcomes)
     lines = shared.read_text().splitlines()
     assert lines[0] == "header"
     assert len(lines) == 1 + sum(applied for _, applied, _ in outcomes)
@@ -315,17 +319,20 @@ def keep_applying(base: Path, start: int, ready: Any = None) -> None:
 
 
 @pytest.mark.slow
-def test_killing_a_writer_at_random_moments_never_leaves_a_mixed_file(tmp_path: Path) -> None:
+def test_killing_a_writer_at_random_moments_never_leaves_a_mixed_file(
+    tmp_path: Path, property_examples: Callable[[int], int]
+) -> None:
     workspace = make_workspace(tmp_path, session="checker")
     target = workspace.root / "target.txt"
     body = b"".join(b"body line %d of a file big enough to take a while to write\n" % i for i in range(20000))
     target.write_bytes(b"version 0\n" + body)
     rng = random.Random(1234)
-    deadline = time.monotonic() + 45
+    rounds = property_examples(200)  # kills: CI-sized, NBEDIT_PROPERTY_EXAMPLES for more
+    deadline = time.monotonic() + 45 * max(1.0, rounds / 200)
     kills = 0
     leftovers_seen = 0
     seen_versions: set[bytes] = set()
-    while kills < 200:
+    while kills < rounds:
         ready = context.Event()
         child = context.Process(target=keep_applying, args=(tmp_path, kills * 1000 + 1, ready))
         child.start()
@@ -344,7 +351,7 @@ def test_killing_a_writer_at_random_moments_never_leaves_a_mixed_file(tmp_path: 
             with HistoryStore(tmp_path / "home") as store:
                 assert store.integrity_check() == ["ok"]
         assert time.monotonic() < deadline + 30, "crash test is taking too long"
-    assert kills >= 200
+    assert kills >= rounds
     assert len(seen_versions) > 10  # the children really were writing when killed
     # The next run cleans what the killed writers left behind, and history is sound.
     current = target.read_bytes().split(b"\n", 1)[0].decode()
