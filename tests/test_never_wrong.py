@@ -496,3 +496,20 @@ def test_plan_explain_and_the_cli_say_why_a_hunk_landed_where_it_did(tmp_path: P
     assert shown.returncode == 0, shown.stderr
     assert "why here" in shown.stdout and "runner-up: no other candidate" in shown.stdout
     assert (tmp_path / "m.py").read_text() == SOURCE
+
+
+@pytest.mark.parametrize("context", [0, 1, 3])
+def test_a_diff_removing_blank_lines_of_a_blank_file_removes_only_those(tmp_path: Path, context: int) -> None:
+    """Found by the render property test: a diff whose removed lines are all blank, in a file of
+    blank lines only, took the shortcut meant for a reply's blank SEARCH (replace the blank file
+    whole) and emptied the file instead of removing the two lines its header names."""
+    import difflib
+
+    (tmp_path / "f.txt").write_text("\n\n\n", encoding="utf-8")
+    diff = "".join(difflib.unified_diff(["\n"] * 3, ["\n"], "a/f.txt", "b/f.txt", n=context))
+    workspace = Workspace(tmp_path, history=False)
+    plan = workspace.plan_patch(diff)
+    assert plan.files[0].after == "\n"
+    workspace.apply(plan)
+    assert (tmp_path / "f.txt").read_bytes() == b"\n"
+

@@ -77,9 +77,16 @@ def locate(
         if (hunk.at_end or near_line is None) and appended_already(index, hunk, low, high):
             return []  # appended already: the region ends with exactly the added lines
         return [_insertion(index, hunk, low, high, near_line)]
-    if not options.exact and not hunk.old.strip() and not text[low:high].strip() and not hunk.replace_all:
+    if (
+        not options.exact
+        and near_line is None
+        and not hunk.old.strip()
+        and not text[low:high].strip()
+        and not hunk.replace_all
+    ):
         # blank old text, blank (or empty) file or cell: a reply's empty SEARCH with the blank
-        # line a chat keeps in it; there is one place, and the blank text there is replaced
+        # line a chat keeps in it; there is one place, and the blank text there is replaced.
+        # A hunk with a line number (a diff's blank lines removed at line N) is located as usual.
         replacement = hunk.new if low == high else _adapt_newlines(hunk.new, dominant_newline(text))
         tier = Tier.EXACT if text[low:high] == hunk.old else Tier.BLANK_LINES
         return [Match(low, high, replacement, tier, 1.0, index.line_of(low) + 1, text.count("\n", low, high))]
