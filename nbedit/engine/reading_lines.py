@@ -29,6 +29,19 @@ def _joined(lines: Sequence[str], final: bool) -> str:
     return "\n".join(lines) + ("\n" if final and lines else "")
 
 
+def reread(hunk: Hunk, old: Sequence[str], old_final: bool, new: Sequence[str], new_final: bool) -> Hunk:
+    """``hunk`` with the old and new lines a reading gave it, placed by text alone (its line
+    number and counts belonged to the text as the reply wrote it)."""
+    return replace(
+        hunk,
+        old=_joined(old, old_final),
+        new=_joined(new, new_final),
+        changed_lines=None,
+        alternatives=(),
+        start_line=None,
+    )
+
+
 def _file_line(text: str, region: tuple[int, int], line: int) -> int:
     """The 1-based file line of the region's 0-based ``line``."""
     return text.count("\n", 0, region[0]) + line + 1
@@ -176,7 +189,9 @@ def fill_skipped_context(text: str, hunk: Hunk, region: tuple[int, int], path: s
         found = _skipping(file_lines, old_lines, start, allowed)
         if found is None or found[-1] - found[0] + 1 == len(old_lines):
             continue
-        if sum(1 for a, b in zip(found, found[1:], strict=False) if b - a > 1) <= max(1, non_blank // OLD_LINES_PER_SKIP):
+        if sum(1 for a, b in zip(found, found[1:], strict=False) if b - a > 1) <= max(
+            1, non_blank // OLD_LINES_PER_SKIP
+        ):
             places.append(found)
     if not places:
         return None
@@ -202,14 +217,7 @@ def fill_skipped_context(text: str, hunk: Hunk, region: tuple[int, int], path: s
     expanded_new = list(new_lines)
     for at, lines in reversed(inserts):
         expanded_new[at:at] = lines
-    return replace(
-        hunk,
-        old=_joined(expanded_old, old_final),
-        new=_joined(expanded_new, new_final),
-        changed_lines=None,
-        alternatives=(),
-        start_line=None,
-    )
+    return reread(hunk, expanded_old, old_final, expanded_new, new_final)
 
 
 def _region_lines(text: str, region: tuple[int, int]) -> list[str]:
@@ -224,7 +232,13 @@ def _kept_map(opcodes: Sequence[tuple[str, int, int, int, int]]) -> dict[int, in
     kept: dict[int, int] = {}
     for tag, old_first, old_last, new_first, _ in opcodes:
         if tag == "equal":
-            kept.update(zip(range(old_first, old_last), range(new_first, new_first + old_last - old_first), strict=False))
+            kept.update(
+                zip(
+                    range(old_first, old_last),
+                    range(new_first, new_first + old_last - old_first),
+                    strict=False,
+                )
+            )
     return kept
 
 

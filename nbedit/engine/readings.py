@@ -40,6 +40,7 @@ from nbedit.engine.reading_lines import (
     _region_lines,
     fill_skipped_context,
     rejoined,
+    reread,
 )
 from nbedit.errors import AmbiguousMatch, NoMatch
 
@@ -141,14 +142,7 @@ def expand_elisions(text: str, hunk: Hunk, region: tuple[int, int], path: str | 
         if not old_parts[0]:
             return None
         # edge elisions only: what is left is an ordinary old text
-        return replace(
-            hunk,
-            old=_joined(old_parts[0], old_final),
-            new=_joined(new_parts[0], new_final),
-            changed_lines=None,
-            alternatives=(),
-            start_line=None,
-        )
+        return reread(hunk, old_parts[0], old_final, new_parts[0], new_final)
     if any(not part for part in old_parts):
         return None  # two elisions in a row, or one at an edge of the old text only
     file_lines = text[region[0] : region[1]].split("\n")
@@ -205,14 +199,7 @@ def expand_elisions(text: str, hunk: Hunk, region: tuple[int, int], path: str | 
             expanded_new.extend(gaps[number - 1])
         expanded_old.extend(file_lines[chain[number][0] : chain[number][1]])
         expanded_new.extend(new_part)
-    return replace(
-        hunk,
-        old=_joined(expanded_old, old_final),
-        new=_joined(expanded_new, new_final),
-        changed_lines=None,
-        alternatives=(),
-        start_line=None,
-    )
+    return reread(hunk, expanded_old, old_final, expanded_new, new_final)
 
 
 def _quoted(line: str) -> str:
