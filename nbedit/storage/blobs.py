@@ -31,19 +31,15 @@ import stat
 from pathlib import Path
 
 from nbedit.storage.content_identity import holds_bytes
+from nbedit.storage.temp_copies import PROC_FD, fsync_directory
 
 __all__ = ["fsync_folder", "link_copy"]
-
-_PROC_FD = "/proc/self/fd"
 
 
 def fsync_folder(folder: Path | str) -> None:
     descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        os.fsync(descriptor)
-    except OSError as error:
-        if error.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
-            raise
+        fsync_directory(descriptor)
     finally:
         os.close(descriptor)
 
@@ -87,8 +83,8 @@ def link_copy(source: str | os.PathLike[str], destination: Path, expected: bytes
         with contextlib.suppress(FileNotFoundError):
             os.unlink(name, dir_fd=folder)
         try:
-            if os.path.isdir(_PROC_FD):
-                os.link(f"{_PROC_FD}/{descriptor}", name, dst_dir_fd=folder, follow_symlinks=True)
+            if os.path.isdir(PROC_FD):
+                os.link(f"{PROC_FD}/{descriptor}", name, dst_dir_fd=folder, follow_symlinks=True)
             else:  # pragma: no cover - Linux has /proc; elsewhere the inode check below stands in
                 os.link(source, name, dst_dir_fd=folder, follow_symlinks=True)
         except OSError:
