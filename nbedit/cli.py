@@ -550,8 +550,10 @@ def run() -> None:
     functions: here it runs less often (it still runs; a big change can make cyclic garbage).
     And the interpreter's teardown frees every module object by object just before the system
     frees the whole process: once a short command has returned, its output flushed and its
-    history stores closed (a normal exit would close them the same way), the process ends
-    with ``os._exit``. Errors that escape ``main``, ``demo`` and ``mcp`` exit the usual way.
+    history stores let go, the process ends with ``os._exit``. The stores are let go without
+    folding their write-ahead log into the database (``Workspace._close_before_exit``): every
+    entry is already synced in the log, and folding it would cost this run two more syncs and
+    the next run a new log. Errors that escape ``main``, ``demo`` and ``mcp`` exit the usual way.
     """
     import contextlib
     import gc
@@ -567,7 +569,7 @@ def run() -> None:
     if _USUAL_EXIT.intersection(sys.argv[1:2]):
         sys.exit(code)
     for workspace in cli_support._opened:
-        workspace.close()
+        workspace._close_before_exit()  # noqa: SLF001 - the history's log is left for the next run
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()

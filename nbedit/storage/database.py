@@ -230,6 +230,7 @@ def move_aside(database: Path) -> Path:
 
 
 _OPEN: weakref.WeakSet[Database] = weakref.WeakSet()
+_LEFT_OPEN: list[sqlite3.Connection] = []  # Database.close(keep_log=True): kept until the process ends
 
 
 def _after_fork_in_child() -> None:
@@ -403,10 +404,24 @@ class Database:
             connection.execute("DELETE FROM sqlite_sequence WHERE name = 'entries'")
             connection.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('entries', ?)", (floor,))
 
-    def close(self) -> None:
+    def close(self, *, keep_log: bool = False) -> None:
+        """Close the connection; the last one to close folds the write-ahead log into the file.
+
+        ``keep_log``, only for a process about to end (``os._exit``): the connection is let go
+        without being closed, so the log stays for the next connection instead of being folded
+        in and deleted. Folding costs the ending process two syncs (log, database) and the next
+        process a new log (its header synced); what it leaves is what a killed process leaves,
+        which SQLite's open reads as usual: every committed entry is in the log, synced when it
+        was committed (``durable`` writes), and the log stays bounded (``wal_autocheckpoint``,
+        ``checkpoint_if_large``). The connection is kept referenced until the process ends
+        (collecting it would close it).
+        """
         with self._lock:
             if self._connection is not None and self._connection_pid == os.getpid():
-                self._connection.close()
+                if keep_log:
+                    _LEFT_OPEN.append(self._connection)
+                else:
+                    self._connection.close()
             self._connection = None
 
     def translate(self, error: sqlite3.Error) -> HistoryError:

@@ -134,11 +134,14 @@ class HistoryStore(HistoryRecording, HistoryReading, HistoryRecovery, HistoryRet
             )
             return store
 
-    def close(self) -> None:
-        """Close the connection; a background compaction stops at its next step (its work is kept)."""
+    def close(self, *, keep_log: bool = False) -> None:
+        """Close the connection; a background compaction stops at its next step (its work is kept).
+
+        ``keep_log``: only in a process that ends right after (``Database.close``).
+        """
         self._closed.set()
         with self._database_lock():
-            self._database.close()
+            self._database.close(keep_log=keep_log)
 
     def _database_lock(self) -> threading.RLock:
         return self._database._lock  # noqa: SLF001 - one lock guards the connection and close
