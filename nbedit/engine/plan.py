@@ -14,13 +14,12 @@ The stages go one way: the matcher and the hunk locator never import this module
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from nbedit._dataclass import replace
 from nbedit._gc import paused
 from nbedit.engine.exact_run import edit_bytes
-from nbedit.engine.locate_hunks import edit_text  # the text stage; still importable from here
-from nbedit.engine.match.evidence import context_free
+from nbedit.engine.match.context import context_free
 from nbedit.engine.models import (
     Change,
     FileChange,
@@ -170,6 +169,21 @@ def _merge(earlier: FilePlan, later: FilePlan) -> FilePlan:
     )
 
 
+def _edit_text() -> Callable[..., TextEdit]:
+    """The text stage's ``edit_text`` (``engine/locate_hunks.py``), imported when a file needs it: a
+    diff whose hunks all stand where they say is spliced by ``exact_run`` and never imports the
+    matcher (start-up time of a small ``nbedit apply``)."""
+    from nbedit.engine.locate_hunks import edit_text
+
+    return edit_text
+
+
+def __getattr__(name: str) -> object:
+    if name == "edit_text":  # still importable from here
+        return _edit_text()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dialect: str = "") -> FilePlan:
     path = change.path
     data = source.read(path)
@@ -177,7 +191,13 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
         from nbedit.engine.notebook import plan_notebook
 
         return plan_notebook(
-            path, data, change, options=options, mode=source.mode(path), dialect=dialect, edit_text=edit_text
+            path,
+            data,
+            change,
+            options=options,
+            mode=source.mode(path),
+            dialect=dialect,
+            edit_text=_edit_text(),
         )
     if change.cell is not None:
         raise NotebookError(
@@ -228,6 +248,7 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
         edit = None
         if spliced is None:
             assert text is not None
+            edit_text = _edit_text()
             edit = edit_text(text, change.hunks, options, path=path, sequential=change.sequential, base=base)
             edit = guard(path, text, edit)
     except BaseException:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from nbedit.engine.match.candidates import _candidate, _no_match_message, _span
+from nbedit.engine.match.context import context_free  # noqa: F401 - its own module; still importable here
 from nbedit.engine.match.fuzzy import _query_lines, _Scored, _similarity
 from nbedit.engine.match.search import _find, _Hit, _overlaps
 from nbedit.engine.match.tiers import FileIndex, MatchOptions, _fuzzy_line, _normalise
@@ -43,25 +44,6 @@ JOINED_MIN_CHARS = 8
 
 # an appended text of one line shorter than this may end a file by chance: not "already applied"
 APPEND_APPLIED_CHARS = 16
-
-
-def context_free(hunk: Hunk) -> bool:
-    """A diff hunk with a line number and no context lines (``git diff -U0``, or a model's bare hunk).
-
-    Its old text is only the lines it removes (none for a pure insertion), so nothing but
-    those lines and the line number says where it goes. The number is the diff's base's:
-    in any other file it is evidence only where the removed lines confirm it (issue 21,
-    rule 5; see ``removed_lines_unique`` and the planner's use of git's ``index`` line).
-    """
-    if hunk.start_line is None or hunk.anchors or hunk.replace_all:
-        return False
-    if not hunk.old or not hunk.new:
-        return True
-    if hunk.old.partition("\n")[0] == hunk.new.partition("\n")[0]:
-        return False  # leading context (the common case, decided without splitting the texts)
-    old_lines, new_lines = _query_lines(hunk), hunk.new.removesuffix("\n").split("\n")
-    # context lines are shared at an edge (a blank one too)
-    return old_lines[0] != new_lines[0] and old_lines[-1] != new_lines[-1]
 
 
 def removed_lines_unique(index: FileIndex, hunk: Hunk, match: Match) -> bool:
