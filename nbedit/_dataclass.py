@@ -54,6 +54,8 @@ else:
     from collections import namedtuple
     from operator import attrgetter
 
+    from nbedit import _dataclass_inits as _inits
+
     class _MissingType:
         __slots__ = ()
 
@@ -249,6 +251,10 @@ else:
         slots = owner is not None and all(
             type(owner.__dict__.get(item.name)) is _MemberDescriptor for item in field_list
         )
+        if frozen and slots:
+            made = _from_template(qualname, field_list, owner)
+            if made is not None:
+                return made
         parameters = ["self"]
         body = []
         for item in field_list:
@@ -276,6 +282,29 @@ else:
         function = namespace["__init__"]
         function.__qualname__ = f"{qualname}.__init__"
         return function
+
+    def _from_template(qualname, field_list, owner):
+        # the same function as the compiled one below, from a body compiled with the package
+        # (``_dataclass_inits``): no ``exec``; None when there is no such body for this class
+        if len(field_list) > _inits.MOST_FIELDS:
+            return None
+        namespace = {}
+        defaults = []
+        for index, item in enumerate(field_list):
+            if item._default_factory is not MISSING:
+                return None
+            if item._default is not MISSING:
+                defaults.append(item._default)
+            namespace[f"set{index}"] = owner.__dict__[item.name].__set__
+        template = getattr(_inits, f"init_{len(field_list)}").__code__
+        renamed = {"co_varnames": ("self", *(item.name for item in field_list)), "co_name": "__init__"}
+        if hasattr(template, "co_qualname"):  # Python 3.11+
+            renamed["co_qualname"] = f"{qualname}.__init__"
+        function = _Function(template.replace(**renamed), namespace, "__init__", tuple(defaults) or None)
+        function.__qualname__ = f"{qualname}.__init__"
+        return function
+
+    _Function = type(_from_template)  # types.FunctionType, without types
 
     class _LazyInit:
         """The class's ``__init__``, compiled the first time it is looked up (made or inspected).

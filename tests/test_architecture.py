@@ -40,8 +40,11 @@ VALUE_MODULES = frozenset(
         "nbedit.live.protocol",
     }
 )
-# helpers every layer may use: no I/O, no front end (_gc pauses the collector while big inputs are built)
-VALUE_HELPERS = frozenset({"nbedit._dataclass", "nbedit._conveniences", "nbedit._hashing", "nbedit._gc"})
+# helpers every layer may use: no I/O, no front end (_gc pauses the collector while big inputs are built;
+# _dataclass_inits holds the pre-compiled __init__ bodies of _dataclass)
+VALUE_HELPERS = frozenset(
+    {"nbedit._dataclass", "nbedit._dataclass_inits", "nbedit._conveniences", "nbedit._hashing", "nbedit._gc"}
+)
 
 # The engine is pure: text in, text out. Besides itself it may use only the values and helpers
 # every layer shares.
@@ -253,7 +256,8 @@ def test_value_modules_import_nothing_that_computes_with_them(graph: dict[str, d
 
 
 def test_value_helpers_import_nothing_of_the_package(graph: dict[str, dict[str, int]]) -> None:
-    assert {module: sorted(graph[module]) for module in VALUE_HELPERS} == {
+    # but each other (_dataclass takes its pre-compiled __init__ bodies from _dataclass_inits)
+    assert {module: sorted(set(graph[module]) - VALUE_HELPERS) for module in VALUE_HELPERS} == {
         module: [] for module in VALUE_HELPERS
     }
 

@@ -433,3 +433,82 @@ def test_the_literal_aliases_read_at_run_time_are_the_ones_type_checkers_read() 
     assert checked >= 5  # Operation, Surface, Origin, Status, Role
     with pytest.raises(AttributeError):
         nbedit.errors.NoSuchAlias  # type: ignore[attr-defined]  # noqa: B018
+
+
+# --- the pre-compiled __init__ bodies (nbedit/_dataclass_inits.py) --------------------------------
+
+MOST = 24
+HEAD = '''"""Pre-compiled ``__init__`` bodies for ``nbedit._dataclass``: one function per number of fields.
+
+Why: compiling a class's ``__init__`` (``exec`` of its source) costs some 0.1-0.2 ms, and the
+``nbedit apply`` of a small patch makes about twenty data classes' instances, so compiling was
+about a twentieth of the whole call. The body of a frozen slotted class's ``__init__`` is the
+same for every class with as many fields: each argument handed to its slot's setter. These
+functions are that body, compiled with the package (their bytecode is in the ``.pyc``);
+``_dataclass`` gives one the class's field names (``code.replace(co_varnames=...)``: the
+parameters are renamed, the bytecode is unchanged), its defaults and its setters (``setN``, the
+globals of the new function). A class with a ``default_factory``, without slots or not frozen,
+or with more than ``MOST_FIELDS`` fields, has its ``__init__`` compiled as before.
+
+Generated: ``tests/test_dataclass_compat.py`` checks this file is exactly what
+``template_source`` there writes (edit that, not this).
+"""
+
+MOST_FIELDS = %d
+
+# ruff: noqa: F821 - ``setN`` are the globals each copy is given
+''' % MOST
+
+
+def template_source() -> str:
+    """The text of ``nbedit/_dataclass_inits.py`` (write it with this when ``MOST`` changes)."""
+    parts = [HEAD]
+    for count in range(MOST + 1):
+        parameters = ", ".join(["self", *(f"f{index}" for index in range(count))])
+        body = "\n".join(f"    set{index}(self, f{index})" for index in range(count)) or "    pass"
+        parts.append(f"\n\ndef init_{count}({parameters}):  # type: ignore[no-untyped-def]\n{body}\n")
+    return "".join(parts)
+
+
+def test_the_init_bodies_module_is_what_its_generator_writes() -> None:
+    from pathlib import Path
+
+    from nbedit import _dataclass_inits
+
+    assert Path(_dataclass_inits.__file__).read_text(encoding="utf-8") == template_source()
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 5, 24, 25])
+def test_an_init_from_a_body_behaves_as_a_compiled_one(count: int) -> None:
+    # field names that are the bodies' own parameter and global names, and Python names besides
+    names = ["f1", "set0", "f0", "self_", "init_3", "x"][:count]
+    names += [f"field_{n}" for n in range(max(0, count - 6))]
+    annotations = dict.fromkeys(names, "int")
+    defaults = {name: index for index, name in enumerate(names) if index >= count // 2}
+    made = _dataclass.dataclass(frozen=True, slots=True)(
+        type("Made", (), {"__annotations__": annotations, **defaults, "__module__": __name__})
+    )
+    twin = dataclasses.dataclass(frozen=True, slots=True)(
+        type("Made", (), {"__annotations__": dict(annotations), **defaults, "__module__": __name__})
+    )
+    init = made.__init__  # compiled (or taken from a body) when first read
+    assert ("_setattr" not in init.__globals__) == (count <= MOST)  # an exec'd one has the helpers
+    def parameters(function: Any) -> list[tuple[str, Any, Any]]:
+        found = inspect.signature(function).parameters.values()
+        return [(parameter.name, parameter.kind, parameter.default) for parameter in found]
+
+    assert parameters(init) == parameters(twin.__init__)
+    values = [100 + index for index in range(count)]
+    for arguments, keywords in ((values, {}), ([], dict(zip(names, values, strict=True)))):
+        built, expected = made(*arguments, **keywords), twin(*arguments, **keywords)
+        assert [getattr(built, name) for name in names] == [getattr(expected, name) for name in names]
+    required = [name for name in names if name not in defaults]
+    for arguments in ([], values + [0]):
+        if not arguments and not required:
+            continue
+        with pytest.raises(TypeError) as ours:
+            made(*arguments)
+        with pytest.raises(TypeError) as theirs:
+            twin(*arguments)
+        # the same words after the function's name (the stdlib's code is named for its factory)
+        assert str(ours.value).split("()", 1)[1] == str(theirs.value).split("()", 1)[1]
