@@ -108,6 +108,43 @@ def test_apply_yes_imports_nothing_heavy(project: Path) -> None:
     assert loaded(modules, ("argparse", "nbedit.history_ops", "nbedit.engine.transport", "shutil")) == []
 
 
+# what a diff whose hunks all stand where they say never runs: the matcher's search, tiers of leniency
+# and readings (the planner splices such a diff in the bytes, engine/exact_run.py)
+MATCHER = (
+    "nbedit.engine.locate_hunks",
+    "nbedit.engine.match.cascade",
+    "nbedit.engine.match.search",
+    "nbedit.engine.match.fuzzy",
+    "nbedit.engine.match.evidence",
+    "nbedit.engine.match.candidates",
+    "nbedit.engine.readings",
+)
+
+
+def test_a_git_commit_diff_in_place_imports_no_matcher(project: Path) -> None:
+    # git's own header (the `index` line names the diff's base: the planner asks whether any hunk is
+    # context-free), as `git diff` writes it
+    patch = (
+        "diff --git a/app.py b/app.py\nindex 3b18e51..a1f2c3d 100644\n"
+        + (project / "change.diff").read_text(encoding="utf-8")
+    )
+    (project / "commit.diff").write_text(patch, encoding="utf-8")
+    result, modules = imported("apply", "--yes", "commit.diff", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "return value + 200" in (project / "app.py").read_text(encoding="utf-8")
+    assert loaded(modules, (*HEAVY, *SLOW_STDLIB, *MATCHER, "argparse", "weakref")) == []
+
+
+def test_a_diff_out_of_place_still_finds_its_hunks(project: Path) -> None:
+    # the same diff with its line numbers off by 3: the matcher is imported where it is needed
+    patch = (project / "change.diff").read_text(encoding="utf-8").replace("@@ -5,2 +5,2", "@@ -8,2 +8,2")
+    (project / "moved.diff").write_text(patch, encoding="utf-8")
+    result, modules = imported("apply", "--yes", "moved.diff", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "return value + 100" in (project / "app.py").read_text(encoding="utf-8")
+    assert "nbedit.engine.match.cascade" in modules
+
+
 def test_apply_from_stdin_imports_nothing_heavy(project: Path) -> None:
     patch = (project / "change.diff").read_bytes()
     result, modules = imported("apply", "-", "--yes", "--root", ".", cwd=project, stdin=patch)
