@@ -208,6 +208,29 @@ def test_the_program_leaves_its_history_log_for_the_next_run(project: Path, tmp_
     assert not (home / "history.sqlite3-wal").exists()
 
 
+def test_a_history_set_aside_keeps_the_ids_its_left_log_handed_out(project: Path, tmp_path: Path) -> None:
+    # the entry is only in the log the program left (one entry is far below an automatic
+    # checkpoint): reading a database that is set aside counts it (ids are also reserved ahead
+    # in the floor file, so none is used twice either way)
+    from nbedit.storage.database import last_sequence, move_aside, read_sequence_floor
+
+    home = tmp_path / "home"
+    completed = subprocess.run(
+        [sys.executable, "-m", "nbedit", "apply", "--yes", "change.diff"],
+        cwd=project,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(REPO), "NBEDIT_HOME": str(home)},
+        timeout=120,
+    )
+    assert completed.returncode == 0, completed.stderr
+    database = home / "history.sqlite3"
+    assert (home / "history.sqlite3-wal").stat().st_size > 0
+    assert last_sequence(database) == 1
+    move_aside(database)
+    assert read_sequence_floor(database) >= 1
+    assert not (home / "history.sqlite3-wal").exists()  # moved aside with its database
+
+
 def test_main_called_in_a_program_returns_and_keeps_nothing_open(project: Path) -> None:
     code = cli.main(["apply", "--yes", str(project / "change.diff"), "--root", str(project)])
     assert code == 0

@@ -183,19 +183,38 @@ def raise_sequence_floor(database: Path, seq: int) -> None:
 def last_sequence(database: Path) -> int:
     """The highest entry counter a (possibly damaged) database handed out, as far as it can be read.
 
-    When nothing can be read, the current time in seconds is used: counters grow by
-    one per entry, so a damaged history that was not read is assumed to have handed
-    out fewer ids than seconds have passed since 1970.
+    Read with its write-ahead log (the latest entries may be only there: a program run leaves the
+    log for the next one, a kernel keeps it open), and without it (``immutable``: a damaged log or
+    index must not stop the reading of the file). When nothing can be read, or the log holds
+    something that could not be read, the current time in seconds is used: counters grow by one
+    per entry, so a damaged history that was not read is assumed to have handed out fewer ids than
+    seconds have passed since 1970.
     """
     try:
-        connection = sqlite3.connect(f"file:{database}?mode=ro&immutable=1", uri=True)
+        log = os.stat(f"{database}-wal").st_size > 0
+    except OSError:
+        log = False
+    # with its log only where the log and its index are there already: a read-only connection
+    # would make them otherwise, beside a database that is about to be set aside
+    readings = [("mode=ro&immutable=1", False)]
+    if log and os.path.exists(f"{database}-shm"):
+        readings.insert(0, ("mode=ro", True))
+    found: list[int] = []
+    log_read = False
+    for options, with_log in readings:
         try:
-            row = connection.execute("SELECT MAX(seq) FROM sqlite_sequence").fetchone()
-            return int(row[0] or 0)
-        finally:
-            connection.close()
-    except (sqlite3.Error, ValueError, TypeError):
-        return int(time.time())
+            connection = sqlite3.connect(f"file:{database}?{options}", uri=True)
+            try:
+                row = connection.execute("SELECT MAX(seq) FROM sqlite_sequence").fetchone()
+                found.append(int(row[0] or 0))
+                log_read = log_read or with_log
+            finally:
+                connection.close()
+        except (sqlite3.Error, ValueError, TypeError):
+            continue
+    if not found or (log and not log_read):
+        return max([*found, int(time.time())])
+    return max(found)
 
 
 def move_aside(database: Path) -> Path:
