@@ -263,3 +263,47 @@ def test_broken_json_in_the_middle_of_a_big_batch_is_refused_as_json_refuses_it(
     with pytest.raises(NotebookError, match=re.escape(f"is not valid JSON ({where})")):
         Workspace(tmp_path).plan_edit("broken.ipynb", "v5 = 5\n", "v5 = 6\n")
     assert path.read_bytes() == bad
+
+
+def _apart(texts: list[str], separators: list[str]) -> bytes:
+    """A notebook whose cells (``texts``) are apart by ``separators``: nbformat's layout otherwise."""
+    body = texts[0] + "".join(separator + text for separator, text in zip(separators, texts[1:], strict=True))
+    top = '\n ],\n "metadata": {},\n "nbformat": 4,\n "nbformat_minor": 5\n}\n'
+    return ('{\n "cells": [\n  ' + body + top).encode()
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [",\n\n  ", ", ", ",", "\n  ,\n  ", ",\n   ", ",\r\n  ", ",\t"],
+)
+def test_cells_apart_by_other_text_than_the_first_two_read_as_json_reads_them(odd: str) -> None:
+    """The scan takes the text after the first cell as the usual one between cells; any other
+    (more or less whitespace, none) is read by the general rule, with the same cells and offsets."""
+    cells = _uniform_cells("code", 12, "all")
+    texts = [json.dumps(cell, indent=1, sort_keys=True).replace("\n", "\n  ") for cell in cells]
+    separators = [",\n  "] * 11
+    for place in (1, 5, 10):
+        separators[place] = odd
+    data = _apart(texts, separators)
+    document = NotebookDocument.parse(data, "apart.ipynb")
+    expected = json.loads(data)["cells"]
+    assert document.view == _expected_view(expected)
+    for index, cell in enumerate(expected):
+        assert document.raw_cell(index) == cell
+    edited = document.edit(document.view.replace("v10 = 10\n", "v10 = -10\n", 1))
+    assert edited.data == data.replace(b'"v10 = 10\\n"', b'"v10 = -10\\n"', 1)
+
+
+@pytest.mark.parametrize("place", [0, 1, 6])
+@pytest.mark.parametrize("broken", ["", "\n  ", "\n  ,,\n  ", ",\n  ,", "\n  ]"])
+def test_cells_not_apart_by_one_comma_are_refused_as_json_refuses_them(broken: str, place: int) -> None:
+    cells = _uniform_cells("markdown", 9, "all")
+    texts = [json.dumps(cell, indent=1, sort_keys=True).replace("\n", "\n  ") for cell in cells]
+    separators = [",\n  "] * 8
+    separators[place] = broken
+    data = _apart(texts, separators)
+    with pytest.raises(json.JSONDecodeError) as decoding:
+        json.loads(data)
+    where = f"line {decoding.value.lineno} column {decoding.value.colno}: {decoding.value.msg}"
+    with pytest.raises(NotebookError, match=re.escape(f"is not valid JSON ({where})")):
+        NotebookDocument.parse(data, "broken.ipynb")
