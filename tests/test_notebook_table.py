@@ -276,9 +276,16 @@ def _apart(texts: list[str], separators: list[str]) -> bytes:
     "odd",
     [",\n\n  ", ", ", ",", "\n  ,\n  ", ",\n   ", ",\r\n  ", ",\t"],
 )
-def test_cells_apart_by_other_text_than_the_first_two_read_as_json_reads_them(odd: str) -> None:
+@pytest.mark.parametrize("window", [None, 64])
+def test_cells_apart_by_other_text_than_the_first_two_read_as_json_reads_them(
+    odd: str, window: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The scan takes the text after the first cell as the usual one between cells; any other
-    (more or less whitespace, none) is read by the general rule, with the same cells and offsets."""
+    (more or less whitespace, none) is read by the general rule, with the same cells and offsets,
+    also when windows of 64 characters cut the cells and the text between them everywhere."""
+    if window is not None:
+        monkeypatch.setattr(scan_module, "_WINDOW", window)
+        monkeypatch.setattr(scan_module, "_MARGIN", 16)
     cells = _uniform_cells("code", 12, "all")
     texts = [json.dumps(cell, indent=1, sort_keys=True).replace("\n", "\n  ") for cell in cells]
     separators = [",\n  "] * 11
@@ -296,7 +303,13 @@ def test_cells_apart_by_other_text_than_the_first_two_read_as_json_reads_them(od
 
 @pytest.mark.parametrize("place", [0, 1, 6])
 @pytest.mark.parametrize("broken", ["", "\n  ", "\n  ,,\n  ", ",\n  ,", "\n  ]"])
-def test_cells_not_apart_by_one_comma_are_refused_as_json_refuses_them(broken: str, place: int) -> None:
+@pytest.mark.parametrize("window", [None, 64])
+def test_cells_not_apart_by_one_comma_are_refused_as_json_refuses_them(
+    broken: str, place: int, window: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if window is not None:
+        monkeypatch.setattr(scan_module, "_WINDOW", window)
+        monkeypatch.setattr(scan_module, "_MARGIN", 16)
     cells = _uniform_cells("markdown", 9, "all")
     texts = [json.dumps(cell, indent=1, sort_keys=True).replace("\n", "\n  ") for cell in cells]
     separators = [",\n  "] * 8
