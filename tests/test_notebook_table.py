@@ -167,3 +167,156 @@ def test_the_document_keeps_no_object_per_cell() -> None:
     edited = document.edit(document.view.replace("x250 = 250\n", "x250 = -250\n", 1))
     assert edited.data == data.replace(b'"x250 = 250\\n"', b'"x250 = -250\\n"', 1)
     assert set(document.layout.cells.made) <= {250, *range(20)}  # the edited cell, the first 20 for key order
+
+
+def _uniform_cells(cell_type: str, count: int, ids: str) -> list[dict[str, Any]]:
+    """``count`` cells of one type; ``ids``: "all", "none" (nbformat 4.4) or "some"."""
+    make = {"code": code_cell, "markdown": markdown_cell, "raw": raw_cell}[cell_type]
+    cells = [make(f"v{index} = {index}\nprint(v{index})") for index in range(count)]
+    for index, cell in enumerate(cells):
+        if ids == "all" or (ids == "some" and index % 2):
+            cell["id"] = f"u{index}"
+    return cells
+
+
+@pytest.mark.parametrize("batch", [1, 4, 512])
+@pytest.mark.parametrize("ids", ["all", "none", "some"])
+@pytest.mark.parametrize("cell_type", ["code", "markdown", "raw"])
+def test_a_batch_of_one_cell_type_reads_as_json_reads_it(
+    cell_type: str, ids: str, batch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batch reader's shortcuts (one cell type, every id a string or none) give what the
+    general path gives: the view, the sources, the interned types, the ids shown."""
+    monkeypatch.setattr(scan_module, "_BATCH", batch)
+    cells = _uniform_cells(cell_type, 9, ids)
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 4 if ids == "none" else 5}
+    data = canonical(notebook)
+    document = NotebookDocument.parse(data, "uniform.ipynb")
+    expected = json.loads(data)["cells"]
+    assert document.view == _expected_view(expected)
+    assert len({id(each) for each in document.table.types}) == 1
+    for index, cell in enumerate(expected):
+        assert document.raw_cell(index) == cell
+        assert document.cells[index].id == cell.get("id")
+        assert document.cells[index].source == "".join(cell["source"])
+    assert document.problems == ()
+
+
+@pytest.mark.parametrize(
+    ("original", "damaged"),
+    [
+        (b'"source": [\n    "v1000 = 1000\\n",', b'"source": [\n    1000,'),
+        (b'"id": "u1000"', b'"id": 1000'),
+        (b'"execution_count": null,\n   "id": "u1000"', b'"execution_count": -1,\n   "id": "u1000"'),
+    ],
+)
+def test_a_bad_cell_in_the_middle_of_a_big_uniform_batch_is_named_and_the_file_kept(
+    original: bytes, damaged: bytes, tmp_path: Any
+) -> None:
+    """2,000 code cells with ids (batches of 512 read by whole columns): one bad cell in the middle
+    is named as when the batch is read cell by cell, and planning an edit leaves the file as it was."""
+    from nbedit.workspace import Workspace
+
+    data = canonical(_notebook(_uniform_cells("code", 2000, "all")))
+    assert data.count(original) == 1, original
+    bad = data.replace(original, damaged)
+    json.loads(bad)  # still JSON: the reader, not the scanner, refuses it
+    path = tmp_path / "big.ipynb"
+    path.write_bytes(bad)
+    workspace = Workspace(tmp_path)
+    if b"-1" in damaged:  # a negative count: the schema problem is named, the edit still planned
+        assert NotebookDocument.parse(bad, "big.ipynb").problems == (
+            "code cell 1000 has no valid 'execution_count' (a number or null)",
+        )
+        return
+    expected = "cell 1000 has a 'source'" if b"1000," in damaged else "cell 1000 has a non-string id 1000"
+    with pytest.raises(NotebookError, match=re.escape(expected)) as raised:
+        workspace.plan_edit("big.ipynb", "v5 = 5\n", "v5 = 6\n")
+    assert "was not changed" in str(raised.value) or "unchanged" in str(raised.value)
+    assert path.read_bytes() == bad
+
+
+_CELL_1000 = b'  {\n   "cell_type": "code",\n   "execution_count": null,\n   "id": "u1000"'
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        (b'"source": [\n    "v1000', b'"source": [\n    ,"v1000'),
+        (b'"id": "u1000",', b'"id": "u1000",,'),
+        (b"  },\n" + _CELL_1000, b"  }\n" + _CELL_1000),
+    ],
+)
+def test_broken_json_in_the_middle_of_a_big_batch_is_refused_as_json_refuses_it(
+    damage: tuple[bytes, bytes], tmp_path: Any
+) -> None:
+    from nbedit.workspace import Workspace
+
+    data = canonical(_notebook(_uniform_cells("code", 2000, "all")))
+    assert data.count(damage[0]) == 1, damage
+    bad = data.replace(*damage)
+    with pytest.raises(json.JSONDecodeError) as decoding:
+        json.loads(bad)
+    where = f"line {decoding.value.lineno} column {decoding.value.colno}: {decoding.value.msg}"
+    path = tmp_path / "broken.ipynb"
+    path.write_bytes(bad)
+    with pytest.raises(NotebookError, match=re.escape(f"is not valid JSON ({where})")):
+        Workspace(tmp_path).plan_edit("broken.ipynb", "v5 = 5\n", "v5 = 6\n")
+    assert path.read_bytes() == bad
+
+
+def _apart(texts: list[str], separators: list[str]) -> bytes:
+    """A notebook whose cells (``texts``) are apart by ``separators``: nbformat's layout otherwise."""
+    body = texts[0] + "".join(separator + text for separator, text in zip(separators, texts[1:], strict=True))
+    top = '\n ],\n "metadata": {},\n "nbformat": 4,\n "nbformat_minor": 5\n}\n'
+    return ('{\n "cells": [\n  ' + body + top).encode()
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [",\n\n  ", ", ", ",", "\n  ,\n  ", ",\n   ", ",\r\n  ", ",\t"],
+)
+@pytest.mark.parametrize("window", [None, 64])
+def test_cells_apart_by_other_text_than_the_first_two_read_as_json_reads_them(
+    odd: str, window: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scan takes the text after the first cell as the usual one between cells; any other
+    (more or less whitespace, none) is read by the general rule, with the same cells and offsets,
+    also when windows of 64 characters cut the cells and the text between them everywhere."""
+    if window is not None:
+        monkeypatch.setattr(scan_module, "_WINDOW", window)
+        monkeypatch.setattr(scan_module, "_MARGIN", 16)
+    cells = _uniform_cells("code", 12, "all")
+    texts = [json.dumps(cell, indent=1, sort_keys=True).replace("\n", "\n  ") for cell in cells]
+    separators = [",\n  "] * 11
+    for place in (1, 5, 10):
+        separators[place] = odd
+    data = _apart(texts, separators)
+    document = NotebookDocument.parse(data, "apart.ipynb")
+    expected = json.loads(data)["cells"]
+    assert document.view == _expected_view(expected)
+    for index, cell in enumerate(expected):
+        assert document.raw_cell(index) == cell
+    edited = document.edit(document.view.replace("v10 = 10\n", "v10 = -10\n", 1))
+    assert edited.data == data.replace(b'"v10 = 10\\n"', b'"v10 = -10\\n"', 1)
+
+
+@pytest.mark.parametrize("place", [0, 1, 6])
+@pytest.mark.parametrize("broken", ["", "\n  ", "\n  ,,\n  ", ",\n  ,", "\n  ]"])
+@pytest.mark.parametrize("window", [None, 64])
+def test_cells_not_apart_by_one_comma_are_refused_as_json_refuses_them(
+    broken: str, place: int, window: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if window is not None:
+        monkeypatch.setattr(scan_module, "_WINDOW", window)
+        monkeypatch.setattr(scan_module, "_MARGIN", 16)
+    cells = _uniform_cells("markdown", 9, "all")
+    texts = [json.dumps(cell, indent=1, sort_keys=True).replace("\n", "\n  ") for cell in cells]
+    separators = [",\n  "] * 8
+    separators[place] = broken
+    data = _apart(texts, separators)
+    with pytest.raises(json.JSONDecodeError) as decoding:
+        json.loads(data)
+    where = f"line {decoding.value.lineno} column {decoding.value.colno}: {decoding.value.msg}"
+    with pytest.raises(NotebookError, match=re.escape(f"is not valid JSON ({where})")):
+        NotebookDocument.parse(data, "broken.ipynb")

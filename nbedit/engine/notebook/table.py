@@ -69,6 +69,7 @@ _SOURCE_KINDS = frozenset({str, list})
 
 _DICT = frozenset({dict})
 _LIST = frozenset({list})
+_STR = frozenset({str})
 _COUNT_KINDS = frozenset({int, _NONE})
 
 
@@ -126,24 +127,31 @@ class CellTable:
             ]
         get = dict.get
         try:
-            if set(map(type, values)) != {dict}:
-                raise TypeError
+            # ``dict.get`` of an element that is no object raises TypeError, as ``join`` of a line
+            # that is no string does: such a batch goes cell by cell
             types = list(map(get, values, repeat("cell_type", count)))
             ids = list(map(get, values, repeat("id", count)))
             raw = list(map(get, values, repeat("source", count), repeat(MISSING, count)))
             kinds = list(map(type, raw))
+            source_kinds = set(kinds)
             if not (
                 _KNOWN.issuperset(types)
                 and _ID_KINDS.issuperset(map(type, ids))
-                and _SOURCE_KINDS.issuperset(kinds)
+                and _SOURCE_KINDS.issuperset(source_kinds)
             ):
                 raise TypeError
-            sources = [source if type(source) is str else "".join(source) for source in raw]
-        except TypeError:  # something odd in the batch (``join`` of a line that is no string, ...)
+            if source_kinds == _LIST:  # nbformat's own layout: every source a list of lines
+                sources = list(map("".join, raw))
+            elif source_kinds == _STR:
+                sources = raw
+            else:
+                sources = [source if type(source) is str else "".join(source) for source in raw]
+        except TypeError:  # something odd in the batch
             self._add_each(values)
             return
         del raw
-        types = list(map(_CANONICAL.__getitem__, types))
+        only = _only_type(types)
+        types = [only] * count if only is not None else list(map(_CANONICAL.__getitem__, types))
         self.types.extend(types)
         self.ids.extend(ids)
         self.kinds.extend(kinds)
@@ -151,14 +159,15 @@ class CellTable:
         self.writer.add(types, sources, ids)
         # the schema's structure: a metadata object everywhere, and in code cells an outputs list
         # and a count that is null or a number >= 0 (cell by cell only when a batch has an odd one)
-        code = list(map("code".__eq__, types))
-        counts = list(
-            compress(map(get, values, repeat("execution_count", count), repeat(MISSING, count)), code)
-        )
+        if only is None:  # a batch of several cell types: the members of code cells only
+            code_cells = list(compress(values, map("code".__eq__, types)))
+        else:
+            code_cells = values if only == "code" else []
+        counts = list(map(get, code_cells, repeat("execution_count"), repeat(MISSING)))
         count_kinds = set(map(type, counts))
         if (
             _DICT.issuperset(map(type, map(get, values, repeat("metadata", count))))
-            and _LIST.issuperset(map(type, compress(map(get, values, repeat("outputs", count)), code)))
+            and _LIST.issuperset(map(type, map(get, code_cells, repeat("outputs"))))
             and _COUNT_KINDS.issuperset(count_kinds)
             and not _negative(counts, count_kinds)
         ):
@@ -304,6 +313,14 @@ def _well_shaped(cell: dict[str, Any]) -> bool:
         return True
     count = cell.get("execution_count", MISSING)
     return type(cell.get("outputs")) is list and (count is None or (type(count) is int and count >= 0))
+
+
+def _only_type(types: list[str]) -> str | None:
+    """The one (canonical) cell type of a batch of known types, or None when it holds several."""
+    if not types:
+        return None
+    first = _CANONICAL[types[0]]
+    return first if types.count(first) == len(types) else None
 
 
 def _negative(counts: list[Any], kinds: set[type]) -> bool:

@@ -73,6 +73,10 @@ _SHOWABLE_TYPE = re.compile(r"[A-Za-z0-9_.:+-][A-Za-z0-9 _.:+-]{0,39}")
 READ_ONLY = "read-only"
 _CHUNK = 4096  # cells rendered at a time: the pieces of one chunk exist at once, never all
 _KNOWN = frozenset(CELL_TYPES)
+_MARKER_WITH_ID = MARKER_PREFIX.replace("%", "%%") + " %d [%s] id=%s\n"
+_MARKER_WITHOUT_ID = MARKER_PREFIX.replace("%", "%%") + " %d [%s]\n"
+_STR = frozenset({str})
+_NONE = frozenset({type(None)})
 
 
 class CellSpan(NamedTuple):
@@ -177,17 +181,23 @@ class ViewWriter:
 
     def add(self, types: Sequence[str], sources: Sequence[str], ids: Sequence[str | None]) -> None:
         first = len(self.marker_starts)
-        if _KNOWN.issuperset(types):
+        numbers = range(first, first + len(types))
+        id_kinds = set(map(type, ids)) if _KNOWN.issuperset(types) else None
+        if id_kinds == _STR:  # nbformat >= 4.5: every cell has an id
+            markers = list(map(_MARKER_WITH_ID.__mod__, zip(numbers, types, ids)))
+        elif id_kinds == _NONE:
+            markers = list(map(_MARKER_WITHOUT_ID.__mod__, zip(numbers, types)))
+        elif id_kinds is not None:
             markers = [
                 f"{MARKER_PREFIX} {index} [{cell_type}]\n"
                 if cell_id is None
                 else f"{MARKER_PREFIX} {index} [{cell_type}] id={cell_id}\n"
-                for index, cell_type, cell_id in zip(range(first, first + len(types)), types, ids, strict=False)
+                for index, cell_type, cell_id in zip(numbers, types, ids, strict=False)
             ]
         else:
             markers = [
                 format_marker(index, cell_type, cell_id) + "\n"
-                for index, cell_type, cell_id in zip(range(first, first + len(types)), types, ids, strict=False)
+                for index, cell_type, cell_id in zip(numbers, types, ids, strict=False)
             ]
         bodies = [
             ((source if _MARKER_START not in source else _escape(source)) + "\n" if source else "")
