@@ -41,7 +41,7 @@ from collections.abc import Sequence
 
 from nbedit._dataclass import replace
 from nbedit.engine.digest import fingerprint_meanwhile
-from nbedit.engine.models import FileChange, FilePlan, Hunk, LocatedHunk
+from nbedit.engine.models import FileChange, FilePlan, Hunk, LocatedHunk, digested_when_read
 from nbedit.engine.notebook.document import NotebookDocument
 from nbedit.engine.notebook.raw import RawDecision, looks_like_notebook_json, plan_raw
 from nbedit.engine.notebook.split import split_by_cell
@@ -90,6 +90,23 @@ def plan_notebook(
     by the planner (``engine/plan.py``, which calls this module for ``.ipynb`` targets).
     """
     digest = fingerprint_meanwhile(data)
+    try:
+        return _plan_document(path, data, change, options, edit_text, mode, dialect, digest)
+    except BaseException:
+        digest()  # a refused change leaves no thread behind
+        raise
+
+
+def _plan_document(
+    path: str,
+    data: bytes,
+    change: FileChange,
+    options: PlanOptions,
+    edit_text: Callable[..., TextEdit],
+    mode: int | None,
+    dialect: str,
+    digest: Callable[[], str],
+) -> FilePlan:
     document = NotebookDocument.parse(data, path, max_cells=options.max_cells)
     if dialect in CELL_DIALECTS:
         for number, hunk in enumerate(change.hunks):
@@ -146,7 +163,8 @@ def plan_notebook(
         after=after_view,
         before_bytes=data,
         after_bytes=edit.data,
-        fingerprint=digest(),
+        # handed back while the "before" may still be hashed: the field joins it when first read
+        fingerprint=digested_when_read(digest),
         hunks=located,
         new_path=change.new_path if change.new_path != path else None,
         mode=change.new_mode if change.new_mode is not None else mode,
