@@ -45,6 +45,7 @@ from nbedit.engine.models import FileChange, FilePlan, Hunk, LocatedHunk, digest
 from nbedit.engine.notebook.document import NotebookDocument
 from nbedit.engine.notebook.raw import RawDecision, looks_like_notebook_json, plan_raw
 from nbedit.engine.notebook.split import split_by_cell
+from nbedit.engine.notebook.successor import recall, remember
 from nbedit.engine.text import common_ends
 from nbedit.engine.text_edit import PlanOptions, TextEdit, splice
 from nbedit.errors import AmbiguousMatch, MatchError, NoMatch, UnsafeChange, option
@@ -107,7 +108,9 @@ def _plan_document(
     dialect: str,
     digest: Callable[[], str],
 ) -> FilePlan:
-    document = NotebookDocument.parse(data, path, max_cells=options.max_cells)
+    document = recall(data, path, options.max_cells) or NotebookDocument.parse(
+        data, path, max_cells=options.max_cells
+    )
     if dialect in CELL_DIALECTS:
         for number, hunk in enumerate(change.hunks):
             _check_cell_edit(hunk, number, len(change.hunks), path)
@@ -151,6 +154,7 @@ def _plan_document(
     if options.clear_outputs:
         notes.append(CLEARED_OUTPUTS_NOTE)
     edit = document.edit(after_view, clear_outputs=options.clear_outputs)
+    remember(document, edit.data)  # the next edit of these bytes starts from here (``successor``)
     structure = _structure_note(document, after_view, edit.changes)
     if structure:
         notes.append(structure)
