@@ -54,16 +54,36 @@ def remember(document: NotebookDocument, after: bytes) -> None:
 
 
 def recall(data: bytes, path: str, max_cells: int | None) -> NotebookDocument | None:
-    """The kept document of exactly ``data`` (compared byte for byte), for ``path``; else None."""
+    """The kept document of exactly ``data`` (compared byte for byte), for ``path``; else None.
+
+    The document handed back reads ``data`` itself, so the kept copy of the same bytes can go.
+    """
     with _lock:
         kept = _last[0] if _last else None
     if kept is None or len(kept.data) != len(data) or (max_cells is not None and len(kept.cells) > max_cells):
         return None
-    if kept.data is not data and kept.data != data:
-        return None
+    if kept.data is not data:
+        if kept.data != data:
+            return None
+        kept = _on(kept, data)
+        with _lock:
+            _last[:] = [kept]
+    if kept.path == path:
+        return kept
     from nbedit._dataclass import replace
 
-    return kept if kept.path == path else replace(kept, path=path)
+    return replace(kept, path=path)
+
+
+def _on(document: NotebookDocument, data: bytes) -> NotebookDocument:
+    """``document`` reading ``data`` (equal bytes, another object) instead of its own."""
+    from nbedit._dataclass import replace
+
+    layout = document.layout
+    reader = layout.cells.reader
+    is_ascii = isinstance(reader, _MemberReader) and reader.ascii
+    cells = CellLayouts(layout.cells.starts, layout.cells.ends, _MemberReader(data, is_ascii))
+    return replace(document, data=data, layout=Layout(layout.top, layout.cells_start, layout.cells_end, cells))
 
 
 def forget() -> None:
