@@ -115,7 +115,9 @@ def _plan_document(
         for number, hunk in enumerate(change.hunks):
             _check_cell_edit(hunk, number, len(change.hunks), path)
     if change.cell is None:
-        decision = plan_raw(path, data, change, before_view=document.view, mode=mode, exact=options.exact)
+        decision = plan_raw(
+            path, data, change, before_view=document.view, mode=mode, exact=options.exact, digest=digest
+        )
         if decision.plan is not None:
             return decision.plan
     else:  # limited to one cell: the cell view it is
