@@ -357,6 +357,7 @@ def replan_notebook(file_plan: FilePlan, kept: Sequence[LocatedHunk]) -> FilePla
     document = NotebookDocument.parse(file_plan.before_bytes, file_plan.path)
     after_view = splice(document.view, kept)
     edit = document.edit(after_view, clear_outputs=CLEARED_OUTPUTS_NOTE in file_plan.notes)
+    remember(document, edit.data)  # the toggled plan's bytes are the ones the next edit reads
     return replace(
         file_plan,
         after=after_view,
