@@ -137,3 +137,33 @@ def test_a_failed_hash_falls_back_to_hashing_on_the_caller(monkeypatch: pytest.M
     monkeypatch.undo()
     assert fingerprint_meanwhile(data)() == sha(data)
     assert all(entry.value is not None or not entry.done.is_set() for entry in digest._recent)
+
+
+def test_a_raw_json_patch_of_a_big_notebook_names_the_sha256_of_its_bytes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import difflib
+    import json
+
+    from nbedit.workspace import Workspace
+
+    cells = [
+        {"cell_type": "code", "execution_count": n, "id": f"c{n}", "metadata": {},
+         "outputs": [{"name": "stdout", "output_type": "stream", "text": ["x" * 60 + "\n"] * 300}],
+         "source": f"value_{n} = {n}"}
+        for n in range(80)
+    ]  # fmt: skip
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    before = json.dumps(notebook, indent=1, sort_keys=True) + "\n"
+    after = before.replace('"value_40 = 40"', '"value_40 = 41"')
+    assert len(before) > IN_BACKGROUND
+    (tmp_path / "big.ipynb").write_text(before)
+    diff = "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True), after.splitlines(keepends=True), "a/big.ipynb", "b/big.ipynb"
+        )
+    )
+    workspace = Workspace(tmp_path, history=False)
+    plan = workspace.plan_patch(diff)
+    assert plan.files[0].hunks == ()  # planned on the raw JSON (``notebook.raw``)
+    assert plan.files[0].fingerprint == sha(before.encode())
+    workspace.apply(plan)
+    assert (tmp_path / "big.ipynb").read_text() == after
