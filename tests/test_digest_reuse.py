@@ -140,7 +140,6 @@ def test_a_failed_hash_falls_back_to_hashing_on_the_caller(monkeypatch: pytest.M
 
 
 def test_a_raw_json_patch_of_a_big_notebook_names_the_sha256_of_its_bytes(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    import difflib
     import json
 
     from nbedit.workspace import Workspace
@@ -156,11 +155,15 @@ def test_a_raw_json_patch_of_a_big_notebook_names_the_sha256_of_its_bytes(tmp_pa
     after = before.replace('"value_40 = 40"', '"value_40 = 41"')
     assert len(before) > IN_BACKGROUND
     (tmp_path / "big.ipynb").write_text(before)
-    diff = "".join(
-        difflib.unified_diff(
-            before.splitlines(keepends=True), after.splitlines(keepends=True), "a/big.ipynb", "b/big.ipynb"
-        )
-    )
+    lines = before.splitlines(keepends=True)
+    changed = next(number for number, line in enumerate(lines) if '"value_40 = 40"' in line)
+    context = lines[changed - 3 : changed + 4]
+    diff = (
+        f"--- a/big.ipynb\n+++ b/big.ipynb\n@@ -{changed - 2},7 +{changed - 2},7 @@\n"
+        + "".join(" " + line for line in context[:3])
+        + "-" + context[3] + "+" + context[3].replace('"value_40 = 40"', '"value_40 = 41"')
+        + "".join(" " + line for line in context[4:])
+    )  # fmt: skip
     workspace = Workspace(tmp_path, history=False)
     plan = workspace.plan_patch(diff)
     assert plan.files[0].hunks == ()  # planned on the raw JSON (``notebook.raw``)
