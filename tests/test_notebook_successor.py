@@ -178,6 +178,10 @@ def test_a_second_edit_in_the_same_process_does_not_scan_again(tmp_path: Path, m
     workspace.apply(workspace.plan_edit(NAME, "total_8 = frame_8.sum()", "total_8 = frame_8.mean()"))
     workspace.apply(workspace.plan_edit(NAME, "total_9 = frame_9.sum()", "total_9 = frame_9.min()"))
     assert len(scans) == 1  # the second plan started from the first plan's derived document
+    view = workspace.view(NAME)  # viewing what was just written: the same document, no scan either
+    assert len(scans) == 1 and "total_9 = frame_9.min()" in view
+    successor.forget()
+    assert workspace.view(NAME) == view and len(scans) == 2
     expected = original.replace(b"total_8 = frame_8.sum()", b"total_8 = frame_8.mean()", 1)
     expected = expected.replace(b"total_9 = frame_9.sum()", b"total_9 = frame_9.min()", 1)
     assert (tmp_path / NAME).read_bytes() == expected

@@ -69,8 +69,9 @@ _JSON_MISMATCH = (
 
 
 def cell_view(data: bytes, path: str) -> str:
-    """The editable cell view of notebook bytes."""
-    return NotebookDocument.parse(data, path).view
+    """The editable cell view of notebook bytes (the last edit's document when these are its bytes)."""
+    document = recall(data, path, None) or NotebookDocument.parse(data, path)
+    return document.view
 
 
 def plan_notebook(
