@@ -74,16 +74,16 @@ def fingerprint_meanwhile(data: bytes, *, minimum: int = IN_BACKGROUND) -> Calla
     if len(data) < minimum:
         value = fingerprint(data)
         return lambda: value
+    result: list[str] = []
+    entry: _Hashed | None = None
     if len(data) < IN_BACKGROUND:  # a caller's lower minimum: a thread, nothing remembered
-        entry = None
         target: Callable[[], object] = lambda: result.append(fingerprint(data))  # noqa: E731
     else:
-        entry = _Hashed(data)
+        entry = hashed = _Hashed(data)
         with _lock:
             bases = list(_recent)
-            _remember(entry)
-        target = lambda: _hash(entry, bases)  # noqa: E731
-    result: list[str] = []
+            _remember(hashed)
+        target = lambda: _hash(hashed, bases)  # noqa: E731
     thread = threading.Thread(target=target, name="nbedit-fingerprint", daemon=True)
     try:
         thread.start()
