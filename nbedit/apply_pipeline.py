@@ -31,6 +31,7 @@ from nbedit.warnings import NbeditWarning
 __all__ = ["UNSET_LIVE_CLIENT", "ApplyPipeline"]
 
 UNSET_LIVE_CLIENT = object()  # the live client is found on the first write
+_REMEMBERED = 1 << 20  # ``engine.digest.IN_BACKGROUND``: smaller buffers are never remembered there
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
@@ -145,6 +146,14 @@ class ApplyPipeline:
         if entry_id is not None:
             self._retain(entry_id)
             self._store().compact_soon()
+        elif any(f.before_bytes is not None and len(f.before_bytes) >= _REMEMBERED for f in files):
+            # no history: no "after" was hashed from the old bytes' checkpoints, so keeping the old
+            # bytes for that (``engine.digest``) would only hold a copy of a file that is gone
+            from nbedit.engine.digest import forget
+
+            for file_plan in files:
+                if file_plan.before_bytes is not None:
+                    forget(file_plan.before_bytes)
         written = tuple(dict.fromkeys(p for f in files for p in (f.path, f.new_path) if p))
         return ApplyResult(plan, entry_id, written, already_applied=False)
 

@@ -1,13 +1,25 @@
-"""Fingerprints of big buffers, hashed on another core while this one does other work.
+"""Fingerprints of big buffers: hashed on another core, and never twice for the same bytes.
 
-``hashlib`` releases the GIL while it hashes a large buffer, and the SHA-256 of a
-50 MB notebook takes about 30 ms: as long as scanning its images, or writing and
-flushing the edited copy. The notebook planner hashes the "before" while it scans
-it; ``Workspace.apply`` hashes the "after" while it checks the file, takes the lock,
-writes the temporary copy, counts the changed lines and links the old copy into the
-history, and asks for the result only when the entry names the new version (a 4 MB
-source file's 2 ms of hashing then costs the caller nothing). Small buffers are
-hashed at once (a thread costs more than it saves).
+``hashlib`` releases the GIL while it hashes a large buffer, and the SHA-256 of a 50 MB
+notebook takes 30 to 130 ms (this depends on whether the CPU has SHA instructions): as
+long as scanning its images, or writing and flushing the edited copy. The notebook
+planner hashes the "before" while it scans it; ``Workspace.apply`` hashes the "after"
+while it checks the file, takes the lock, writes the temporary copy and links the old
+copy into the history, and asks for the result only when the entry names the new
+version. Small buffers are hashed at once (a thread costs more than it saves).
+
+An edit of one cell changes a few bytes of 50 MB, and the next edit starts from the
+bytes the last one wrote, so most of that hashing is done twice. SHA-256 reads its
+input front to back, so the hasher's state after the first ``n`` bytes is the same
+for every buffer that starts with those bytes: each big buffer hashed here keeps a
+copy of the state every ``CHECKPOINT`` bytes (a few hundred bytes each), and the last
+``KEEP_BUFFERS`` buffers are remembered (with their bytes, at most ``KEEP_BYTES``).
+A new buffer is then hashed only from the last checkpoint it shares with a
+remembered one: the "after" of an edit from the edited cell on, and the "before" of
+the next edit (the file as the last edit wrote it) not at all. Nothing is trusted
+that was not compared: a shared prefix is proved equal chunk by chunk with
+``memcmp`` (``bytes.startswith``), the same bytes by ``==``, so the result is always
+``sha256(data)``, bit for bit (a file's name, size or time is never consulted).
 """
 
 from __future__ import annotations
@@ -17,9 +29,37 @@ from collections.abc import Callable
 
 from nbedit.engine.text import fingerprint
 
-__all__ = ["IN_BACKGROUND", "fingerprint_meanwhile"]
+__all__ = ["CHECKPOINT", "IN_BACKGROUND", "KEEP_BUFFERS", "KEEP_BYTES", "fingerprint_meanwhile", "forget"]
 
 IN_BACKGROUND = 1 << 20  # bytes from which a buffer is hashed on another thread (about 0.5 ms of SHA-256)
+CHECKPOINT = 1 << 20  # the hasher's state is kept every this many bytes of a remembered buffer
+KEEP_BUFFERS = 2  # buffers whose hashing is remembered (a notebook's "before" and "after")
+KEEP_BYTES = 128 << 20  # at most this many bytes of them are kept alive for it
+
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class _Hashed:
+    """One buffer's SHA-256, being computed or done, with the hasher's state at every checkpoint.
+
+    ``states[i]`` is the hasher after ``data[: i * CHECKPOINT]``; a state is never
+    updated once stored (hashing goes on in a copy), so buffers share them freely.
+    """
+
+    __slots__ = ("data", "done", "states", "value")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.states: list[Any] = []
+        self.value: str | None = None
+        self.done = threading.Event()
+
+
+_recent: list[_Hashed] = []  # newest first
+_lock = threading.Lock()
 
 
 def fingerprint_meanwhile(data: bytes, *, minimum: int = IN_BACKGROUND) -> Callable[[], str]:
@@ -28,23 +68,113 @@ def fingerprint_meanwhile(data: bytes, *, minimum: int = IN_BACKGROUND) -> Calla
     The result is the same as ``fingerprint(data)`` in every case: if the thread
     failed, the call hashes here (and raises here if hashing itself fails).
     ``minimum``: the size from which a thread is worth it, for a caller that
-    knows how much work of its own it does meanwhile.
+    knows how much work of its own it does meanwhile. From ``IN_BACKGROUND`` bytes
+    on, the work already done for a remembered buffer is reused (module docstring).
     """
     if len(data) < minimum:
         value = fingerprint(data)
         return lambda: value
     result: list[str] = []
-    thread = threading.Thread(
-        target=lambda: result.append(fingerprint(data)), name="nbedit-fingerprint", daemon=True
-    )
+    entry: _Hashed | None = None
+    if len(data) < IN_BACKGROUND:  # a caller's lower minimum: a thread, nothing remembered
+        target: Callable[[], object] = lambda: result.append(fingerprint(data))  # noqa: E731
+    else:
+        entry = hashed = _Hashed(data)
+        with _lock:
+            bases = list(_recent)
+            _remember(hashed)
+        target = lambda: _hash(hashed, bases)  # noqa: E731
+    thread = threading.Thread(target=target, name="nbedit-fingerprint", daemon=True)
     try:
         thread.start()
     except RuntimeError:  # no thread to be had (a process at its thread limit): hash here
+        if entry is not None:
+            forget(data)
+            entry.done.set()  # a later buffer that took it as a base does not wait for it
         value = fingerprint(data)
         return lambda: value
 
     def join() -> str:
         thread.join()
+        if entry is not None:
+            return entry.value if entry.value is not None else fingerprint(data)
         return result[0] if result else fingerprint(data)
 
     return join
+
+
+def forget(data: bytes) -> None:
+    """Stop remembering ``data`` (the same object): its bytes are no longer kept alive here."""
+    with _lock:
+        _recent[:] = [entry for entry in _recent if entry.data is not data]
+
+
+def _remember(entry: _Hashed) -> None:
+    """Put ``entry`` first among the remembered buffers (under ``_lock``), within the limits."""
+    _recent.insert(0, entry)
+    total = 0
+    for index, kept in enumerate(_recent):
+        total += len(kept.data)
+        if index >= KEEP_BUFFERS or total > KEEP_BYTES:
+            del _recent[index:]
+            break
+
+
+def _hash(entry: _Hashed, bases: list[_Hashed]) -> None:
+    """Hash ``entry.data``, from the furthest checkpoint it shares with one of ``bases``."""
+    try:
+        data = entry.data
+        best: _Hashed | None = None
+        shared = 0
+        for base in bases:
+            base.done.wait()  # a "before" still being hashed: its checkpoints are what the "after" needs
+            if base.value is None:
+                continue  # its hashing failed
+            if base.data is data or (len(base.data) == len(data) and base.data == data):
+                entry.states, entry.value = base.states, base.value
+                _drop(base)  # the same bytes, read again: remembered once, under the newer object
+                return
+            count = _shared_checkpoints(base, data)
+            if count > shared:
+                best, shared = base, count
+        states = best.states[: shared + 1] if best is not None else []
+        if best is not None:
+            _drop(best)  # superseded: the file holds the new bytes now (they stay a base for the next)
+        if not states:
+            import hashlib
+
+            states = [hashlib.sha256()]
+        hasher = states[-1].copy()
+        view = memoryview(data)
+        position = (len(states) - 1) * CHECKPOINT
+        while position < len(data):
+            hasher.update(view[position : position + CHECKPOINT])  # the GIL is released meanwhile
+            position += CHECKPOINT
+            if position < len(data):
+                states.append(hasher.copy())
+        entry.states, entry.value = states, hasher.hexdigest()
+    except Exception:  # noqa: BLE001 - the caller hashes again, and hears the error itself
+        forget(entry.data)
+    finally:
+        entry.done.set()
+
+
+def _shared_checkpoints(base: _Hashed, data: bytes) -> int:
+    """How many of ``base``'s checkpoints after the first also hold for ``data`` (compared, not assumed).
+
+    Checkpoint ``i`` holds when ``data`` starts with the same ``i * CHECKPOINT`` bytes.
+    """
+    other = memoryview(base.data)
+    count = 0
+    limit = min(len(base.states) - 1, len(data) // CHECKPOINT)
+    while count < limit:
+        start = count * CHECKPOINT
+        if not data.startswith(other[start : start + CHECKPOINT], start):
+            break
+        count += 1
+    return count
+
+
+def _drop(old: _Hashed) -> None:
+    with _lock:
+        _recent[:] = [entry for entry in _recent if entry is not old]

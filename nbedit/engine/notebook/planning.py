@@ -41,10 +41,11 @@ from collections.abc import Sequence
 
 from nbedit._dataclass import replace
 from nbedit.engine.digest import fingerprint_meanwhile
-from nbedit.engine.models import FileChange, FilePlan, Hunk, LocatedHunk
+from nbedit.engine.models import FileChange, FilePlan, Hunk, LocatedHunk, digested_when_read
 from nbedit.engine.notebook.document import NotebookDocument
 from nbedit.engine.notebook.raw import RawDecision, looks_like_notebook_json, plan_raw
 from nbedit.engine.notebook.split import split_by_cell
+from nbedit.engine.notebook.successor import recall, remember
 from nbedit.engine.text import common_ends
 from nbedit.engine.text_edit import PlanOptions, TextEdit, splice
 from nbedit.errors import AmbiguousMatch, MatchError, NoMatch, UnsafeChange, option
@@ -68,8 +69,9 @@ _JSON_MISMATCH = (
 
 
 def cell_view(data: bytes, path: str) -> str:
-    """The editable cell view of notebook bytes."""
-    return NotebookDocument.parse(data, path).view
+    """The editable cell view of notebook bytes (the last edit's document when these are its bytes)."""
+    document = recall(data, path, None) or NotebookDocument.parse(data, path)
+    return document.view
 
 
 def plan_notebook(
@@ -90,12 +92,33 @@ def plan_notebook(
     by the planner (``engine/plan.py``, which calls this module for ``.ipynb`` targets).
     """
     digest = fingerprint_meanwhile(data)
-    document = NotebookDocument.parse(data, path, max_cells=options.max_cells)
+    try:
+        return _plan_document(path, data, change, options, edit_text, mode, dialect, digest)
+    except BaseException:
+        digest()  # a refused change leaves no thread behind
+        raise
+
+
+def _plan_document(
+    path: str,
+    data: bytes,
+    change: FileChange,
+    options: PlanOptions,
+    edit_text: Callable[..., TextEdit],
+    mode: int | None,
+    dialect: str,
+    digest: Callable[[], str],
+) -> FilePlan:
+    document = recall(data, path, options.max_cells) or NotebookDocument.parse(
+        data, path, max_cells=options.max_cells
+    )
     if dialect in CELL_DIALECTS:
         for number, hunk in enumerate(change.hunks):
             _check_cell_edit(hunk, number, len(change.hunks), path)
     if change.cell is None:
-        decision = plan_raw(path, data, change, before_view=document.view, mode=mode, exact=options.exact)
+        decision = plan_raw(
+            path, data, change, before_view=document.view, mode=mode, exact=options.exact, digest=digest
+        )
         if decision.plan is not None:
             return decision.plan
     else:  # limited to one cell: the cell view it is
@@ -134,6 +157,7 @@ def plan_notebook(
     if options.clear_outputs:
         notes.append(CLEARED_OUTPUTS_NOTE)
     edit = document.edit(after_view, clear_outputs=options.clear_outputs)
+    remember(document, edit.data)  # the next edit of these bytes starts from here (``successor``)
     structure = _structure_note(document, after_view, edit.changes)
     if structure:
         notes.append(structure)
@@ -146,7 +170,8 @@ def plan_notebook(
         after=after_view,
         before_bytes=data,
         after_bytes=edit.data,
-        fingerprint=digest(),
+        # handed back while the "before" may still be hashed: the field joins it when first read
+        fingerprint=digested_when_read(digest),
         hunks=located,
         new_path=change.new_path if change.new_path != path else None,
         mode=change.new_mode if change.new_mode is not None else mode,
@@ -333,6 +358,7 @@ def replan_notebook(file_plan: FilePlan, kept: Sequence[LocatedHunk]) -> FilePla
     document = NotebookDocument.parse(file_plan.before_bytes, file_plan.path)
     after_view = splice(document.view, kept)
     edit = document.edit(after_view, clear_outputs=CLEARED_OUTPUTS_NOTE in file_plan.notes)
+    remember(document, edit.data)  # the toggled plan's bytes are the ones the next edit reads
     return replace(
         file_plan,
         after=after_view,

@@ -31,10 +31,10 @@ note naming what changed outside the cell view (outputs, metadata).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from nbedit._dataclass import dataclass
-from nbedit.engine.models import FileChange, FilePlan, Hunk, Tier
+from nbedit.engine.models import FileChange, FilePlan, Hunk, Tier, digested_when_read
 from nbedit.engine.notebook.raw_check import check_notebook
 from nbedit.engine.text import (
     decode,
@@ -293,6 +293,7 @@ def plan_raw(
     before_view: str,
     mode: int | None,
     exact: bool = False,
+    digest: Callable[[], str] | None = None,
 ) -> RawDecision:
     """Plan ``change`` on the raw text when its hunks are there; raise when they are JSON but wrong.
 
@@ -340,7 +341,7 @@ def plan_raw(
         )
     if outcome.absent or outcome.ambiguous or not evidence:
         if json_like and _already_applied(raw, hunks):
-            return RawDecision(_unchanged_plan(path, data, change, before_view, mode), json_like)
+            return RawDecision(_unchanged_plan(path, data, change, before_view, mode, digest), json_like)
         return RawDecision(None, json_like)
     matches = sorted(outcome.matches, key=lambda match: (match.start, match.end))
     for earlier, later in zip(matches, matches[1:], strict=False):
@@ -378,7 +379,7 @@ def plan_raw(
         after=after_view,
         before_bytes=data,
         after_bytes=after_bytes,
-        fingerprint=fingerprint(data),
+        fingerprint=digested_when_read(digest) if digest is not None else fingerprint(data),
         hunks=(),  # located in the raw text: the preview diffs the two cell views instead
         new_path=change.new_path if change.new_path != path else None,
         mode=change.new_mode if change.new_mode is not None else mode,
@@ -453,7 +454,9 @@ def _already_applied(raw: _RawText, hunks: Sequence[Hunk]) -> bool:
     return True
 
 
-def _unchanged_plan(path: str, data: bytes, change: FileChange, view: str, mode: int | None) -> FilePlan:
+def _unchanged_plan(
+    path: str, data: bytes, change: FileChange, view: str, mode: int | None, digest: Callable[[], str] | None
+) -> FilePlan:
     return FilePlan(
         path=path,
         operation="update",
@@ -461,7 +464,7 @@ def _unchanged_plan(path: str, data: bytes, change: FileChange, view: str, mode:
         after=view,
         before_bytes=data,
         after_bytes=data,
-        fingerprint=fingerprint(data),
+        fingerprint=digested_when_read(digest) if digest is not None else fingerprint(data),
         mode=mode,
         before_mode=mode,
         already_applied=True,

@@ -1,0 +1,172 @@
+"""The fingerprints of big buffers reuse earlier hashing only where the bytes were compared equal.
+
+``engine.digest`` keeps the SHA-256 state every ``CHECKPOINT`` bytes of the last buffers it
+hashed, so the "after" of an edit is hashed from the edited place on and the next "before"
+(the same bytes read again) not at all. Every result here is checked against ``hashlib``
+on the real bytes: a reuse that trusted a size or a prefix it did not compare would show.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import threading
+
+import pytest
+
+from nbedit.engine import digest
+from nbedit.engine.digest import CHECKPOINT, IN_BACKGROUND, KEEP_BUFFERS, fingerprint_meanwhile
+
+
+@pytest.fixture(autouse=True)
+def _nothing_remembered() -> None:
+    digest._recent.clear()
+    yield
+    digest._recent.clear()
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def test_a_chain_of_edits_and_rereads_always_hashes_to_sha256() -> None:
+    rng = random.Random(27)
+    data = os.urandom(3 * CHECKPOINT + 999)
+    for step in range(40):
+        assert fingerprint_meanwhile(data)() == sha(data), step
+        choice = rng.random()
+        if choice < 0.25:
+            data = bytes(bytearray(data))  # the same bytes read again, another object
+            continue
+        if choice < 0.3:
+            data = data[: 2 * CHECKPOINT]  # ends exactly on a checkpoint
+            continue
+        if choice < 0.35:
+            data = data + os.urandom(CHECKPOINT + 5)  # grows past the remembered checkpoints
+            continue
+        position = rng.randrange(len(data))
+        inserted = os.urandom(rng.choice((0, 1, 40, CHECKPOINT + 3)))
+        data = data[:position] + inserted + data[position + rng.randrange(0, 60) :]
+        if len(data) < IN_BACKGROUND:
+            data += os.urandom(IN_BACKGROUND)
+
+
+def test_same_size_but_other_bytes_is_hashed_not_reused() -> None:
+    first = os.urandom(2 * CHECKPOINT)
+    assert fingerprint_meanwhile(first)() == sha(first)
+    for position in (0, CHECKPOINT - 1, CHECKPOINT, len(first) - 1):  # first chunk, a boundary, last byte
+        changed = bytearray(first)
+        changed[position] ^= 1
+        assert fingerprint_meanwhile(bytes(changed))() == sha(bytes(changed))
+        assert fingerprint_meanwhile(first)() == sha(first)
+
+
+def test_the_after_of_an_edit_is_hashed_from_its_last_shared_checkpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = os.urandom(8 * CHECKPOINT + 17)
+    assert fingerprint_meanwhile(before)() == sha(before)
+    hashed: list[int] = []
+    real = hashlib.sha256
+
+    class Counting:
+        def __init__(self, state: object) -> None:
+            self.state = state
+
+        def update(self, data: memoryview) -> None:
+            hashed.append(len(data))
+            self.state.update(data)  # type: ignore[attr-defined]
+
+        def copy(self) -> Counting:
+            return Counting(self.state.copy())  # type: ignore[attr-defined]
+
+        def hexdigest(self) -> str:
+            return self.state.hexdigest()  # type: ignore[attr-defined,no-any-return]
+
+    for entry in digest._recent:
+        entry.states = [Counting(state) for state in entry.states]
+    monkeypatch.setattr(hashlib, "sha256", lambda *a: Counting(real(*a)))
+    edited = before[: 6 * CHECKPOINT + 10] + b"edited" + before[6 * CHECKPOINT + 10 :]
+    assert fingerprint_meanwhile(edited)() == sha(edited)
+    assert sum(hashed) == len(edited) - 6 * CHECKPOINT  # six checkpoints reused, the rest hashed
+    hashed.clear()
+    again = bytes(bytearray(edited))  # the next edit's "before": the file as the edit wrote it
+    assert fingerprint_meanwhile(again)() == sha(again)
+    assert hashed == []  # compared equal, not hashed
+
+
+def test_remembered_buffers_are_bounded_and_forgettable() -> None:
+    buffers = [os.urandom(IN_BACKGROUND + number) for number in range(KEEP_BUFFERS + 2)]
+    for data in buffers:
+        assert fingerprint_meanwhile(data)() == sha(data)
+    assert len(digest._recent) <= KEEP_BUFFERS
+    assert sum(len(entry.data) for entry in digest._recent) <= digest.KEEP_BYTES
+    digest.forget(buffers[-1])
+    assert all(entry.data is not buffers[-1] for entry in digest._recent)
+    assert fingerprint_meanwhile(buffers[-1])() == sha(buffers[-1])
+
+
+def test_a_buffer_whose_thread_never_started_is_no_base_to_wait_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = os.urandom(2 * CHECKPOINT)
+    real_start = threading.Thread.start
+
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)  # a process at its thread limit
+    assert fingerprint_meanwhile(data)() == sha(data)
+    monkeypatch.setattr(threading.Thread, "start", real_start)
+    edited = data[:-1] + b"!"
+    join = fingerprint_meanwhile(edited)
+    result: list[str] = []
+    waiter = threading.Thread(target=lambda: result.append(join()))
+    waiter.start()
+    waiter.join(timeout=20)
+    assert result == [sha(edited)]
+
+
+def test_a_failed_hash_falls_back_to_hashing_on_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = os.urandom(2 * CHECKPOINT)
+
+    def broken(*arguments: object) -> object:
+        raise MemoryError
+
+    monkeypatch.setattr(hashlib, "sha256", broken)
+    join = fingerprint_meanwhile(data)
+    with pytest.raises(MemoryError):  # hashing itself fails: the caller hears it
+        join()
+    monkeypatch.undo()
+    assert fingerprint_meanwhile(data)() == sha(data)
+    assert all(entry.value is not None or not entry.done.is_set() for entry in digest._recent)
+
+
+def test_a_raw_json_patch_of_a_big_notebook_names_the_sha256_of_its_bytes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from nbedit.workspace import Workspace
+
+    cells = [
+        {"cell_type": "code", "execution_count": n, "id": f"c{n}", "metadata": {},
+         "outputs": [{"name": "stdout", "output_type": "stream", "text": ["x" * 60 + "\n"] * 300}],
+         "source": f"value_{n} = {n}"}
+        for n in range(80)
+    ]  # fmt: skip
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    before = json.dumps(notebook, indent=1, sort_keys=True) + "\n"
+    after = before.replace('"value_40 = 40"', '"value_40 = 41"')
+    assert len(before) > IN_BACKGROUND
+    (tmp_path / "big.ipynb").write_text(before)
+    lines = before.splitlines(keepends=True)
+    changed = next(number for number, line in enumerate(lines) if '"value_40 = 40"' in line)
+    context = lines[changed - 3 : changed + 4]
+    diff = (
+        f"--- a/big.ipynb\n+++ b/big.ipynb\n@@ -{changed - 2},7 +{changed - 2},7 @@\n"
+        + "".join(" " + line for line in context[:3])
+        + "-" + context[3] + "+" + context[3].replace('"value_40 = 40"', '"value_40 = 41"')
+        + "".join(" " + line for line in context[4:])
+    )  # fmt: skip
+    workspace = Workspace(tmp_path, history=False)
+    plan = workspace.plan_patch(diff)
+    assert plan.files[0].hunks == ()  # planned on the raw JSON (``notebook.raw``)
+    assert plan.files[0].fingerprint == sha(before.encode())
+    workspace.apply(plan)
+    assert (tmp_path / "big.ipynb").read_text() == after
