@@ -242,6 +242,21 @@ def test_workspace_undo_of_an_older_rename_refuses_a_file_made_at_the_old_name_m
     assert entries(work) == history
 
 
+def test_the_history_tables_undo_review_refuses_a_file_made_at_the_old_name_before_apply(
+    tmp_path: Path,
+) -> None:
+    from nbedit.jupyter.history_widget import HistoryWidget
+
+    work, renamed = renamed_then_edited(tmp_path)
+    review = HistoryWidget(work).undo(renamed)  # the Undo button of that row: a review
+    (tmp_path / "old_name.py").write_bytes(PRECIOUS)  # made while the review is on screen
+    files, history = snapshot(tmp_path), entries(work)
+    review.apply()
+    assert review.status == "stale", review.status_text
+    assert "old_name.py: a file was created there since the preview" in review.status_text
+    assert snapshot(tmp_path) == files and entries(work) == history
+
+
 def test_the_reverse_of_older_creates_and_deletes_rechecks_both_files(tmp_path: Path) -> None:
     (tmp_path / "keep.py").write_text(BODY)
     (tmp_path / "gone.py").write_text("old = True\n")

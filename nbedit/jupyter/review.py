@@ -521,9 +521,12 @@ class ReviewWidget(NbeditView):
         self.error = error
         self._state = "stale"
         self.detail_html = error_html(error)
+        # the error's own first words say what happened (changed, deleted, created at a move's new
+        # name, its permissions changed); the whole message is in the details
+        what = str(error).split("\n", 1)[0].split("; nothing was written", 1)[0]
         self._show_status(
             "stale",
-            f"stale: {error.path or 'a file'} changed on disk since this preview; nothing was written. "
+            f"stale: {what or 'a file changed on disk since this preview'}; nothing was written. "
             "Re-plan to review the change against the current file",
         )
         self.replan_available = self._replan is not None
