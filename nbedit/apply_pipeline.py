@@ -2,7 +2,11 @@
 
 ``Workspace.apply`` is the one write path of nbedit, and the longest story in it, so it has
 its own room. In order: the files' folders are locked; each file is checked against the bytes
-the plan was computed from (by its identity first, a cheap early refusal with a diff); open
+the plan was computed from (by its identity first, a cheap early refusal with a diff), and so
+is every other target of the plan: the file at a rename's new name must still be what the
+preview saw there (nothing, unless the move may overwrite a file), and a file whose mode the
+change sets must still have the mode it was previewed from (forward plans and the plans of
+undo, restore and rewind alike: they all come through here); open
 JupyterLab tabs are asked about the change (``nbedit.live``), and the kernel's own notebook is
 guarded; the history entry is recorded durably while the writer flushes the temporary copies
 on another thread (``storage.atomic.apply_writes(meanwhile=...)``); only then is any file
@@ -91,7 +95,7 @@ class ApplyPipeline:
         token = new_token()
         digests = self._digests_meanwhile(files)
         with lock_paths(targets, root=source.pinned):
-            self._check_fresh(files)
+            move_targets = self._check_fresh(files, plan.dialect)
             live = self._live_prepare(files)  # raises LiveConflict: every file untouched
             if running is not None:
                 self._guard_running_notebook(running, force, live)
@@ -99,7 +103,7 @@ class ApplyPipeline:
             writes: list[Write] = []
             for file_plan in files:
                 if live is None or file_plan.path not in live.in_rooms:
-                    writes.extend(self._writes_for(file_plan, Write, modes[file_plan.path]))
+                    writes.extend(self._writes_for(file_plan, Write, modes[file_plan.path], move_targets))
             if live is not None and live.in_rooms:
                 in_rooms = frozenset(live.in_rooms)
                 entry_id = self._record(
@@ -276,13 +280,29 @@ class ApplyPipeline:
             )
         return updated, entry_id
 
-    def _check_fresh(self, files: Sequence[FilePlan]) -> None:
+    def _check_fresh(self, files: Sequence[FilePlan], dialect: str = "") -> dict[str, bytes | None]:
         """Raise StaleFile if any file is not what the plan was computed from.
 
-        A file whose identity (inode, size, times) is the one it had when the plan read it
-        is not read again here: this check only fails fast, with a diff of what changed;
-        the writer compares every byte right before the replace (``storage.atomic``).
+        Every target is checked: the file itself (created, deleted or changed since), the
+        file at a rename's new name (``_check_move_target``) and, for a change that sets the
+        mode, its permission bits. A file whose identity (inode, size, times) is the one it
+        had when the plan read it is not read again here: this check only fails fast, with a
+        diff of what changed; the writer compares every byte (and a mode the change sets)
+        right before the replace (``storage.atomic``). Returns the bytes now at each
+        rename's new name, which the writer is then told to find there. ``dialect``: the
+        plan's, so the advice names what to plan again (an undo, a restore, a rewind).
         """
+        self._check_contents(files)
+        noun = dialect if dialect in ("undo", "restore", "rewind") else "change"
+        move_targets: dict[str, bytes | None] = {}
+        for file_plan in files:
+            if file_plan.new_path and file_plan.new_path != file_plan.path:
+                move_targets[file_plan.new_path] = self._check_move_target(file_plan, noun)
+            self._check_mode(file_plan, noun)
+        return move_targets
+
+    def _check_contents(self, files: Sequence[FilePlan]) -> None:
+        """StaleFile if a file was created, deleted or changed since the plan read it."""
         for file_plan in files:
             if file_plan.before_bytes is not None and (
                 self._source.unchanged(file_plan.path, file_plan.before_bytes)
@@ -307,28 +327,82 @@ class ApplyPipeline:
                 diff=_short_diff(file_plan, current),
             )
 
+    def _check_move_target(self, file_plan: FilePlan, noun: str) -> bytes | None:
+        """The bytes at a rename's new name now, if they are what the plan saw there (nothing,
+        unless it may overwrite a file); else StaleFile: the move never lands on a file the
+        preview did not show it replacing."""
+        target = file_plan.new_path
+        assert target is not None
+        current = self._source.read(target)
+        actual = fingerprint(current) if current is not None else None
+        if actual == file_plan.target_fingerprint:
+            return current
+        moving = f"this {noun} moves {file_plan.path} to {target}"
+        if file_plan.target_fingerprint is None:
+            message = f"{target}: a file was created there since the preview; {moving} and would overwrite it"
+            advice = (
+                f"nothing was written. Move {target} out of the way and apply again, or plan the {noun} "
+                "again to review it against the files as they are now"
+            )
+        else:
+            what = "was deleted" if current is None else "changed on disk"
+            message = f"{target}: {what} since the preview; {moving}, replacing the file the preview showed"
+            advice = (
+                f"nothing was written. Plan the {noun} again to review it against the files as they are now"
+            )
+        expected = file_plan.target_fingerprint
+        raise StaleFile(message, path=target, expected=expected, actual=actual, advice=advice)
+
+    def _check_mode(self, file_plan: FilePlan, noun: str) -> None:
+        """StaleFile if the change sets the file's mode and the mode is not the one it was
+        previewed from (a chmod made since would be silently overwritten)."""
+        expected = _mode_from(file_plan)
+        if expected is None:
+            return
+        now = self._source.mode(file_plan.path)
+        if now is None or now == expected:
+            return  # a deleted file is the content check's to report
+        raise StaleFile(
+            f"{file_plan.path}: its permissions changed since the preview (from {expected:04o} to "
+            f"{now:04o}); this {noun} sets them to {file_plan.mode:04o}",
+            path=file_plan.path,
+            expected=file_plan.fingerprint,
+            actual=file_plan.fingerprint,
+            advice=f"nothing was written. Plan the {noun} again to review it against the file as it is now",
+        )
+
     def _writes_for(
-        self, file_plan: FilePlan, write_type: type, modes: tuple[int | None, int | None]
+        self,
+        file_plan: FilePlan,
+        write_type: type,
+        modes: tuple[int | None, int | None],
+        move_targets: dict[str, bytes | None],
     ) -> list:
         source = self._source
         mode = modes[1]
         path, before = file_plan.path, file_plan.before_bytes
+        original_mode = _mode_from(file_plan)
         if file_plan.operation == "delete":
             return [write_type(source.absolute(path), None, before, None, source.identity(path, before))]
         if file_plan.new_path and file_plan.new_path != path:
-            existing = source.read(file_plan.new_path)
+            # the bytes checked against the plan (nothing, unless it may overwrite a file):
+            # the writer replaces the new name only while it still holds exactly these
+            existing = move_targets[file_plan.new_path]
             return [
                 write_type(
                     source.absolute(file_plan.new_path), file_plan.after_bytes, existing, mode,
                     source.identity(file_plan.new_path, existing),
                 ),
-                write_type(source.absolute(path), None, before, None, source.identity(path, before)),
+                write_type(
+                    source.absolute(path), None, before, None, source.identity(path, before), original_mode
+                ),
             ]  # fmt: skip
         return [
             write_type(
-                source.absolute(path), file_plan.after_bytes, before, mode, source.identity(path, before)
+                source.absolute(path), file_plan.after_bytes, before, mode, source.identity(path, before),
+                original_mode,
             )
-        ]
+        ]  # fmt: skip
 
     def _record(
         self,
@@ -428,6 +502,15 @@ class ApplyPipeline:
         except OSError:
             return None
         return str(location)
+
+
+def _mode_from(file_plan: FilePlan) -> int | None:
+    """The mode a change that sets the file's mode was previewed from (None: it sets none)."""
+    if file_plan.before_bytes is None or file_plan.operation == "delete":
+        return None
+    if file_plan.mode is None or file_plan.before_mode is None or file_plan.mode == file_plan.before_mode:
+        return None
+    return file_plan.before_mode
 
 
 def _short_diff(file_plan: FilePlan, current: bytes | None, limit: int = 40) -> str:

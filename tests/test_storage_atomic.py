@@ -256,3 +256,32 @@ def test_large_file_round_trip(tmp_path: Path) -> None:
     target = tmp_path / "big.bin"
     apply_writes([Write(target, data, None)])
     assert target.read_bytes() == data
+
+
+@pytest.mark.parametrize("when", ["before", "verify"])
+def test_a_chmod_since_the_preview_refuses_a_write_that_sets_the_mode(tmp_path: Path, when: str) -> None:
+    from nbedit.errors import StaleFile
+
+    target = tmp_path / "tool.sh"
+    target.write_bytes(b"echo one\n")
+    target.chmod(0o644)
+    other = tmp_path / "other.txt"
+    if when == "before":
+        target.chmod(0o600)
+
+    def someone_else(point: str, path: Path) -> None:
+        if point == "verify" and path == target and when == "verify":
+            target.chmod(0o600)  # after the early check, right before the last one
+
+    writes = [
+        Write(target, b"echo two\n", b"echo one\n", mode=0o755, original_mode=0o644),
+        Write(other, b"x", None),
+    ]
+    changed = r"had its permissions changed \(from 0644 to 0600\) since the preview; nothing was written"
+    with pytest.raises(StaleFile, match=changed):
+        apply_writes(writes, fault=someone_else)
+    assert target.read_bytes() == b"echo one\n" and stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert not other.exists() and temp_files(tmp_path) == []
+    target.chmod(0o644)  # as previewed again: written, mode set
+    apply_writes(writes)
+    assert target.read_bytes() == b"echo two\n" and stat.S_IMODE(target.stat().st_mode) == 0o755

@@ -40,9 +40,12 @@ __all__ = [
     "MEANINGFUL_RUNNER_UP",
     "Reason",
     "cell_line",
+    "cell_place",
+    "cell_span",
     "explain_hunk",
     "explain_plan",
     "found_text",
+    "hunk_place",
     "reason",
     "similarity",
     "visible_whitespace",
@@ -114,22 +117,21 @@ def _one_ending(text: str) -> str:
 def cell_line(file_plan: FilePlan, located: LocatedHunk) -> tuple[int, int] | None:
     """For a notebook, (first line, line count) of the hunk's match *within its cell* (the
     matcher counts lines of the whole cell view; a match that starts at the cell's marker line
-    is counted from the cell's first line); None for other files and for a match across cells."""
+    is counted from the cell's first line, and an insertion right before a marker lies at the
+    end of the cell above it); None for other files and for a match across cells."""
     view = file_plan.display_before if file_plan.notebook else None
     if view is None or not located.cell:
         return None
     match = located.match
     start, end, count = match.start, match.end, match.line_count
-    if view.startswith(_MARKER, start) and (start == 0 or view[start - 1] == "\n"):
+    if start < end and _marker_at(view, start):
         start = view.find("\n", start) + 1  # the header line is the cell's, not one of its lines
         if start <= 0:
             return None
         count -= 1
     if _MARKER in view[start:end]:
-        return None  # the match crosses cells (a change of the structure): view lines it is
-    marker = view.rfind(_MARKER, 0, start)
-    while marker > 0 and view[marker - 1] != "\n":
-        marker = view.rfind(_MARKER, 0, marker)
+        return None  # the match crosses cells (a change of the structure): see cell_span
+    marker = _marker_before(view, start)
     if marker < 0:
         return None
     body = view.find("\n", marker) + 1
@@ -138,10 +140,78 @@ def cell_line(file_plan: FilePlan, located: LocatedHunk) -> tuple[int, int] | No
     return view.count("\n", body, start) + 1, max(count, 1)
 
 
+def cell_span(file_plan: FilePlan, located: LocatedHunk) -> str | None:
+    """For a notebook hunk whose match crosses cells (a change of the cell structure), where
+    it lies counted within the cells: "lines 2-4 of cell 1 (id c2, code) to line 1 of cell 2
+    (id c3, code)" (marker lines are the cells' headers, not lines); None otherwise."""
+    view = file_plan.display_before if file_plan.notebook else None
+    if view is None or not located.cell or cell_line(file_plan, located) is not None:
+        return None
+    from nbedit.engine.notebook.view import marker_label  # notebooks' explanations only
+
+    match = located.match
+    marker = _marker_before(view, match.start + 1)
+    if marker < 0:
+        return None
+    label = marker_label(view[marker : view.find("\n", marker)]) or "a cell"
+    number = max(view.count("\n", marker, match.start) - 1, 0)  # the cell's lines above the match
+    places: list[tuple[str, int, int]] = []  # (cell, first line, last line) of each cell touched
+    header = None  # a marker line that ends the match: the header of the cell below, no line of it
+    for text in view[match.start : match.end].split("\n")[: max(match.line_count, 1)]:
+        opened = marker_label(text)
+        if opened is not None:
+            label, number, header = opened, 0, opened
+            continue
+        number += 1
+        header = None
+        if places and places[-1][0] == label:
+            places[-1] = (label, places[-1][1], number)
+        else:
+            places.append((label, number, number))
+    if not places:
+        return None
+    (first_cell, first, first_last), (last_cell, last_first, last) = places[0], places[-1]
+    start = f"{_lines(first, first_last)} of {first_cell}"
+    if header is not None:
+        return f"{start} to the header of {header}"
+    if len(places) == 1:
+        return start
+    return f"{start} to {_lines(last_first, last)} of {last_cell}"
+
+
+def cell_place(file_plan: FilePlan, located: LocatedHunk) -> tuple[int, int] | str | None:
+    """Where a notebook hunk lies within its cell (``cell_line``), or across cells in words
+    (``cell_span``); None for other files. What ``reason`` and ``explain_hunk`` take as ``line``."""
+    if not file_plan.notebook or not located.cell:
+        return None
+    return cell_line(file_plan, located) or cell_span(file_plan, located)
+
+
+def _marker_at(view: str, position: int) -> bool:
+    return view.startswith(_MARKER, position) and (position == 0 or view[position - 1] == "\n")
+
+
+def _marker_before(view: str, position: int) -> int:
+    """The start of the last marker line that begins before ``position`` (-1: none)."""
+    marker = view.rfind(_MARKER, 0, position)
+    while marker > 0 and view[marker - 1] != "\n":
+        marker = view.rfind(_MARKER, 0, marker)
+    return marker
+
+
+def _lines(first: int, last: int) -> str:
+    return f"line {first}" if last <= first else f"lines {first}-{last}"
+
+
 _MARKER = "# %% nbedit cell"
 
 
-def _span(located: LocatedHunk, line: tuple[int, int] | None = None) -> str:
+def hunk_place(located: LocatedHunk, line: tuple[int, int] | str | None = None) -> str:
+    """Where a hunk lies, in words: "lines 3-4", "line 2 of cell 1 (id c2, code)" (``line``: its
+    ``cell_place``), "line 2 of cell 1 (...) to line 1 of cell 2 (...), cell structure"."""
+    if isinstance(line, str):  # across cells, in words (cell_span); the structure change said
+        structure = ", cell structure" if (located.cell or "").endswith("cell structure") else ""
+        return line + structure
     match = located.match
     first, count = (match.line, match.line_count) if line is None else line
     span = f"line {first}" if count <= 1 else f"lines {first}-{first + count - 1}"
@@ -185,14 +255,32 @@ def _whitespace_lines(text: str) -> tuple[int, ...]:
     return tuple(sorted(marked))
 
 
+def _cell_headers(text: str) -> str:
+    """A notebook comparison with each marker line the change and the file share shown as the
+    header of its cell (``── cell 2 (id c3, code) ──``), not as a line of code. A marker line
+    that differs (``-``/``+``) stays as written: it is part of what differs."""
+    if _MARKER not in text:
+        return text
+    from nbedit.engine.notebook.view import marker_label  # notebooks' explanations only
+
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        label = marker_label(line[1:]) if line.startswith(" ") else None
+        if label is not None:
+            lines[number] = f"\u2500\u2500 {label} \u2500\u2500"
+    return "\n".join(lines)
+
+
 def visible_whitespace(line: str) -> str:
     """A comparison line with its spaces as ``·`` and tabs as ``→`` (the ``-``/``+`` marker kept)."""
     return line[:1] + line[1:].replace(" ", "\u00b7").replace("\t", "\u2192")
 
 
-def reason(located: LocatedHunk, found: str | None = None, line: tuple[int, int] | None = None) -> Reason:
+def reason(
+    located: LocatedHunk, found: str | None = None, line: tuple[int, int] | str | None = None
+) -> Reason:
     """The ``Reason`` for one located hunk; ``found``: the text its match covers (``found_text``);
-    ``line``: in a notebook, where it lies within its cell (``cell_line``)."""
+    ``line``: in a notebook, where it lies within its cell (``cell_place``)."""
     match = located.match
     tier = match.tier.value
     fuzzy = tier == "fuzzy"
@@ -209,9 +297,10 @@ def reason(located: LocatedHunk, found: str | None = None, line: tuple[int, int]
         if row_label == "runner-up":
             text, runner_score = _runner_up(text)
         elif row_label == COMPARISON_LABEL:
+            text = _cell_headers(text) if located.cell else text
             whitespace = _whitespace_lines(text)
         rows.append((row_label, text))
-    where = _span(located, line)
+    where = hunk_place(located, line)
     if fuzzy:
         if runner_score is not None and runner_score >= MEANINGFUL_RUNNER_UP:
             rival = f"the next best place scored {runner_score:.2f}"
@@ -233,13 +322,13 @@ def reason(located: LocatedHunk, found: str | None = None, line: tuple[int, int]
 
 
 def explain_hunk(
-    located: LocatedHunk, found: str | None = None, line: tuple[int, int] | None = None
+    located: LocatedHunk, found: str | None = None, line: tuple[int, int] | str | None = None
 ) -> list[str]:
     """Lines explaining one located hunk: where, the tier and its score, the summary, the matcher's rows."""
     match = located.match
     shown = reason(located, found, line)
     word = "similarity" if shown.score_label == "similarity" and match.tier.value != "exact" else "score"
-    head = f"{_span(located, line)}: {match.tier.explanation}, {word} {shown.score:.2f}"
+    head = f"{hunk_place(located, line)}: {match.tier.explanation}, {word} {shown.score:.2f}"
     rows = [head, f"  {shown.summary}"]
     if not shown.rows:
         if match.offset:
@@ -268,7 +357,7 @@ def explain_plan(plan: Plan) -> str:
             lines.extend(f"  note: {note}" for note in file_plan.notes)
             continue
         for number, located in enumerate(file_plan.hunks, start=1):
-            explained = explain_hunk(located, found_text(file_plan, located), cell_line(file_plan, located))
+            explained = explain_hunk(located, found_text(file_plan, located), cell_place(file_plan, located))
             lines.append(f"  hunk {number}, {explained[0]}")
             lines.extend(f"  {line}" for line in explained[1:])
     return "\n".join(lines)

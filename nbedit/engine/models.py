@@ -211,7 +211,10 @@ class FilePlan:
     ``before``/``after`` are full texts (None when the file does not exist on that
     side). ``before_bytes``/``after_bytes`` are what is on disk now and what will
     be written; ``fingerprint`` is the SHA-256 of ``before_bytes`` (None: the file
-    must not exist) and is re-checked at apply time.
+    must not exist) and is re-checked at apply time. ``target_fingerprint`` is the same
+    for the file at ``new_path`` (a rename's target) when the plan was made: None, no
+    file was there and none may be there when it is written (a move never lands on a
+    file the preview did not show it replacing).
     ``already_applied``: every hunk's new text is present and its old text gone.
     """
 
@@ -232,6 +235,7 @@ class FilePlan:
     display_after: str | None = None
     notes: tuple[str, ...] = ()
     encoding: str | None = None  # the codec the text was decoded with when not plain UTF-8 ("cp1252")
+    target_fingerprint: str | None = None  # what was at new_path when planned (None: no file)
 
     @property
     def target_path(self) -> str:

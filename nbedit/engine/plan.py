@@ -94,7 +94,7 @@ def _plan_change(change: Change, source: FileSource, options: PlanOptions, root:
             continue
         positions[path] = len(plans)
         plans.append(_plan_file(file_change, source, options, change.dialect))
-    _check_targets(plans, source, options)
+    plans = _check_targets(plans, source, options)
     _check_whole_change_applied(plans)
     return Plan(tuple(plans), dialect=change.dialect, root=root)
 
@@ -126,9 +126,10 @@ def _check_whole_change_applied(plans: Sequence[FilePlan]) -> None:
         )
 
 
-def _check_targets(plans: Sequence[FilePlan], source: FileSource, options: PlanOptions) -> None:
-    """Moves must not land on an existing file unless overwriting is allowed."""
-    for file_plan in plans:
+def _check_targets(plans: list[FilePlan], source: FileSource, options: PlanOptions) -> list[FilePlan]:
+    """Moves must not land on an existing file unless overwriting is allowed; a move that may
+    overwrite one records its fingerprint, so the writer replaces only the file the preview saw."""
+    for index, file_plan in enumerate(plans):
         if file_plan.new_path is None or file_plan.new_path == file_plan.path:
             continue
         existing = source.read(file_plan.new_path)
@@ -138,6 +139,9 @@ def _check_targets(plans: Sequence[FilePlan], source: FileSource, options: PlanO
                 f"remove it first or allow overwrite ({option('overwrite')})",
                 path=file_plan.new_path,
             )
+        if existing is not None:
+            plans[index] = replace(file_plan, target_fingerprint=fingerprint(existing))
+    return plans
 
 
 class _ChainedSource:

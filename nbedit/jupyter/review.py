@@ -53,7 +53,7 @@ from typing import Any, Literal
 import traitlets
 
 from nbedit._dataclass import dataclass, field, replace
-from nbedit.engine.models import Plan
+from nbedit.engine.models import FilePlan, LocatedHunk, Plan
 from nbedit.errors import LiveConflict, StaleFile
 from nbedit.jupyter.review_controls import HunkToggle, ReviewButton, ToggleKey
 from nbedit.jupyter.review_errors import ErrorView, error_html, error_text, replanned_html
@@ -435,7 +435,7 @@ class ReviewWidget(NbeditView):
                 key: ToggleKey = (file_index, None)
                 self._toggles[key] = HunkToggle(self, key, f"include {file_plan.target_path}")
             for hunk_index, located in enumerate(file_plan.hunks):
-                where = f"{located.cell}, line {located.line}" if located.cell else f"line {located.line}"
+                where = _where(file_plan, located)
                 label = ("" if located.match.exact else "⚠ ") + tier_label(located.tier, located.score)
                 key = (file_index, hunk_index)
                 self._toggles[key] = HunkToggle(self, key, f"hunk {hunk_index + 1} ({where}) · {label}")
@@ -521,9 +521,12 @@ class ReviewWidget(NbeditView):
         self.error = error
         self._state = "stale"
         self.detail_html = error_html(error)
+        # the error's own first words say what happened (changed, deleted, created at a move's new
+        # name, its permissions changed); the whole message is in the details
+        what = str(error).split("\n", 1)[0].split("; nothing was written", 1)[0]
         self._show_status(
             "stale",
-            f"stale: {error.path or 'a file'} changed on disk since this preview; nothing was written. "
+            f"stale: {what or 'a file changed on disk since this preview'}; nothing was written. "
             "Re-plan to review the change against the current file",
         )
         self.replan_available = self._replan is not None
@@ -550,3 +553,15 @@ class ReviewWidget(NbeditView):
         message = str(error).split("\n", 1)[0]
         self._show_status("error", f"error ({kind}): {message}; nothing was written")
         self.replan_available = self._replan is not None
+
+
+def _where(file_plan: FilePlan, located: LocatedHunk) -> str:
+    """A toggle's place: the line, in a notebook counted within the cell as its box numbers it."""
+    if not (file_plan.notebook and located.cell):
+        return f"line {located.line}"
+    from nbedit.engine.explain import cell_place, hunk_place
+
+    within = cell_place(file_plan, located)
+    if isinstance(within, str):
+        return hunk_place(located, within)  # across cells: both ends, in words
+    return f"{located.cell}, line {within[0] if within is not None else located.line}"

@@ -90,7 +90,7 @@ def hunk_why_html(file_plan: FilePlan, index: int) -> str:
     located = file_plan.hunks[index]
     if located.match.exact and not located.match.explanation:
         return ""
-    from nbedit.engine.explain import COMPARISON_LABEL, cell_line, found_text, reason
+    from nbedit.engine.explain import COMPARISON_LABEL, cell_place, found_text, reason
 
-    shown = reason(located, found_text(file_plan, located), cell_line(file_plan, located))
+    shown = reason(located, found_text(file_plan, located), cell_place(file_plan, located))
     return why_html(shown, COMPARISON_LABEL)

@@ -133,9 +133,9 @@ def why_data(file_plan: FilePlan, index: int) -> dict[str, Any] | None:
     match = located.match
     if match.tier is Tier.EXACT and not match.explanation:
         return None
-    from nbedit.engine.explain import cell_line, found_text, reason
+    from nbedit.engine.explain import cell_place, found_text, reason
 
-    shown = reason(located, found_text(file_plan, located), cell_line(file_plan, located))
+    shown = reason(located, found_text(file_plan, located), cell_place(file_plan, located))
     data: dict[str, Any] = {
         "summary": shown.summary,
         "score": f"{shown.score:.2f} ({shown.score_label})",

@@ -64,9 +64,12 @@ class HunkFlag:
     explanation: str
     exact: bool
     offset: str | None
+    place: str | None = None  # a notebook hunk across cells, in words (``explain.cell_span``)
 
     @property
     def where(self) -> str:
+        if self.place is not None:
+            return self.place
         place = f"line {self.line}"
         return f"{self.cell}, {place}" if self.cell else place
 
@@ -204,12 +207,15 @@ def _flags(file_plan: FilePlan) -> tuple[HunkFlag, ...]:
         note = offset_note(match.offset)
         if match.tier is Tier.EXACT and note is None:
             continue
-        line = match.line
+        line, place = match.line, None
         if file_plan.notebook and located.cell:
-            from nbedit.engine.explain import cell_line
+            from nbedit.engine.explain import cell_place, hunk_place
 
-            within = cell_line(file_plan, located)  # the line within the cell, as the cell's box numbers it
-            line = within[0] if within is not None else line
+            within = cell_place(file_plan, located)  # the line within the cell, as the cell's box numbers it
+            if isinstance(within, tuple):
+                line = within[0]
+            elif within is not None:  # across cells (a change of the structure): both ends, in words
+                place = hunk_place(located, within)
         flags.append(
             HunkFlag(
                 index=index,
@@ -220,6 +226,7 @@ def _flags(file_plan: FilePlan) -> tuple[HunkFlag, ...]:
                 + (f" (similarity {match.score:.2f})" if match.tier is Tier.FUZZY else ""),
                 exact=match.tier is Tier.EXACT,
                 offset=note,
+                place=place,
             )
         )
     return tuple(flags)

@@ -18,10 +18,11 @@ trusted for now, and any other is compared with ``original`` byte for byte, so a
 changed file fails fast; a file the user could not write in place (a 0444 file,
 another user's file in a shared folder) is refused unless forced, as editors do.
 Then, once every temporary file is written and flushed and right before the first
-rename, every file is compared with ``original`` in full: that last compare is the
-guarantee (a rewrite within one clock tick keeps size and times, never the bytes),
-and it also catches a file created, deleted or swapped for a link while the
-temporary copies were written. The written file keeps its owner and group where the
+rename, every file is compared with ``original`` in full (and with ``original_mode``, for
+a change that sets the mode): that last compare is the guarantee (a rewrite within one
+clock tick keeps size and times, never the bytes), and it also catches a file created,
+deleted or swapped for a link while the temporary copies were written (a move's new name
+is a write whose ``original`` is what the preview saw there: usually nothing). The written file keeps its owner and group where the
 user may keep them (so a setgid file keeps its group).
 
 ``apply_writes(meanwhile=...)`` runs the caller's own step (the workspace records
@@ -108,7 +109,10 @@ class Write:
     bits (as they are at write time), or gives a new file the default (umask) mode.
     A move is a delete of the old path plus a write of the new one. ``identity``: the
     file's ``identity_of`` when ``original`` was read from it (None: unknown), which lets
-    the early check skip a second read of an unchanged file.
+    the early check skip a second read of an unchanged file. ``original_mode``: the
+    permission bits the file must still have (None: not checked), for a change that sets
+    the mode: it was previewed as a change from these bits, and a chmod made since is
+    not silently overwritten.
     """
 
     path: Path
@@ -116,6 +120,7 @@ class Write:
     original: bytes | None
     mode: int | None = None
     identity: Identity | None = None
+    original_mode: int | None = None
 
 
 @dataclass(slots=True)
@@ -205,6 +210,7 @@ def _prepare(write: Write, root: Path, progress: _Progress, force: bool) -> _Tar
             directory, location.name, write.original
         ):
             raise _stale(write, "changed on disk")
+        _check_mode(write, info)
         if not force and not _writable(directory, location.name, follow=False):
             owner = info.st_uid
             raise WriteError(
@@ -215,6 +221,15 @@ def _prepare(write: Write, root: Path, progress: _Progress, force: bool) -> _Tar
                 path=str(write.path),
             )
     return target
+
+
+def _check_mode(write: Write, info: os.stat_result) -> None:
+    """``StaleFile`` if the file's permission bits are no longer ``write.original_mode``."""
+    if write.original_mode is None or not stat.S_ISREG(info.st_mode):
+        return
+    now = stat.S_IMODE(info.st_mode)
+    if now != write.original_mode:
+        raise _stale(write, f"had its permissions changed (from {write.original_mode:04o} to {now:04o})")
 
 
 def _mode_of(info: os.stat_result | None) -> int | None:
@@ -509,8 +524,9 @@ def _beside(work: Callable[[], None], meanwhile: Callable[[], object], progress:
 
 
 def _verify(target: _Target, progress: _Progress) -> None:
-    """The last check before the replace: the file holds ``original`` byte for byte (a file
-    to be created is still absent, a regular file has not become a link)."""
+    """The last check before the replace: the file holds ``original`` byte for byte and has
+    ``original_mode`` when one is given (a file to be created is still absent, a regular file
+    has not become a link)."""
     write = target.write
     if write.original is None:
         try:
@@ -529,8 +545,10 @@ def _verify(target: _Target, progress: _Progress) -> None:
             write, "became a symbolic link" if error.errno == errno.ELOOP else "changed on disk"
         ) from None
     try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode) or not holds_bytes(descriptor, write.original):
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode) or not holds_bytes(descriptor, write.original):
             raise _stale(write, "changed on disk")
+        _check_mode(write, info)
     finally:
         os.close(descriptor)
 

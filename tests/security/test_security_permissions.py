@@ -205,13 +205,20 @@ def test_a_chmod_made_during_review_is_kept(tmp_path: Path) -> None:
     assert target.read_bytes() == b"old\n" and mode_of(target) == 0o600
 
 
-def test_a_change_that_sets_a_mode_wins_over_the_mode_at_write_time(tmp_path: Path) -> None:
+def test_a_chmod_during_review_of_a_change_that_sets_the_mode_refuses_it(tmp_path: Path) -> None:
+    # the preview said "100644 -> 100755"; a 0600 chosen since (a file made private) is not
+    # loosened unasked: stale, like a file whose bytes changed since the preview
     target = tmp_path / "run.sh"
     target.write_bytes(b"echo old\n")
     target.chmod(0o644)
     ws = nbedit.Workspace(tmp_path, history=False)
     plan = ws.plan_patch(MODE_AND_CONTENT)
     target.chmod(0o600)
+    with pytest.raises(nbedit.StaleFile, match="its permissions changed since the preview") as refused:
+        ws.apply(plan)
+    assert refused.value.path == "run.sh" and "nothing was written" in str(refused.value)
+    assert mode_of(target) == 0o600 and target.read_bytes() == b"echo old\n"
+    target.chmod(0o644)  # put back as previewed: the same plan applies
     ws.apply(plan)
     assert mode_of(target) == 0o755
 

@@ -53,6 +53,7 @@ __all__ = [
     "cell_label",
     "cell_label_at_line",
     "format_marker",
+    "marker_label",
     "parse_view",
     "shown_type",
     "render_cell",
@@ -364,11 +365,18 @@ def cell_label_at_line(view: str, line: int) -> str | None:
     for number, text in enumerate(split_lines(view), start=1):
         if number > line:
             break
-        if text.startswith(_MARKER_START):
-            try:
-                index, cell_type, cell_id = _parse_marker(text, number)
-            except NotebookError:
-                continue
-            where = "new cell" if index is None else f"cell {index}"
-            label = f"{where} ({'id ' + cell_id + ', ' if cell_id else ''}{cell_type or 'code'})"
+        label = marker_label(text) or label
     return label
+
+
+def marker_label(line: str) -> str | None:
+    """The label of the cell a marker line opens (``cell 2 (id c3, code)``, ``new cell (code)``);
+    None when the line is not a marker."""
+    if not line.startswith(_MARKER_START):
+        return None
+    try:
+        index, cell_type, cell_id = _parse_marker(line, 0)
+    except NotebookError:
+        return None
+    where = "new cell" if index is None else f"cell {index}"
+    return f"{where} ({'id ' + cell_id + ', ' if cell_id else ''}{cell_type or 'code'})"
