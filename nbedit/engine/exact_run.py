@@ -10,6 +10,7 @@ the rest of the diff to the full search (``engine/locate_hunks.py``).
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 
 from nbedit.engine.models import Hunk, LocatedHunk, Match, Tier
@@ -22,7 +23,11 @@ if TYPE_CHECKING:
 
     Item = TypeVar("Item")
 
-__all__ = ["edit_bytes", "exact_in_place", "interleaved", "kept_slices"]
+__all__ = ["STREAMED_FROM", "edit_bytes", "exact_in_place", "interleaved", "kept_slices"]
+
+# bytes; from this file size the new bytes are written piece by piece into one buffer (no list
+# of every piece held at once); below it one ``join`` of the pieces is quicker, and small
+STREAMED_FROM = 8 << 20
 
 
 def exact_in_place(
@@ -112,6 +117,9 @@ def edit_bytes(
     located, _ = exact_in_place(data, hunks) if text is None else exact_in_place(text, hunks, data)
     if len(located) != len(hunks):
         return None
+    if len(data) >= STREAMED_FROM:
+        spliced = _spliced_in_place(data, located)
+        return None if spliced is None else (tuple(located), spliced)
     try:
         insertions: list[bytes | memoryview] = [hunk.new.encode() for hunk in hunks]
     except UnicodeEncodeError:  # a lone surrogate: ``encode`` says what to do about it
@@ -119,3 +127,37 @@ def edit_bytes(
     view = memoryview(data)
     kept: list[bytes | memoryview] = [view[cut] for cut in kept_slices(located)]
     return tuple(located), b"".join(interleaved(kept, insertions))
+
+
+def _spliced_in_place(data: bytes, located: Sequence[LocatedHunk]) -> bytes | None:
+    """The new bytes of a big file, written piece by piece into one buffer of their exact size.
+
+    ``b"".join`` of the kept slices and the encoded new texts needs all of them at once: two
+    objects a hunk (a memoryview of ~200 bytes and the encoded text), about 1.2x a
+    100,000-hunk patch on top of the new bytes. Here each piece is made, copied in and
+    dropped; the buffer is sized once (``BytesIO`` grown to the final size, then
+    overwritten), and ``getvalue`` hands that very buffer over as the new bytes, no copy.
+    None for a new text ``encode`` refuses (a lone surrogate: the caller says why).
+    """
+    size = len(data)
+    try:
+        for item in located:
+            new, match = item.hunk.new, item.match
+            size += (len(new) if new.isascii() else len(new.encode())) - (match.end - match.start)
+    except UnicodeEncodeError:
+        return None
+    buffer = io.BytesIO()
+    if size:
+        buffer.seek(size - 1)
+        buffer.write(b"\0")  # the buffer at its final size: the writes below never grow it
+        buffer.seek(0)
+    write, view, cursor = buffer.write, memoryview(data), 0
+    for item in located:
+        match = item.match
+        write(view[cursor : match.start])
+        write(item.hunk.new.encode())
+        cursor = match.end
+    write(view[cursor:])
+    if buffer.tell() != size:  # cannot happen (the sizes are the pieces'); never hand out a padded buffer
+        return None
+    return buffer.getvalue()
