@@ -17,12 +17,16 @@ from collections.abc import Callable
 
 from nbedit.engine.text import fingerprint
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nbedit.engine.spliced import Spliced
+
 __all__ = ["IN_BACKGROUND", "fingerprint_meanwhile"]
 
 IN_BACKGROUND = 1 << 20  # bytes from which a buffer is hashed on another thread (about 0.5 ms of SHA-256)
 
 
-def fingerprint_meanwhile(data: bytes, *, minimum: int = IN_BACKGROUND) -> Callable[[], str]:
+def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = IN_BACKGROUND) -> Callable[[], str]:
     """A function returning ``fingerprint(data)``, hashed on another thread from now on.
 
     The result is the same as ``fingerprint(data)`` in every case: if the thread
@@ -30,21 +34,23 @@ def fingerprint_meanwhile(data: bytes, *, minimum: int = IN_BACKGROUND) -> Calla
     ``minimum``: the size from which a thread is worth it, for a caller that
     knows how much work of its own it does meanwhile.
     """
+    # unjoined new bytes (``engine.spliced.Spliced``) are hashed piece by piece
+    digest: Callable[[], str] = (
+        (lambda: fingerprint(data)) if isinstance(data, (bytes, bytearray, memoryview)) else data.fingerprint
+    )
     if len(data) < minimum:
-        value = fingerprint(data)
+        value = digest()
         return lambda: value
     result: list[str] = []
-    thread = threading.Thread(
-        target=lambda: result.append(fingerprint(data)), name="nbedit-fingerprint", daemon=True
-    )
+    thread = threading.Thread(target=lambda: result.append(digest()), name="nbedit-fingerprint", daemon=True)
     try:
         thread.start()
     except RuntimeError:  # no thread to be had (a process at its thread limit): hash here
-        value = fingerprint(data)
+        value = digest()
         return lambda: value
 
     def join() -> str:
         thread.join()
-        return result[0] if result else fingerprint(data)
+        return result[0] if result else digest()
 
     return join

@@ -10,7 +10,6 @@ the rest of the diff to the full search (``engine/locate_hunks.py``).
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 
 from nbedit.engine.models import Hunk, LocatedHunk, Match, Tier
@@ -21,12 +20,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TypeVar
 
+    from nbedit.engine.spliced import Spliced
+
     Item = TypeVar("Item")
 
 __all__ = ["STREAMED_FROM", "edit_bytes", "exact_in_place", "interleaved", "kept_slices"]
 
-# bytes; from this file size the new bytes are written piece by piece into one buffer (no list
-# of every piece held at once); below it one ``join`` of the pieces is quicker, and small
+# bytes; from this file size the new bytes are handed over unjoined (``engine.spliced``: written
+# and hashed piece by piece, joined only if read); below it one ``join`` is quicker, and small
 STREAMED_FROM = 8 << 20
 
 
@@ -100,7 +101,7 @@ def interleaved(kept: Sequence[Item], insertions: Sequence[Item]) -> list[Item]:
 
 def edit_bytes(
     text: str | None, data: bytes, codec: Codec, hunks: Sequence[Hunk]
-) -> tuple[tuple[LocatedHunk, ...], bytes] | None:
+) -> tuple[tuple[LocatedHunk, ...], bytes | Spliced] | None:
     """The located hunks and new bytes of a diff whose hunks are all exactly in place, spliced in the file's bytes.
 
     When a UTF-8 file is all ASCII (as many characters as bytes), an offset in the
@@ -118,8 +119,12 @@ def edit_bytes(
     if len(located) != len(hunks):
         return None
     if len(data) >= STREAMED_FROM:
-        spliced = _spliced_in_place(data, located)
-        return None if spliced is None else (tuple(located), spliced)
+        from nbedit.engine.spliced import Spliced
+
+        try:
+            return tuple(located), Spliced(data, [item.match for item in located])
+        except UnicodeEncodeError:  # a lone surrogate: ``encode`` says what to do about it
+            return None
     try:
         insertions: list[bytes | memoryview] = [hunk.new.encode() for hunk in hunks]
     except UnicodeEncodeError:  # a lone surrogate: ``encode`` says what to do about it
@@ -128,36 +133,3 @@ def edit_bytes(
     kept: list[bytes | memoryview] = [view[cut] for cut in kept_slices(located)]
     return tuple(located), b"".join(interleaved(kept, insertions))
 
-
-def _spliced_in_place(data: bytes, located: Sequence[LocatedHunk]) -> bytes | None:
-    """The new bytes of a big file, written piece by piece into one buffer of their exact size.
-
-    ``b"".join`` of the kept slices and the encoded new texts needs all of them at once: two
-    objects a hunk (a memoryview of ~200 bytes and the encoded text), about 1.2x a
-    100,000-hunk patch on top of the new bytes. Here each piece is made, copied in and
-    dropped; the buffer is sized once (``BytesIO`` grown to the final size, then
-    overwritten), and ``getvalue`` hands that very buffer over as the new bytes, no copy.
-    None for a new text ``encode`` refuses (a lone surrogate: the caller says why).
-    """
-    size = len(data)
-    try:
-        for item in located:
-            new, match = item.hunk.new, item.match
-            size += (len(new) if new.isascii() else len(new.encode())) - (match.end - match.start)
-    except UnicodeEncodeError:
-        return None
-    buffer = io.BytesIO()
-    if size:
-        buffer.seek(size - 1)
-        buffer.write(b"\0")  # the buffer at its final size: the writes below never grow it
-        buffer.seek(0)
-    write, view, cursor = buffer.write, memoryview(data), 0
-    for item in located:
-        match = item.match
-        write(view[cursor : match.start])
-        write(item.hunk.new.encode())
-        cursor = match.end
-    write(view[cursor:])
-    if buffer.tell() != size:  # cannot happen (the sizes are the pieces'); never hand out a padded buffer
-        return None
-    return buffer.getvalue()

@@ -22,7 +22,7 @@ import codecs
 
 from collections.abc import Iterator, Sequence
 
-from nbedit.engine.models import FilePlan, Match
+from nbedit.engine.models import FilePlan, Match, unjoined_after
 
 __all__ = ["EncodedSpans", "Span", "byte_spans"]
 
@@ -69,7 +69,7 @@ class EncodedSpans:
 def byte_spans(file_plan: FilePlan) -> Sequence[Span] | None:
     """The byte spans of ``file_plan.before_bytes`` its hunks replace, in order; None when unknown."""
     data = file_plan.before_bytes
-    if file_plan.notebook or not file_plan.hunks or data is None or file_plan.after_bytes is None:
+    if file_plan.notebook or not file_plan.hunks or data is None or unjoined_after(file_plan) is None:
         return None
     encoding = file_plan.encoding or "utf-8"
     matches = sorted(

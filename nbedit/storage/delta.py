@@ -185,10 +185,21 @@ def decode_regions(data: bytes) -> Regions:
 def region_delta(base: bytes, target: bytes, spans: Sequence[tuple[int, int, bytes]]) -> Regions | None:
     """``spans`` as a delta from ``base`` to ``target``, or None if replaying them does not give ``target``.
 
+    ``target`` may be new bytes not joined yet (an object with ``replays(base, spans)``,
+    ``engine.spliced.Spliced``): it is made of exactly such spans, and says if these are they.
+
     The spans come from the caller (the planner's hunks, mapped to bytes); they are
     trusted only after this check, so a wrong mapping can cost a bigger delta, never
     a wrong version.
     """
+    replays = getattr(target, "replays", None)
+    if replays is not None:  # new bytes not joined (``engine.spliced``): the spans they are made of?
+        if not replays(base, spans):
+            return None
+        numbers = array("Q", [len(spans)])
+        for start, end, replacement in spans:
+            numbers.extend((start, end, len(replacement)))
+        return Regions(tuple(spans) if isinstance(spans, (tuple, list)) else spans, numbers)
     # Compared piece by piece with ``startswith`` at an offset: a C memcmp against a
     # memoryview of the base, with no joined copy of the target.
     view = memoryview(base)

@@ -128,6 +128,11 @@ def _pack(data: bytes) -> tuple[int, bytes]:
     return (method, packed) if len(packed) < len(data) else (RAW, data)
 
 
+def joined(data: bytes) -> bytes:
+    """``data``, or the joined bytes of new bytes not joined yet (``engine.spliced.Spliced``)."""
+    return data if isinstance(data, (bytes, bytearray, memoryview)) else data.join()  # type: ignore[attr-defined]
+
+
 def _pack_pieces(pieces: Callable[[], Iterable[bytes]], size: int) -> tuple[int, bytes]:
     """``_pack`` of the ``size`` bytes ``pieces()`` yields, a big one compressed as the pieces come.
 
@@ -241,8 +246,11 @@ def store_version(
     """Id of the version holding ``data``; a new one is a delta against ``base`` when that pays.
 
     ``spans``: the byte spans of ``base`` the change replaced (see ``delta.region_delta``).
+    ``data`` may be new bytes not joined yet (``engine.spliced.Spliced``): stored as the region
+    delta they are without being joined, joined (``join()``) only to be stored any other way.
     """
     if fingerprint is None:
+        data = joined(data)
         fingerprint = hashlib.sha256(data).hexdigest()
     row = connection.execute("SELECT id, size FROM versions WHERE fingerprint = ?", (fingerprint,)).fetchone()
     if row is not None:
@@ -269,6 +277,7 @@ def store_version(
                 (fingerprint, len(data), base_id, depth + 1, chain_bytes + len(packed), compressed),
                 packed,
             )
+        data = joined(data)
         delta = make_delta(base_data, data)
         if _fits_as_delta(depth, chain_bytes, len(delta.middle), len(data)):
             compressed, packed = _pack(delta.middle)
@@ -280,7 +289,7 @@ def store_version(
                  chain_bytes + len(delta.middle), compressed),
                 packed,
             )  # fmt: skip
-    compressed, packed = _pack(data)
+    compressed, packed = _pack(joined(data))
     return _insert(
         connection,
         "INSERT INTO versions (fingerprint, size, compressed, data) VALUES (?, ?, ?, {data})",
