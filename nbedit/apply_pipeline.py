@@ -157,7 +157,9 @@ class ApplyPipeline:
 
         # a big file's new bytes may be unjoined (engine.spliced): hashed piece by piece
         afters = {file_plan.path: unjoined_after(file_plan) for file_plan in files}
-        return {path: (after, fingerprint_meanwhile(after)) for path, after in afters.items() if after is not None}
+        return {
+            path: (after, fingerprint_meanwhile(after)) for path, after in afters.items() if after is not None
+        }
 
     def _mode_now(self, file_plan: FilePlan) -> tuple[int | None, int | None]:
         """(mode the file has now, mode to write): the change's own mode if it sets one,
@@ -360,7 +362,9 @@ class ApplyPipeline:
                     before=file_plan.before_bytes,
                     after=after,
                     before_fingerprint=file_plan.fingerprint,
-                    after_fingerprint=(fingerprint(after) if isinstance(after, bytes) else after.fingerprint())
+                    after_fingerprint=(
+                        fingerprint(after) if isinstance(after, bytes) else after.fingerprint()
+                    )
                     if after is not None and digest is None
                     else None,
                     after_digest=digest,

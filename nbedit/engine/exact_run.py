@@ -112,8 +112,9 @@ def edit_bytes(
     of the text between the hunks; the new text is decoded from the new bytes when
     it is first read (``decoded_when_read``). From ``STREAMED_FROM`` bytes the new
     bytes are not joined at all: a ``Spliced`` (``engine.spliced``) stands for them.
-    None when that is not so (the caller takes ``edit_text``). ``text`` None: the caller let the text go (the bytes are all
-    ASCII, checked here); the hunks are then found in the bytes themselves.
+    None when that is not so (the caller takes ``edit_text``). ``text`` None: the caller
+    let the text go (the bytes are all ASCII, checked here); the hunks are then found in
+    the bytes themselves.
     """
     if codec != UTF8 or not hunks or (len(text) != len(data) if text is not None else not data.isascii()):
         return None

@@ -281,7 +281,7 @@ class _TextWhenRead:
 
 
 class _BytesWhenRead:
-    """A ``FilePlan.after_bytes`` not joined yet: an ``engine.spliced.Spliced`` (``join()`` makes the bytes)."""
+    """A ``FilePlan.after_bytes`` not joined yet: an ``engine.spliced.Spliced`` (``join()`` joins it)."""
 
     __slots__ = ("pieces",)
 
@@ -344,7 +344,8 @@ def digested_when_read(join: Callable[[], str]) -> str:
 
 class _DecodedOnRead:
     """A slot of ``FilePlan`` whose value may be computed late: decoding a ``_TextWhenRead``
-    (``after``, ``before``) or joining a ``_DigestWhenRead`` (``fingerprint``) the first time it is read."""
+    (``after``, ``before``), joining a ``_DigestWhenRead`` (``fingerprint``) or a ``_BytesWhenRead``
+    (``after_bytes``) the first time it is read."""
 
     __slots__ = ("slot",)
 

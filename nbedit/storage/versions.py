@@ -130,7 +130,9 @@ def _pack(data: bytes) -> tuple[int, bytes]:
 
 def joined(data: bytes) -> bytes:
     """``data``, or the joined bytes of new bytes not joined yet (``engine.spliced.Spliced``)."""
-    return data if isinstance(data, (bytes, bytearray, memoryview)) else data.join()  # type: ignore[attr-defined]
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return data
+    return data.join()  # type: ignore[attr-defined,no-any-return]
 
 
 def _pack_pieces(pieces: Callable[[], Iterable[bytes]], size: int) -> tuple[int, bytes]:
