@@ -16,6 +16,7 @@ import difflib
 import errno
 import hashlib
 import os
+import pickle
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -145,7 +146,9 @@ def test_an_unjoined_plan_writes_and_records_the_same_bytes(
     result = workspace.apply(plan)
     assert (root / "big.py").read_bytes() == after
     assert isinstance(unjoined_after(file_plan), Spliced)  # written and recorded unjoined
-    assert file_plan.after_bytes == after and file_plan.after == after.decode()  # joined when read
+    copied = pickle.loads(pickle.dumps(plan)).files[0]  # pickling reads the field: joined, and kept
+    assert unjoined_after(copied) == after and unjoined_after(file_plan) is file_plan.after_bytes
+    assert file_plan.after_bytes == after and file_plan.after == after.decode()
     assert sorted(path.name for path in root.iterdir()) == ["big.py"]
     workspace.undo()
     assert (root / "big.py").read_bytes() == data
