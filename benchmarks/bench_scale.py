@@ -350,8 +350,8 @@ def _patch_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
                 peer["grown_kib"] * 1024 / size if "grown_kib" in peer else None,
                 "< 3x the patch",
                 ours["grown_kib"] * 1024 < 3 * size,
-                note=f"the file is {len(before) / size:.1f}x the patch; it is held as read, as text, as "
-                "edited text and as written",
+                note=f"the file is {len(before) / size:.1f}x the patch and is held once, as read (from 4 MiB "
+                "its new bytes are written piece by piece); the parsed hunks keep their old and new text",
             )
         )
         parsed = _child(_NBEDIT_PARSE, str(patch_path))

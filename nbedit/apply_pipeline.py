@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Callable, Sequence
 
 from nbedit.apply_result import ApplyResult
-from nbedit.engine.models import FilePlan, Plan
+from nbedit.engine.models import FilePlan, Plan, unjoined_after
 from nbedit.engine.text import decode, fingerprint
 from nbedit.engine.whole_diff import text_diff
 from nbedit.errors import NbeditError, NotAFile, NotebookError, StaleFile, option
@@ -168,10 +168,10 @@ class ApplyPipeline:
             return {}
         from nbedit.engine.digest import fingerprint_meanwhile
 
+        # a big file's new bytes may be unjoined (engine.spliced): hashed piece by piece
+        afters = {file_plan.path: unjoined_after(file_plan) for file_plan in files}
         return {
-            file_plan.path: (file_plan.after_bytes, fingerprint_meanwhile(file_plan.after_bytes))
-            for file_plan in files
-            if file_plan.after_bytes is not None
+            path: (after, fingerprint_meanwhile(after)) for path, after in afters.items() if after is not None
         }
 
     def _mode_now(self, file_plan: FilePlan) -> tuple[int | None, int | None]:
@@ -382,6 +382,7 @@ class ApplyPipeline:
         mode = modes[1]
         path, before = file_plan.path, file_plan.before_bytes
         original_mode = _mode_from(file_plan)
+        after = unjoined_after(file_plan)  # unjoined new bytes are written piece by piece (engine.spliced)
         if file_plan.operation == "delete":
             return [write_type(source.absolute(path), None, before, None, source.identity(path, before))]
         if file_plan.new_path and file_plan.new_path != path:
@@ -390,7 +391,7 @@ class ApplyPipeline:
             existing = move_targets[file_plan.new_path]
             return [
                 write_type(
-                    source.absolute(file_plan.new_path), file_plan.after_bytes, existing, mode,
+                    source.absolute(file_plan.new_path), after, existing, mode,
                     source.identity(file_plan.new_path, existing),
                 ),
                 write_type(
@@ -399,8 +400,7 @@ class ApplyPipeline:
             ]  # fmt: skip
         return [
             write_type(
-                source.absolute(path), file_plan.after_bytes, before, mode, source.identity(path, before),
-                original_mode,
+                source.absolute(path), after, before, mode, source.identity(path, before), original_mode,
             )
         ]  # fmt: skip
 
@@ -430,21 +430,24 @@ class ApplyPipeline:
         for file_plan in files:
             added, removed = stats.get(file_plan.target_path, (0, 0))
             hashed, digest = digests.get(file_plan.path, (None, None))
-            if hashed is not file_plan.after_bytes:  # the bytes a live room saved instead
+            after = unjoined_after(file_plan)  # the bytes, or their pieces (engine.spliced)
+            if hashed is not after:  # the bytes a live room saved instead
                 digest = None
             records.append(
                 FileRecord(
                     # a file a collaboration room saves is written in place by the server:
                     # its inode is not detached, so it must never be the linked "before"
                     before_file=None if file_plan.path in in_rooms else self._replaced_file(file_plan),
-                    spans=byte_spans(file_plan) if file_plan.after_bytes is not None else None,
+                    spans=byte_spans(file_plan) if after is not None else None,
                     path=file_plan.path,
                     new_path=file_plan.new_path,
                     before=file_plan.before_bytes,
-                    after=file_plan.after_bytes,
+                    after=after,
                     before_fingerprint=file_plan.fingerprint,
-                    after_fingerprint=fingerprint(file_plan.after_bytes)
-                    if file_plan.after_bytes is not None and digest is None
+                    after_fingerprint=(
+                        fingerprint(after) if isinstance(after, bytes) else after.fingerprint()
+                    )
+                    if after is not None and digest is None
                     else None,
                     after_digest=digest,
                     added=added,

@@ -41,6 +41,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from nbedit.engine.spliced import Spliced
+
 
 class _Hashed:
     """One buffer's SHA-256, being computed or done, with the hasher's state at every checkpoint.
@@ -62,7 +64,7 @@ _recent: list[_Hashed] = []  # newest first
 _lock = threading.Lock()
 
 
-def fingerprint_meanwhile(data: bytes, *, minimum: int = IN_BACKGROUND) -> Callable[[], str]:
+def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = IN_BACKGROUND) -> Callable[[], str]:
     """A function returning ``fingerprint(data)``, hashed on another thread from now on.
 
     The result is the same as ``fingerprint(data)`` in every case: if the thread
@@ -71,13 +73,16 @@ def fingerprint_meanwhile(data: bytes, *, minimum: int = IN_BACKGROUND) -> Calla
     knows how much work of its own it does meanwhile. From ``IN_BACKGROUND`` bytes
     on, the work already done for a remembered buffer is reused (module docstring).
     """
+    # unjoined new bytes (``engine.spliced.Spliced``) are hashed piece by piece
+    spliced = not isinstance(data, (bytes, bytearray, memoryview))
+    digest: Callable[[], str] = data.fingerprint if spliced else (lambda: fingerprint(data))  # type: ignore[union-attr]
     if len(data) < minimum:
-        value = fingerprint(data)
+        value = digest()
         return lambda: value
     result: list[str] = []
     entry: _Hashed | None = None
-    if len(data) < IN_BACKGROUND:  # a caller's lower minimum: a thread, nothing remembered
-        target: Callable[[], object] = lambda: result.append(fingerprint(data))  # noqa: E731
+    if spliced or len(data) < IN_BACKGROUND:  # pieces, or a caller's lower minimum: a thread, nothing remembered
+        target: Callable[[], object] = lambda: result.append(digest())  # noqa: E731
     else:
         entry = hashed = _Hashed(data)
         with _lock:
@@ -91,14 +96,14 @@ def fingerprint_meanwhile(data: bytes, *, minimum: int = IN_BACKGROUND) -> Calla
         if entry is not None:
             forget(data)
             entry.done.set()  # a later buffer that took it as a base does not wait for it
-        value = fingerprint(data)
+        value = digest()
         return lambda: value
 
     def join() -> str:
         thread.join()
         if entry is not None:
             return entry.value if entry.value is not None else fingerprint(data)
-        return result[0] if result else fingerprint(data)
+        return result[0] if result else digest()
 
     return join
 

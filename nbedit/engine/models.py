@@ -246,7 +246,9 @@ class FilePlan:
         mode_changed = (
             self.mode is not None and self.before_mode is not None and self.mode != self.before_mode
         )
-        return self.before_bytes != self.after_bytes or self.new_path is not None or mode_changed
+        after = _AFTER_BYTES_SLOT.__get__(self, FilePlan)  # unjoined new bytes differ (the planner saw to it)
+        differs = after.__class__ is _BytesWhenRead or self.before_bytes != after
+        return differs or self.new_path is not None or mode_changed
 
     @property
     def exact(self) -> bool:
@@ -282,6 +284,15 @@ class _TextWhenRead:
         self.data = data
 
 
+class _BytesWhenRead:
+    """A ``FilePlan.after_bytes`` not joined yet: an ``engine.spliced.Spliced`` (``join()`` joins it)."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, pieces: Any) -> None:
+        self.pieces = pieces
+
+
 class _DigestWhenRead:
     """A ``FilePlan.fingerprint`` still being hashed on another thread: the call that joins it."""
 
@@ -303,6 +314,25 @@ def decoded_when_read(data: bytes) -> str:
     return _TextWhenRead(data)  # type: ignore[return-value]
 
 
+def joined_when_read(pieces: Any) -> bytes:
+    """``pieces.join()`` for ``FilePlan(after_bytes=...)``, done the first time the field is read.
+
+    A 100,000-hunk patch of an 80 MB file is written and recorded from its pieces
+    (``engine.spliced.Spliced``: the old bytes and the spans that replace parts of them),
+    without ever holding the joined new bytes next to the old ones; ``unjoined_after``
+    hands those readers the pieces. Any other reader of the field (a preview, ``repr``,
+    equality, ``replace``, pickling) sees the joined bytes, joined once and kept.
+    """
+    return _BytesWhenRead(pieces)  # type: ignore[return-value]
+
+
+def unjoined_after(file_plan: FilePlan) -> Any:
+    """``file_plan.after_bytes`` as it is held: its pieces (``Spliced``) while not joined yet,
+    else the bytes (or None); for the readers that take either (the writer, the history)."""
+    value = _AFTER_BYTES_SLOT.__get__(file_plan, FilePlan)
+    return value.pieces if value.__class__ is _BytesWhenRead else value
+
+
 def digested_when_read(join: Callable[[], str]) -> str:
     """``join()`` for ``FilePlan(fingerprint=...)``, called the first time the field is read.
 
@@ -318,7 +348,8 @@ def digested_when_read(join: Callable[[], str]) -> str:
 
 class _DecodedOnRead:
     """A slot of ``FilePlan`` whose value may be computed late: decoding a ``_TextWhenRead``
-    (``after``, ``before``) or joining a ``_DigestWhenRead`` (``fingerprint``) the first time it is read."""
+    (``after``, ``before``), joining a ``_DigestWhenRead`` (``fingerprint``) or a ``_BytesWhenRead``
+    (``after_bytes``) the first time it is read."""
 
     __slots__ = ("slot",)
 
@@ -336,6 +367,9 @@ class _DecodedOnRead:
         elif kind is _DigestWhenRead:
             value = value.join()
             self.slot.__set__(instance, value)
+        elif kind is _BytesWhenRead:
+            value = value.pieces.join()
+            self.slot.__set__(instance, value)
         return value
 
     def __set__(self, instance: object, value: object) -> None:
@@ -348,6 +382,7 @@ class _DecodedOnRead:
 type.__setattr__(FilePlan, "after", _DecodedOnRead(FilePlan.__dict__["after"]))
 type.__setattr__(FilePlan, "fingerprint", _DecodedOnRead(FilePlan.__dict__["fingerprint"]))
 type.__setattr__(FilePlan, "before", _DecodedOnRead(FilePlan.__dict__["before"]))
+type.__setattr__(FilePlan, "after_bytes", _DecodedOnRead(FilePlan.__dict__["after_bytes"]))
 
 
 def undecoded_before(file_plan: FilePlan) -> bytes | None:
@@ -359,6 +394,7 @@ def undecoded_before(file_plan: FilePlan) -> bytes | None:
 
 
 _BEFORE_SLOT = FilePlan.__dict__["before"].slot
+_AFTER_BYTES_SLOT = FilePlan.__dict__["after_bytes"].slot
 
 
 @dataclass(frozen=True, slots=True)

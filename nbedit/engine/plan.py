@@ -29,6 +29,7 @@ from nbedit.engine.models import (
     decoded_when_read,
     digested_when_read,
     is_notebook_path,
+    joined_when_read,
 )
 from nbedit.engine.source import FileSource  # moved; still importable from here
 from nbedit.engine.syntax_guard import GUARD_SUFFIXES, guard, new_file_quotes
@@ -269,11 +270,16 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
             change, source, data, text, codec, edit.after, after_bytes, edit, before_fingerprint
         )
     assert spliced is not None
-    located, after_bytes = spliced
+    located, new_bytes = spliced
     # the new text is decoded from the new bytes only if something reads it: writing the file and
     # recording it take the bytes alone
-    after = decoded_when_read(after_bytes)
-    after_bytes = data if after_bytes == data else after_bytes
+    after = decoded_when_read(new_bytes)
+    if isinstance(new_bytes, bytes):
+        after_bytes = data if new_bytes == data else new_bytes
+    elif new_bytes.same_as(data):
+        after_bytes = data
+    else:  # a big file's new bytes stay unjoined: written and recorded piece by piece (engine.spliced)
+        after_bytes = joined_when_read(new_bytes)
     # and the old text (ASCII: the bytes at the same offsets) is decoded again only if something
     # reads it: the history and the counts read the bytes (``models.undecoded_before``)
     before = decoded_when_read(data)

@@ -105,6 +105,9 @@ WRITTEN_BESIDE = 8 << 20  # bytes from which the other thread also writes the te
 class Write:
     """One file operation: write ``data`` (or delete when None); ``original`` is what is there now.
 
+    ``data`` may also be new bytes not joined yet (``engine.spliced.Spliced``: ``len()`` and
+    ``chunks()``), written into the temporary copy piece by piece.
+
     ``mode``: permission bits for the written file; None keeps the existing file's
     bits (as they are at write time), or gives a new file the default (umask) mode.
     A move is a delete of the old path plus a write of the new one. ``identity``: the

@@ -37,9 +37,9 @@ from __future__ import annotations
 import sys
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
-from nbedit._dataclass import dataclass
+from nbedit._dataclass import dataclass, field
 
 __all__ = [
     "Delta",
@@ -102,21 +102,56 @@ def make_delta(base: bytes, target: bytes) -> Delta:
 
 @dataclass(frozen=True, slots=True)
 class Regions:
-    """``spans`` of the base, in order and apart, replaced: (start, end, replacement) each."""
+    """``spans`` of the base, in order and apart, replaced: (start, end, replacement) each.
 
-    spans: tuple[tuple[int, int, bytes | memoryview], ...]
+    ``spans`` may be a sequence that makes each replacement when read (``engine.spans.EncodedSpans``):
+    the delta is then encoded piece by piece (``chunks``), and never held whole.
+    """
 
-    @property
-    def payload(self) -> int:
-        return sum(len(replacement) for _, _, replacement in self.spans)
+    spans: Sequence[tuple[int, int, bytes | memoryview]]
+    # the stored table in native byte order (count, then start, end, length per span), when
+    # ``region_delta`` made it while it checked the spans (one pass over them less)
+    table: array | None = field(default=None, compare=False, repr=False)
 
-    def encode(self) -> bytes:
+    def _table(self) -> array:
+        if self.table is not None:
+            return self.table
         numbers = array("Q", [len(self.spans)])
         for start, end, replacement in self.spans:
             numbers.extend((start, end, len(replacement)))
+        return numbers
+
+    @property
+    def payload(self) -> int:
+        return sum(self._table()[3::3])
+
+    @property
+    def size(self) -> int:
+        """The length of ``encode()``."""
+        table = self._table()
+        return 8 * len(table) + sum(table[3::3])
+
+    def encode(self) -> bytes:
+        return b"".join(self.chunks())
+
+    def chunks(self, size: int = 1 << 20) -> Iterator[bytes]:
+        """``encode()`` in pieces of about ``size`` bytes, the table first: what a compressor
+        takes one after another, so a delta of 100,000 spans is never held whole."""
+        numbers = self._table()
         if sys.byteorder == "big":
+            numbers = array("Q", numbers)
             numbers.byteswap()
-        return numbers.tobytes() + b"".join(replacement for _, _, replacement in self.spans)
+        yield numbers.tobytes()
+        group: list[bytes | memoryview] = []
+        grouped = 0
+        for _, _, replacement in self.spans:
+            group.append(replacement)
+            grouped += len(replacement)
+            if grouped >= size:
+                yield b"".join(group)
+                group, grouped = [], 0
+        if group:
+            yield b"".join(group)
 
 
 def decode_regions(data: bytes) -> Regions:
@@ -150,15 +185,27 @@ def decode_regions(data: bytes) -> Regions:
 def region_delta(base: bytes, target: bytes, spans: Sequence[tuple[int, int, bytes]]) -> Regions | None:
     """``spans`` as a delta from ``base`` to ``target``, or None if replaying them does not give ``target``.
 
+    ``target`` may be new bytes not joined yet (an object with ``replays(base, spans)``,
+    ``engine.spliced.Spliced``): it is made of exactly such spans, and says if these are they.
+
     The spans come from the caller (the planner's hunks, mapped to bytes); they are
     trusted only after this check, so a wrong mapping can cost a bigger delta, never
     a wrong version.
     """
+    replays = getattr(target, "replays", None)
+    if replays is not None:  # new bytes not joined (``engine.spliced``): the spans they are made of?
+        if not replays(base, spans):
+            return None
+        numbers = array("Q", [len(spans)])
+        for start, end, replacement in spans:
+            numbers.extend((start, end, len(replacement)))
+        return Regions(tuple(spans) if isinstance(spans, (tuple, list)) else spans, numbers)
     # Compared piece by piece with ``startswith`` at an offset: a C memcmp against a
     # memoryview of the base, with no joined copy of the target.
     view = memoryview(base)
     cursor = 0  # in base
     position = 0  # in target
+    numbers = array("Q", [len(spans)])  # the stored table, made on the way
     for start, end, replacement in spans:
         if start < cursor or end < start or end > len(base):
             return None
@@ -169,9 +216,11 @@ def region_delta(base: bytes, target: bytes, spans: Sequence[tuple[int, int, byt
             return None
         position += len(replacement)
         cursor = end
+        numbers.extend((start, end, len(replacement)))
     if len(target) - position != len(base) - cursor or not target.startswith(view[cursor:], position):
         return None
-    return Regions(tuple(spans))
+    # a tuple or list is kept as a tuple; a sequence that makes its spans when read is kept as it is
+    return Regions(tuple(spans) if isinstance(spans, (tuple, list)) else spans, numbers)
 
 
 class _Pieces:

@@ -32,6 +32,7 @@ from nbedit.storage.sqlite import sqlite3
 from nbedit.storage.versions import (
     LINKED,
     collect_unused,
+    joined,
     previous_version,
     store_linked,
     store_version,
@@ -145,7 +146,7 @@ class HistoryRecording(HistoryState):
                 and tuple(latest) == (version, fingerprint)
                 and size // 2 <= len(data) <= size * 2
             ):
-                return version, data
+                return version, joined(data)  # new bytes kept unjoined are joined to be a base
         return None
 
     def _remember(self, path: str, version: int, fingerprint: str, data: bytes) -> None:

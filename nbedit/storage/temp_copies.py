@@ -80,10 +80,12 @@ def fill(
 ) -> None:
     if fault:
         fault("write", shown)
-    view = memoryview(data)
-    while view:
-        written = os.write(descriptor, view)
-        view = view[written:]
+    # bytes, or new bytes not joined (``engine.spliced.Spliced``): written piece by piece
+    for piece in (data,) if isinstance(data, (bytes, bytearray, memoryview)) else data.chunks():
+        view = memoryview(piece)
+        while view:
+            written = os.write(descriptor, view)
+            view = view[written:]
     if owner is not None and owner != (os.geteuid(), os.getegid()):
         keep_owner(descriptor, owner)
     if mode is not None:
