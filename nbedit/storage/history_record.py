@@ -97,11 +97,13 @@ class HistoryRecording(HistoryState):
     def _store_file(self, connection: sqlite3.Connection, file: FileRecord) -> tuple[int | None, int | None]:
         before_id: int | None = None
         after_id: int | None = None
+        new_before = False  # the "before" was not stored yet: then the "after" surely is not either
         if file.before is not None:
             fingerprint = file.before_fingerprint or hashlib.sha256(file.before).hexdigest()
             known = connection.execute(
                 "SELECT 1 FROM versions WHERE fingerprint = ?", (fingerprint,)
             ).fetchone()
+            new_before = not known
             base = None if known else self._recent_base(connection, file.path, len(file.before))
             if not known and base is None and file.before_file is not None:
                 expected, source = file.before, file.before_file
@@ -117,11 +119,19 @@ class HistoryRecording(HistoryState):
         if file.after is not None:
             base = (before_id, file.before) if before_id is not None and file.before is not None else None
             after_fingerprint = file.after_fingerprint
-            if after_fingerprint is None and file.after_digest is not None:
-                after_fingerprint = file.after_digest()  # hashed meanwhile on another thread
+            digest = file.after_digest  # hashed meanwhile on another thread
+            if after_fingerprint is None and digest is not None and not (new_before and base):
+                after_fingerprint = digest()
             after_id = store_version(
-                connection, file.after, after_fingerprint, base, spans=file.spans if base else None
+                connection,
+                file.after,
+                # a new "after": joined once its region delta is packed, so the hashing overlaps that
+                after_fingerprint if after_fingerprint is not None or digest is None else digest,
+                base,
+                spans=file.spans if base else None,
             )
+            if after_fingerprint is None and digest is not None:
+                after_fingerprint = digest()  # joined already: the digest store_version used
             if after_fingerprint is not None:
                 self._remember(file.new_path or file.path, after_id, after_fingerprint, file.after)
         return before_id, after_id

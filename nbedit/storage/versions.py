@@ -7,8 +7,11 @@ bytes are packed: 0 as they are, 1 zlib, 2 zstd. Big blobs (a keyframe of a file
 not seen yet, the first thing recorded for it) use zstd, which packs text as tightly as zlib at
 a quarter of the time, so the first edit of a big file is not dominated by compression; small
 ones keep zlib, which is built in, so a one-line edit of a small file never imports the zstd
-bindings (their import costs more than it saves). Entries written as zlib by older versions
-read as before. The "after" of an edit is
+bindings (their import costs more than it saves). A delta's payload under ``ZSTD_COLD_FROM`` (the
+hunks of a patch of a thousand hunks: a few hundred kilobytes) is packed with zlib's fastest level
+while the process has not loaded the zstd bindings (a command that records one entry and exits,
+the first entry of a session): loading them costs some 15 ms, packing that payload with zlib 2-3 ms.
+Entries written as zlib by older versions read as before. The "after" of an edit is
 stored as a delta against its "before", and the "before" is usually the previous
 edit's "after", already stored: so the history grows with the size of the changes,
 not of the files, and recording an edit of a big file costs one prefix/suffix scan
@@ -45,6 +48,7 @@ These functions run inside the caller's transaction (``database.Database``).
 from __future__ import annotations
 
 import os
+import sys
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -82,6 +86,8 @@ MAX_CHAIN_DEPTH = 128
 COMPRESSION_LEVEL = 3
 ZSTD_LEVEL = 3
 ZSTD_FROM = 256 << 10  # bytes; below this zlib is as fast as zstd's import
+ZSTD_COLD_FROM = 1 << 20  # bytes; a delta below this takes zlib's fastest level if zstd is not loaded yet
+ZLIB_FAST_LEVEL = 1
 # Level 1 from here on: on 50 MB notebooks it packs as tightly as level 3 (base64 images) or
 # tighter (long printed outputs) in half the time; on code, level 3 is 10% smaller for 15% more time.
 ZSTD_FAST_FROM = 16 << 20
@@ -117,10 +123,12 @@ def _zstd() -> Any:
     return zstandard
 
 
-def _pack(data: bytes) -> tuple[int, bytes]:
+def _pack(data: bytes, *, delta: bool = False) -> tuple[int, bytes]:
     if len(data) < 64:
         return RAW, data
-    if len(data) >= ZSTD_FROM:
+    if delta and ZSTD_FROM <= len(data) < ZSTD_COLD_FROM and "zstandard" not in sys.modules:
+        method, packed = ZLIB, zlib.compress(data, ZLIB_FAST_LEVEL)  # cheaper than importing zstd
+    elif len(data) >= ZSTD_FROM:
         level = ZSTD_FAST_LEVEL if len(data) >= ZSTD_FAST_FROM else ZSTD_LEVEL
         method, packed = ZSTD, _zstd().ZstdCompressor(level=level).compress(data)
     else:
@@ -217,7 +225,7 @@ def _fits_as_delta(depth: int, chain_bytes: int, middle: int, size: int) -> bool
 def store_version(
     connection: sqlite3.Connection,
     data: bytes,
-    fingerprint: str | None,
+    fingerprint: str | Callable[[], str] | None,
     base: tuple[int, bytes] | None,
     *,
     spans: Sequence[tuple[int, int, bytes]] | None = None,
@@ -225,7 +233,17 @@ def store_version(
     """Id of the version holding ``data``; a new one is a delta against ``base`` when that pays.
 
     ``spans``: the byte spans of ``base`` the change replaced (see ``delta.region_delta``).
+    ``fingerprint`` may be the function that gives it (a digest still being hashed on another
+    thread, ``engine.digest``): a region delta is then made and packed first and the digest
+    joined only after, so the hashing overlaps that work (the caller passes a function only
+    when the bytes are surely new, or the packing would be wasted on a version already stored).
     """
+    prepared: tuple[int, bytes, int, int] | None = None  # a packed region delta and its base's chain
+    tried = False
+    if callable(fingerprint):
+        if base is not None and spans is not None:
+            prepared, tried = _packed_regions(connection, base, data, spans), True
+        fingerprint = fingerprint()
     if fingerprint is None:
         fingerprint = hashlib.sha256(data).hexdigest()
     row = connection.execute("SELECT id, size FROM versions WHERE fingerprint = ?", (fingerprint,)).fetchone()
@@ -238,14 +256,10 @@ def store_version(
         return int(row[0])
     if base is not None:
         base_id, base_data = base
-        depth, chain_bytes = connection.execute(
-            "SELECT depth, chain_bytes FROM versions WHERE id = ?", (base_id,)
-        ).fetchone()
-        regions = region_delta(base_data, data, spans) if spans is not None else None
-        if regions is not None and _fits_as_delta(
-            depth, chain_bytes, regions.payload + 24 * len(regions.spans), len(data)
-        ):
-            compressed, packed = _pack(regions.encode())
+        if not tried and spans is not None:
+            prepared = _packed_regions(connection, base, data, spans)
+        if prepared is not None:
+            compressed, packed, depth, chain_bytes = prepared
             return _insert(
                 connection,
                 "INSERT INTO versions (fingerprint, size, base, depth, chain_bytes, regions, compressed, data)"
@@ -253,9 +267,10 @@ def store_version(
                 (fingerprint, len(data), base_id, depth + 1, chain_bytes + len(packed), compressed),
                 packed,
             )
+        depth, chain_bytes = _chain(connection, base_id)
         delta = make_delta(base_data, data)
         if _fits_as_delta(depth, chain_bytes, len(delta.middle), len(data)):
-            compressed, packed = _pack(delta.middle)
+            compressed, packed = _pack(delta.middle, delta=True)
             return _insert(
                 connection,
                 "INSERT INTO versions (fingerprint, size, base, prefix, suffix, depth, chain_bytes, compressed,"
@@ -271,6 +286,33 @@ def store_version(
         (fingerprint, len(data), compressed),
         packed,
     )
+
+
+def _chain(connection: sqlite3.Connection, version: int) -> tuple[int, int]:
+    """(depth, chain_bytes) of a stored version: how long the delta chain ending at it is."""
+    depth, chain_bytes = connection.execute(
+        "SELECT depth, chain_bytes FROM versions WHERE id = ?", (version,)
+    ).fetchone()
+    return int(depth), int(chain_bytes)
+
+
+def _packed_regions(
+    connection: sqlite3.Connection,
+    base: tuple[int, bytes],
+    data: bytes,
+    spans: Sequence[tuple[int, int, bytes]],
+) -> tuple[int, bytes, int, int] | None:
+    """``data`` as a packed region delta against ``base`` (packing, bytes, base's depth and chain
+    bytes), or None when the spans do not give ``data`` or the delta would not pay."""
+    base_id, base_data = base
+    depth, chain_bytes = _chain(connection, base_id)
+    regions = region_delta(base_data, data, spans)
+    if regions is None or not _fits_as_delta(
+        depth, chain_bytes, regions.payload + 24 * len(regions.spans), len(data)
+    ):
+        return None
+    compressed, packed = _pack(regions.encode(), delta=True)
+    return compressed, packed, depth, chain_bytes
 
 
 def store_linked(
