@@ -44,7 +44,7 @@ from nbedit.engine.text import decode, fingerprint
 from nbedit.engine.text_edit import DEFAULT_MAX_CELLS, DEFAULT_MAX_HUNKS, PlanOptions
 from nbedit.errors import FileTooLarge, LiveConflict, NbeditError, NotAFile, PatchSyntaxError
 from nbedit.inputs import cell_selector, check_text, refine, valid_encoding, valid_limit, valid_threshold
-from nbedit.storage.records import DATABASE_NAME, default_home  # default_home re-exported
+from nbedit.storage.records import default_home  # re-exported
 from nbedit.storage.root_source import OverlaySource, RootSource
 from nbedit.warnings import NbeditWarning
 
@@ -330,16 +330,15 @@ class Workspace(ApplyPipeline):
         return self._history
 
     def _open_store_meanwhile(self) -> None:
-        """Start creating a new home's history store on another thread, once a write is in
-        view: its database, schema, log and their fsyncs (some 10 ms, mostly waiting for the
-        disk) happen while this thread plans. ``_store`` joins it; an error it met is raised
-        there, as if opened there. The thread is the store's only user until that join hands
-        it over. An existing store opens where it is used, as before (about 1 ms)."""
+        """Start opening the history store on another thread, once a write is in view: a new
+        home's database, schema, log and their fsyncs (some 10 ms, mostly waiting for the disk),
+        or an existing one's connection, settings and schema check (1-3 ms, nearly all of it in
+        SQLite, which lets the planner run meanwhile), happen while this thread plans. ``_store``
+        joins it; an error it met is raised there, as if opened there. The thread is the store's
+        only user until that join hands it over."""
         if not self.history_enabled or self._history is not None or self._opening is not None:
             return
         home = self.home
-        if (home / DATABASE_NAME).exists():
-            return  # opening one is quick; on a thread it would only take turns with the planner
 
         def open_store() -> object:
             from nbedit.storage.history import HistoryStore
