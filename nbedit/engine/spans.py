@@ -14,14 +14,18 @@ before it keeps them, so a wrong mapping could only cost space, never a version.
 from __future__ import annotations
 
 import codecs
+from itertools import repeat
+from operator import attrgetter, le
 
-from nbedit.engine.models import FilePlan
+from nbedit.engine.models import FilePlan, undecoded_before
 
 __all__ = ["Span", "byte_spans"]
 
 Span = tuple[int, int, bytes]  # (start, end, replacement): data[start:end] becomes replacement
 
 _SINGLE_BYTE = frozenset({"cp1252", "iso8859-1", "iso8859-15", "ascii"})
+_MATCH, _START, _END = attrgetter("match"), attrgetter("start"), attrgetter("end")
+_REPLACEMENT = attrgetter("replacement")
 
 
 def byte_spans(file_plan: FilePlan) -> tuple[Span, ...] | None:
@@ -30,16 +34,22 @@ def byte_spans(file_plan: FilePlan) -> tuple[Span, ...] | None:
     if file_plan.notebook or not file_plan.hunks or data is None or file_plan.after_bytes is None:
         return None
     encoding = file_plan.encoding or "utf-8"
-    matches = sorted(
-        (located.match for located in file_plan.hunks), key=lambda match: (match.start, match.end)
-    )
+    matches = list(map(_MATCH, file_plan.hunks))
+    starts, ends = list(map(_START, matches)), list(map(_END, matches))
+    if not all(map(le, zip(starts, ends), zip(starts[1:], ends[1:]))):  # a diff's hunks are in order
+        order = sorted(range(len(matches)), key=list(zip(starts, ends)).__getitem__)
+        matches = [matches[index] for index in order]
+        starts, ends = [starts[index] for index in order], [ends[index] for index in order]
+    replacements = list(map(_REPLACEMENT, matches))
     try:
         if encoding in _SINGLE_BYTE:
-            return tuple((match.start, match.end, match.replacement.encode(encoding)) for match in matches)
+            return tuple(zip(starts, ends, map(str.encode, replacements, repeat(encoding))))
         if encoding != "utf-8":
             return None
-        if data.isascii():  # one byte per character (and no BOM): the offsets carry over
-            return tuple((match.start, match.end, match.replacement.encode("utf-8")) for match in matches)
+        # one byte per character (and no BOM): the offsets carry over. A "before" the planner left
+        # undecoded is such a file's bytes (``models.undecoded_before``), checked ASCII already
+        if undecoded_before(file_plan) is data or data.isascii():
+            return tuple(zip(starts, ends, map(str.encode, replacements)))
         before = file_plan.before  # read only here: an ASCII file's text need not be decoded
         if before is None:
             return None
