@@ -179,3 +179,70 @@ def test_a_mid_size_delta_is_packed_with_zlib_in_a_process_without_zstd(tmp_path
     with HistoryStore(home) as again:
         entry = again.entries()[0]
         assert again.file_versions(entry.id)[0].after == after
+
+
+def _spread_diff(lines: list[str], step: int = 40) -> str:
+    hunks = [
+        f"@@ -{number + 1} +{number + 1} @@\n-{lines[number]}+{lines[number].replace('compute', 'measure')}"
+        for number in range(5, len(lines), step)
+    ]
+    return "--- a/big.py\n+++ b/big.py\n" + "".join(hunks)
+
+
+def _versions(home: Path) -> list[tuple[int, int, int | None]]:
+    import sqlite3
+
+    with sqlite3.connect(home / "history.sqlite3") as connection:
+        return connection.execute("SELECT compressed, regions, base FROM versions ORDER BY id").fetchall()
+
+
+def test_an_old_file_that_cannot_be_linked_is_packed_the_after_still_a_region_delta(tmp_path: Path) -> None:
+    """The link is made on another thread while the "after" is packed; when it cannot be made
+    (here: the old file has another name) the "before" is packed instead and the "after"'s
+    region delta, made of the bytes, is stored on it."""
+    root = tmp_path / "root"
+    root.mkdir()
+    lines = [f"value_{number} = compute({number})\n" for number in range(8000)]
+    original = "".join(lines).encode()
+    (root / "big.py").write_bytes(original)
+    (root / "alias.py").hardlink_to(root / "big.py")
+    workspace = nbedit.Workspace(root, history=True, home=tmp_path / "home")
+    workspace.apply(workspace.plan_patch(_spread_diff(lines)))
+    edited = (root / "big.py").read_bytes()
+    before_row, after_row = _versions(tmp_path / "home")
+    assert before_row[0] in (1, 2) and after_row[1:] == (1, 1)  # packed, not linked; regions on it
+    assert not (tmp_path / "home" / "blobs").exists() or not list((tmp_path / "home" / "blobs").iterdir())
+    workspace.undo()
+    assert (root / "big.py").read_bytes() == original
+    workspace.restore(workspace.history()[-1].id, which="after")
+    assert (root / "big.py").read_bytes() == edited
+
+
+def test_a_link_that_fails_unexpectedly_records_nothing_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error on the linking thread is raised where the entry is recorded: the entry is rolled
+    back, no file is written, and the next apply works."""
+    from nbedit.storage import history_record
+
+    root = tmp_path / "root"
+    root.mkdir()
+    lines = [f"value_{number} = compute({number})\n" for number in range(8000)]
+    original = "".join(lines).encode()
+    (root / "big.py").write_bytes(original)
+    workspace = nbedit.Workspace(root, history=True, home=tmp_path / "home")
+    plan = workspace.plan_patch(_spread_diff(lines))
+
+    def broken(source: object, destination: Path, expected: bytes) -> bool:
+        raise MemoryError("no memory for the link")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(history_record, "link_copy", broken)
+        with pytest.raises(HistoryError, match="could not record this change"):
+            workspace.apply(plan)
+    assert (root / "big.py").read_bytes() == original
+    assert sorted(path.name for path in root.iterdir()) == ["big.py"]
+    assert workspace.history() == [] and _versions(tmp_path / "home") == []
+    workspace.apply(workspace.plan_patch(_spread_diff(lines)))
+    assert (root / "big.py").read_bytes() != original
+    assert _versions(tmp_path / "home")[0][0] == 3  # linked this time

@@ -13,6 +13,7 @@ import os
 import time
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
+from nbedit.background import Background
 from nbedit.errors import HistoryError
 from nbedit.storage.blobs import link_copy
 from nbedit.storage.database import (
@@ -31,9 +32,11 @@ from nbedit.storage.records import (
 from nbedit.storage.sqlite import sqlite3
 from nbedit.storage.versions import (
     LINKED,
+    PackedRegions,
     collect_unused,
+    pack_regions,
     previous_version,
-    store_linked,
+    reserve_linked,
     store_version,
 )
 
@@ -98,6 +101,7 @@ class HistoryRecording(HistoryState):
         before_id: int | None = None
         after_id: int | None = None
         new_before = False  # the "before" was not stored yet: then the "after" surely is not either
+        packed_regions: PackedRegions | None | bool = False  # the "after" as a region delta; False: untried
         if file.before is not None:
             fingerprint = file.before_fingerprint or hashlib.sha256(file.before).hexdigest()
             known = connection.execute(
@@ -106,12 +110,7 @@ class HistoryRecording(HistoryState):
             new_before = not known
             base = None if known else self._recent_base(connection, file.path, len(file.before))
             if not known and base is None and file.before_file is not None:
-                expected, source = file.before, file.before_file
-                before_id = store_linked(
-                    connection, len(expected), fingerprint, lambda blob: link_copy(source, blob, expected)
-                )
-                if before_id is not None:
-                    self._linked = True
+                before_id, packed_regions = self._link_before(connection, file, fingerprint)
             if before_id is None:
                 if not known and base is None:
                     base = previous_version(connection, file.path, len(file.before))
@@ -122,19 +121,52 @@ class HistoryRecording(HistoryState):
             digest = file.after_digest  # hashed meanwhile on another thread
             if after_fingerprint is None and digest is not None and not (new_before and base):
                 after_fingerprint = digest()
+            tried = packed_regions is not False
             after_id = store_version(
                 connection,
                 file.after,
                 # a new "after": joined once its region delta is packed, so the hashing overlaps that
                 after_fingerprint if after_fingerprint is not None or digest is None else digest,
                 base,
-                spans=file.spans if base else None,
+                spans=file.spans if base and not tried else None,
+                packed_regions=packed_regions if base and tried else None,  # type: ignore[arg-type]
             )
             if after_fingerprint is None and digest is not None:
                 after_fingerprint = digest()  # joined already: the digest store_version used
             if after_fingerprint is not None:
                 self._remember(file.new_path or file.path, after_id, after_fingerprint, file.after)
         return before_id, after_id
+
+    def _link_before(
+        self, connection: sqlite3.Connection, file: FileRecord, fingerprint: str
+    ) -> tuple[int | None, PackedRegions | None | bool]:
+        """Keep a new "before" as a hard link of the old file (``storage.blobs``): its version id, or
+        None when it cannot be linked; and the "after" packed as a region delta of it, or False.
+
+        The link, the check that the file still holds those bytes and the two fsyncs (the old
+        file's data, the blob folder), mostly waits on the disk, run on another thread while
+        this one packs the "after" (which depends only on the bytes, not on how they are kept);
+        both are done before this returns, so the link is durable before the entry commits.
+        """
+        expected, source = file.before, file.before_file
+        assert expected is not None and source is not None
+        reserved = reserve_linked(connection, len(expected), fingerprint)
+        if reserved is None:
+            return None, False
+        version, destination = reserved
+        linking = Background(lambda: link_copy(source, destination, expected), "nbedit-link")
+        packed_regions: PackedRegions | None | bool = False
+        try:
+            if file.after is not None and file.spans is not None:
+                packed_regions = pack_regions(expected, file.after, file.spans)
+        except BaseException:
+            linking.wait()  # never left linking behind a transaction that is rolled back
+            raise
+        if linking.result():
+            self._linked = True
+            return version, packed_regions
+        connection.execute("DELETE FROM versions WHERE id = ?", (version,))
+        return None, packed_regions
 
     def _recent_base(self, connection: sqlite3.Connection, path: str, size: int) -> tuple[int, bytes] | None:
         """The path's last recorded version if this process recorded it (kept in memory).

@@ -54,6 +54,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
+from nbedit._dataclass import NamedTuple
 from nbedit.errors import HistoryError
 from nbedit.storage.delta import Delta, Regions, apply_deltas, decode_regions, make_delta, region_delta
 from nbedit.storage.sqlite import sqlite3
@@ -68,6 +69,7 @@ __all__ = [
     "LINKED",
     "LOST",
     "MAX_CHAIN_DEPTH",
+    "PackedRegions",
     "blob_folder",
     "collect_unused",
     "materialize",
@@ -76,7 +78,9 @@ __all__ = [
     "orphan_blobs",
     "pack",
     "pack_linked",
+    "pack_regions",
     "rebase_orphans",
+    "reserve_linked",
     "store_linked",
     "store_version",
     "verified_bytes",
@@ -229,20 +233,21 @@ def store_version(
     base: tuple[int, bytes] | None,
     *,
     spans: Sequence[tuple[int, int, bytes]] | None = None,
+    packed_regions: PackedRegions | None = None,
 ) -> int:
     """Id of the version holding ``data``; a new one is a delta against ``base`` when that pays.
 
-    ``spans``: the byte spans of ``base`` the change replaced (see ``delta.region_delta``).
-    ``fingerprint`` may be the function that gives it (a digest still being hashed on another
-    thread, ``engine.digest``): a region delta is then made and packed first and the digest
-    joined only after, so the hashing overlaps that work (the caller passes a function only
-    when the bytes are surely new, or the packing would be wasted on a version already stored).
+    ``spans``: the byte spans of ``base`` the change replaced (see ``delta.region_delta``);
+    ``packed_regions``: the region delta ``pack_regions`` made of them already (then ``spans``
+    is not read). ``fingerprint`` may be the function that gives it (a digest still being
+    hashed on another thread, ``engine.digest``): a region delta is then made and packed first
+    and the digest joined only after, so the hashing overlaps that work (the caller passes a
+    function only when the bytes are surely new, or the packing would be wasted on a version
+    already stored).
     """
-    prepared: tuple[int, bytes, int, int] | None = None  # a packed region delta and its base's chain
-    tried = False
     if callable(fingerprint):
-        if base is not None and spans is not None:
-            prepared, tried = _packed_regions(connection, base, data, spans), True
+        if packed_regions is None and base is not None and spans is not None:
+            packed_regions, spans = pack_regions(base[1], data, spans), None  # tried: not again
         fingerprint = fingerprint()
     if fingerprint is None:
         fingerprint = hashlib.sha256(data).hexdigest()
@@ -256,10 +261,13 @@ def store_version(
         return int(row[0])
     if base is not None:
         base_id, base_data = base
-        if not tried and spans is not None:
-            prepared = _packed_regions(connection, base, data, spans)
-        if prepared is not None:
-            compressed, packed, depth, chain_bytes = prepared
+        depth, chain_bytes = connection.execute(
+            "SELECT depth, chain_bytes FROM versions WHERE id = ?", (base_id,)
+        ).fetchone()
+        if packed_regions is None and spans is not None:
+            packed_regions = pack_regions(base_data, data, spans)
+        if packed_regions is not None and _fits_as_delta(depth, chain_bytes, packed_regions.size, len(data)):
+            compressed, packed = packed_regions.packing, packed_regions.data
             return _insert(
                 connection,
                 "INSERT INTO versions (fingerprint, size, base, depth, chain_bytes, regions, compressed, data)"
@@ -267,7 +275,6 @@ def store_version(
                 (fingerprint, len(data), base_id, depth + 1, chain_bytes + len(packed), compressed),
                 packed,
             )
-        depth, chain_bytes = _chain(connection, base_id)
         delta = make_delta(base_data, data)
         if _fits_as_delta(depth, chain_bytes, len(delta.middle), len(data)):
             compressed, packed = _pack(delta.middle, delta=True)
@@ -288,31 +295,27 @@ def store_version(
     )
 
 
-def _chain(connection: sqlite3.Connection, version: int) -> tuple[int, int]:
-    """(depth, chain_bytes) of a stored version: how long the delta chain ending at it is."""
-    depth, chain_bytes = connection.execute(
-        "SELECT depth, chain_bytes FROM versions WHERE id = ?", (version,)
-    ).fetchone()
-    return int(depth), int(chain_bytes)
+class PackedRegions(NamedTuple):
+    """A version as a region delta, packed (``pack_regions``): what ``store_version`` stores."""
+
+    packing: int  # RAW, ZLIB or ZSTD
+    data: bytes
+    size: int  # the delta's size before packing: its replacements and its table
 
 
-def _packed_regions(
-    connection: sqlite3.Connection,
-    base: tuple[int, bytes],
-    data: bytes,
-    spans: Sequence[tuple[int, int, bytes]],
-) -> tuple[int, bytes, int, int] | None:
-    """``data`` as a packed region delta against ``base`` (packing, bytes, base's depth and chain
-    bytes), or None when the spans do not give ``data`` or the delta would not pay."""
-    base_id, base_data = base
-    depth, chain_bytes = _chain(connection, base_id)
+def pack_regions(
+    base_data: bytes, data: bytes, spans: Sequence[tuple[int, int, bytes]]
+) -> PackedRegions | None:
+    """``data`` as a packed region delta of ``base_data`` (needs no database: the caller may make
+    it while something else waits), or None when the spans do not give ``data`` or the delta
+    could never pay (over half the size of ``data``)."""
     regions = region_delta(base_data, data, spans)
-    if regions is None or not _fits_as_delta(
-        depth, chain_bytes, regions.payload + 24 * len(regions.spans), len(data)
-    ):
+    if regions is None:
         return None
-    compressed, packed = _pack(regions.encode(), delta=True)
-    return compressed, packed, depth, chain_bytes
+    size = regions.payload + 24 * len(regions.spans)
+    if not _fits_as_delta(0, 0, size, len(data)):
+        return None
+    return PackedRegions(*_pack(regions.encode(), delta=True), size)
 
 
 def store_linked(
@@ -323,6 +326,20 @@ def store_linked(
     ``link(destination)`` links a file holding the bytes to ``destination`` (named after
     the new row's id) and makes it durable, or returns False.
     """
+    reserved = reserve_linked(connection, size, fingerprint)
+    if reserved is None:
+        return None
+    version, destination = reserved
+    if link(destination):
+        return version
+    connection.execute("DELETE FROM versions WHERE id = ?", (version,))
+    return None
+
+
+def reserve_linked(connection: sqlite3.Connection, size: int, fingerprint: str) -> tuple[int, Path] | None:
+    """The row of a new linked keyframe of ``size`` bytes and the path its link must have, or None
+    below ``LINK_FROM``. The caller links and flushes the file there before the transaction
+    commits, or deletes the row (``store_linked`` is both steps in one)."""
     if size < LINK_FROM:
         return None
     cursor = connection.execute(
@@ -330,10 +347,7 @@ def store_linked(
         (fingerprint, size, LINKED),
     )
     version = int(cursor.lastrowid or 0)
-    if link(blob_folder(connection) / str(version)):
-        return version
-    connection.execute("DELETE FROM versions WHERE id = ?", (version,))
-    return None
+    return version, blob_folder(connection) / str(version)
 
 
 def linked_versions(connection: sqlite3.Connection) -> list[tuple[int, str, int]]:
