@@ -246,3 +246,49 @@ def test_a_link_that_fails_unexpectedly_records_nothing_and_writes_nothing(
     workspace.apply(workspace.plan_patch(_spread_diff(lines)))
     assert (root / "big.py").read_bytes() != original
     assert _versions(tmp_path / "home")[0][0] == 3  # linked this time
+
+
+def _seeded(tmp_path: Path) -> tuple[Path, Path]:
+    root, home = tmp_path / "root", tmp_path / "home"
+    root.mkdir()
+    (root / "a.py").write_text("x = 1\n")
+    seeding = nbedit.Workspace(root, history=True, home=home)
+    seeding.apply(seeding.plan_edit("a.py", "x = 1", "x = 2"))
+    seeding.close()
+    return root, home
+
+
+def test_an_existing_store_is_opened_while_the_change_is_planned(tmp_path: Path) -> None:
+    import threading
+
+    root, home = _seeded(tmp_path)
+    workspace = nbedit.Workspace(root, history=True, home=home)
+    plan = workspace.plan_edit("a.py", "x = 2", "x = 3")
+    opening = workspace._opening
+    assert opening is not None and opening[0] == home and opening[2] is True
+    workspace.apply(plan)
+    assert workspace._opening is None
+    assert not [thread for thread in threading.enumerate() if thread.name == "nbedit-history-open"]
+    assert [entry.summary for entry in workspace.history(all_sessions=True)][:2] == ["a.py", "a.py"]
+    workspace.close()
+
+
+def test_a_preview_never_sets_a_damaged_history_aside(tmp_path: Path) -> None:
+    """The store opened while planning is only opened: a damaged one is left as it is until a
+    write needs the history, which sets it aside and warns, as it did before."""
+    from nbedit.warnings import NbeditWarning
+
+    root, home = _seeded(tmp_path)
+    database = home / "history.sqlite3"
+    database.write_text("just some text, not a database\n" * 100)
+    damaged = database.read_bytes()
+    workspace = nbedit.Workspace(root, history=True, home=home)
+    workspace.plan_edit("a.py", "x = 2", "x = 3")  # a preview alone
+    workspace._opening[1].wait()  # type: ignore[index]  # the opening thread is done
+    assert database.read_bytes() == damaged and not list(home.glob("history.sqlite3.corrupt-*"))
+    with pytest.warns(NbeditWarning, match="damaged"):  # said by the write, and by the history's reader
+        workspace.apply(workspace.plan_edit("a.py", "x = 2", "x = 3"))
+        assert len(workspace.history()) == 1
+    assert len(list(home.glob("history.sqlite3.corrupt-*"))) == 1
+    assert (root / "a.py").read_text() == "x = 3\n"
+    workspace.close()

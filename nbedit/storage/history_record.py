@@ -118,21 +118,29 @@ class HistoryRecording(HistoryState):
         if file.after is not None:
             base = (before_id, file.before) if before_id is not None and file.before is not None else None
             after_fingerprint = file.after_fingerprint
-            digest = file.after_digest  # hashed meanwhile on another thread
+            digest = file.after_digest  # hashed meanwhile on another thread; asked once
+            joined: list[str] = []
+
+            def once() -> str:
+                if not joined:
+                    joined.append(digest())  # type: ignore[misc]
+                return joined[0]
+
             if after_fingerprint is None and digest is not None and not (new_before and base):
-                after_fingerprint = digest()
+                after_fingerprint = once()
+            # a new "after" (its "before" was new too): the digest is joined once its region delta
+            # is packed, so the hashing overlaps that
             tried = packed_regions is not False
             after_id = store_version(
                 connection,
                 file.after,
-                # a new "after": joined once its region delta is packed, so the hashing overlaps that
-                after_fingerprint if after_fingerprint is not None or digest is None else digest,
+                after_fingerprint if after_fingerprint is not None or digest is None else once,
                 base,
                 spans=file.spans if base and not tried else None,
                 packed_regions=packed_regions if base and tried else None,  # type: ignore[arg-type]
             )
-            if after_fingerprint is None and digest is not None:
-                after_fingerprint = digest()  # joined already: the digest store_version used
+            if after_fingerprint is None and joined:
+                after_fingerprint = joined[0]  # the digest store_version joined
             if after_fingerprint is not None:
                 self._remember(file.new_path or file.path, after_id, after_fingerprint, file.after)
         return before_id, after_id
