@@ -23,6 +23,7 @@ import os
 import stat
 import warnings
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 
 from nbedit.apply_result import ApplyResult
 from nbedit.engine.models import FilePlan, Plan, unjoined_after
@@ -36,6 +37,7 @@ __all__ = ["UNSET_LIVE_CLIENT", "ApplyPipeline"]
 
 UNSET_LIVE_CLIENT = object()  # the live client is found on the first write
 _REMEMBERED = 1 << 20  # ``engine.digest.IN_BACKGROUND``: smaller buffers are never remembered there
+_TIER_NAME = attrgetter("tier.value")  # of a located hunk
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
@@ -456,7 +458,7 @@ class ApplyPipeline:
                     after_mode=modes.get(file_plan.path, (None, None))[1],
                 )
             )
-            tiers.extend(item.tier.value for item in file_plan.hunks)
+            tiers.extend(map(_TIER_NAME, file_plan.hunks))
         summary = ", ".join(f.target_path for f in files)
         draft = EntryDraft(
             root=str(self._source.real_root),

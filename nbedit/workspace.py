@@ -104,7 +104,7 @@ class Workspace(ApplyPipeline):
         self.running_notebook = running_notebook
         self._source = RootSource(self.root, max_file_size)
         self._history = None
-        self._opening: tuple[Path, Background] | None = None  # (home, the store opening there meanwhile)
+        self._opening: tuple[Path, Background, bool] | None = None  # (home, its store opening, existed)
         self.keep_per_file = keep_per_file  # retention: entries kept per file (None: all)
         self.keep_bytes = keep_bytes  # retention: total stored bytes (None: no cap)
         # open JupyterLab tabs: "auto" finds the server this process runs under on the first
@@ -330,29 +330,43 @@ class Workspace(ApplyPipeline):
         return self._history
 
     def _open_store_meanwhile(self) -> None:
-        """Start creating a new home's history store on another thread, once a write is in
-        view: its database, schema, log and their fsyncs (some 10 ms, mostly waiting for the
-        disk) happen while this thread plans. ``_store`` joins it; an error it met is raised
-        there, as if opened there. The thread is the store's only user until that join hands
-        it over. An existing store opens where it is used, as before (about 1 ms)."""
+        """Start opening the history store on another thread, once a write is in view: a new
+        home's database, schema, log and their fsyncs (some 10 ms, mostly waiting for the disk),
+        or an existing one's connection, settings and schema check (1-3 ms, nearly all of it in
+        SQLite, which lets the planner run meanwhile), happen while this thread plans. ``_store``
+        joins it; an error a new home met is raised there, as if opened there. An existing
+        database is only opened on the thread, never set aside: one that is damaged or emptied
+        (or any error opening it) is opened again by ``_store`` on this thread, which moves it
+        aside and warns as it always did, so a preview alone never replaces a history. The
+        thread is the store's only user until that join hands it over."""
         if not self.history_enabled or self._history is not None or self._opening is not None:
             return
         home = self.home
-        if (home / DATABASE_NAME).exists():
-            return  # opening one is quick; on a thread it would only take turns with the planner
+        try:
+            existing = (home / DATABASE_NAME).stat().st_size > 0
+        except OSError:
+            existing = False
+        else:
+            if not existing:
+                return  # an emptied database: opened, and reported, where it is used
 
         def open_store() -> object:
             from nbedit.storage.history import HistoryStore
 
-            return HistoryStore.open_or_recreate(home)
+            return HistoryStore(home) if existing else HistoryStore.open_or_recreate(home)
 
-        self._opening = (home, Background(open_store, "nbedit-history-open"))
+        self._opening = (home, Background(open_store, "nbedit-history-open"), existing)
 
     def _opened_store(self):  # type: ignore[no-untyped-def]
         opening, self._opening = self._opening, None
         if opening is not None:
-            home, background = opening
-            store = background.result()
+            home, background, existing = opening
+            try:
+                store = background.result()
+            except Exception:
+                if not existing:
+                    raise
+                store = None  # opened again below, where a damaged one is set aside with a warning
             if home == self.home and store is not None:
                 return store
             if store is not None:

@@ -155,7 +155,7 @@ def assert_same_plan(monkeypatch: pytest.MonkeyPatch, root: Path, patch: str) ->
     """The plan with the hunks spliced in the file's bytes equals the plan spliced in its text."""
     fast = plan_outcome(root, patch)
     with monkeypatch.context() as patched:
-        patched.setattr(plan, "edit_bytes", lambda *arguments: None)
+        patched.setattr(plan, "edit_bytes", lambda *arguments, **keywords: None)
         reference = plan_outcome(root, patch)
     assert fast == reference
     return fast

@@ -101,7 +101,7 @@ def interleaved(kept: Sequence[Item], insertions: Sequence[Item]) -> list[Item]:
 
 
 def edit_bytes(
-    text: str | None, data: bytes, codec: Codec, hunks: Sequence[Hunk]
+    text: str | None, data: bytes, codec: Codec, hunks: Sequence[Hunk], *, ascii_bytes: bool = False
 ) -> tuple[tuple[LocatedHunk, ...], bytes | Spliced] | None:
     """The located hunks and new bytes of a diff whose hunks are all exactly in place, spliced in the file's bytes.
 
@@ -113,10 +113,13 @@ def edit_bytes(
     it is first read (``decoded_when_read``). From ``STREAMED_FROM`` bytes the new
     bytes are not joined at all: a ``Spliced`` (``engine.spliced``) stands for them.
     None when that is not so (the caller takes ``edit_text``). ``text`` None: the caller
-    let the text go (the bytes are all ASCII, checked here); the hunks are then found in
+    let the text go (the bytes are all ASCII, checked here unless ``ascii_bytes`` says the
+    caller did); the hunks are then found in
     the bytes themselves.
     """
-    if codec != UTF8 or not hunks or (len(text) != len(data) if text is not None else not data.isascii()):
+    if codec != UTF8 or not hunks:
+        return None
+    if len(text) != len(data) if text is not None else not (ascii_bytes or data.isascii()):
         return None
     located, _ = exact_in_place(data, hunks) if text is None else exact_in_place(text, hunks, data)
     if len(located) != len(hunks):

@@ -246,8 +246,8 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
         if in_place and codec == UTF8 and (text is None or len(text) == len(data)):
             # ASCII: the hunks are found and spliced in the bytes, and the text is not held while
             # the new bytes are joined (a big file is then held twice at most, not three times)
-            text = None
-            spliced = edit_bytes(None, data, codec, change.hunks)
+            text = None  # the bytes are ASCII: checked above, or the text was as long as they are
+            spliced = edit_bytes(None, data, codec, change.hunks, ascii_bytes=True)
         if spliced is None and text is None:
             text = data.decode()
         edit = None
@@ -295,7 +295,7 @@ def _is_base(change: FileChange, data: bytes) -> bool | None:
     line endings (``core.autocrlf``) is the base when its text with LF endings hashes to the
     blob: the same lines, so the same line numbers.
     """
-    if change.base_blob is None or not any(context_free(hunk) for hunk in change.hunks):
+    if change.base_blob is None or not any(map(context_free, change.hunks)):
         return None
     import hashlib
 

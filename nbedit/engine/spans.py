@@ -19,16 +19,17 @@ of every new text held at once (about 1.1x the patch), one span at a time.
 from __future__ import annotations
 
 import codecs
-
 from collections.abc import Iterator, Sequence
+from operator import attrgetter, le
 
-from nbedit.engine.models import FilePlan, Match, unjoined_after
+from nbedit.engine.models import FilePlan, Match, undecoded_before, unjoined_after
 
 __all__ = ["EncodedSpans", "Span", "byte_spans"]
 
 Span = tuple[int, int, bytes]  # (start, end, replacement): data[start:end] becomes replacement
 
 _SINGLE_BYTE = frozenset({"cp1252", "iso8859-1", "iso8859-15", "ascii"})
+_MATCH, _START, _END = attrgetter("match"), attrgetter("start"), attrgetter("end")
 
 
 class EncodedSpans:
@@ -72,15 +73,20 @@ def byte_spans(file_plan: FilePlan) -> Sequence[Span] | None:
     if file_plan.notebook or not file_plan.hunks or data is None or unjoined_after(file_plan) is None:
         return None
     encoding = file_plan.encoding or "utf-8"
-    matches = sorted(
-        (located.match for located in file_plan.hunks), key=lambda match: (match.start, match.end)
-    )
+    matches = list(map(_MATCH, file_plan.hunks))
+    starts, ends = list(map(_START, matches)), list(map(_END, matches))
+    if not all(map(le, zip(starts, ends), zip(starts[1:], ends[1:]))):  # a diff's hunks are in order
+        order = sorted(range(len(matches)), key=list(zip(starts, ends)).__getitem__)
+        matches = [matches[index] for index in order]
+    del starts, ends
     try:
         if encoding in _SINGLE_BYTE:
             return _checked(EncodedSpans(matches, encoding))
         if encoding != "utf-8":
             return None
-        if data.isascii():  # one byte per character (and no BOM): the offsets carry over
+        # one byte per character (and no BOM): the offsets carry over. A "before" the planner left
+        # undecoded is such a file's bytes (``models.undecoded_before``), checked ASCII already
+        if undecoded_before(file_plan) is data or data.isascii():
             return _checked(EncodedSpans(matches, "utf-8"))
         before = file_plan.before  # read only here: an ASCII file's text need not be decoded
         if before is None:

@@ -13,6 +13,7 @@ import os
 import time
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
+from nbedit.background import Background
 from nbedit.errors import HistoryError
 from nbedit.storage.blobs import link_copy
 from nbedit.storage.database import (
@@ -31,10 +32,12 @@ from nbedit.storage.records import (
 from nbedit.storage.sqlite import sqlite3
 from nbedit.storage.versions import (
     LINKED,
+    PackedRegions,
     collect_unused,
     joined,
+    pack_regions,
     previous_version,
-    store_linked,
+    reserve_linked,
     store_version,
 )
 
@@ -98,19 +101,17 @@ class HistoryRecording(HistoryState):
     def _store_file(self, connection: sqlite3.Connection, file: FileRecord) -> tuple[int | None, int | None]:
         before_id: int | None = None
         after_id: int | None = None
+        new_before = False  # the "before" was not stored yet: then the "after" surely is not either
+        packed_regions: PackedRegions | None | bool = False  # the "after" as a region delta; False: untried
         if file.before is not None:
             fingerprint = file.before_fingerprint or hashlib.sha256(file.before).hexdigest()
             known = connection.execute(
                 "SELECT 1 FROM versions WHERE fingerprint = ?", (fingerprint,)
             ).fetchone()
+            new_before = not known
             base = None if known else self._recent_base(connection, file.path, len(file.before))
             if not known and base is None and file.before_file is not None:
-                expected, source = file.before, file.before_file
-                before_id = store_linked(
-                    connection, len(expected), fingerprint, lambda blob: link_copy(source, blob, expected)
-                )
-                if before_id is not None:
-                    self._linked = True
+                before_id, packed_regions = self._link_before(connection, file, fingerprint)
             if before_id is None:
                 if not known and base is None:
                     base = previous_version(connection, file.path, len(file.before))
@@ -118,14 +119,63 @@ class HistoryRecording(HistoryState):
         if file.after is not None:
             base = (before_id, file.before) if before_id is not None and file.before is not None else None
             after_fingerprint = file.after_fingerprint
-            if after_fingerprint is None and file.after_digest is not None:
-                after_fingerprint = file.after_digest()  # hashed meanwhile on another thread
+            digest = file.after_digest  # hashed meanwhile on another thread; asked once
+            joined: list[str] = []
+
+            def once() -> str:
+                if not joined:
+                    joined.append(digest())  # type: ignore[misc]
+                return joined[0]
+
+            if after_fingerprint is None and digest is not None and not (new_before and base):
+                after_fingerprint = once()
+            # a new "after" (its "before" was new too): the digest is joined once its region delta
+            # is packed, so the hashing overlaps that
+            tried = packed_regions is not False
             after_id = store_version(
-                connection, file.after, after_fingerprint, base, spans=file.spans if base else None
+                connection,
+                file.after,
+                after_fingerprint if after_fingerprint is not None or digest is None else once,
+                base,
+                spans=file.spans if base and not tried else None,
+                packed_regions=packed_regions if base and tried else None,  # type: ignore[arg-type]
             )
+            if after_fingerprint is None and joined:
+                after_fingerprint = joined[0]  # the digest store_version joined
             if after_fingerprint is not None:
                 self._remember(file.new_path or file.path, after_id, after_fingerprint, file.after)
         return before_id, after_id
+
+    def _link_before(
+        self, connection: sqlite3.Connection, file: FileRecord, fingerprint: str
+    ) -> tuple[int | None, PackedRegions | None | bool]:
+        """Keep a new "before" as a hard link of the old file (``storage.blobs``): its version id, or
+        None when it cannot be linked; and the "after" packed as a region delta of it, or False.
+
+        The link, the check that the file still holds those bytes and the two fsyncs (the old
+        file's data, the blob folder), mostly waits on the disk, run on another thread while
+        this one packs the "after" (which depends only on the bytes, not on how they are kept);
+        both are done before this returns, so the link is durable before the entry commits.
+        """
+        expected, source = file.before, file.before_file
+        assert expected is not None and source is not None
+        reserved = reserve_linked(connection, len(expected), fingerprint)
+        if reserved is None:
+            return None, False
+        version, destination = reserved
+        linking = Background(lambda: link_copy(source, destination, expected), "nbedit-link")
+        packed_regions: PackedRegions | None | bool = False
+        try:
+            if file.after is not None and file.spans is not None:
+                packed_regions = pack_regions(expected, file.after, file.spans)
+        except BaseException:
+            linking.wait()  # never left linking behind a transaction that is rolled back
+            raise
+        if linking.result():
+            self._linked = True
+            return version, packed_regions
+        connection.execute("DELETE FROM versions WHERE id = ?", (version,))
+        return None, packed_regions
 
     def _recent_base(self, connection: sqlite3.Connection, path: str, size: int) -> tuple[int, bytes] | None:
         """The path's last recorded version if this process recorded it (kept in memory).

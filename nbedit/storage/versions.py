@@ -7,8 +7,11 @@ bytes are packed: 0 as they are, 1 zlib, 2 zstd. Big blobs (a keyframe of a file
 not seen yet, the first thing recorded for it) use zstd, which packs text as tightly as zlib at
 a quarter of the time, so the first edit of a big file is not dominated by compression; small
 ones keep zlib, which is built in, so a one-line edit of a small file never imports the zstd
-bindings (their import costs more than it saves). Entries written as zlib by older versions
-read as before. The "after" of an edit is
+bindings (their import costs more than it saves). A delta's payload under ``ZSTD_COLD_FROM`` (the
+hunks of a patch of a thousand hunks: a few hundred kilobytes) is packed with zlib's fastest level
+while the process has not loaded the zstd bindings (a command that records one entry and exits,
+the first entry of a session): loading them costs some 15 ms, packing that payload with zlib 2-3 ms.
+Entries written as zlib by older versions read as before. The "after" of an edit is
 stored as a delta against its "before", and the "before" is usually the previous
 edit's "after", already stored: so the history grows with the size of the changes,
 not of the files, and recording an edit of a big file costs one prefix/suffix scan
@@ -45,11 +48,13 @@ These functions run inside the caller's transaction (``database.Database``).
 from __future__ import annotations
 
 import os
+import sys
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
+from nbedit._dataclass import NamedTuple
 from nbedit.errors import HistoryError
 from nbedit.storage.delta import Delta, Regions, apply_deltas, decode_regions, make_delta, region_delta
 from nbedit.storage.sqlite import sqlite3
@@ -64,6 +69,7 @@ __all__ = [
     "LINKED",
     "LOST",
     "MAX_CHAIN_DEPTH",
+    "PackedRegions",
     "blob_folder",
     "collect_unused",
     "materialize",
@@ -72,7 +78,9 @@ __all__ = [
     "orphan_blobs",
     "pack",
     "pack_linked",
+    "pack_regions",
     "rebase_orphans",
+    "reserve_linked",
     "store_linked",
     "store_version",
     "verified_bytes",
@@ -82,6 +90,8 @@ MAX_CHAIN_DEPTH = 128
 COMPRESSION_LEVEL = 3
 ZSTD_LEVEL = 3
 ZSTD_FROM = 256 << 10  # bytes; below this zlib is as fast as zstd's import
+ZSTD_COLD_FROM = 1 << 20  # bytes; a delta below this takes zlib's fastest level if zstd is not loaded yet
+ZLIB_FAST_LEVEL = 1
 # Level 1 from here on: on 50 MB notebooks it packs as tightly as level 3 (base64 images) or
 # tighter (long printed outputs) in half the time; on code, level 3 is 10% smaller for 15% more time.
 ZSTD_FAST_FROM = 16 << 20
@@ -117,10 +127,12 @@ def _zstd() -> Any:
     return zstandard
 
 
-def _pack(data: bytes) -> tuple[int, bytes]:
+def _pack(data: bytes, *, delta: bool = False) -> tuple[int, bytes]:
     if len(data) < 64:
         return RAW, data
-    if len(data) >= ZSTD_FROM:
+    if delta and ZSTD_FROM <= len(data) < ZSTD_COLD_FROM and "zstandard" not in sys.modules:
+        method, packed = ZLIB, zlib.compress(data, ZLIB_FAST_LEVEL)  # cheaper than importing zstd
+    elif len(data) >= ZSTD_FROM:
         level = ZSTD_FAST_LEVEL if len(data) >= ZSTD_FAST_FROM else ZSTD_LEVEL
         method, packed = ZSTD, _zstd().ZstdCompressor(level=level).compress(data)
     else:
@@ -135,7 +147,7 @@ def joined(data: bytes) -> bytes:
     return data.join()  # type: ignore[attr-defined,no-any-return]
 
 
-def _pack_pieces(pieces: Callable[[], Iterable[bytes]], size: int) -> tuple[int, bytes]:
+def _pack_pieces(pieces: Callable[[], Iterable[bytes]], size: int, *, delta: bool = False) -> tuple[int, bytes]:
     """``_pack`` of the ``size`` bytes ``pieces()`` yields, a big one compressed as the pieces come.
 
     A region delta of 100,000 hunks is about 0.9x its patch: joined, then compressed, it
@@ -143,8 +155,8 @@ def _pack_pieces(pieces: Callable[[], Iterable[bytes]], size: int) -> tuple[int,
     bytes are (the pieces are made again, and joined, only if packing does not pay). The
     frame names its content size, so it reads back as a one-shot frame does.
     """
-    if size < ZSTD_FROM:
-        return _pack(b"".join(pieces()))
+    if size < ZSTD_FROM or (delta and size < ZSTD_COLD_FROM and "zstandard" not in sys.modules):
+        return _pack(b"".join(pieces()), delta=delta)  # small, or a delta cheaper in zlib than zstd's import
     level = ZSTD_FAST_LEVEL if size >= ZSTD_FAST_FROM else ZSTD_LEVEL
     compressor = _zstd().ZstdCompressor(level=level).compressobj(size=size)
     packed = b"".join([*map(compressor.compress, pieces()), compressor.flush()])
@@ -240,17 +252,28 @@ def _fits_as_delta(depth: int, chain_bytes: int, middle: int, size: int) -> bool
 def store_version(
     connection: sqlite3.Connection,
     data: bytes,
-    fingerprint: str | None,
+    fingerprint: str | Callable[[], str] | None,
     base: tuple[int, bytes] | None,
     *,
     spans: Sequence[tuple[int, int, bytes]] | None = None,
+    packed_regions: PackedRegions | None = None,
 ) -> int:
     """Id of the version holding ``data``; a new one is a delta against ``base`` when that pays.
 
-    ``spans``: the byte spans of ``base`` the change replaced (see ``delta.region_delta``).
+    ``spans``: the byte spans of ``base`` the change replaced (see ``delta.region_delta``);
+    ``packed_regions``: the region delta ``pack_regions`` made of them already (then ``spans``
+    is not read). ``fingerprint`` may be the function that gives it (a digest still being
+    hashed on another thread, ``engine.digest``): a region delta is then made and packed first
+    and the digest joined only after, so the hashing overlaps that work (the caller passes a
+    function only when the bytes are surely new, or the packing would be wasted on a version
+    already stored).
     ``data`` may be new bytes not joined yet (``engine.spliced.Spliced``): stored as the region
     delta they are without being joined, joined (``join()``) only to be stored any other way.
     """
+    if callable(fingerprint):
+        if packed_regions is None and base is not None and spans is not None:
+            packed_regions, spans = pack_regions(base[1], data, spans), None  # tried: not again
+        fingerprint = fingerprint()
     if fingerprint is None:
         data = joined(data)
         fingerprint = hashlib.sha256(data).hexdigest()
@@ -267,11 +290,10 @@ def store_version(
         depth, chain_bytes = connection.execute(
             "SELECT depth, chain_bytes FROM versions WHERE id = ?", (base_id,)
         ).fetchone()
-        regions = region_delta(base_data, data, spans) if spans is not None else None
-        if regions is not None and _fits_as_delta(
-            depth, chain_bytes, regions.payload + 24 * len(regions.spans), len(data)
-        ):
-            compressed, packed = _pack_pieces(regions.chunks, regions.size)
+        if packed_regions is None and spans is not None:
+            packed_regions = pack_regions(base_data, data, spans)
+        if packed_regions is not None and _fits_as_delta(depth, chain_bytes, packed_regions.size, len(data)):
+            compressed, packed = packed_regions.packing, packed_regions.data
             return _insert(
                 connection,
                 "INSERT INTO versions (fingerprint, size, base, depth, chain_bytes, regions, compressed, data)"
@@ -282,7 +304,7 @@ def store_version(
         data = joined(data)
         delta = make_delta(base_data, data)
         if _fits_as_delta(depth, chain_bytes, len(delta.middle), len(data)):
-            compressed, packed = _pack(delta.middle)
+            compressed, packed = _pack(delta.middle, delta=True)
             return _insert(
                 connection,
                 "INSERT INTO versions (fingerprint, size, base, prefix, suffix, depth, chain_bytes, compressed,"
@@ -300,6 +322,29 @@ def store_version(
     )
 
 
+class PackedRegions(NamedTuple):
+    """A version as a region delta, packed (``pack_regions``): what ``store_version`` stores."""
+
+    packing: int  # RAW, ZLIB or ZSTD
+    data: bytes
+    size: int  # the delta's size before packing: its replacements and its table
+
+
+def pack_regions(
+    base_data: bytes, data: bytes, spans: Sequence[tuple[int, int, bytes]]
+) -> PackedRegions | None:
+    """``data`` as a packed region delta of ``base_data`` (needs no database: the caller may make
+    it while something else waits), or None when the spans do not give ``data`` or the delta
+    could never pay (over half the size of ``data``)."""
+    regions = region_delta(base_data, data, spans)
+    if regions is None:
+        return None
+    size = regions.payload + 24 * len(regions.spans)
+    if not _fits_as_delta(0, 0, size, len(data)):
+        return None
+    return PackedRegions(*_pack_pieces(regions.chunks, regions.size, delta=True), size)
+
+
 def store_linked(
     connection: sqlite3.Connection, size: int, fingerprint: str, link: Callable[[Path], bool]
 ) -> int | None:
@@ -308,6 +353,20 @@ def store_linked(
     ``link(destination)`` links a file holding the bytes to ``destination`` (named after
     the new row's id) and makes it durable, or returns False.
     """
+    reserved = reserve_linked(connection, size, fingerprint)
+    if reserved is None:
+        return None
+    version, destination = reserved
+    if link(destination):
+        return version
+    connection.execute("DELETE FROM versions WHERE id = ?", (version,))
+    return None
+
+
+def reserve_linked(connection: sqlite3.Connection, size: int, fingerprint: str) -> tuple[int, Path] | None:
+    """The row of a new linked keyframe of ``size`` bytes and the path its link must have, or None
+    below ``LINK_FROM``. The caller links and flushes the file there before the transaction
+    commits, or deletes the row (``store_linked`` is both steps in one)."""
     if size < LINK_FROM:
         return None
     cursor = connection.execute(
@@ -315,10 +374,7 @@ def store_linked(
         (fingerprint, size, LINKED),
     )
     version = int(cursor.lastrowid or 0)
-    if link(blob_folder(connection) / str(version)):
-        return version
-    connection.execute("DELETE FROM versions WHERE id = ?", (version,))
-    return None
+    return version, blob_folder(connection) / str(version)
 
 
 def linked_versions(connection: sqlite3.Connection) -> list[tuple[int, str, int]]:

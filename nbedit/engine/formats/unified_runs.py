@@ -24,7 +24,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import accumulate, compress, islice, repeat
-from operator import add, eq, itemgetter, ne, not_
+from operator import add, eq, itemgetter, ne, not_, sub
 
 from nbedit.engine.models import Hunk
 
@@ -166,9 +166,13 @@ def read_run(text: str, lines: list[str] | LineIndex, index: int, start: int) ->
     del olds[0], news[0]
     if not (len(olds) == len(news) == len(numbers) == len(heads) - 1):
         return [], index  # cannot happen: every header starts one hunk and is one NUL line
-    # every hunk's line counts against its header's, in C-level maps
-    old_sizes = list(map(str.count, olds, repeat("\n")))
-    new_sizes = list(map(str.count, news, repeat("\n")))
+    # every hunk's line counts against its header's, in C-level maps over each hunk's markers (its
+    # lines without '+' are its old text's, each ending in the one newline the join put after it)
+    shapes = markers[:last].split("@")[1:]
+    added = list(map(str.count, shapes, repeat("+")))
+    removed = list(map(str.count, shapes, repeat("-")))
+    old_sizes = list(map(sub, map(len, shapes), added))
+    new_sizes = list(map(sub, map(len, shapes), removed))
     expected_old = list(map(int, [number[1] or "1" for number in numbers]))
     expected_new = list(map(int, [number[3] or "1" for number in numbers]))
     if old_sizes != expected_old or new_sizes != expected_new:
@@ -177,12 +181,12 @@ def read_run(text: str, lines: list[str] | LineIndex, index: int, start: int) ->
             fits += 1
         if not fits:
             return [], index  # the careful reader says how the counts are off
-        del olds[fits:], news[fits:], numbers[fits:]
+        del olds[fits:], news[fits:], numbers[fits:], shapes[fits:], added[fits:], removed[fits:]
     header_lines = list(map(add, heads[: len(olds)], repeat(index + 1)))
     read = heads[len(olds)]  # the lines of the hunks read here (up to the next header)
     # a pure insertion's start is the line after the one its header names
     starts = list(map(add, map(int, [number[0] for number in numbers]), map(not_, olds)))
-    changed = _changed_lines(markers[:read], stripped[:read], heads[: len(olds)])
+    changed = _changed_lines(markers[:read], stripped[:read], heads[: len(olds)], shapes, added, removed)
     hunks = list(
         map(
             Hunk,
@@ -249,13 +253,16 @@ def plain_hunk_body(
     return old, new, position
 
 
-def _changed_lines(markers: str, lines: list[str], heads: list[int]) -> list[tuple[int, int] | None]:
+def _changed_lines(
+    markers: str, lines: list[str], heads: list[int], shapes: list[str], added: list[int], removed: list[int]
+) -> list[tuple[int, int] | None]:
     """Each hunk's ``Hunk.changed_lines`` in a run: its '+' and '-' line counts where they are certain.
 
     ``markers`` holds the first character of every line of the hunks ('@' at each
-    header, at ``heads``), ``lines`` the lines without it. A hunk whose changed lines
-    are one run between its context lines, none of its removed lines equal to an added
-    one, has old = context + removed + context and new = context + added + context;
+    header, at ``heads``), ``lines`` the lines without it; ``shapes`` each hunk's
+    markers after its header, ``added`` and ``removed`` how many are '+' and '-'. A hunk
+    whose changed lines are one run between its context lines, none of its removed lines
+    equal to an added one, has old = context + removed + context and new = context + added + context;
     a unified diff of the two (equal lines trimmed from both ends, the rest aligned)
     trims exactly the context, as the first and last changed lines differ, and the
     rest shares no line, so it shows the removed and the added lines as they are.
@@ -265,16 +272,15 @@ def _changed_lines(markers: str, lines: list[str], heads: list[int]) -> list[tup
     run first, and only when some line is both, per hunk; the hunks that remove and
     add the same line are left unknown (None).
     """
-    shapes = markers.split("@")[1:]
     # one tuple per distinct pair, shared by the hunks that have it (most change one line: (1, 1))
     alike: dict[tuple[int, int], tuple[int, int]] = {}
-    pairs = list(zip(map(str.count, shapes, repeat("+")), map(str.count, shapes, repeat("-")), strict=True))
+    pairs = list(zip(added, removed, strict=True))
     counts: list[tuple[int, int] | None] = list(map(alike.setdefault, pairs, pairs))
     # one run of changes: no context line between the first and the last changed line
     for number in compress(range(len(shapes)), map(str.__contains__, map(str.strip, shapes), repeat(" "))):
         counts[number] = None
-    removed = set(compress(lines, map(eq, markers, repeat("-"))))
-    shared = removed.intersection(compress(lines, map(eq, markers, repeat("+"))))
+    removed_lines = set(compress(lines, map(eq, markers, repeat("-"))))
+    shared = removed_lines.intersection(compress(lines, map(eq, markers, repeat("+"))))
     if not shared:
         return counts
     # some line is removed in one place and added in another: which hunks do both with a line
