@@ -8,8 +8,6 @@ hunks) and from ``plan.py`` (which re-exports it for its callers): it needs neit
 
 from __future__ import annotations
 
-from nbedit.engine.text import split_lines
-
 __all__ = ["text_diff"]
 
 
@@ -17,8 +15,10 @@ def text_diff(before: str | None, after: str | None, path: str, new_path: str | 
     """A unified diff of two whole texts (used when there are no located hunks).
 
     The shared head and tail are found with slice comparisons (memcmp, binary
-    search) and only the differing middle, plus context, goes to difflib: a
-    restore of a one-line edit in a 10 MB file diffs a few lines, not all of them.
+    search) and only the differing middle, plus context, is aligned
+    (``text_opcodes``: its equal stretches are compared in place, never split into
+    lines): a restore across a dozen edits spread over a 10 MB file splits a few
+    hundred lines, not all of them.
     """
     old, new = before or "", after or ""
     if old == new:
@@ -44,27 +44,26 @@ def text_diff(before: str | None, after: str | None, path: str, new_path: str | 
         old_stop = newline + 1 if newline != -1 else len(old)
     new_stop = new_end + (old_stop - old_end)
     first_line = old.count("\n", 0, start)
-    old_lines = split_lines(old[start:old_stop])
-    new_lines = split_lines(new[start:new_stop])
     out = [
         "--- " + ("/dev/null" if before is None else f"a/{path}") + "\n",
         "+++ " + ("/dev/null" if after is None else f"b/{new_path or path}") + "\n",
     ]
-    from nbedit.engine.resync import ResyncMatcher
+    from nbedit.engine.text_opcodes import TextOpcodes, grouped
 
-    matcher = ResyncMatcher(old_lines, new_lines)
-    for group in matcher.get_grouped_opcodes(3):
+    opcodes = TextOpcodes(old, new, (start, old_stop), (start, new_stop))
+    for group in grouped(opcodes.opcodes, 3):
         first, last = group[0], group[-1]
         out.append(
             f"@@ -{_range(first[1] + first_line, last[2] + first_line)} "
             f"+{_range(first[3] + first_line, last[4] + first_line)} @@\n"
         )
         for tag, a0, a1, b0, b1 in group:
+            old_lines, new_lines = opcodes.lines(a0, a1, b0, b1)
             if tag == "equal":
-                out.extend(_diff_line(" ", line) for line in old_lines[a0:a1])
+                out.extend(_diff_line(" ", line) for line in old_lines)
                 continue
-            out.extend(_diff_line("-", line) for line in old_lines[a0:a1])
-            out.extend(_diff_line("+", line) for line in new_lines[b0:b1])
+            out.extend(_diff_line("-", line) for line in old_lines)
+            out.extend(_diff_line("+", line) for line in new_lines)
     return "".join(out)
 
 

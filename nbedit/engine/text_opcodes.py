@@ -1,0 +1,221 @@
+"""Line opcodes of two long texts read in place: the equal stretches are never split into lines.
+
+``resync.ResyncMatcher`` aligns two lists of lines; a restore of a 10 MB file whose
+versions differ in a dozen places spread over it has a "middle" (from the first
+difference to the last) of nearly the whole file, and splitting both sides into
+250,000 lines each, then walking the lists, cost more than everything else the restore
+does. Here the same algorithm runs on the texts themselves: an equal run is found by
+comparing characters (``startswith`` at an offset, a C ``memcmp``, in windows that
+double, then halve), and its lines are counted, not made (``str.count``); only at a
+difference are the next ``RESYNC_WINDOW + RESYNC_RUN`` lines of each side split, and
+``resync``'s own ``_resync`` and difflib align them. The opcodes are the ones
+``ResyncMatcher`` gives for the split texts (``tests/test_text_opcodes.py`` compares them),
+so diffs and counts do not change; each opcode also carries its character offsets, so a
+diff writer fetches only the lines it shows (``TextOpcodes.lines``).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from itertools import accumulate
+
+from nbedit.engine.resync import RESYNC_RUN, RESYNC_WINDOW, _resync
+from nbedit.engine.text import split_lines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nbedit.engine.resync import _Opcode
+
+__all__ = ["TextOpcodes", "grouped"]
+
+_FIRST_PROBE = 4096  # characters compared first when galloping over an equal run
+
+
+class TextOpcodes:
+    """The opcodes of ``old`` against ``new`` by lines (split on ``"\\n"`` only, as
+    ``text.split_lines``), with the lines of any opcode's range fetched on demand.
+
+    ``old_span``/``new_span``: (start, stop) of the parts compared, each starting at a line
+    start (line numbers count from there), so a caller need not copy them out first.
+    """
+
+    def __init__(
+        self,
+        old: str,
+        new: str,
+        old_span: tuple[int, int] | None = None,
+        new_span: tuple[int, int] | None = None,
+    ) -> None:
+        self.old, self.new = old, new
+        self._old_span = old_span or (0, len(old))
+        self._new_span = new_span or (0, len(new))
+        self.opcodes: list[_Opcode] = []
+        # per opcode: character offsets (old start, old end, new start, new end)
+        self._offsets: list[tuple[int, int, int, int]] = []
+        self._starts: list[int] = []  # old start line of each opcode, for bisect
+        self._build()
+
+    # -- building ------------------------------------------------------------------------
+
+    def _add(self, tag: str, i1: int, i2: int, j1: int, j2: int, offsets: tuple[int, int, int, int]) -> None:
+        if tag == "equal" and self.opcodes and self.opcodes[-1][0] == "equal":
+            _, last_i1, _, last_j1, _ = self.opcodes.pop()
+            first = self._offsets.pop()
+            self._starts.pop()
+            i1, j1, offsets = last_i1, last_j1, (first[0], offsets[1], first[2], offsets[3])
+        self.opcodes.append((tag, i1, i2, j1, j2))  # type: ignore[arg-type]
+        self._offsets.append(offsets)
+        self._starts.append(i1)
+
+    def _build(self) -> None:
+        old, new = self.old, self.new
+        (at_old, old_end), (at_new, new_end) = self._old_span, self._new_span  # offsets of lines i, j
+        i = j = 0  # line numbers
+        while at_old < old_end or at_new < new_end:  # a line is never empty: offsets stand for counts
+            run, chars = _equal_lines(old, new, at_old, at_new, old_end, new_end)
+            if run:
+                self._add("equal", i, i + run, j, j + run, (at_old, at_old + chars, at_new, at_new + chars))
+                i, j, at_old, at_new = i + run, j + run, at_old + chars, at_new + chars
+                continue
+            found = None
+            if at_old < old_end and at_new < new_end:
+                old_window = _lines_from(old, at_old, old_end, RESYNC_WINDOW + RESYNC_RUN)
+                new_window = _lines_from(new, at_new, new_end, RESYNC_WINDOW + RESYNC_RUN)
+                found = _resync(old_window, new_window, 0, 0)
+            if found is None:  # nothing agrees nearby: difflib takes the rest
+                rest_old, rest_new = split_lines(old[at_old:old_end]), split_lines(new[at_new:new_end])
+                self._differ(rest_old, rest_new, i, j, at_old, at_new)
+                break
+            skip_old, skip_new = found
+            self._differ(old_window[:skip_old], new_window[:skip_new], i, j, at_old, at_new)
+            i, j = i + skip_old, j + skip_new
+            at_old += sum(map(len, old_window[:skip_old]))
+            at_new += sum(map(len, new_window[:skip_new]))
+
+    def _differ(
+        self, old_lines: list[str], new_lines: list[str], i: int, j: int, at_old: int, at_new: int
+    ) -> None:
+        """``resync._resync_opcodes``'s ``differ`` on lines that start at line ``i``/``j``."""
+        if not old_lines and not new_lines:
+            return
+        old_ends = list(accumulate(map(len, old_lines), initial=at_old))  # where each line starts
+        new_ends = list(accumulate(map(len, new_lines), initial=at_new))
+        if not old_lines or not new_lines:
+            tag = "insert" if not old_lines else "delete"
+            offsets = (at_old, old_ends[-1], at_new, new_ends[-1])
+            self._add(tag, i, i + len(old_lines), j, j + len(new_lines), offsets)
+            return
+        import difflib
+
+        inner = difflib.SequenceMatcher(
+            None, old_lines, new_lines, autojunk=len(old_lines) + len(new_lines) > 4000
+        )
+        for tag, a0, a1, b0, b1 in inner.get_opcodes():
+            offsets = (old_ends[a0], old_ends[a1], new_ends[b0], new_ends[b1])
+            self._add(tag, i + a0, i + a1, j + b0, j + b1, offsets)
+
+    # -- reading lines back ------------------------------------------------------------
+
+    def lines(self, a0: int, a1: int, b0: int, b1: int) -> tuple[list[str], list[str]]:
+        """(old lines ``a0:a1``, new lines ``b0:b1``) of one opcode, whole or cut at one end
+        (as ``get_grouped_opcodes`` gives them), read from the texts without splitting the rest."""
+        index = self._holding(a0, a1, b0, b1)
+        _, i1, i2, j1, j2 = self.opcodes[index]
+        old_begin, old_end, new_begin, new_end = self._offsets[index]
+        return (
+            _lines_between(self.old, old_begin, old_end, i1, i2, a0, a1),
+            _lines_between(self.new, new_begin, new_end, j1, j2, b0, b1),
+        )
+
+    def _holding(self, a0: int, a1: int, b0: int, b1: int) -> int:
+        index = max(bisect_right(self._starts, a0) - 1, 0)
+        while index > 0 and self._starts[index - 1] == self._starts[index]:
+            index -= 1  # several opcodes may start at one old line (an insert, then what follows)
+        for candidate in range(index, len(self.opcodes)):
+            _, i1, i2, j1, j2 = self.opcodes[candidate]
+            if i1 <= a0 and a1 <= i2 and j1 <= b0 and b1 <= j2:
+                return candidate
+            if i1 > a0:
+                break
+        raise ValueError(f"lines {a0}:{a1} / {b0}:{b1} are not inside one opcode")
+
+
+def _lines_between(
+    text: str, begin: int, end: int, first: int, last: int, start: int, stop: int
+) -> list[str]:
+    """Lines ``start:stop`` of ``text``, inside lines ``first:last`` that span ``text[begin:end]``;
+    walked to from the nearer end of that span, one ``find`` per line."""
+    if start >= stop:
+        return []
+    if start == first and stop == last:
+        return split_lines(text[begin:end])
+    if start - first <= last - stop:
+        for _ in range(start - first):
+            begin = text.index("\n", begin, end) + 1
+        at = begin
+        for _ in range(stop - start):
+            newline = text.find("\n", at, end)
+            at = end if newline == -1 else newline + 1
+        return split_lines(text[begin:at])
+    for _ in range(last - stop):
+        newline = text.rfind("\n", begin, end - 1)
+        end = begin if newline == -1 else newline + 1
+    at = end
+    for _ in range(stop - start):
+        newline = text.rfind("\n", begin, at - 1)
+        at = begin if newline == -1 else newline + 1
+    return split_lines(text[at:end])
+
+
+def _equal_lines(old: str, new: str, at_old: int, at_new: int, old_end: int, new_end: int) -> tuple[int, int]:
+    """(lines, characters) equal from ``old[at_old]`` and ``new[at_new]`` on (both at line starts)."""
+    same = _common_run(old, new, at_old, at_new, old_end, new_end)
+    if same and at_old + same == old_end and at_new + same == new_end:  # equal to the end
+        return old.count("\n", at_old, old_end) + (0 if old[old_end - 1] == "\n" else 1), same
+    last_newline = old.rfind("\n", at_old, at_old + same)
+    if last_newline == -1:
+        return 0, 0
+    chars = last_newline + 1 - at_old
+    return old.count("\n", at_old, at_old + chars), chars
+
+
+def _common_run(old: str, new: str, at_old: int, at_new: int, old_end: int, new_end: int) -> int:
+    """Characters equal from the two offsets on: probes that double until one differs, then a
+    binary search inside the last window (each probe compares only what is still in doubt)."""
+    limit = min(old_end - at_old, new_end - at_new)
+    low, step = 0, _FIRST_PROBE
+    while low < limit:
+        high = min(low + step, limit)
+        if new.startswith(old[at_old + low : at_old + high], at_new + low, new_end):
+            low, step = high, step * 2
+            continue
+        high -= 1  # it differs before high: the run ends in [low, high]
+        while low < high:
+            middle = (low + high + 1) // 2
+            if new.startswith(old[at_old + low : at_old + middle], at_new + low, new_end):
+                low = middle
+            else:
+                high = middle - 1
+        return low
+    return low
+
+
+def _lines_from(text: str, start: int, stop: int, count: int) -> list[str]:
+    """Up to ``count`` lines of ``text[start:stop]`` from its start (a line start)."""
+    end = start
+    for _ in range(count):
+        newline = text.find("\n", end, stop)
+        if newline == -1:
+            end = stop
+            break
+        end = newline + 1
+    return split_lines(text[start:end])
+
+
+def grouped(opcodes: list[_Opcode], context: int) -> list[list[_Opcode]]:
+    """``difflib.SequenceMatcher.get_grouped_opcodes`` of these opcodes (it reads nothing else)."""
+    import difflib
+
+    holder = difflib.SequenceMatcher.__new__(difflib.SequenceMatcher)
+    holder.get_opcodes = lambda: list(opcodes)  # type: ignore[method-assign]
+    return list(holder.get_grouped_opcodes(context))
