@@ -250,6 +250,7 @@ def _file_plan(
     goal: bytes | None,
     goal_mode: int | None = None,
     current_fingerprint: str | None = None,
+    notes: tuple[str, ...] = (),
 ) -> FilePlan:
     """The plan taking ``path`` from ``current`` to ``goal``; ``current_fingerprint``: the
     SHA-256 of ``current`` when the history already vouches for it (else it is hashed, on
@@ -265,8 +266,8 @@ def _file_plan(
     return FilePlan(
         path=path,
         operation=operation,  # type: ignore[arg-type]
-        before=_display(current, path) if not notebook else _plain(current),
-        after=_display(goal, path) if not notebook else _plain(goal),
+        before=_text_when_read(current, path) if not notebook else _plain(current),
+        after=_text_when_read(goal, path) if not notebook else _plain(goal),
         before_bytes=current,
         after_bytes=goal,
         fingerprint=current_fingerprint if current is not None else None,
@@ -275,7 +276,19 @@ def _file_plan(
         notebook=notebook,
         display_before=_display(current, path) if notebook else None,
         display_after=_display(goal, path) if notebook else None,
+        notes=notes,
     )
+
+
+def _text_when_read(data: bytes | None, path: str) -> str | None:
+    """``_display(data, path)``, decoded only when first read if ``data`` is ASCII without NUL
+    (then it is exactly ``data.decode()``): applying a restore reads the bytes alone, so a 10 MB
+    file is not decoded twice for nothing (``models.decoded_when_read``)."""
+    if data is not None and data.isascii() and b"\x00" not in data:
+        from nbedit.engine.models import decoded_when_read
+
+        return decoded_when_read(data)
+    return _display(data, path)
 
 
 def _plain(data: bytes | None) -> str | None:
@@ -323,6 +336,7 @@ def _plan_states(
     also_accepted: dict[str, bytes | None] | None = None,
     verified: dict[str, tuple[bytes, str]] | None = None,
     vouched: dict[str, str] | None = None,
+    notes: dict[str, tuple[str, ...]] | None = None,
 ) -> HistoryPlan:
     """``verified``: the goals' bytes and fingerprints as the history checked them; ``vouched``:
     the fingerprints of ``expected`` (the history checked those bytes too), trusted for a
@@ -337,7 +351,9 @@ def _plan_states(
             if vouched and path in vouched and currents[path] is not None and currents[path] == wanted:
                 known[path] = vouched[path]
     plans = tuple(
-        _file_plan(workspace, path, currents[path], goal, goal_mode, known.get(path))
+        _file_plan(
+            workspace, path, currents[path], goal, goal_mode, known.get(path), (notes or {}).get(path, ())
+        )
         for path, (goal, goal_mode) in goals.items()
         if currents[path] != goal or _mode_differs(workspace, path, goal, goal_mode)
     )
@@ -469,24 +485,20 @@ def plan_restore(
                 vouched[path] = last[2]
             reasons.append(last[0])
     why = f"nbedit last recorded it (entry {', '.join(dict.fromkeys(reasons))})"
+    # Going back past later entries discards what they did to these files: say so in each file's
+    # notes (given when the plan is made: ``replace`` would decode its texts, not yet read)
+    later = {path: _later_entries(store, entry.id, path) for path in goals}
+    notes = {
+        path: (f"restoring also discards what later history entries changed in this file: {', '.join(ids)}",)
+        for path, ids in later.items()
+        if ids
+    }
     planned = _plan_states(
         workspace, goals, expected, why, force=force, origin="restore", undoes=None,
-        verified=_verified(versions, which), vouched=vouched,
+        verified=_verified(versions, which), vouched=vouched, notes=notes,
     )  # fmt: skip
-    # Going back past later entries discards what they did to these files: say so in each file's notes.
-    files = []
-    dropped: dict[str, None] = {}
-    for file_plan in planned.plan.files:
-        later = _later_entries(store, entry.id, file_plan.path)
-        dropped.update(dict.fromkeys(later))
-        if later:
-            note = (
-                f"restoring also discards what later history entries changed in this file: {', '.join(later)}"
-            )
-            file_plan = replace(file_plan, notes=(*file_plan.notes, note))
-        files.append(file_plan)
-    plan = replace(planned.plan, files=tuple(files), _diff_cache=[])
-    return replace(planned, plan=plan, drops=tuple(dropped))
+    dropped = dict.fromkeys(ids for file_plan in planned.plan.files for ids in later[file_plan.path])
+    return replace(planned, drops=tuple(dropped))
 
 
 def _later_entries(store: HistoryStore, entry_id: str, path: str) -> tuple[str, ...]:

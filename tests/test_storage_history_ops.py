@@ -16,6 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from nbedit import history_ops
+from nbedit.engine.diff_counts import diff_stats
+from nbedit.engine.whole_diff import text_diff
 from nbedit.errors import HistoryError, NothingToUndo, StaleFile
 from nbedit.storage.atomic import is_temp_file
 from nbedit.storage.history import HistoryStore
@@ -173,9 +176,16 @@ def test_restore_and_undo_record_the_fingerprints_of_the_bytes_they_replace_and_
     edited = big.read_bytes()
     second = ws.apply(ws.plan_edit("big.py", "line_149990 = ", "line_149990 = -"))
     latest = big.read_bytes()
-    restored = ws.restore(first.entry_id)  # the file holds what was last recorded: vouched for
+    planned = history_ops.plan_restore(ws, first.entry_id)
+    assert planned.plan.files[0].notes  # later entries named, the texts still not decoded
+    restored = planned.apply(ws)  # the file holds what was last recorded: vouched for
     assert big.read_bytes() == original
     _recorded_matches_disk(ws, restored.entry_id, latest, original)
+    (summary,) = ws.history()[0].files  # counted in the bytes: the counts of the diff of the texts
+    counted = diff_stats(text_diff(latest.decode(), original.decode(), "big.py"))
+    assert (summary.added, summary.removed) == counted == (2, 2)
+    assert planned.plan.files[0].before == latest.decode()
+    assert planned.plan.files[0].after == original.decode()
     by_hand = original.replace(b"line_5 = 35\n", b"line_5 = 'by hand'\n")
     big.write_bytes(by_hand)
     forced = ws.restore(second.entry_id, force=True)  # changed by hand: hashed

@@ -109,3 +109,19 @@ def test_text_diff_of_spread_edits_is_the_unified_diff_of_the_lines() -> None:
     diff = text_diff("".join(lines), "".join(edited), "f.txt")
     expected = "".join(difflib.unified_diff(lines, edited, "a/f.txt", "b/f.txt"))
     assert diff == expected
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_whole_stats_of_texts_and_of_their_utf8_bytes_count_the_diff(seed: int) -> None:
+    from nbedit.engine.diff_counts import diff_stats
+    from nbedit.engine.whole_diff import whole_stats
+
+    rng = random.Random(seed)
+    words = ["é\n", "©\n", "plain\n", "ü ö\n", "\u2028\n", "x\r\n", "日本\n"]
+    lines = [rng.choice(words) for _ in range(rng.choice([0, 3, 50, 400]))]
+    old = "".join(lines) + rng.choice(["", "end"])
+    new = "".join(mutate(lines, rng, rng.randint(0, 8))) + rng.choice(["", "end", "énd"])
+    expected = diff_stats(text_diff(old, new, "f.txt"))
+    assert whole_stats(old, new) == expected
+    assert whole_stats(old.encode(), new.encode()) == expected
+    assert whole_stats(None, new.encode()) == diff_stats(text_diff(None, new, "f.txt"))

@@ -24,6 +24,8 @@ from nbedit.engine.text import split_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from nbedit.engine.resync import _Opcode
 
 __all__ = ["TextOpcodes", "grouped"]
@@ -37,6 +39,9 @@ class TextOpcodes:
 
     ``old_span``/``new_span``: (start, stop) of the parts compared, each starting at a line
     start (line numbers count from there), so a caller need not copy them out first.
+    ``old``/``new`` may both be UTF-8 bytes instead: the lines and so the opcodes are the
+    same as for the decoded texts (a newline byte never occurs inside a longer character),
+    which lets the history count a restore's lines without decoding the file.
     """
 
     def __init__(
@@ -83,7 +88,7 @@ class TextOpcodes:
                 new_window = _lines_from(new, at_new, new_end, RESYNC_WINDOW + RESYNC_RUN)
                 found = _resync(old_window, new_window, 0, 0)
             if found is None:  # nothing agrees nearby: difflib takes the rest
-                rest_old, rest_new = split_lines(old[at_old:old_end]), split_lines(new[at_new:new_end])
+                rest_old, rest_new = _split(old[at_old:old_end]), _split(new[at_new:new_end])
                 self._differ(rest_old, rest_new, i, j, at_old, at_new)
                 break
             skip_old, skip_new = found
@@ -147,36 +152,56 @@ def _lines_between(
     walked to from the nearer end of that span, one ``find`` per line."""
     if start >= stop:
         return []
+    mark = _newline(text)
     if start == first and stop == last:
-        return split_lines(text[begin:end])
+        return _split(text[begin:end])
     if start - first <= last - stop:
         for _ in range(start - first):
-            begin = text.index("\n", begin, end) + 1
+            begin = text.index(mark, begin, end) + 1
         at = begin
         for _ in range(stop - start):
-            newline = text.find("\n", at, end)
+            newline = text.find(mark, at, end)
             at = end if newline == -1 else newline + 1
-        return split_lines(text[begin:at])
+        return _split(text[begin:at])
     for _ in range(last - stop):
-        newline = text.rfind("\n", begin, end - 1)
+        newline = text.rfind(mark, begin, end - 1)
         end = begin if newline == -1 else newline + 1
     at = end
     for _ in range(stop - start):
-        newline = text.rfind("\n", begin, at - 1)
+        newline = text.rfind(mark, begin, at - 1)
         at = begin if newline == -1 else newline + 1
-    return split_lines(text[at:end])
+    return _split(text[at:end])
+
+
+def _newline(text: str | bytes) -> Any:
+    return "\n" if isinstance(text, str) else b"\n"
+
+
+def _split(text: Any) -> list[Any]:
+    """``text.split_lines``, for UTF-8 bytes too (split on ``"\\n"`` only, endings kept)."""
+    if isinstance(text, str):
+        return split_lines(text)
+    lines = text.split(b"\n")
+    last = lines.pop()
+    result = [line + b"\n" for line in lines]
+    if last:
+        result.append(last)
+    return result
 
 
 def _equal_lines(old: str, new: str, at_old: int, at_new: int, old_end: int, new_end: int) -> tuple[int, int]:
     """(lines, characters) equal from ``old[at_old]`` and ``new[at_new]`` on (both at line starts)."""
     same = _common_run(old, new, at_old, at_new, old_end, new_end)
     if same and at_old + same == old_end and at_new + same == new_end:  # equal to the end
-        return old.count("\n", at_old, old_end) + (0 if old[old_end - 1] == "\n" else 1), same
-    last_newline = old.rfind("\n", at_old, at_old + same)
+        newline = _newline(old)
+        ends_with_newline = old.endswith(newline, at_old, old_end)
+        return old.count(newline, at_old, old_end) + (0 if ends_with_newline else 1), same
+    newline = _newline(old)
+    last_newline = old.rfind(newline, at_old, at_old + same)
     if last_newline == -1:
         return 0, 0
     chars = last_newline + 1 - at_old
-    return old.count("\n", at_old, at_old + chars), chars
+    return old.count(newline, at_old, at_old + chars), chars
 
 
 def _common_run(old: str, new: str, at_old: int, at_new: int, old_end: int, new_end: int) -> int:
@@ -202,14 +227,14 @@ def _common_run(old: str, new: str, at_old: int, at_new: int, old_end: int, new_
 
 def _lines_from(text: str, start: int, stop: int, count: int) -> list[str]:
     """Up to ``count`` lines of ``text[start:stop]`` from its start (a line start)."""
-    end = start
+    end, mark = start, _newline(text)
     for _ in range(count):
-        newline = text.find("\n", end, stop)
+        newline = text.find(mark, end, stop)
         if newline == -1:
             end = stop
             break
         end = newline + 1
-    return split_lines(text[start:end])
+    return _split(text[start:end])
 
 
 def grouped(opcodes: list[_Opcode], context: int) -> list[list[_Opcode]]:
