@@ -451,11 +451,15 @@ def _last_recorded(
     store: HistoryStore, path: str, root: str
 ) -> tuple[str, bytes | None, str | None] | None:
     """The newest applied entry of this root touching ``path``, what it left there and its fingerprint."""
-    for entry in store.entries(path=path):
-        if entry.status == "applied" and (entry.root is None or entry.root == root):
-            versions = store.file_versions(entry.id, sides=("after",))
-            left = _verified(versions, "after").get(path)
-            return entry.id, _states(versions, "after").get(path), left[1] if left else None
+    for limit in (8, None):  # nearly always among the newest few: a long history is not listed whole
+        listed = store.entries(path=path, limit=limit)
+        for entry in listed:
+            if entry.status == "applied" and (entry.root is None or entry.root == root):
+                versions = store.file_versions(entry.id, sides=("after",))
+                left = _verified(versions, "after").get(path)
+                return entry.id, _states(versions, "after").get(path), left[1] if left else None
+        if limit is not None and len(listed) < limit:
+            break
     return None
 
 
@@ -503,13 +507,7 @@ def plan_restore(
 
 def _later_entries(store: HistoryStore, entry_id: str, path: str) -> tuple[str, ...]:
     """Applied entries newer than ``entry_id`` that touched ``path``, oldest first."""
-    later: list[str] = []
-    for entry in store.entries(path=path):  # newest first
-        if entry.id == entry_id:
-            break
-        if entry.status == "applied":
-            later.append(entry.id)
-    return tuple(reversed(later))
+    return tuple(store.applied_since(entry_id, path))
 
 
 def restore(

@@ -128,6 +128,29 @@ def test_entries_list_every_file_in_order_with_one_or_many_files(store: HistoryS
     assert [entry.id for entry in store.entries(session="s0", limit=1)] == [moved]
 
 
+def test_applied_since_and_the_last_recorded_entry_of_a_root_in_a_long_history(store: HistoryStore) -> None:
+    from nbedit.history_ops import _last_recorded
+
+    def at(root: str, before: bytes, after: bytes, *, commit: bool = True) -> str:
+        file = FileRecord("f.py", None, before, after, sha(before), sha(after), 1, 1)
+        entry_id = store.begin(EntryDraft("s", "api", None, (file,), (), "f.py", root=root))
+        if commit:
+            store.commit(entry_id)
+        return entry_id
+
+    here = at("/here", b"0", b"1")
+    elsewhere = [at("/elsewhere", b"%d" % n, b"%d" % (n + 1)) for n in range(1, 12)]  # more than 8
+    pending = at("/here", b"x", b"y", commit=False)
+    other = record(store, "g.py", b"a", b"b")
+    assert store.applied_since(here, "f.py") == elsewhere  # oldest first; not the pending one
+    assert store.applied_since(elsewhere[-1], "f.py") == []
+    assert store.applied_since(here, "g.py") == [other]
+    assert _last_recorded(store, "f.py", "/here") == (here, b"1", sha(b"1"))
+    assert _last_recorded(store, "f.py", "/elsewhere")[:2] == (elsewhere[-1], b"12")
+    assert _last_recorded(store, "nothing.py", "/here") is None
+    assert pending not in [entry.id for entry in store.entries() if entry.status == "applied"]
+
+
 def test_latest_skips_pending_entries(store: HistoryStore) -> None:
     applied = record(store, "a", b"1", b"2")
     record(store, "a", b"2", b"3", commit=False)

@@ -164,6 +164,23 @@ class HistoryReading(HistoryState):
 
         return self._database.read(load)
 
+    def applied_since(self, entry_id: str, path: str) -> list[str]:
+        """Ids of the applied entries newer than ``entry_id`` that touched ``path`` (as their old or
+        new name), oldest first: one indexed query, however long the history of ``path`` is."""
+
+        def load(connection: sqlite3.Connection) -> list[str]:
+            seq = self._resolve(connection, entry_id)
+            return [
+                format_id(row[0])
+                for row in connection.execute(
+                    "SELECT seq FROM entries WHERE seq > ? AND status = 'applied'"
+                    " AND seq IN (SELECT entry FROM files WHERE path = ? OR new_path = ?) ORDER BY seq",
+                    (seq, path, path),
+                )
+            ]
+
+        return self._database.read(load)
+
     def file_fingerprints(self, entry_id: str) -> list[tuple[str, str | None, str | None, str | None]]:
         """(path, new_path, before fingerprint, after fingerprint) per file, without reading any bytes."""
 
