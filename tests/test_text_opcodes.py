@@ -97,6 +97,14 @@ def test_far_apart_edits_of_a_long_text_and_a_rewrite_past_the_window() -> None:
         "".join([f"o{n}\n" for n in range(RESYNC_WINDOW - 1)] + agree + longer),
         "".join(["n0\n", *longer, *agree]),
     )
+    # differences every few lines: after some resyncs the rest is walked as lists, same opcodes
+    dense = [f"row {n}\n" for n in range(6_000)]
+    edited = list(dense)
+    for at in range(3, 6_000, 7):
+        edited[at] = f"row {at} edited\n"
+    edited[4_000:4_000] = ["inserted\n"] * 5
+    check("".join(dense), "".join(edited))
+    check("".join(dense) + "last", "".join(edited[:3_000]) + "".join(dense[3_000:]) + "other last")
     check("", "new\n")
     check("old\n", "")
 

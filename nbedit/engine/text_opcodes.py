@@ -20,7 +20,6 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from nbedit.engine.resync import RESYNC_RUN, RESYNC_WINDOW, _resync
-from nbedit.engine.text import split_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,7 +29,11 @@ if TYPE_CHECKING:
 
 __all__ = ["TextOpcodes", "grouped"]
 
-_FIRST_PROBE = 4096  # characters compared first when galloping over an equal run
+_FIRST_PROBE = 512  # characters compared first when galloping over an equal run
+_DENSE_AFTER = 64  # resyncs after which texts that differ every _DENSE_CHARS or less go to lists
+_DENSE_CHARS = 8192
+_SMALL_WINDOW = 32  # lines of the first, cheaper resync window (see _build)
+_GUESSED_LINE = 48  # characters per line guessed when cutting a resync window out of a text
 
 
 class TextOpcodes:
@@ -58,6 +61,7 @@ class TextOpcodes:
         # per opcode: character offsets (old start, old end, new start, new end)
         self._offsets: list[tuple[int, int, int, int]] = []
         self._starts: list[int] = []  # old start line of each opcode, for bisect
+        self._listed: tuple[int, list[Any], int, list[Any]] | None = None
         self._build()
 
     # -- building ------------------------------------------------------------------------
@@ -76,7 +80,11 @@ class TextOpcodes:
         old, new = self.old, self.new
         (at_old, old_end), (at_new, new_end) = self._old_span, self._new_span  # offsets of lines i, j
         i = j = 0  # line numbers
+        first, resyncs = at_old, 0
         while at_old < old_end or at_new < new_end:  # a line is never empty: offsets stand for counts
+            if resyncs >= _DENSE_AFTER and at_old - first < resyncs * _DENSE_CHARS:
+                self._as_lists(i, j, at_old, at_new)  # differences every few lines: lists are cheaper
+                return
             run, chars = _equal_lines(old, new, at_old, at_new, old_end, new_end)
             if run:
                 self._add("equal", i, i + run, j, j + run, (at_old, at_old + chars, at_new, at_new + chars))
@@ -84,18 +92,38 @@ class TextOpcodes:
                 continue
             found = None
             if at_old < old_end and at_new < new_end:
-                old_window = _lines_from(old, at_old, old_end, RESYNC_WINDOW + RESYNC_RUN)
-                new_window = _lines_from(new, at_new, new_end, RESYNC_WINDOW + RESYNC_RUN)
-                found = _resync(old_window, new_window, 0, 0)
+                # a small window first: a place found there nearer than its size is the one the
+                # full window gives too (every nearer candidate lies inside both, confirmed alike)
+                for size in (_SMALL_WINDOW, RESYNC_WINDOW):
+                    old_window = _lines_from(old, at_old, old_end, size + RESYNC_RUN)
+                    new_window = _lines_from(new, at_new, new_end, size + RESYNC_RUN)
+                    found = _resync(old_window, new_window, 0, 0)
+                    if found is not None and sum(found) < size:
+                        break
             if found is None:  # nothing agrees nearby: difflib takes the rest
                 rest_old, rest_new = _split(old[at_old:old_end]), _split(new[at_new:new_end])
                 self._differ(rest_old, rest_new, i, j, at_old, at_new)
                 break
             skip_old, skip_new = found
+            resyncs += 1
             self._differ(old_window[:skip_old], new_window[:skip_new], i, j, at_old, at_new)
             i, j = i + skip_old, j + skip_new
             at_old += sum(map(len, old_window[:skip_old]))
             at_new += sum(map(len, new_window[:skip_new]))
+
+    def _as_lists(self, i: int, j: int, at_old: int, at_new: int) -> None:
+        """The rest by ``resync``'s own walk over split lines (the same opcodes: the walk keeps no
+        state but where it is), for texts that differ every few lines."""
+        from nbedit.engine.resync import _resync_opcodes
+
+        old_lines = _split(self.old[at_old : self._old_span[1]])
+        new_lines = _split(self.new[at_new : self._new_span[1]])
+        self._listed = (i, old_lines, j, new_lines)  # read back by ``lines`` from here on
+        old_starts = list(accumulate(map(len, old_lines), initial=at_old))
+        new_starts = list(accumulate(map(len, new_lines), initial=at_new))
+        for tag, a0, a1, b0, b1 in _resync_opcodes(old_lines, new_lines):
+            offsets = (old_starts[a0], old_starts[a1], new_starts[b0], new_starts[b1])
+            self._add(tag, i + a0, i + a1, j + b0, j + b1, offsets)
 
     def _differ(
         self, old_lines: list[str], new_lines: list[str], i: int, j: int, at_old: int, at_new: int
@@ -103,11 +131,11 @@ class TextOpcodes:
         """``resync._resync_opcodes``'s ``differ`` on lines that start at line ``i``/``j``."""
         if not old_lines and not new_lines:
             return
-        old_ends = list(accumulate(map(len, old_lines), initial=at_old))  # where each line starts
-        new_ends = list(accumulate(map(len, new_lines), initial=at_new))
+        old_starts = list(accumulate(map(len, old_lines), initial=at_old))  # and where the last ends
+        new_starts = list(accumulate(map(len, new_lines), initial=at_new))
         if not old_lines or not new_lines:
             tag = "insert" if not old_lines else "delete"
-            offsets = (at_old, old_ends[-1], at_new, new_ends[-1])
+            offsets = (at_old, old_starts[-1], at_new, new_starts[-1])
             self._add(tag, i, i + len(old_lines), j, j + len(new_lines), offsets)
             return
         import difflib
@@ -116,20 +144,27 @@ class TextOpcodes:
             None, old_lines, new_lines, autojunk=len(old_lines) + len(new_lines) > 4000
         )
         for tag, a0, a1, b0, b1 in inner.get_opcodes():
-            offsets = (old_ends[a0], old_ends[a1], new_ends[b0], new_ends[b1])
+            offsets = (old_starts[a0], old_starts[a1], new_starts[b0], new_starts[b1])
             self._add(tag, i + a0, i + a1, j + b0, j + b1, offsets)
 
     # -- reading lines back ------------------------------------------------------------
 
-    def lines(self, a0: int, a1: int, b0: int, b1: int) -> tuple[list[str], list[str]]:
+    def lines(self, a0: int, a1: int, b0: int, b1: int, *, new: bool = True) -> tuple[list[str], list[str]]:
         """(old lines ``a0:a1``, new lines ``b0:b1``) of one opcode, whole or cut at one end
-        (as ``get_grouped_opcodes`` gives them), read from the texts without splitting the rest."""
+        (as ``get_grouped_opcodes`` gives them), read from the texts without splitting the rest.
+        ``new=False``: the old lines only (an equal opcode's new lines are the same)."""
+        if self._listed is not None and a0 >= self._listed[0] and b0 >= self._listed[2]:
+            old_base, old_lines, new_base, new_lines = self._listed
+            return (
+                old_lines[a0 - old_base : a1 - old_base],
+                new_lines[b0 - new_base : b1 - new_base] if new else [],
+            )
         index = self._holding(a0, a1, b0, b1)
         _, i1, i2, j1, j2 = self.opcodes[index]
         old_begin, old_end, new_begin, new_end = self._offsets[index]
         return (
             _lines_between(self.old, old_begin, old_end, i1, i2, a0, a1),
-            _lines_between(self.new, new_begin, new_end, j1, j2, b0, b1),
+            _lines_between(self.new, new_begin, new_end, j1, j2, b0, b1) if new else [],
         )
 
     def _holding(self, a0: int, a1: int, b0: int, b1: int) -> int:
@@ -178,12 +213,12 @@ def _newline(text: str | bytes) -> Any:
 
 
 def _split(text: Any) -> list[Any]:
-    """``text.split_lines``, for UTF-8 bytes too (split on ``"\\n"`` only, endings kept)."""
-    if isinstance(text, str):
-        return split_lines(text)
-    lines = text.split(b"\n")
+    """``text.split_lines`` (split on ``"\\n"`` only, endings kept), for UTF-8 bytes too, without
+    its look for other line breaks: these pieces are split thousands of times."""
+    newline = _newline(text)
+    lines = text.split(newline)
     last = lines.pop()
-    result = [line + b"\n" for line in lines]
+    result = [line + newline for line in lines]
     if last:
         result.append(last)
     return result
@@ -225,16 +260,20 @@ def _common_run(old: str, new: str, at_old: int, at_new: int, old_end: int, new_
     return low
 
 
-def _lines_from(text: str, start: int, stop: int, count: int) -> list[str]:
-    """Up to ``count`` lines of ``text[start:stop]`` from its start (a line start)."""
-    end, mark = start, _newline(text)
-    for _ in range(count):
-        newline = text.find(mark, end, stop)
-        if newline == -1:
-            end = stop
-            break
-        end = newline + 1
-    return _split(text[start:end])
+def _lines_from(text: Any, start: int, stop: int, count: int) -> list[Any]:
+    """Up to ``count`` lines of ``text[start:stop]`` from its start (a line start).
+
+    A piece of a guessed length is split (in C) and grown until it holds ``count`` whole lines:
+    a text that differs every few lines is resynchronised thousands of times, and walking each
+    window line by line in Python cost more than splitting the whole text once.
+    """
+    size = _GUESSED_LINE * count
+    while True:
+        end = min(stop, start + size)
+        lines = _split(text[start:end])
+        if len(lines) > count or end == stop:  # the first ``count`` are whole lines
+            return lines[:count]
+        size *= 4
 
 
 def grouped(opcodes: list[_Opcode], context: int) -> list[list[_Opcode]]:

@@ -43,7 +43,7 @@ def text_diff(before: str | None, after: str | None, path: str, new_path: str | 
             f"+{_range(first[3] + first_line, last[4] + first_line)} @@\n"
         )
         for tag, a0, a1, b0, b1 in group:
-            old_lines, new_lines = opcodes.lines(a0, a1, b0, b1)
+            old_lines, new_lines = opcodes.lines(a0, a1, b0, b1, new=tag != "equal")
             if tag == "equal":
                 out.extend(_diff_line(" ", line) for line in old_lines)
                 continue
