@@ -71,7 +71,8 @@ def test_opcodes_and_lines_match_the_resync_matcher(seed: int) -> None:
     alphabet = ["a\n", "b\n", "c\n", "", "\r\n", "x\u2028y\n", "long line of text\n"]
     count = rng.choice([0, 1, 2, 5, 40, 700])
     lines = [
-        f"line {n} {rng.choice(alphabet)}" if rng.random() < 0.8 else rng.choice(alphabet) for n in range(count)
+        f"line {n} {rng.choice(alphabet)}" if rng.random() < 0.8 else rng.choice(alphabet)
+        for n in range(count)
     ]
     old = "".join(lines)
     new = "".join(mutate(lines, rng, rng.randint(0, 12)))
