@@ -44,6 +44,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from nbedit.engine.spliced import Spliced
     from nbedit.live.client import LiveWrite as _LiveWrite
     from nbedit.storage.root_source import RootSource
 
@@ -75,11 +76,15 @@ class ApplyPipeline:
         force: bool = False,
         undoes: str | None = None,
         turn: str | None = None,
+        verified: dict[str, tuple[bytes, str]] | None = None,
     ) -> ApplyResult:
         """Write a plan: locked, stale-checked, recorded, atomic, all-or-nothing.
 
         ``turn`` names the agent turn the change belongs to (``ToolSession.turn``): the history
-        groups its entries into one checkpoint (``nbedit.checkpoints``).
+        groups its entries into one checkpoint (``nbedit.checkpoints``). ``verified``: path ->
+        (bytes, SHA-256) the caller has already checked (an undo or restore: the history
+        checked the bytes it handed out); the entry takes the fingerprint instead of hashing
+        the file again, and only for the very bytes object the plan writes.
         """
         self._turn = turn  # read by _record: every apply sets it, so it never leaks into the next
         from nbedit.storage.atomic import Write, apply_writes, new_token
@@ -95,7 +100,7 @@ class ApplyPipeline:
         source = self._source
         targets = sorted({source.absolute(p) for f in files for p in (f.path, f.new_path) if p})
         token = new_token()
-        digests = self._digests_meanwhile(files)
+        digests = self._digests_meanwhile(files, verified or {})
         with lock_paths(targets, root=source.pinned):
             move_targets = self._check_fresh(files, plan.dialect)
             live = self._live_prepare(files)  # raises LiveConflict: every file untouched
@@ -163,18 +168,27 @@ class ApplyPipeline:
         written = tuple(dict.fromkeys(p for f in files for p in (f.path, f.new_path) if p))
         return ApplyResult(plan, entry_id, written, already_applied=False)
 
-    def _digests_meanwhile(self, files: Sequence[FilePlan]) -> dict[str, tuple[bytes, Callable[[], str]]]:
+    def _digests_meanwhile(
+        self, files: Sequence[FilePlan], verified: dict[str, tuple[bytes, str]]
+    ) -> dict[str, tuple[bytes, Callable[[], str]]]:
         """The "after" fingerprints the history entry needs, hashed on another thread while
-        the files are checked, locked and their old copies linked (``nbedit.engine.digest``)."""
+        the files are checked, locked and their old copies linked (``nbedit.engine.digest``);
+        a fingerprint in ``verified`` for the very bytes object written is taken as it is."""
         if not self.history_enabled:
             return {}
         from nbedit.engine.digest import fingerprint_meanwhile
 
-        # a big file's new bytes may be unjoined (engine.spliced): hashed piece by piece
-        afters = {file_plan.path: unjoined_after(file_plan) for file_plan in files}
-        return {
-            path: (after, fingerprint_meanwhile(after)) for path, after in afters.items() if after is not None
-        }
+        digests: dict[str, tuple[bytes | Spliced, Callable[[], str]]] = {}
+        for file_plan in files:
+            data = unjoined_after(file_plan)  # a big file's new bytes may be unjoined (engine.spliced)
+            if data is None:
+                continue
+            known = verified.get(file_plan.target_path)
+            if known is not None and known[0] is data:
+                digests[file_plan.path] = (data, _constant(known[1]))
+            else:
+                digests[file_plan.path] = (data, fingerprint_meanwhile(data))
+        return digests
 
     def _mode_now(self, file_plan: FilePlan) -> tuple[int | None, int | None]:
         """(mode the file has now, mode to write): the change's own mode if it sets one,
@@ -516,6 +530,10 @@ def _mode_from(file_plan: FilePlan) -> int | None:
     if file_plan.mode is None or file_plan.before_mode is None or file_plan.mode == file_plan.before_mode:
         return None
     return file_plan.before_mode
+
+
+def _constant(value: str) -> Callable[[], str]:
+    return lambda: value
 
 
 def _short_diff(file_plan: FilePlan, current: bytes | None, limit: int = 40) -> str:

@@ -44,7 +44,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Literal
 
-from nbedit._dataclass import dataclass, replace
+from nbedit._dataclass import dataclass, field, replace
 from nbedit.engine.models import FilePlan, Plan, is_notebook_path
 from nbedit.engine.text import decode, fingerprint
 from nbedit.engine.whole_diff import text_diff
@@ -78,7 +78,13 @@ if TYPE_CHECKING:
 
         def _store(self) -> HistoryStore: ...
         def apply(
-            self, plan: Plan, *, origin: str | None = ..., undoes: str | None = ..., force: bool = ...
+            self,
+            plan: Plan,
+            *,
+            origin: str | None = ...,
+            undoes: str | None = ...,
+            force: bool = ...,
+            verified: dict[str, tuple[bytes, str]] | None = ...,
         ) -> ApplyResult: ...
 
 
@@ -238,25 +244,51 @@ def _stale(path: str, expected: bytes | None, current: bytes | None, why: str) -
 
 
 def _file_plan(
-    workspace: Workspace, path: str, current: bytes | None, goal: bytes | None, goal_mode: int | None = None
+    workspace: Workspace,
+    path: str,
+    current: bytes | None,
+    goal: bytes | None,
+    goal_mode: int | None = None,
+    current_fingerprint: str | None = None,
+    notes: tuple[str, ...] = (),
 ) -> FilePlan:
+    """The plan taking ``path`` from ``current`` to ``goal``; ``current_fingerprint``: the
+    SHA-256 of ``current`` when the history already vouches for it (else it is hashed, on
+    another core for a big file, while the rest is planned and written)."""
     operation = "add" if current is None else "delete" if goal is None else "update"
+    if current is not None and current_fingerprint is None:
+        from nbedit.engine.digest import fingerprint_meanwhile
+        from nbedit.engine.models import digested_when_read
+
+        current_fingerprint = digested_when_read(fingerprint_meanwhile(current))
     notebook = is_notebook_path(path)
     current_mode = workspace._source.mode(path) if current is not None else None
     return FilePlan(
         path=path,
         operation=operation,  # type: ignore[arg-type]
-        before=_display(current, path) if not notebook else _plain(current),
-        after=_display(goal, path) if not notebook else _plain(goal),
+        before=_text_when_read(current, path) if not notebook else _plain(current),
+        after=_text_when_read(goal, path) if not notebook else _plain(goal),
         before_bytes=current,
         after_bytes=goal,
-        fingerprint=fingerprint(current) if current is not None else None,
+        fingerprint=current_fingerprint if current is not None else None,
         mode=(goal_mode if goal_mode is not None else current_mode) if goal is not None else None,
         before_mode=current_mode,
         notebook=notebook,
         display_before=_display(current, path) if notebook else None,
         display_after=_display(goal, path) if notebook else None,
+        notes=notes,
     )
+
+
+def _text_when_read(data: bytes | None, path: str) -> str | None:
+    """``_display(data, path)``, decoded only when first read if ``data`` is ASCII without NUL
+    (then it is exactly ``data.decode()``): applying a restore reads the bytes alone, so a 10 MB
+    file is not decoded twice for nothing (``models.decoded_when_read``)."""
+    if data is not None and data.isascii() and b"\x00" not in data:
+        from nbedit.engine.models import decoded_when_read
+
+        return decoded_when_read(data)
+    return _display(data, path)
 
 
 def _plain(data: bytes | None) -> str | None:
@@ -272,6 +304,8 @@ class HistoryPlan:
     undoes: str | None
     force: bool
     drops: tuple[str, ...] = ()  # later entries whose changes to these files a restore discards
+    # path -> (bytes, SHA-256) of the goals the history checked: the entry records them unhashed
+    verified: dict[str, tuple[bytes, str]] = field(default_factory=dict, compare=False, repr=False)
 
     def describe_drops(self) -> str:
         """One sentence naming the later entries a restore discards ("" when it discards none)."""
@@ -285,7 +319,9 @@ class HistoryPlan:
         return {"origin": self.origin, "undoes": self.undoes, "force": self.force}
 
     def apply(self, workspace: Workspace) -> ApplyResult:
-        return workspace.apply(self.plan, origin=self.origin, undoes=self.undoes, force=self.force)
+        return workspace.apply(
+            self.plan, origin=self.origin, undoes=self.undoes, force=self.force, verified=self.verified
+        )
 
 
 def _plan_states(
@@ -298,20 +334,43 @@ def _plan_states(
     origin: str,
     undoes: str | None,
     also_accepted: dict[str, bytes | None] | None = None,
+    verified: dict[str, tuple[bytes, str]] | None = None,
+    vouched: dict[str, str] | None = None,
+    notes: dict[str, tuple[str, ...]] | None = None,
 ) -> HistoryPlan:
+    """``verified``: the goals' bytes and fingerprints as the history checked them; ``vouched``:
+    the fingerprints of ``expected`` (the history checked those bytes too), trusted for a
+    file found holding exactly them."""
     currents = {path: _read(workspace, path) for path in dict.fromkeys([*expected, *goals])}
+    known: dict[str, str] = {}
     if not force:
         accepted = also_accepted or {}
         for path, wanted in expected.items():
             if currents[path] != wanted and not (path in accepted and currents[path] == accepted[path]):
                 raise _stale(path, wanted, currents[path], why)
+            if vouched and path in vouched and currents[path] is not None and currents[path] == wanted:
+                known[path] = vouched[path]
     plans = tuple(
-        _file_plan(workspace, path, currents[path], goal, goal_mode)
+        _file_plan(
+            workspace, path, currents[path], goal, goal_mode, known.get(path), (notes or {}).get(path, ())
+        )
         for path, (goal, goal_mode) in goals.items()
         if currents[path] != goal or _mode_differs(workspace, path, goal, goal_mode)
     )
     plan = Plan(files=plans, dialect=origin, root=str(workspace.root))
-    return HistoryPlan(plan, origin, undoes, force)
+    return HistoryPlan(plan, origin, undoes, force, verified=dict(verified or {}))
+
+
+def _verified(versions: list[FileVersion], which: Which) -> dict[str, tuple[bytes, str]]:
+    """Location -> (bytes, fingerprint) of the files an entry had before or after it, as the
+    history handed them out: checked against their SHA-256 there, so never hashed again."""
+    verified: dict[str, tuple[bytes, str]] = {}
+    for version in versions:
+        if which == "before" and version.before is not None and version.before_fingerprint:
+            verified[version.path] = (version.before, version.before_fingerprint)
+        elif which == "after" and version.after is not None and version.after_fingerprint:
+            verified[version.target_path] = (version.after, version.after_fingerprint)
+    return verified
 
 
 def _mode_differs(workspace: Workspace, path: str, goal: bytes | None, goal_mode: int | None) -> bool:
@@ -368,6 +427,8 @@ def plan_undo(workspace: Workspace, entry_id: str | None = None, *, force: bool 
         origin="undo",
         undoes=entry.id,
         also_accepted=_states(versions, "before") if interrupted_undo(store, entry.id) else None,
+        verified=_verified(versions, "before"),
+        vouched={path: digest for path, (_, digest) in _verified(versions, "after").items()},
     )
 
 
@@ -386,11 +447,19 @@ def undo(workspace: Workspace, entry_id: str | None = None, *, force: bool = Fal
     return plan_undo(workspace, entry_id, force=force).apply(workspace)
 
 
-def _last_recorded(store: HistoryStore, path: str, root: str) -> tuple[str, bytes | None] | None:
-    """The newest applied entry of this root touching ``path`` and what it left there."""
-    for entry in store.entries(path=path):
-        if entry.status == "applied" and (entry.root is None or entry.root == root):
-            return entry.id, _states(store.file_versions(entry.id, sides=("after",)), "after").get(path)
+def _last_recorded(
+    store: HistoryStore, path: str, root: str
+) -> tuple[str, bytes | None, str | None] | None:
+    """The newest applied entry of this root touching ``path``, what it left there and its fingerprint."""
+    for limit in (8, None):  # nearly always among the newest few: a long history is not listed whole
+        listed = store.entries(path=path, limit=limit)
+        for entry in listed:
+            if entry.status == "applied" and (entry.root is None or entry.root == root):
+                versions = store.file_versions(entry.id, sides=("after",))
+                left = _verified(versions, "after").get(path)
+                return entry.id, _states(versions, "after").get(path), left[1] if left else None
+        if limit is not None and len(listed) < limit:
+            break
     return None
 
 
@@ -407,41 +476,38 @@ def plan_restore(
     store = _store(workspace)
     entry = store.entry(entry_id)
     _check_root(workspace, entry)
-    goals = _versioned_states(store.file_versions(entry.id, sides=(which,)), which)
+    versions = store.file_versions(entry.id, sides=(which,))
+    goals = _versioned_states(versions, which)
     expected: dict[str, bytes | None] = {}
+    vouched: dict[str, str] = {}
     reasons = []
     for path in goals if not force else ():  # forced: what is there now does not matter
         last = _last_recorded(store, path, _root(workspace))
         if last is not None:
             expected[path] = last[1]
+            if last[2] is not None:
+                vouched[path] = last[2]
             reasons.append(last[0])
     why = f"nbedit last recorded it (entry {', '.join(dict.fromkeys(reasons))})"
-    planned = _plan_states(workspace, goals, expected, why, force=force, origin="restore", undoes=None)
-    # Going back past later entries discards what they did to these files: say so in each file's notes.
-    files = []
-    dropped: dict[str, None] = {}
-    for file_plan in planned.plan.files:
-        later = _later_entries(store, entry.id, file_plan.path)
-        dropped.update(dict.fromkeys(later))
-        if later:
-            note = (
-                f"restoring also discards what later history entries changed in this file: {', '.join(later)}"
-            )
-            file_plan = replace(file_plan, notes=(*file_plan.notes, note))
-        files.append(file_plan)
-    plan = replace(planned.plan, files=tuple(files), _diff_cache=[])
-    return replace(planned, plan=plan, drops=tuple(dropped))
+    # Going back past later entries discards what they did to these files: say so in each file's
+    # notes (given when the plan is made: ``replace`` would decode its texts, not yet read)
+    later = {path: _later_entries(store, entry.id, path) for path in goals}
+    notes = {
+        path: (f"restoring also discards what later history entries changed in this file: {', '.join(ids)}",)
+        for path, ids in later.items()
+        if ids
+    }
+    planned = _plan_states(
+        workspace, goals, expected, why, force=force, origin="restore", undoes=None,
+        verified=_verified(versions, which), vouched=vouched, notes=notes,
+    )  # fmt: skip
+    dropped = dict.fromkeys(ids for file_plan in planned.plan.files for ids in later[file_plan.path])
+    return replace(planned, drops=tuple(dropped))
 
 
 def _later_entries(store: HistoryStore, entry_id: str, path: str) -> tuple[str, ...]:
     """Applied entries newer than ``entry_id`` that touched ``path``, oldest first."""
-    later: list[str] = []
-    for entry in store.entries(path=path):  # newest first
-        if entry.id == entry_id:
-            break
-        if entry.status == "applied":
-            later.append(entry.id)
-    return tuple(reversed(later))
+    return tuple(store.applied_since(entry_id, path))
 
 
 def restore(

@@ -95,6 +95,62 @@ def test_entries_are_newest_first_and_filterable(store: HistoryStore) -> None:
     assert store.latest("nobody") is None
 
 
+def test_entries_list_every_file_in_order_with_one_or_many_files(store: HistoryStore) -> None:
+    """Listing joins each entry's first file and fetches the others apart: both must come back,
+    in their order, whatever the filter (session, path, limit), with the fields as stored."""
+    from nbedit.storage.database import format_id
+    from nbedit.storage.records import FileSummary
+
+    single = record(store, "solo.py", b"1", b"2", session="s0")
+    names = ["c.py", "a.py", "b.py"]  # stored in this order, not sorted
+    files = tuple(
+        FileRecord(name, None, b"x%d" % n, b"y%d" % n, sha(b"x%d" % n), sha(b"y%d" % n), n + 1, n)
+        for n, name in enumerate(names)
+    )
+    many = store.begin(EntryDraft("s1", "cli", 7, files, ("exact", "fuzzy 0.91"), "three files", turn="t1"))
+    store.commit(many)
+    moved = record(store, "old.py", b"m", b"m", new_path="new.py", session="s0")
+    expected_many = tuple(FileSummary(name, None, n + 1, n) for n, name in enumerate(names))
+    listings = [store.entries(), store.entries(session="s1"), store.entries(path="b.py")]
+    listings.append(store.entries(limit=2))
+    for listed in listings:
+        entry = next(entry for entry in listed if entry.id == many)
+        assert entry.files == expected_many
+        assert (entry.session, entry.origin, entry.execution_count) == ("s1", "cli", 7)
+        assert entry.status == "applied"
+        assert (entry.tiers, entry.summary, entry.turn) == (("exact", "fuzzy 0.91"), "three files", "t1")
+        assert entry.partial is False and entry.id == format_id(int(many[1:], 16))
+    everything = store.entries()
+    assert [entry.id for entry in everything] == [moved, many, single]
+    assert everything[0].files == (FileSummary("old.py", "new.py", 1, 1),)
+    assert everything[2].files == (FileSummary("solo.py", None, 1, 1),)
+    assert [entry.id for entry in store.entries(path="a.py")] == [many]
+    assert [entry.id for entry in store.entries(session="s0", limit=1)] == [moved]
+
+
+def test_applied_since_and_the_last_recorded_entry_of_a_root_in_a_long_history(store: HistoryStore) -> None:
+    from nbedit.history_ops import _last_recorded
+
+    def at(root: str, before: bytes, after: bytes, *, commit: bool = True) -> str:
+        file = FileRecord("f.py", None, before, after, sha(before), sha(after), 1, 1)
+        entry_id = store.begin(EntryDraft("s", "api", None, (file,), (), "f.py", root=root))
+        if commit:
+            store.commit(entry_id)
+        return entry_id
+
+    here = at("/here", b"0", b"1")
+    elsewhere = [at("/elsewhere", b"%d" % n, b"%d" % (n + 1)) for n in range(1, 12)]  # more than 8
+    pending = at("/here", b"x", b"y", commit=False)
+    other = record(store, "g.py", b"a", b"b")
+    assert store.applied_since(here, "f.py") == elsewhere  # oldest first; not the pending one
+    assert store.applied_since(elsewhere[-1], "f.py") == []
+    assert store.applied_since(here, "g.py") == [other]
+    assert _last_recorded(store, "f.py", "/here") == (here, b"1", sha(b"1"))
+    assert _last_recorded(store, "f.py", "/elsewhere")[:2] == (elsewhere[-1], b"12")
+    assert _last_recorded(store, "nothing.py", "/here") is None
+    assert pending not in [entry.id for entry in store.entries() if entry.status == "applied"]
+
+
 def test_latest_skips_pending_entries(store: HistoryStore) -> None:
     applied = record(store, "a", b"1", b"2")
     record(store, "a", b"2", b"3", commit=False)

@@ -16,6 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from nbedit import history_ops
+from nbedit.engine.diff_counts import diff_stats
+from nbedit.engine.whole_diff import text_diff
 from nbedit.errors import HistoryError, NothingToUndo, StaleFile
 from nbedit.storage.atomic import is_temp_file
 from nbedit.storage.history import HistoryStore
@@ -149,6 +152,78 @@ def test_stale_restore_is_refused_and_changes_nothing(workspace: Workspace) -> N
     assert tree(workspace.root) == before
     workspace.restore(first.entry_id, force=True)
     assert (workspace.root / "a.py").read_bytes() == b"x = 1\ny = 2\nz = 3\n"
+
+
+def _recorded_matches_disk(workspace: Workspace, entry_id: str, before: bytes, after: bytes) -> None:
+    import hashlib
+
+    store = workspace._store()
+    ((_, _, before_fingerprint, after_fingerprint),) = store.file_fingerprints(entry_id)
+    assert before_fingerprint == hashlib.sha256(before).hexdigest()
+    assert after_fingerprint == hashlib.sha256(after).hexdigest()
+    (version,) = store.file_versions(entry_id)
+    assert (version.before, version.after) == (before, after)
+
+
+def test_restore_and_undo_record_the_fingerprints_of_the_bytes_they_replace_and_write(tmp_path: Path) -> None:
+    """Undo and restore take the fingerprints the history checked instead of hashing again, and
+    hash a file changed by hand (on another thread when big): every entry names its true bytes."""
+    ws = make_workspace(tmp_path)
+    big = ws.root / "big.py"
+    original = b"".join(b"line_%d = %d\n" % (number, number * 7) for number in range(150_000))  # 2.5 MB
+    big.write_bytes(original)
+    first = ws.apply(ws.plan_edit("big.py", "line_10 = 70\n", "line_10 = 71\n"))
+    edited = big.read_bytes()
+    second = ws.apply(ws.plan_edit("big.py", "line_149990 = ", "line_149990 = -"))
+    latest = big.read_bytes()
+    planned = history_ops.plan_restore(ws, first.entry_id)
+    assert planned.plan.files[0].notes  # later entries named, the texts still not decoded
+    restored = planned.apply(ws)  # the file holds what was last recorded: vouched for
+    assert big.read_bytes() == original
+    _recorded_matches_disk(ws, restored.entry_id, latest, original)
+    (summary,) = ws.history()[0].files  # counted in the bytes: the counts of the diff of the texts
+    counted = diff_stats(text_diff(latest.decode(), original.decode(), "big.py"))
+    assert (summary.added, summary.removed) == counted == (2, 2)
+    assert planned.plan.files[0].before == latest.decode()
+    assert planned.plan.files[0].after == original.decode()
+    by_hand = original.replace(b"line_5 = 35\n", b"line_5 = 'by hand'\n")
+    big.write_bytes(by_hand)
+    forced = ws.restore(second.entry_id, force=True)  # changed by hand: hashed
+    assert big.read_bytes() == edited
+    _recorded_matches_disk(ws, forced.entry_id, by_hand, edited)
+    undone = ws.undo(forced.entry_id)
+    assert big.read_bytes() == by_hand
+    _recorded_matches_disk(ws, undone.entry_id, edited, by_hand)
+
+
+@pytest.mark.parametrize("which", ["before", "after"])
+def test_a_restore_from_a_damaged_version_is_refused_and_changes_nothing(
+    workspace: Workspace, which: str
+) -> None:
+    import sqlite3
+
+    first = workspace.apply(workspace.plan_edit("a.py", "x = 1", "x = 10"))
+    workspace.apply(workspace.plan_edit("a.py", "z = 3", "z = 30"))
+    store = workspace._store()
+    goal = {"before": b"x = 1\ny = 2\nz = 3\n", "after": b"x = 10\ny = 2\nz = 3\n"}[which]
+    import hashlib
+
+    with sqlite3.connect(store.database) as connection:
+        version, packing, data = connection.execute(
+            "SELECT id, compressed, data FROM versions WHERE fingerprint = ?",
+            (hashlib.sha256(goal).hexdigest(),),
+        ).fetchone()
+        assert packing == 0  # stored raw: a changed byte is only caught by the checksum
+        damaged = bytes(data[:-2]) + (b"9" if data[-2:-1] != b"9" else b"8") + bytes(data[-1:])
+        connection.execute("UPDATE versions SET data = ? WHERE id = ?", (damaged, version))
+    store.close()
+    before = tree(workspace.root)
+    count = len(workspace.history())
+    for force in (False, True):
+        with pytest.raises(HistoryError, match="checksum|inconsistent"):
+            workspace.restore(first.entry_id, which=which, force=force)
+        assert tree(workspace.root) == before
+    assert len(workspace.history()) == count
 
 
 def test_show_is_the_diff_of_the_entry(workspace: Workspace) -> None:

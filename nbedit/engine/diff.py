@@ -23,9 +23,9 @@ from nbedit.engine.diff_counts import (
     middle_opcodes,
     summed,
 )
-from nbedit.engine.models import FilePlan, Plan, undecoded_before
+from nbedit.engine.models import FilePlan, Plan, undecoded_after, undecoded_before
 from nbedit.engine.text import common_ends, split_lines
-from nbedit.engine.whole_diff import text_diff
+from nbedit.engine.whole_diff import text_diff, whole_stats
 
 __all__ = [
     "CONTEXT",
@@ -283,6 +283,12 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
     text would run into its trailing context (a change that drops a line's newline)
     is counted with its context, as the diff shows it.
     """
+    if not file_plan.hunks and not file_plan.notebook and file_plan.operation == "update":
+        # a whole-file change (a restore) whose texts are not decoded yet is counted in its
+        # UTF-8 bytes: the same lines, and no 10 MB text made for two numbers
+        old_bytes, new_bytes = undecoded_before(file_plan), undecoded_after(file_plan)
+        if old_bytes is not None and new_bytes is not None:
+            return whole_stats(old_bytes, new_bytes)
     # an ASCII file's text not decoded yet is read in its bytes (the same offsets), not made
     before: str | bytes | None = None if file_plan.notebook else undecoded_before(file_plan)
     if before is None:

@@ -393,8 +393,15 @@ def undecoded_before(file_plan: FilePlan) -> bytes | None:
     return value.data if value.__class__ is _TextWhenRead else None
 
 
+def undecoded_after(file_plan: FilePlan) -> bytes | None:
+    """``undecoded_before``'s twin for ``file_plan.after``."""
+    value = _AFTER_SLOT.__get__(file_plan, FilePlan)
+    return value.data if value.__class__ is _TextWhenRead else None
+
+
 _BEFORE_SLOT = FilePlan.__dict__["before"].slot
 _AFTER_BYTES_SLOT = FilePlan.__dict__["after_bytes"].slot
+_AFTER_SLOT = FilePlan.__dict__["after"].slot
 
 
 @dataclass(frozen=True, slots=True)
