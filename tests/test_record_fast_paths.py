@@ -124,7 +124,7 @@ def test_a_digest_that_fails_in_apply_leaves_the_file_as_it_was(tmp_path: Path) 
         raise OSError("the hashing thread failed")
 
     # the "after" digests apply hashes meanwhile: here one that fails when joined
-    workspace._digests_meanwhile = lambda files: {  # type: ignore[method-assign]
+    workspace._digests_meanwhile = lambda files, verified: {  # type: ignore[method-assign]
         file_plan.path: (file_plan.after_bytes, digest) for file_plan in files
     }
     with pytest.raises(HistoryError, match="could not record this change"):
