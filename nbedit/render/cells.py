@@ -43,6 +43,20 @@ _KIND = {"context": "c", "removed": "r", "added": "a"}
 
 
 _MARKER_LINE = re.compile(r"^# %% nbedit[^\n]*(?:\n|$)", re.MULTILINE)
+# A marker as the view writes it (index or new, a known type, an optional id, read-only): read here
+# in one match; any other spelling is read, and refused if need be, by ``_parse_marker``.
+_PLAIN_MARKER = re.compile(
+    r"# %% nbedit cell (?:(?P<index>[0-9]+)|new) \[(?P<type>code|markdown|raw)\]"
+    r"(?: id=(?P<id>[A-Za-z0-9_-]+))?(?: read-only)?[\r\n]*"
+)
+
+
+def _marker(line: str) -> tuple[int | None, str | None, str | None]:
+    plain = _PLAIN_MARKER.fullmatch(line)
+    if plain is None:
+        return _parse_marker(line, 0)
+    index = plain["index"]
+    return (None if index is None else int(index)), plain["type"], plain["id"]
 
 
 def _cells_of(view: str) -> list[ViewCell]:
@@ -58,7 +72,7 @@ def _cells_of(view: str) -> list[ViewCell]:
         body = view[marker.end() : end]
         if body.endswith("\n"):
             body = body[:-1]
-        index, cell_type, cell_id = _parse_marker(marker.group(), 0)
+        index, cell_type, cell_id = _marker(marker.group())
         cells.append(ViewCell(body, index, cell_type, cell_id, 0))
     return cells
 
@@ -283,7 +297,7 @@ def notebook_cells(file_plan: FilePlan, cleared: bool) -> list[dict[str, Any]]:
                 entry: dict[str, Any] = {
                     "state": "same",
                     "cell": header,
-                    "lines": len(_lines(before_cell.source)),
+                    "lines": before_cell.source.count("\n") + 1 if before_cell.source else 0,
                 }
                 if hunks:
                     entry["near"] = hunks  # hunks whose context (not change) lies in this cell
