@@ -55,7 +55,7 @@ def _notebook_rows(scratch: Path) -> list[Row]:
     from nbedit.jupyter.review import ReviewWidget
     from nbedit.render.cells import cached_cells
     from nbedit.render.rows import _aligned_rows
-    from nbedit.render.summary import cached_view
+    from nbedit.render.summary import _cached_counts, cached_view
     from nbedit.workspace import Workspace
 
     folder = scratch / "notebook"
@@ -83,7 +83,7 @@ def _notebook_rows(scratch: Path) -> list[Row]:
     for _ in range(2):
         plan = workspace.plan_patch(patch)
         # an equal plan would find every cache warm: each build starts cold
-        for cache in (_aligned_rows, cached_cells, cached_view):
+        for cache in (_aligned_rows, cached_cells, cached_view, _cached_counts):
             cache.cache_clear()
         start = time.perf_counter()
         widget = ReviewWidget(workspace, plan)
@@ -111,7 +111,7 @@ def _notebook_rows(scratch: Path) -> list[Row]:
 def run(scratch: Path, repeat: int = 3) -> list[Row]:
     from nbedit.jupyter.review import ReviewWidget
     from nbedit.render.rows import _aligned_rows
-    from nbedit.render.summary import cached_view
+    from nbedit.render.summary import _cached_counts, cached_view
     from nbedit.workspace import Workspace
 
     edited = edit_spread(code_lines(LINES, seed=9), HUNKS, seed=10)
@@ -127,6 +127,7 @@ def run(scratch: Path, repeat: int = 3) -> list[Row]:
         plan = workspace.plan_patch(patch)  # a fresh plan: no cached diff or rows
         _aligned_rows.cache_clear()  # nor remembered line alignments from the previous build
         cached_view.cache_clear()  # nor the rows of the equal plan drawn before
+        _cached_counts.cache_clear()  # nor its counted lines
         start = time.perf_counter()
         widget = ReviewWidget(workspace, plan)
         timings.append(time.perf_counter() - start)

@@ -31,9 +31,10 @@ from typing import Any
 
 from nbedit.engine.models import FilePlan
 from nbedit.engine.notebook.view import ViewCell, _parse_marker, parse_view
-from nbedit.engine.text import split_lines, strip_newline
+from nbedit.engine.text import common_ends, split_lines, strip_newline
 from nbedit.errors import NotebookError
-from nbedit.render.rows import CONTEXT_LINES, Row, _aligned_rows
+from nbedit.render.highlight import Segment, highlight_pair
+from nbedit.render.rows import CONTEXT_LINES, _opcodes
 
 __all__ = ["STRUCTURE_NOTE", "cached_cells", "cell_lines", "notebook_cells", "structure_badges"]
 
@@ -43,6 +44,20 @@ _KIND = {"context": "c", "removed": "r", "added": "a"}
 
 
 _MARKER_LINE = re.compile(r"^# %% nbedit[^\n]*(?:\n|$)", re.MULTILINE)
+# A marker as the view writes it (index or new, a known type, an optional id, read-only): read here
+# in one match; any other spelling is read, and refused if need be, by ``_parse_marker``.
+_PLAIN_MARKER = re.compile(
+    r"# %% nbedit cell (?:(?P<index>[0-9]+)|new) \[(?P<type>code|markdown|raw)\]"
+    r"(?: id=(?P<id>[A-Za-z0-9_-]+))?(?: read-only)?[\r\n]*"
+)
+
+
+def _marker(line: str) -> tuple[int | None, str | None, str | None]:
+    plain = _PLAIN_MARKER.fullmatch(line)
+    if plain is None:
+        return _parse_marker(line, 0)
+    index = plain["index"]
+    return (None if index is None else int(index)), plain["type"], plain["id"]
 
 
 def _cells_of(view: str) -> list[ViewCell]:
@@ -58,19 +73,13 @@ def _cells_of(view: str) -> list[ViewCell]:
         body = view[marker.end() : end]
         if body.endswith("\n"):
             body = body[:-1]
-        index, cell_type, cell_id = _parse_marker(marker.group(), 0)
+        index, cell_type, cell_id = _marker(marker.group())
         cells.append(ViewCell(body, index, cell_type, cell_id, 0))
     return cells
 
 
 def _lines(source: str) -> list[str]:
     return split_lines(source + "\n") if source else []
-
-
-def _text(row: Row) -> str | list[list[Any]]:
-    if len(row.segments) == 1 and not row.segments[0].changed:
-        return row.segments[0].text
-    return [[segment.text, 1 if segment.changed else 0] for segment in row.segments]
 
 
 def _header(cell: ViewCell, position: int | None) -> dict[str, Any]:
@@ -110,10 +119,52 @@ def _trimmed(rows: list[list[Any]], context: int) -> list[list[Any]]:
 
 
 def _diff_rows(old: str, new: str) -> list[list[Any]]:
-    rows = _aligned_rows(tuple(_lines(old)), tuple(_lines(new)))
-    return _trimmed(
-        [[_KIND[row.kind], row.old_line, row.new_line, _text(row)] for row in rows], CONTEXT_LINES
+    """A cell's line diff as page rows: ``rows._change_rows`` drawn straight into lists, trimmed.
+
+    The same rows, numbers and word highlights as ``_change_rows`` (tests compare the two), built
+    without a row object per line: an unchanged line is sliced, stripped and drawn only when it
+    survives the trim (most of a long cell is collapsed into a gap), and nothing goes through the
+    rows module's alignment cache, whose row objects would stay alive for the garbage collector to
+    walk while the entries are cached whole anyway (``cached_cells``).
+    """
+    old_lines, new_lines = _lines(old), _lines(new)
+    head, tail = common_ends(old_lines, new_lines)
+    old_middle = old_lines[head : len(old_lines) - tail]
+    new_middle = new_lines[head : len(new_lines) - tail]
+    # context rows carry their raw line until the trim decides they are drawn
+    rows: list[list[Any]] = [["c", line, line, old_lines[line - 1]] for line in range(1, head + 1)]
+    first = head + 1
+    for tag, i1, i2, j1, j2 in _opcodes(old_middle, new_middle):
+        if tag == "equal":
+            rows.extend(
+                ["c", first + i1 + offset, first + j1 + offset, old_middle[i1 + offset]]
+                for offset in range(i2 - i1)
+            )
+            continue
+        removed, added = old_middle[i1:i2], new_middle[j1:j2]
+        old_texts: list[str | list[list[Any]]] = [strip_newline(line) for line in removed]
+        new_texts: list[str | list[list[Any]]] = [strip_newline(line) for line in added]
+        for pair in range(min(len(removed), len(added))):
+            old_segments, new_segments = highlight_pair(removed[pair], added[pair])
+            old_texts[pair], new_texts[pair] = _segments_text(old_segments), _segments_text(new_segments)
+        rows.extend(["r", first + i1 + offset, None, text] for offset, text in enumerate(old_texts))
+        rows.extend(["a", None, first + j1 + offset, text] for offset, text in enumerate(new_texts))
+    old_tail, new_tail = len(old_lines) - tail, len(new_lines) - tail
+    rows.extend(
+        ["c", old_tail + offset + 1, new_tail + offset + 1, old_lines[old_tail + offset]]
+        for offset in range(tail)
     )
+    shown = _trimmed(rows, CONTEXT_LINES)
+    for row in shown:
+        if row[0] == "c":
+            row[3] = strip_newline(row[3])
+    return shown
+
+
+def _segments_text(segments: tuple[Segment, ...]) -> str | list[list[Any]]:
+    if len(segments) == 1 and not segments[0].changed:
+        return segments[0].text
+    return [[segment.text, 1 if segment.changed else 0] for segment in segments]
 
 
 def _one_side(source: str, kind: str) -> tuple[list[list[Any]], int]:
@@ -283,7 +334,7 @@ def notebook_cells(file_plan: FilePlan, cleared: bool) -> list[dict[str, Any]]:
                 entry: dict[str, Any] = {
                     "state": "same",
                     "cell": header,
-                    "lines": len(_lines(before_cell.source)),
+                    "lines": before_cell.source.count("\n") + 1 if before_cell.source else 0,
                 }
                 if hunks:
                     entry["near"] = hunks  # hunks whose context (not change) lies in this cell

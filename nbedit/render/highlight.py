@@ -45,19 +45,38 @@ def highlight_pair(old: str, new: str) -> tuple[tuple[Segment, ...], tuple[Segme
         )
     if len(old_body) > MAX_HIGHLIGHT_LENGTH or len(new_body) > MAX_HIGHLIGHT_LENGTH:
         return _highlight_long(old_body, new_body)
-    old_words, new_words = _WORD.findall(old_body), _WORD.findall(new_body)
-    matcher = SequenceMatcher(None, old_words, new_words, autojunk=False)
-    if SequenceMatcher(None, old_body, new_body, autojunk=False).ratio() < 0.4:
+    if _unlike(old_body, new_body):
         return (Segment(old_body),), (Segment(new_body),)
+    old_words, new_words = _WORD.findall(old_body), _WORD.findall(new_body)
     old_segments: list[Segment] = []
     new_segments: list[Segment] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old_words, new_words, autojunk=False).get_opcodes():
         changed = tag != "equal"
         if i2 > i1:
             old_segments.append(Segment("".join(old_words[i1:i2]), changed))
         if j2 > j1:
             new_segments.append(Segment("".join(new_words[j1:j2]), changed))
     return _coalesce(old_segments), _coalesce(new_segments)
+
+
+def _unlike(old: str, new: str) -> bool:
+    """Whether ``SequenceMatcher(None, old, new, autojunk=False).ratio()`` is under 0.4.
+
+    The matcher's first block is a longest common substring, so its matched characters are at
+    least the longer of the common head and the common tail: when that alone reaches the bar
+    (an edited line usually keeps most of itself) the answer is known without aligning the
+    characters, and it is the same answer.
+    """
+    shortest = min(len(old), len(new))
+    head = 0
+    while head < shortest and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < shortest and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    if 2.0 * max(head, tail) / (len(old) + len(new)) >= 0.4:
+        return False
+    return SequenceMatcher(None, old, new, autojunk=False).ratio() < 0.4
 
 
 def _highlight_long(old: str, new: str) -> tuple[tuple[Segment, ...], tuple[Segment, ...]]:

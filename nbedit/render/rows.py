@@ -43,6 +43,7 @@ __all__ = [
     "blocks_for_hunks",
     "file_view",
     "tier_label",
+    "view_counts",
     "offset_note",
 ]
 
@@ -224,11 +225,7 @@ def _change_rows(old_lines: list[str], new_lines: list[str], old_line: int, new_
     for offset in range(head):
         rows.append(_context(old_lines[offset], old_line + offset, new_line + offset))
     old_number, new_number = old_line + head, new_line + head
-    if len(old_middle) * len(new_middle) <= MAX_ALIGN_PRODUCT:
-        opcodes = SequenceMatcher(None, old_middle, new_middle, autojunk=False).get_opcodes()
-    else:
-        opcodes = [("replace", 0, len(old_middle), 0, len(new_middle))]
-    for tag, i1, i2, j1, j2 in opcodes:
+    for tag, i1, i2, j1, j2 in _opcodes(old_middle, new_middle):
         if tag == "equal":
             for index in range(i2 - i1):
                 rows.append(
@@ -254,6 +251,55 @@ def _change_rows(old_lines: list[str], new_lines: list[str], old_line: int, new_
             )
         )
     return rows
+
+
+def _opcodes(old_middle: list[str], new_middle: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """How the changed middle of a span aligns (``SequenceMatcher.get_opcodes``).
+
+    The middle starts and ends with a line that differs (``common_ends`` took the rest), so
+    when either side is empty or both are one line the answer is known without a matcher:
+    most edits are one changed line, and a thousand of them should not build a thousand
+    matchers. Beyond ``MAX_ALIGN_PRODUCT`` the whole middle is one replacement.
+    """
+    old_count, new_count = len(old_middle), len(new_middle)
+    if not old_count or not new_count:
+        if old_count:
+            return [("delete", 0, old_count, 0, 0)]
+        return [("insert", 0, 0, 0, new_count)] if new_count else []
+    if (old_count == new_count == 1) or old_count * new_count > MAX_ALIGN_PRODUCT:
+        return [("replace", 0, old_count, 0, new_count)]
+    return SequenceMatcher(None, old_middle, new_middle, autojunk=False).get_opcodes()
+
+
+def _changed_counts(old_lines: Sequence[str], new_lines: Sequence[str]) -> tuple[int, int]:
+    """(added, removed) rows ``_change_rows`` draws for these lines, without drawing them."""
+    head, tail = common_ends(old_lines, new_lines)
+    old_middle = list(old_lines[head : len(old_lines) - tail])
+    new_middle = list(new_lines[head : len(new_lines) - tail])
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in _opcodes(old_middle, new_middle):
+        if tag != "equal":
+            added += j2 - j1
+            removed += i2 - i1
+    return added, removed
+
+
+def view_counts(file_plan: FilePlan) -> tuple[int, int]:
+    """``file_view(file_plan)``'s (added, removed), without building its rows.
+
+    For a header whose file is drawn another way (a notebook, cell by cell): the rows' word
+    highlights and row objects are most of a view's cost, and the counts need neither.
+    """
+    prepared = _prepare(file_plan)
+    if prepared is None:
+        view = file_view(file_plan)
+        return view.added, view.removed
+    added = removed = 0
+    for span in prepared.spans:
+        span_added, span_removed = _changed_counts(span.old_lines, span.new_lines)
+        added += span_added
+        removed += span_removed
+    return added, removed
 
 
 def _context(line: str, old_line: int, new_line: int) -> Row:

@@ -200,6 +200,22 @@ def cached_view(file_plan: FilePlan) -> FileView:
     return file_view(file_plan)
 
 
+def _counts(file_plan: FilePlan) -> tuple[int, int]:
+    """The (added, removed) lines of the file's rows. A notebook's review is drawn cell by cell,
+    not from its line view: its counts are taken without building that view's rows."""
+    if file_plan.notebook and file_plan.display_before is not None and file_plan.display_after is not None:
+        return _cached_counts(file_plan)
+    view = cached_view(file_plan)
+    return view.added, view.removed
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_counts(file_plan: FilePlan) -> tuple[int, int]:
+    from nbedit.render.rows import view_counts
+
+    return view_counts(file_plan)
+
+
 def _flags(file_plan: FilePlan) -> tuple[HunkFlag, ...]:
     flags = []
     for index, located in enumerate(file_plan.hunks):
@@ -235,8 +251,7 @@ def _flags(file_plan: FilePlan) -> tuple[HunkFlag, ...]:
 def summarize_file(file_plan: FilePlan, counts: tuple[int, int] | None = None) -> FileSummary:
     """The file's facts; ``counts`` (added, removed) instead of counting the rendered rows."""
     if counts is None:
-        view = cached_view(file_plan)
-        counts = (view.added, view.removed)
+        counts = _counts(file_plan)
     return FileSummary(
         path=file_plan.path,
         new_path=file_plan.new_path,
