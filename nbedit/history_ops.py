@@ -447,9 +447,7 @@ def undo(workspace: Workspace, entry_id: str | None = None, *, force: bool = Fal
     return plan_undo(workspace, entry_id, force=force).apply(workspace)
 
 
-def _last_recorded(
-    store: HistoryStore, path: str, root: str
-) -> tuple[str, bytes | None, str | None] | None:
+def _last_recorded(store: HistoryStore, path: str, root: str) -> tuple[str, bytes | None, str | None] | None:
     """The newest applied entry of this root touching ``path``, what it left there and its fingerprint."""
     for limit in (8, None):  # nearly always among the newest few: a long history is not listed whole
         listed = store.entries(path=path, limit=limit)

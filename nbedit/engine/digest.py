@@ -81,7 +81,9 @@ def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = IN_BACKGROUND
         return lambda: value
     result: list[str] = []
     entry: _Hashed | None = None
-    if spliced or len(data) < IN_BACKGROUND:  # pieces, or a caller's lower minimum: a thread, nothing remembered
+    if (
+        spliced or len(data) < IN_BACKGROUND
+    ):  # pieces, or a caller's lower minimum: a thread, nothing remembered
         target: Callable[[], object] = lambda: result.append(digest())  # noqa: E731
     else:
         entry = hashed = _Hashed(data)

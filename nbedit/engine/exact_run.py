@@ -138,4 +138,3 @@ def edit_bytes(
     view = memoryview(data)
     kept: list[bytes | memoryview] = [view[cut] for cut in kept_slices(located)]
     return tuple(located), b"".join(interleaved(kept, insertions))
-

@@ -59,7 +59,7 @@ __all__ = [
     "FileSource",
     "PlanOptions",
     "TextEdit",
-    "edit_text",
+    "edit_text",  # noqa: F822 - given by the module __getattr__ (the matcher loads when first used)
     "exclude_hunks",
     "plan_change",
     "splice",

@@ -75,8 +75,10 @@ def byte_spans(file_plan: FilePlan) -> Sequence[Span] | None:
     encoding = file_plan.encoding or "utf-8"
     matches = list(map(_MATCH, file_plan.hunks))
     starts, ends = list(map(_START, matches)), list(map(_END, matches))
-    if not all(map(le, zip(starts, ends), zip(starts[1:], ends[1:]))):  # a diff's hunks are in order
-        order = sorted(range(len(matches)), key=list(zip(starts, ends)).__getitem__)
+    if not all(
+        map(le, zip(starts, ends, strict=True), zip(starts[1:], ends[1:], strict=True))
+    ):  # a diff's hunks are in order
+        order = sorted(range(len(matches)), key=list(zip(starts, ends, strict=True)).__getitem__)
         matches = [matches[index] for index in order]
     del starts, ends
     try:

@@ -147,7 +147,9 @@ def joined(data: bytes) -> bytes:
     return data.join()  # type: ignore[attr-defined,no-any-return]
 
 
-def _pack_pieces(pieces: Callable[[], Iterable[bytes]], size: int, *, delta: bool = False) -> tuple[int, bytes]:
+def _pack_pieces(
+    pieces: Callable[[], Iterable[bytes]], size: int, *, delta: bool = False
+) -> tuple[int, bytes]:
     """``_pack`` of the ``size`` bytes ``pieces()`` yields, a big one compressed as the pieces come.
 
     A region delta of 100,000 hunks is about 0.9x its patch: joined, then compressed, it

@@ -64,6 +64,7 @@ def __getattr__(name: str) -> object:
     globals()[name] = value
     return value
 
+
 __all__ = [
     "DEFAULT_THRESHOLD",
     "FileIndex",

@@ -145,7 +145,13 @@ def _with_file_blank_runs(
     kept: dict[int, int] = {}  # old line new keeps -> its line in new
     for tag, old_first, old_last, new_first, _ in align(old_lines, new_lines):
         if tag == "equal":
-            kept.update(zip(range(old_first, old_last), range(new_first, new_first + old_last - old_first), strict=False))
+            kept.update(
+                zip(
+                    range(old_first, old_last),
+                    range(new_first, new_first + old_last - old_first),
+                    strict=False,
+                )
+            )
     old_out: list[str] = []
     new_runs: list[tuple[int, int, int]] = []  # (new line where a kept run starts, its length, the file's)
     number = 0

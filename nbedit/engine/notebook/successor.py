@@ -83,7 +83,9 @@ def _on(document: NotebookDocument, data: bytes) -> NotebookDocument:
     reader = layout.cells.reader
     is_ascii = isinstance(reader, _MemberReader) and reader.ascii
     cells = CellLayouts(layout.cells.starts, layout.cells.ends, _MemberReader(data, is_ascii))
-    return replace(document, data=data, layout=Layout(layout.top, layout.cells_start, layout.cells_end, cells))
+    return replace(
+        document, data=data, layout=Layout(layout.top, layout.cells_start, layout.cells_end, cells)
+    )
 
 
 def forget() -> None:
@@ -143,7 +145,11 @@ def derive(document: NotebookDocument, after: bytes) -> NotebookDocument | None:
     members: dict[str, Member] = {}
     for key, member in top.members.items():
         members[key] = Member(
-            key, moved(member.key_start), moved(member.key_end), moved(member.value_start), moved(member.value_end)
+            key,
+            moved(member.key_start),
+            moved(member.key_end),
+            moved(member.value_start),
+            moved(member.value_end),
         )
     reader = layout.cells.reader
     is_ascii = isinstance(reader, _MemberReader) and reader.ascii and after[start:new_end].isascii()

@@ -185,9 +185,9 @@ class ViewWriter:
         numbers = range(first, first + len(types))
         id_kinds = set(map(type, ids)) if _KNOWN.issuperset(types) else None
         if id_kinds == _STR:  # nbformat >= 4.5: every cell has an id
-            markers = list(map(_MARKER_WITH_ID.__mod__, zip(numbers, types, ids)))
+            markers = list(map(_MARKER_WITH_ID.__mod__, zip(numbers, types, ids, strict=True)))
         elif id_kinds == _NONE:
-            markers = list(map(_MARKER_WITHOUT_ID.__mod__, zip(numbers, types)))
+            markers = list(map(_MARKER_WITHOUT_ID.__mod__, zip(numbers, types, strict=True)))
         elif id_kinds is not None:
             markers = [
                 f"{MARKER_PREFIX} {index} [{cell_type}]\n"
