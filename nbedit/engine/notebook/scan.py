@@ -59,6 +59,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from nbedit._dataclass import dataclass
+from nbedit.engine.notebook.fast import cell_bytes, read_cells, worth_it
 from nbedit.engine.notebook.layout import CellLayouts, Layout, Member, ObjectLayout
 from nbedit.engine.notebook.table import CellTable
 
@@ -310,12 +311,16 @@ class _Scanner:
         top: dict[str, Any] = {}
         cells = CellTable()
         cells_bounds: tuple[int, int] | None = None
+        # msgspec's reading of the cells (``fast``), for the first ``cells`` array met
+        raws = cell_bytes(self.data, start) if worth_it(self.limit - start) else None
         for member in self.members(top_layout, top_layout.members):
             if member.key == "cells" and self.char(member.value_start) == "[":
                 if cells_bounds is not None:
                     raise DuplicateCells("a second top-level 'cells' array", member.key_start)
                 top.pop("cells", None)
-                member.value_end = self.cells(member.value_start, cells)
+                end = self.fast_cells(member.value_start, cells, raws) if raws else None
+                raws = None
+                member.value_end = self.cells(member.value_start, cells) if end is None else end
                 cells_bounds = (member.value_start, member.value_end)
             else:
                 value, member.value_end = self.value(member.value_start)
@@ -436,6 +441,20 @@ class _Scanner:
             position = self.skip(position)
             text, base, complete = self.text, self.base, self.complete()
             size = len(text)
+
+    def fast_cells(self, start: int, cells: CellTable, raws: list[Any]) -> int | None:
+        """The ``cells`` array at ``start`` read from msgspec's ``raws`` (``fast.read_cells``), and
+        its end; None (``cells`` empty) when the ordinary ``cells`` must read it."""
+        position = self.skip(start + 1)
+        if 0 <= self.max_cells < len(raws):
+            return None  # ``cells`` says where it stops, as ever
+        end = read_cells(self.data, position, raws, cells)
+        if end is not None:
+            character, after = self.after(end, "]")
+            if character == "]":
+                return after
+        cells.clear()
+        return None
 
     def worksheets(self, start: int, found: CellTable) -> int:
         """The ``worksheets`` array at ``start``: every worksheet's cells into ``found``; its end."""
