@@ -345,3 +345,21 @@ __all__ = [
     "test_table_odd_cell",
     "test_table_uniform_batch",
 ]
+
+
+def test_a_small_notebook_does_not_import_msgspec(tmp_path: Path) -> None:
+    """Importing msgspec costs some 30 ms, more than it saves on a notebook under ``MIN_BYTES``."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "small.ipynb"
+    path.write_bytes(_small(_cells(50)))
+    script = (
+        "import sys\nfrom nbedit.engine.notebook import NotebookDocument\n"
+        "document = NotebookDocument.parse(open(sys.argv[1], 'rb').read(), 'small.ipynb')\n"
+        "print(len(document.cells), 'msgspec' in sys.modules)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, env=env)
+    assert done.stdout.split() == ["50", "False"], done.stderr

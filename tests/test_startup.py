@@ -37,6 +37,7 @@ HEAVY = (
     "ipywidgets",
     "anywidget",
     "zstandard",
+    "msgspec",
     "nbedit.engine.notebook",
     "nbedit.render.rows",
     "nbedit.render.terminal",
