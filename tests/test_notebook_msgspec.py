@@ -321,6 +321,7 @@ def test_an_ordinary_big_notebook_is_read_by_msgspec(tmp_path: Path) -> None:
 from test_notebook_table import (  # noqa: E402  (collected here too: run with the fast path on)
     test_a_bad_cell_in_the_middle_of_a_big_uniform_batch_is_named_and_the_file_kept as test_table_bad_cell,
     test_a_batch_of_one_cell_type_reads_as_json_reads_it as test_table_uniform_batch,
+    test_a_cell_that_is_not_an_object_is_named_before_later_bad_cells as test_table_not_an_object,
     test_an_odd_cell_anywhere_in_a_batch_reads_as_json_reads_it as test_table_odd_cell,
     test_broken_json_in_the_middle_of_a_big_batch_is_refused_as_json_refuses_it as test_table_broken_json,
     test_cells_apart_by_other_text_than_the_first_two_read_as_json_reads_them as test_table_apart,
@@ -341,6 +342,7 @@ __all__ = [
     "test_table_bad_cell",
     "test_table_broken_json",
     "test_table_first_bad_cell",
+    "test_table_not_an_object",
     "test_table_not_apart",
     "test_table_odd_cell",
     "test_table_uniform_batch",
