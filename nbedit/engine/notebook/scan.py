@@ -160,6 +160,8 @@ def scan_notebook(
     """Scan ``data[start:]`` (see module docstring); ``JsonSyntaxError`` if it is not JSON.
 
     ``TooManyCells`` as soon as a ``cells`` array has more than ``max_cells`` elements.
+    ``data[start:]`` must be UTF-8 (``check_utf8`` first): msgspec's path does not check the
+    strings it skips.
     """
     scanner = _Scanner(data, data.isascii() if is_ascii is None else is_ascii)
     if max_cells is not None:
