@@ -159,7 +159,7 @@ def read_cells(data: bytes, position: int, raws: list[Any], table: CellTable) ->
         position = offsets[-1]
         try:
             cells = decode.decode(bracketed)
-        except error:  # a cell that does not fit: read as the ordinary scan reads it
+        except (error, RecursionError):  # a cell that does not fit: read as the ordinary scan reads it
             try:
                 values = [json.loads(bytes(raw)) for raw in batch]
             except (ValueError, RecursionError):
