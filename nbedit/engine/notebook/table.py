@@ -19,8 +19,8 @@ Each batch's sources are joined and written into the cell view at once
 ordinary cells is read member by member over the whole batch (``map(dict.get, ...)``
 and set checks, no Python code per cell); any other batch cell by cell. A batch
 msgspec decoded (``fast``: known types, well shaped, checked already) comes as columns
-(``add_read``). Anything odd is kept as a marker, not as a value: ``NOT_AN_OBJECT`` for an element of ``cells``
-that is not an object, ``BAD_VALUE`` for a ``cell_type`` or ``id`` that is no string;
+(``add_read``). Anything odd is kept as a marker, not as a value: ``NOT_AN_OBJECT`` for
+an element of ``cells`` that is not an object, ``BAD_VALUE`` for a ``cell_type`` or ``id`` that is no string;
 the reader (``reading.check_cells``) parses such a cell again from its bytes to name
 the problem. ``NotebookCells`` makes the ``NotebookCell`` values on demand, so
 ``document.cells[i]`` works as before without a million of them existing.
