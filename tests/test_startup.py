@@ -38,6 +38,7 @@ HEAVY = (
     "ipywidgets",
     "anywidget",
     "zstandard",
+    "msgspec",
     "nbedit.engine.notebook",
     "nbedit.render.rows",
     "nbedit.render.terminal",

@@ -17,9 +17,10 @@ Each batch's sources are joined and written into the cell view at once
 (``view.ViewWriter``) and then dropped: the view holds every source already, and
 ``sources`` reads one back from it when asked (``view.ViewSources``). A batch of
 ordinary cells is read member by member over the whole batch (``map(dict.get, ...)``
-and set checks, no Python code per cell); any other batch cell by cell. Anything odd
-is kept as a marker, not as a value: ``NOT_AN_OBJECT`` for an element of ``cells``
-that is not an object, ``BAD_VALUE`` for a ``cell_type`` or ``id`` that is no string;
+and set checks, no Python code per cell); any other batch cell by cell. A batch
+msgspec decoded (``fast``: known types, well shaped, checked already) comes as columns
+(``add_read``). Anything odd is kept as a marker, not as a value: ``NOT_AN_OBJECT`` for
+an element of ``cells`` that is not an object, ``BAD_VALUE`` for a ``cell_type`` or ``id`` that is no string;
 the reader (``reading.check_cells``) parses such a cell again from its bytes to name
 the problem. ``NotebookCells`` makes the ``NotebookCell`` values on demand, so
 ``document.cells[i]`` works as before without a million of them existing.
@@ -76,7 +77,18 @@ _COUNT_KINDS = frozenset({int, _NONE})
 class CellTable:
     """The cells of one ``cells`` array, column by column (see the module docstring)."""
 
-    __slots__ = ("bad_sources", "ends", "ids", "kinds", "misshapen", "sources", "starts", "types", "writer")
+    __slots__ = (
+        "bad_sources",
+        "ends",
+        "fast",
+        "ids",
+        "kinds",
+        "misshapen",
+        "sources",
+        "starts",
+        "types",
+        "writer",
+    )
 
     def __init__(self) -> None:
         self.starts = array("q")
@@ -88,6 +100,7 @@ class CellTable:
         self.misshapen: list[int] = []  # cells the schema's structure would refuse
         self.writer: ViewWriter | None = ViewWriter()  # the view, written batch by batch
         self.sources: Sequence[str] = ()  # each cell's source: read back from the view (``finish``)
+        self.fast = 0  # cells read by msgspec (``fast.read_cells``), for the tests and benchmarks
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -140,12 +153,7 @@ class CellTable:
                 and _SOURCE_KINDS.issuperset(source_kinds)
             ):
                 raise TypeError
-            if source_kinds == _LIST:  # nbformat's own layout: every source a list of lines
-                sources = list(map("".join, raw))
-            elif source_kinds == _STR:
-                sources = raw
-            else:
-                sources = [source if type(source) is str else "".join(source) for source in raw]
+            sources = _joined_column(raw, source_kinds)
         except TypeError:  # something odd in the batch
             self._add_each(values)
             return
@@ -175,6 +183,21 @@ class CellTable:
         for index, value in enumerate(values):
             if not _well_shaped(value):
                 self.misshapen.append(first + index)
+
+    def add_read(self, types: list[str], ids: list[str | None], raw: list[str | list[str]]) -> None:
+        """Record cells of known types read by msgspec (``fast``), whose offsets were appended already:
+        their types, ids (a string or None) and sources (each a string or a list of strings)."""
+        kinds = list(map(type, raw))
+        sources = _joined_column(raw, set(kinds))
+        del raw
+        only = _only_type(types)
+        types = [only] * len(types) if only is not None else list(map(_CANONICAL.__getitem__, types))
+        self.types.extend(types)
+        self.ids.extend(ids)
+        self.kinds.extend(kinds)
+        self.fast += len(types)
+        assert self.writer is not None
+        self.writer.add(types, sources, ids)
 
     def _add_each(self, values: list[Any]) -> None:
         """``add_batch`` cell by cell: odd cells are recorded as markers, and a cell of a type
@@ -227,9 +250,20 @@ class CellTable:
         self.kinds.extend(other.kinds)
         self.bad_sources.extend(index + offset for index in other.bad_sources)
         self.misshapen.extend(index + offset for index in other.misshapen)
+        self.fast += other.fast
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]
+
+
+def _joined_column(raw: list[Any], kinds: set[type]) -> list[str]:
+    """The sources of a batch as strings (``kinds``: the types of ``raw``, strings and lists only);
+    ``TypeError`` when a line of a list is no string."""
+    if kinds == _LIST:  # nbformat's own layout: every source a list of lines
+        return list(map("".join, raw))
+    if kinds == _STR:
+        return raw
+    return [source if type(source) is str else "".join(source) for source in raw]
 
 
 def _joined(source: Any) -> str | None:

@@ -181,6 +181,8 @@ class ViewWriter:
         self.offset = 0
 
     def add(self, types: Sequence[str], sources: Sequence[str], ids: Sequence[str | None]) -> None:
+        if not types:
+            return
         first = len(self.marker_starts)
         numbers = range(first, first + len(types))
         id_kinds = set(map(type, ids)) if _KNOWN.issuperset(types) else None
@@ -200,16 +202,22 @@ class ViewWriter:
                 format_marker(index, cell_type, cell_id) + "\n"
                 for index, cell_type, cell_id in zip(numbers, types, ids, strict=False)
             ]
-        bodies = [
-            ((source if _MARKER_START not in source else _escape(source)) + "\n" if source else "")
-            for source in sources
-        ]
-        parts: list[str] = [""] * (2 * len(markers))
-        parts[0::2] = markers
-        parts[1::2] = bodies
-        offsets = array("q", accumulate(map(len, parts), initial=self.offset))
-        self.marker_starts.extend(offsets[0:-1:2])
-        self.body_starts.extend(offsets[1::2])
+        if "" in sources or _MARKER_START in "\n".join(sources):
+            bodies = [
+                ((source if _MARKER_START not in source else _escape(source)) + "\n" if source else "")
+                for source in sources
+            ]
+            parts: list[str] = [""] * (2 * len(markers))
+            parts[0::2] = markers
+            parts[1::2] = bodies
+        else:  # the common chunk: each body is its source and a newline, as three parts
+            parts = ["\n"] * (3 * len(markers))
+            parts[0::3] = markers
+            parts[1::3] = sources
+        step = len(parts) // len(markers)
+        offsets = array("q", list(accumulate(map(len, parts), initial=self.offset)))
+        self.marker_starts.extend(offsets[0:-1:step])
+        self.body_starts.extend(offsets[1::step])
         self.offset = offsets[-1]
         self.pieces.append("".join(parts))
 

@@ -1,0 +1,191 @@
+"""The cells of a big notebook read by msgspec's C decoder: the scan's fast path (issue 27).
+
+Checking every cell with the ``json`` module's C scanner means building each cell's
+Python objects (every output, every line of text) and freeing them again: 0.38 s of
+the 0.7 s a 100,000-cell notebook (30 MB) took to read. msgspec validates JSON in C
+without building what it is not asked for: decoded into ``list[msgspec.Raw]`` (each
+element's exact bytes, skipped over but still validated) the same notebook takes
+0.05 s, and into small structs of the three members the editor keeps (``cell_type``,
+``id``, ``source``) another 0.12 s. So for a notebook of at least ``MIN_BYTES`` (below
+that, importing msgspec, some 30 ms, costs more than it saves):
+
+* ``cell_bytes`` decodes the whole document once into the ``cells`` array's elements
+  as raw bytes. Any error at all (not JSON, or JSON msgspec refuses and ``json``
+  accepts: ``NaN``, a lone surrogate escape) returns None, and the scan reads the
+  file the ordinary way, so the user meets ``json``'s own message as before.
+* ``read_cells`` proves where each cell is: the first cell starts where the scanner
+  found it, the text between the first two cells (comma and whitespace) is taken as
+  the separator, and each batch of cells joined by that separator must equal the
+  file's bytes there (one ``memcmp``). Offsets are then sums of lengths. A notebook
+  whose cells are apart by other text goes the ordinary way.
+* Each batch is decoded again, into one struct per cell type (a tagged union on
+  ``cell_type``) whose members are the ones the schema's structure needs (a
+  ``metadata`` object; in a code cell an ``outputs`` list and an ``execution_count``
+  that is null or a number >= 0) and the ones the view shows. A batch with any cell
+  that does not fit (an unknown cell type, a misshapen or bad cell, a repeated member
+  with another value) is parsed cell by cell with ``json`` and read as the ordinary
+  scan reads it, so its cells get the same markers and notes.
+
+Why the result is exactly the ordinary scan's: only the ``cells`` array is read here
+(the scanner still walks the top level with ``json``), the bytes are valid UTF-8
+before msgspec sees them (msgspec does not check skipped strings), everything msgspec
+accepts inside a cell ``json`` accepts too, with two exceptions handled before:
+an integer longer than Python's ``sys.get_int_max_str_digits()`` (``json`` refuses
+it, msgspec skips it; a run of digits that long anywhere sends the file the ordinary
+way), and nesting deeper than the recursion limit (msgspec counts two more levels,
+the document and the array, so it refuses first). For a repeated member msgspec
+keeps the last value as ``json`` does, and refuses a repeated ``cell_type`` with
+another value. ``tests/test_notebook_msgspec.py`` compares both paths on a corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from array import array
+from itertools import accumulate
+from operator import attrgetter
+
+from nbedit.engine.notebook.table import CellTable
+
+TYPE_CHECKING = False  # typing stays out of a run: it costs milliseconds (tests/test_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["MIN_BYTES", "cell_bytes", "read_cells", "worth_it"]
+
+MIN_BYTES = 4 << 20  # a notebook this big saves more than importing msgspec costs
+_BATCH = 512
+_SEPARATOR = re.compile(rb"[ \t\n\r]*,[ \t\n\r]*")
+_DIGIT = re.compile(rb"[0-9]")
+_decoders: Any = None  # (document decoder, batch decoder, tag of each struct, msgspec's error) or ()
+_id = attrgetter("id")
+_source = attrgetter("source")
+
+
+def worth_it(size: int) -> bool:
+    """Whether ``size`` bytes are read faster with msgspec (or it is loaded already)."""
+    return size >= MIN_BYTES or "msgspec" in sys.modules
+
+
+def _load() -> Any:
+    """msgspec's decoders, made once; () when msgspec cannot be imported (the ordinary scan reads)."""
+    global _decoders
+    if _decoders is not None:
+        return _decoders
+    try:
+        import msgspec
+        from typing import Annotated
+    except ImportError:
+        _decoders = ()
+        return _decoders
+    shape = {"gc": False}
+    anything = msgspec.defstruct("Object", [], **shape)  # any object: members skipped, still checked
+    source = str | list[str]
+    count = Annotated[int, msgspec.Meta(ge=0)] | None
+    fields: dict[str, list[Any]] = {
+        "code": [
+            ("source", source),
+            ("metadata", anything),
+            ("outputs", list[msgspec.Raw]),
+            ("execution_count", count),
+        ],
+        "markdown": [("source", source), ("metadata", anything)],
+        "raw": [("source", source), ("metadata", anything)],
+    }
+    structs = {
+        cell_type: msgspec.defstruct(
+            f"{cell_type.title()}Cell",
+            [*members, ("id", str | None, None)],
+            tag_field="cell_type",
+            tag=cell_type,
+            **shape,
+        )
+        for cell_type, members in fields.items()
+    }
+    union = structs["code"] | structs["markdown"] | structs["raw"]
+    document = msgspec.defstruct("Notebook", [("cells", list[msgspec.Raw] | None, None)], **shape)
+    _decoders = (
+        msgspec.json.Decoder(document),
+        msgspec.json.Decoder(list[union]),  # type: ignore[valid-type]
+        {struct: cell_type for cell_type, struct in structs.items()},
+        msgspec.MsgspecError,
+    )
+    return _decoders
+
+
+def cell_bytes(data: bytes, start: int) -> list[Any] | None:
+    """The elements of the top-level ``cells`` array of the UTF-8 JSON ``data[start:]``, each as
+    its bytes; None when msgspec refuses the document or the ordinary scan must decide."""
+    decoders = _load()
+    if not decoders or _long_digit_run(data, start):
+        return None
+    try:
+        return decoders[0].decode(memoryview(data)[start:]).cells  # type: ignore[no-any-return]
+    except (decoders[3], RecursionError, ValueError):
+        return None
+
+
+def read_cells(data: bytes, position: int, raws: list[Any], table: CellTable) -> int | None:
+    """Read the cells ``raws`` into ``table``, the first at ``position``; where the last one ends.
+
+    None (and ``table`` partly filled: clear it) when the bytes at ``position`` are not those
+    cells apart by the same text, or a cell ``json`` refuses: the ordinary scan decides.
+    """
+    _, decode, tags, error = _load()
+    separator = b""
+    if len(raws) > 1:
+        found = _SEPARATOR.match(data, position + len(raws[0]))
+        if found is None:
+            return None
+        separator = found[0]
+    width = len(separator)
+    for first in range(0, len(raws), _BATCH):
+        if first and not data.startswith(separator, position - width):
+            return None
+        batch = raws[first : first + _BATCH]
+        pieces = list(batch)
+        pieces[0] = b"[" + pieces[0]
+        pieces[-1] = b"".join((pieces[-1], b"]"))
+        bracketed = separator.join(pieces)
+        if not data.startswith(memoryview(bracketed)[1:-1], position):
+            return None
+        steps = [width] * (2 * len(batch))  # a cell's length, then the separator's, and so on
+        steps[0::2] = map(len, batch)
+        offsets = array("q", list(accumulate(steps, initial=position)))
+        table.starts.extend(offsets[0:-1:2])
+        table.ends.extend(offsets[1::2])
+        position = offsets[-1]
+        try:
+            cells = decode.decode(bracketed)
+        except (error, RecursionError):  # a cell that does not fit: read as the ordinary scan reads it
+            try:
+                values = [json.loads(bytes(raw)) for raw in batch]
+            except (ValueError, RecursionError):
+                return None
+            table.add_batch(values, None)
+            continue
+        classes = list(map(type, cells))
+        only = classes[0]
+        if classes.count(only) == len(classes):
+            types = [tags[only]] * len(classes)
+        else:
+            types = list(map(tags.__getitem__, classes))
+        table.add_read(types, list(map(_id, cells)), list(map(_source, cells)))
+    return position - width
+
+
+def _long_digit_run(data: bytes, start: int) -> bool:
+    """Whether ``data[start:]`` may hold an integer longer than ``json`` reads (an aligned block of
+    about half that many digits: a longer run always covers one); msgspec would skip it."""
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    if not limit:
+        return False
+    block = (limit + 2) // 2
+    sample = data[start::block]
+    for found in _DIGIT.finditer(sample):
+        at = start + found.start() * block
+        if data[at : at + block].isdigit():
+            return True
+    return False
