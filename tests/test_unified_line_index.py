@@ -73,6 +73,20 @@ def test_generated_patches_parse_the_same_through_the_line_index(text: str, run_
         assert outcome(unified._Parser, text, None) == expected
 
 
+def test_an_empty_line_last_in_a_runs_window_ends_the_run() -> None:
+    """A run is read a window of ``RUN_LINES`` lines at a time; an empty line (it ends a run: no
+    marker) that is the window's last line must end it there too, not be read as a hunk line (it
+    raised IndexError; found by the property test above)."""
+    text = (
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n@@ -8,2 +8,3 @@\n+y\n d\n e\n\n"
+        "@@ -20 +21 @@\n-f\n+g\n"
+    )
+    expected = outcome(unified._Parser, text, None)
+    for run_lines in range(2, 13):
+        with small_pieces(run_lines=run_lines):
+            assert outcome(unified._Parser, text, None) == expected, run_lines
+
+
 def test_release_patches_parse_the_same_through_the_line_index() -> None:
     texts = [text for _, text in release_patch_texts()]
     expected = [outcome(unified._Parser, text, None) for text in texts]

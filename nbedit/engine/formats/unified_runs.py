@@ -147,7 +147,9 @@ def read_run(text: str, lines: list[str] | LineIndex, index: int, start: int) ->
     limit = len(text)
     if isinstance(lines, LineIndex) and index + RUN_LINES < len(lines):
         limit = lines.starts[index + RUN_LINES] - 1  # the newline that ends the last line read at once
-    end = _RUN_END.search(text, start - 1, limit)
+    # the window's last line is checked too: a line ends the run by its first character, one past the
+    # newline before it (an empty last line is that newline's own next one, at ``limit``)
+    end = _RUN_END.search(text, start - 1, limit + 1 if limit < len(text) else limit)
     stop = end.start() if end else limit
     size = text.count("\n", start, stop) + (stop < len(text) or not text.endswith("\n"))
     run = lines[index : index + size]
