@@ -292,6 +292,33 @@ def test_nesting_json_refuses_is_never_accepted(monkeypatch: pytest.MonkeyPatch)
         same(data[:at] + deep + data[at + len(b'"metadata": {}') :], monkeypatch)
 
 
+def test_an_edit_next_to_a_value_nested_near_the_limit_is_refused_clearly(tmp_path: Path) -> None:
+    """A cell nested near the recursion limit reads fine, but rewriting the notebook reads it again
+    deeper in the stack: that is a clear ``NotebookError`` with the file unchanged, never a bare
+    ``RecursionError`` (whatever the depth, an edit either succeeds or is refused so)."""
+    import sys
+
+    import nbedit
+
+    limit = sys.getrecursionlimit()
+    data = _small(_cells(3))
+    at = data.index(b'"metadata": {}', data.index(b'"id": "c1"'))
+    refused = 0
+    for depth in range(limit - 150, limit + 5):  # every depth: the window that reads but cannot be rewritten is narrow
+        deep = b'"metadata": {"x": ' + b"[" * depth + b"]" * depth + b"}"
+        notebook = tmp_path / f"deep{depth}.ipynb"
+        notebook.write_bytes(data[:at] + deep + data[at + len(b'"metadata": {}') :])
+        before = notebook.read_bytes()
+        workspace = nbedit.Workspace(tmp_path, history=False)
+        try:
+            workspace.apply(workspace.plan_edit(notebook.name, "# Part 2", "# Part two"))
+        except NbeditError as error:
+            refused += isinstance(error, NotebookError)
+            assert notebook.read_bytes() == before
+            assert "nested too deeply" in str(error) or "not valid JSON" in str(error), str(error)
+    assert refused  # the depths above do reach the limit
+
+
 @pytest.mark.parametrize("batch", [1, 2, 3, 512])
 def test_batches_of_any_size_read_alike(batch: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fast_module, "_BATCH", batch)

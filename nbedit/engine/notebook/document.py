@@ -257,6 +257,18 @@ class NotebookDocument:
         """
         if new_view == self.view:
             return NotebookEdit(self.data)
+        try:
+            return self._edit(new_view, clear_outputs, new_cell_id)
+        except RecursionError:  # a value nested near the limit, read again deeper in the stack here
+            raise NotebookError(
+                f"{self.path}: a value in this notebook is nested too deeply for nbedit to rewrite it "
+                f"safely (deeper than Python's recursion limit allows here); {_UNCHANGED}",
+                path=self.path,
+            ) from None
+
+    def _edit(
+        self, new_view: str, clear_outputs: bool, new_cell_id: Callable[[], str]
+    ) -> NotebookEdit:
         if self.legacy is not None:
             return legacy_edit(self, new_view, clear_outputs=clear_outputs)
         one_body = self._changed_body(new_view)
