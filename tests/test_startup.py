@@ -341,7 +341,8 @@ def test_the_first_edit_of_a_big_notebook_imports_only_the_notebook_path(tmp_pat
     stderr = completed.stderr.decode("utf-8", "replace")
     assert completed.returncode == 0, stderr[-2000:]
     assert (tmp_path / "big.ipynb").read_bytes() == data.replace(b"frame_7.sum()", b"frame_7.mean()", 1)
-    modules = {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+    lines = stderr.splitlines()
+    modules = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
     assert "nbedit.engine.notebook.successor" in modules and "_sqlite3" in modules  # the path was taken
     # json reads the notebook and OpenSSL hashes its megabytes: the rest of the slow stdlib stays out
     slow = tuple(name for name in SLOW_STDLIB if name not in ("json", "_hashlib"))
