@@ -170,3 +170,49 @@ def test_a_raw_json_patch_of_a_big_notebook_names_the_sha256_of_its_bytes(tmp_pa
     assert plan.files[0].fingerprint == sha(before.encode())
     workspace.apply(plan)
     assert (tmp_path / "big.ipynb").read_text() == after
+
+
+def test_the_after_starts_from_the_befores_checkpoint_while_the_before_is_still_hashed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the "before" of a cold edit is hashed from the first byte while the plan scans; the "after"
+    # needs its checkpoints only up to the edited place, so it is not held up by the rest of it
+    before = os.urandom(10 * CHECKPOINT + 5)
+    release = threading.Event()
+    real = hashlib.sha256
+    mebibytes_of_before: list[int] = []
+
+    class Gated:  # holds up the "before"'s hashing past its sixth mebibyte until released
+        def __init__(self, state: object) -> None:
+            self.state = state
+
+        def update(self, data: memoryview) -> None:
+            if data.obj is before:
+                mebibytes_of_before.append(len(data))
+                if len(mebibytes_of_before) > 6:
+                    assert release.wait(30), "the before was never released"
+            self.state.update(data)  # type: ignore[attr-defined]
+
+        def copy(self) -> Gated:
+            return Gated(self.state.copy())  # type: ignore[attr-defined]
+
+        def hexdigest(self) -> str:
+            return self.state.hexdigest()  # type: ignore[attr-defined,no-any-return]
+
+    monkeypatch.setattr(hashlib, "sha256", lambda *a: Gated(real(*a)))
+    before_digest = fingerprint_meanwhile(before)
+    edited = before[: 3 * CHECKPOINT + 7] + b"edited" + before[3 * CHECKPOINT + 7 :]
+    after_digest = fingerprint_meanwhile(edited)
+    finished: list[str] = []
+    waiter = threading.Thread(target=lambda: finished.append(after_digest()), daemon=True)
+    waiter.start()
+    waiter.join(10)
+    assert finished == [sha(edited)]  # done while the before is still held at its sixth mebibyte
+    assert len(mebibytes_of_before) == 7
+    release.set()
+    assert before_digest() == sha(before)
+    # a before whose hashing ended early (failed) gives the checkpoints it stored, no more
+    failed = digest._Hashed(before)
+    failed.states = [real()]
+    digest._finished(failed)
+    assert digest._reached(failed, 4) == 0

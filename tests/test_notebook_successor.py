@@ -95,8 +95,18 @@ def assert_same(derived: NotebookDocument, parsed: NotebookDocument) -> None:
     )
 
 
+@pytest.mark.parametrize("proved", [False, True])  # compared here / taken from the plan's own check
 @pytest.mark.parametrize("unicode", [False, True])
-def test_a_chain_of_one_cell_edits_derives_exactly_what_the_scan_reads(unicode: bool) -> None:
+def test_a_chain_of_one_cell_edits_derives_exactly_what_the_scan_reads(
+    unicode: bool, proved: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if proved:  # the plan's check compared every other byte: derive does not compare them again
+
+        def not_again(*arguments: object) -> None:
+            raise AssertionError("compared twice")
+
+        monkeypatch.setattr(successor, "_first_difference", not_again)
+        monkeypatch.setattr(successor, "_same_tail", not_again)
     rng = random.Random(27)
     document = NotebookDocument.parse(big_notebook(unicode=unicode), NAME)
     derived_count = 0
@@ -115,7 +125,8 @@ def test_a_chain_of_one_cell_edits_derives_exactly_what_the_scan_reads(unicode: 
             ]
         )
         edit = document.edit(document.view[: span.start] + new + document.view[span.end :])
-        derived = successor.derive(document, edit.data)
+        assert edit.rewritten_cell == index  # one cell's source: the one-cell path and its check
+        derived = successor.derive(document, edit.data, proved_cell=edit.rewritten_cell if proved else None)
         parsed = NotebookDocument.parse(edit.data, NAME)
         assert derived is not None
         derived_count += 1
@@ -129,7 +140,9 @@ def test_edits_it_cannot_prove_are_left_to_the_scan() -> None:
     document = NotebookDocument.parse(data, NAME)
     view = document.view
     two = view.replace("total_1 = frame_1.sum()", "total_1 = 1", 1).replace("total_2 = frame_2.sum()", "x", 1)
-    assert successor.derive(document, document.edit(two).data) is None  # two cells
+    edited_two = document.edit(two)
+    assert edited_two.rewritten_cell is None  # the general path: no one cell proved alone
+    assert successor.derive(document, edited_two.data) is None  # two cells
     retyped = view.replace("# %% nbedit 1 [code] id=c-1", "# %% nbedit 1 [raw] id=c-1", 1)
     assert successor.derive(document, document.edit(retyped).data) is None  # a type changed
     outside = data.replace(b'"name": "python3"', b'"name": "python4"', 1)

@@ -299,6 +299,60 @@ def test_a_notebook_edit_imports_the_notebook_code(project: Path) -> None:
     assert loaded(modules, ("rich", "IPython", "anywidget", "nbformat", "uuid", *slow)) == []
 
 
+# what a kernel's or an agent's first edit of one cell of a big notebook runs (the row of
+# benchmarks/bench_notebook.py, "cold"): the notebook engine and the history, nothing to render, no
+# second reader of notebooks, no reading of a reply that did not match as written
+_BIG_NOTEBOOK_EDIT = r"""
+import sys
+root, home = sys.argv[1:3]
+from nbedit.workspace import Workspace
+workspace = Workspace(root, history=True, home=home)
+workspace.apply(workspace.plan_edit("big.ipynb", "total_7 = frame_7.sum()", "total_7 = frame_7.mean()"))
+"""
+
+
+def test_the_first_edit_of_a_big_notebook_imports_only_the_notebook_path(tmp_path: Path) -> None:
+    import base64
+    import random
+
+    from nbedit.engine.digest import IN_BACKGROUND
+    from nbedit.engine.notebook.successor import DERIVED_FROM
+    from nbedit.storage.history import HistoryStore
+
+    rng = random.Random(5)
+    cells = [
+        {"cell_type": "code", "execution_count": number, "id": f"c{number}", "metadata": {},
+         "outputs": [{"data": {"image/png": base64.b64encode(rng.randbytes(30_000)).decode()},
+                      "metadata": {}, "output_type": "display_data"}],
+         "source": [f"total_{number} = frame_{number}.sum()\n", f"plot(total_{number})"]}
+        for number in range(40)
+    ]  # fmt: skip
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    data = (json.dumps(notebook, indent=1, sort_keys=True) + "\n").encode()
+    assert len(data) >= max(IN_BACKGROUND, DERIVED_FROM)  # hashed beside the scan, the next document derived
+    (tmp_path / "big.ipynb").write_bytes(data)
+    home = tmp_path / "home"
+    HistoryStore(home).close()  # an existing home, as every edit after a user's first finds it
+    completed = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", _BIG_NOTEBOOK_EDIT, str(tmp_path), str(home)],
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
+    stderr = completed.stderr.decode("utf-8", "replace")
+    assert completed.returncode == 0, stderr[-2000:]
+    assert (tmp_path / "big.ipynb").read_bytes() == data.replace(b"frame_7.sum()", b"frame_7.mean()", 1)
+    lines = stderr.splitlines()
+    modules = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+    assert "nbedit.engine.notebook.successor" in modules and "_sqlite3" in modules  # the path was taken
+    # json reads the notebook and OpenSSL hashes its megabytes: the rest of the slow stdlib stays out
+    slow = tuple(name for name in SLOW_STDLIB if name not in ("json", "_hashlib"))
+    heavy = tuple(name for name in HEAVY if name != "nbedit.engine.notebook")
+    # the exact search finds the old text; the readings of a reply that missed are imported on a miss
+    readings = ("nbedit.engine.readings", "nbedit.engine.reading_lines", "nbedit.engine.transport")
+    assert loaded(modules, (*heavy, *slow, *readings, "argparse", "uuid", "nbedit.history_ops")) == []
+
+
 # --- the quick argument reader reads exactly as argparse does ----------------------------------
 
 

@@ -62,6 +62,9 @@ class _Hashed:
 
 _recent: list[_Hashed] = []  # newest first
 _lock = threading.Lock()
+# a new checkpoint or a finished buffer: the "after" of an edit needs the "before"'s checkpoints only
+# up to the edited place, so it starts from there while the "before" is still being hashed
+_progress = threading.Condition()
 
 
 def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = IN_BACKGROUND) -> Callable[[], str]:
@@ -97,7 +100,7 @@ def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = IN_BACKGROUND
     except RuntimeError:  # no thread to be had (a process at its thread limit): hash here
         if entry is not None:
             forget(data)
-            entry.done.set()  # a later buffer that took it as a base does not wait for it
+            _finished(entry)  # a later buffer that took it as a base does not wait for it
         value = digest()
         return lambda: value
 
@@ -134,14 +137,16 @@ def _hash(entry: _Hashed, bases: list[_Hashed]) -> None:
         best: _Hashed | None = None
         shared = 0
         for base in bases:
-            base.done.wait()  # a "before" still being hashed: its checkpoints are what the "after" needs
-            if base.value is None:
-                continue  # its hashing failed
             if base.data is data or (len(base.data) == len(data) and base.data == data):
+                base.done.wait()  # the same bytes: their digest, once it is done
+                if base.value is None:
+                    continue  # its hashing failed
                 entry.states, entry.value = base.states, base.value
                 _drop(base)  # the same bytes, read again: remembered once, under the newer object
                 return
-            count = _shared_checkpoints(base, data)
+            # a "before" still being hashed: its checkpoints up to where the bytes part are all
+            # the "after" needs, so only those are waited for
+            count = _reached(base, _shared_checkpoints(base, data))
             if count > shared:
                 best, shared = base, count
         states = best.states[: shared + 1] if best is not None else []
@@ -151,6 +156,7 @@ def _hash(entry: _Hashed, bases: list[_Hashed]) -> None:
             import hashlib
 
             states = [hashlib.sha256()]
+        entry.states = states  # published as they are made (``_reached``); never changed once stored
         hasher = states[-1].copy()
         view = memoryview(data)
         position = (len(states) - 1) * CHECKPOINT
@@ -158,12 +164,29 @@ def _hash(entry: _Hashed, bases: list[_Hashed]) -> None:
             hasher.update(view[position : position + CHECKPOINT])  # the GIL is released meanwhile
             position += CHECKPOINT
             if position < len(data):
-                states.append(hasher.copy())
-        entry.states, entry.value = states, hasher.hexdigest()
+                with _progress:
+                    states.append(hasher.copy())
+                    _progress.notify_all()
+        entry.value = hasher.hexdigest()
     except Exception:  # noqa: BLE001 - the caller hashes again, and hears the error itself
+        entry.value = None
         forget(entry.data)
     finally:
+        _finished(entry)
+
+
+def _finished(entry: _Hashed) -> None:
+    with _progress:
         entry.done.set()
+        _progress.notify_all()
+
+
+def _reached(base: _Hashed, count: int) -> int:
+    """``count``, once ``base``'s checkpoint ``count`` is stored; fewer if its hashing ended before it."""
+    with _progress:
+        while len(base.states) <= count and not base.done.is_set():
+            _progress.wait(0.05)
+        return min(count, len(base.states) - 1)
 
 
 def _shared_checkpoints(base: _Hashed, data: bytes) -> int:
@@ -173,7 +196,8 @@ def _shared_checkpoints(base: _Hashed, data: bytes) -> int:
     """
     other = memoryview(base.data)
     count = 0
-    limit = min(len(base.states) - 1, len(data) // CHECKPOINT)
+    # the checkpoints ``base`` has or will have (one per ``CHECKPOINT`` bytes before its end)
+    limit = min((len(base.data) - 1) // CHECKPOINT, len(data) // CHECKPOINT)
     while count < limit:
         start = count * CHECKPOINT
         if not data.startswith(other[start : start + CHECKPOINT], start):

@@ -23,7 +23,6 @@ from nbedit.engine.match.cascade import _exact_at_expected_line, locate
 from nbedit.engine.match.evidence import context_free, removed_lines_unique
 from nbedit.engine.match.tiers import FileIndex
 from nbedit.engine.models import Hunk, LocatedHunk, Match, Tier
-from nbedit.engine.readings import blank_runs_noted, elision_noted, locate_as_meant, once_per_place
 from nbedit.engine.text_edit import STRUCTURE_KEEPING, PlanOptions, TextEdit, splice
 from nbedit.errors import AmbiguousMatch, MatchError, NbeditError, NoMatch, OverlappingHunks, PartlyApplied
 
@@ -282,6 +281,10 @@ def _locate_reading(
                 cursor=cursor,
             )
         except NoMatch as error:
+            # the readings of a reply that did not match as written: only a miss needs them (a start-up
+            # without their patterns compiled, tests/test_startup.py)
+            from nbedit.engine.readings import blank_runs_noted, elision_noted, locate_as_meant
+
             meant = locate_as_meant(index, hunk, options.match, region, path)
             if meant is not None:
                 return meant
@@ -368,6 +371,8 @@ def _edit_in_order(
         try:
             step = edit_text(current, [hunk], options, path=path, region=(low, high))
         except AmbiguousMatch as error:
+            from nbedit.engine.readings import once_per_place
+
             step, also = once_per_place(edit_text, current, hunks, number, options, path, (low, high), error)
             repeated.update(also)
             repeat_notes.append(

@@ -36,6 +36,9 @@ class NotebookEdit:
     data: bytes
     changes: tuple[str, ...] = ()  # "cell 3 (id ab, code): source changed", ...
     notes: tuple[str, ...] = ()
+    # the one cell whose member values alone differ from the bytes edited, every other byte proved
+    # the same by ``write.check_rewritten`` (so ``successor.derive`` need not compare them again)
+    rewritten_cell: int | None = None
 
 
 def checked_cell_type(path: str, index: int, raw: object) -> str:

@@ -300,7 +300,7 @@ class NotebookDocument:
         style = detect_style(self.data, self.layout, escapes_matter=not _is_ascii(write))
         data = splice_cell(self.data, self.layout, style, write)
         check_rewritten(self.data, data, self.layout, [write], self.path)
-        return NotebookEdit(data, (change,), tuple(notes))
+        return NotebookEdit(data, (change,), tuple(notes), rewritten_cell=write.original)
 
     def _changed_body(self, new_view: str) -> tuple[int, ViewCell] | None:
         """The one cell whose body alone differs in ``new_view``, read back; None if it is not so.

@@ -157,7 +157,8 @@ def _plan_document(
     if options.clear_outputs:
         notes.append(CLEARED_OUTPUTS_NOTE)
     edit = document.edit(after_view, clear_outputs=options.clear_outputs)
-    remember(document, edit.data)  # the next edit of these bytes starts from here (``successor``)
+    # the next edit of these bytes starts from here (``successor``)
+    remember(document, edit.data, proved_cell=edit.rewritten_cell)
     structure = _structure_note(document, after_view, edit.changes)
     if structure:
         notes.append(structure)

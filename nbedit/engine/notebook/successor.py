@@ -5,7 +5,9 @@ scanning 50 MB of outputs again costs 130 to 250 ms (``scan``) to learn what the
 edit's plan already knew. So when a plan rewrites the source of one cell of a big
 notebook, the document of the new bytes is derived from the old one at once: the new
 bytes are compared with the old (``memcmp``) and must equal them outside that cell's
-object, so every other cell is the same bytes at offsets shifted by the size difference;
+object, so every other cell is the same bytes at offsets shifted by the size difference
+(when the plan's own check, ``write.check_rewritten``, has just compared every byte outside
+that cell's rewritten values, the plan says which cell and that proof is not made twice);
 that one cell is parsed again from the new bytes (``json.loads`` of its UTF-8, as the
 scan checks it) and must keep its type, its id, the kind of its source and its shape;
 the view gets that cell's body rendered again. Anything else (a legacy notebook, a cell
@@ -44,11 +46,14 @@ _last: list[NotebookDocument] = []  # the last derived document, if any
 _lock = threading.Lock()
 
 
-def remember(document: NotebookDocument, after: bytes) -> None:
-    """Derive and keep the document of ``after``, the bytes a plan of ``document`` wrote."""
+def remember(document: NotebookDocument, after: bytes, *, proved_cell: int | None = None) -> None:
+    """Derive and keep the document of ``after``, the bytes a plan of ``document`` wrote.
+
+    ``proved_cell``: ``NotebookEdit.rewritten_cell`` of the edit that made ``after`` from
+    ``document.data`` (``derive``)."""
     if len(after) < DERIVED_FROM or after is document.data:
         return
-    derived = derive(document, after)
+    derived = derive(document, after, proved_cell=proved_cell)
     with _lock:
         _last[:] = [derived] if derived is not None else []
 
@@ -93,24 +98,36 @@ def forget() -> None:
         _last.clear()
 
 
-def derive(document: NotebookDocument, after: bytes) -> NotebookDocument | None:
+def derive(
+    document: NotebookDocument, after: bytes, *, proved_cell: int | None = None
+) -> NotebookDocument | None:
     """The document ``NotebookDocument.parse(after)`` would give, when ``after`` differs from
-    ``document.data`` inside one cell's object only (module docstring); None otherwise."""
+    ``document.data`` inside one cell's object only (module docstring); None otherwise.
+
+    ``proved_cell``: only for ``after`` made from ``document.data`` by ``NotebookDocument.edit``
+    with ``check_rewritten`` passed for that cell alone (``NotebookEdit.rewritten_cell``): every
+    byte outside that cell's rewritten member values was compared there, and those values lie
+    strictly inside the cell's object, so the comparisons below would only repeat that proof."""
     before = document.data
     table = document.table
     if document.legacy is not None or table.misshapen or table.bad_sources or not len(table):
         return None
     delta = len(after) - len(before)
-    changed = _first_difference(before, after)
-    if changed is None:
-        return None
-    index = bisect_right(table.starts, changed) - 1
-    if index < 0 or table.types[index] not in _ORDINARY:
+    if proved_cell is not None:
+        index = proved_cell
+    else:
+        changed = _first_difference(before, after)
+        if changed is None:
+            return None
+        index = bisect_right(table.starts, changed) - 1
+    if not 0 <= index < len(table) or table.types[index] not in _ORDINARY:
         return None
     start, end = table.starts[index], table.ends[index]
     new_end = end + delta
     # the same bytes up to ``changed`` (past the cell's "{"), and from the cell's "}" on
-    if not (start < changed and changed < new_end and _same_tail(before, after, end - 1)):
+    if proved_cell is None and not (
+        start < changed and changed < new_end and _same_tail(before, after, end - 1)
+    ):
         return None
     cell = _one_cell(after, start, new_end)
     if cell is None or (cell.types[0], cell.ids[0], cell.kinds[0]) != (
