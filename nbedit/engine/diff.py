@@ -32,6 +32,7 @@ __all__ = [
     "WHOLE_BLOCK_CHANGES",
     "DiffBlock",
     "block_counts",
+    "change_pieces",
     "common_ends",
     "diff_stats",
     "file_blocks",
@@ -45,7 +46,7 @@ CONTEXT = 3
 WHOLE_BLOCK_CHANGES = 8
 """A diff block joining at most this many located hunks is aligned whole, by one difflib call.
 
-A block joining more is aligned a hunk at a time (``_segments``): one call over a block
+A block joining more is aligned a hunk at a time (``change_pieces``): one call over a block
 of thousands of close hunks costs its lines times its hunks (issue 27). Both are correct
 diffs; they can differ only where two alignments are equally short (which of two blank
 lines is the removed one), so blocks of a few hunks keep the diff they always had.
@@ -213,7 +214,7 @@ def _block(walker: _Walker, group: list[_Change], context: int) -> tuple[int, st
     return first, text[start:stop], "".join(pieces), tuple(change[5] for change in group)
 
 
-def _segments(
+def change_pieces(
     text: str, changes: list[tuple[int, int, str]], start: int, stop: int
 ) -> list[tuple[str, str]] | None:
     """A diff block's old and new text ``text[start:stop]`` cut into (old, new) pieces that align alone.
@@ -256,14 +257,14 @@ def _segments(
 
 
 def _block_segments(walker: _Walker, group: list[_Change], context: int) -> tuple[int, list[tuple[str, str]]]:
-    """(first 0-based old line, the block's (old, new) pieces): ``_block`` cut by ``_segments``."""
+    """(first 0-based old line, the block's (old, new) pieces): ``_block`` cut by ``change_pieces``."""
     text = walker.text
     start, walked = walker.back(group[0][1], context)
     stop = walker.forward(group[-1][3], context)
     first = group[0][0] - walked
     segments = None
     if len(group) > WHOLE_BLOCK_CHANGES:
-        segments = _segments(text, [(change[1], change[3], change[4]) for change in group], start, stop)
+        segments = change_pieces(text, [(change[1], change[3], change[4]) for change in group], start, stop)
     if segments is None:
         _, old, new, _ = _block(walker, group, context)
         segments = [(old, new)]
@@ -278,7 +279,7 @@ def _emit(prefix: str, line: str, out: list[str]) -> None:
 
 
 def _write_block(old_first: int, new_first: int, segments: list[tuple[str, str]], out: list[str]) -> int:
-    """Append a block, given as (old, new) pieces (``_segments``), as a unified hunk; return its new minus old line count.
+    """Append a block, given as (old, new) pieces (``change_pieces``), as a unified hunk; return its new minus old line count.
 
     Whole runs of lines get their markers with one ``replace`` (a context run, the
     removed run, the added run); only a middle whose lines overlap is split and aligned
@@ -426,7 +427,7 @@ def _changed_spans(before: str, file_plan: FilePlan, context: int) -> list[tuple
 
     def close() -> None:
         end = group[-1][1]
-        pieces = _segments(before, group, group[0][0], end) if len(group) > WHOLE_BLOCK_CHANGES else None
+        pieces = change_pieces(before, group, group[0][0], end) if len(group) > WHOLE_BLOCK_CHANGES else None
         if pieces is None:  # changes sharing a line: the block's texts whole, as the diff aligns them
             pieces = [(before[group[0][0] : end], _joined(before, group))]
         new = next((new for _, new in reversed(pieces) if new), "")
