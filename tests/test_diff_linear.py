@@ -277,3 +277,18 @@ def test_a_huge_single_hunk_is_aligned_in_bounded_windows(
     assert file_stats(plan.files[0]) == diff_stats(diff) == (1_200, 1_200)
     assert ALIGN_LINES <= 2_000  # the hunk has 12,000 lines, old and new
     assert max(_Recorded.sizes, default=0) <= ALIGN_LINES
+
+
+@pytest.mark.parametrize("hunks", [WHOLE_BLOCK_CHANGES, WHOLE_BLOCK_CHANGES + 1])
+def test_close_exact_hunks_are_counted_from_their_own_texts(tmp_path: Path, hunks: int) -> None:
+    """A block of more than ``WHOLE_BLOCK_CHANGES`` exact hunks is counted a hunk at a time from the
+    hunks' own texts (no block is built); a block of fewer is counted whole, as its diff aligns it."""
+    from nbedit.engine.diff_counts import lone_exact_hunks
+
+    before, after, patch = spread(hunks, 10)
+    plan = plan_of(tmp_path, before, patch)
+    (file_plan,) = plan.files
+    alone = lone_exact_hunks(before, file_plan, 3, WHOLE_BLOCK_CHANGES)
+    assert (alone is not None) == (hunks > WHOLE_BLOCK_CHANGES)
+    assert lone_exact_hunks(before, file_plan, 3) is None  # without the limit: joined hunks are refused
+    assert file_stats(file_plan) == diff_stats(file_diff(file_plan)) == (hunks, hunks)

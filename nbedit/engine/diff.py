@@ -388,7 +388,7 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
         before = _before(file_plan)
     if not file_plan.hunks or before is None:
         return diff_stats(file_diff(file_plan))
-    alone = lone_exact_hunks(before, file_plan, CONTEXT)
+    alone = lone_exact_hunks(before, file_plan, CONTEXT, WHOLE_BLOCK_CHANGES)
     if alone is not None:  # each hunk is a block of its own: its texts are the block's
         olds, news, known = alone
         added, removed = summed(map(lone_block_counts, olds, news))
