@@ -1,12 +1,15 @@
 """Section: scale. The same work at 1x, 10x and 100x, so the growth shows, peers in the same run.
 
-Two rows of sizes (issue 27):
+Three rows of sizes (issue 27):
 
 * a notebook of many small cells, one cell edited: 1,000 / 10,000 / 100,000 cells
   (``--big``: 10,000 / 100,000 / 1,000,000); peer ``nbformat.read`` + ``nbformat.write``;
 * a unified diff of one-line hunks spread over a file, 20 lines apart: 1,000 / 10,000 /
   100,000 hunks (``--big``: 2,000 / 20,000 / 200,000, the hunk limit); peer whatthepatch
-  (``parse_patch`` + ``apply_diff`` + writing the file).
+  (``parse_patch`` + ``apply_diff`` + writing the file);
+* the same at 10 lines apart, so every hunk's diff block joins the next: 1,000 / 10,000 /
+  100,000 hunks (``--big``: 2,000 / 20,000 / 200,000); CPU, wall and peak memory of
+  parse+plan+apply, peer whatthepatch.
 
 Every figure is measured as users run nbedit: history on, in a home that already exists
 (a seed file was edited there first, in another process), the target file new to the
@@ -210,6 +213,101 @@ def spread_patch(name: str, hunks: int) -> tuple[bytes, bytes, str]:
     return "".join(lines).encode(), "".join(after).encode(), "".join(parts)
 
 
+CLOSE_HUNKS = (1_000, 10_000, 100_000)
+CLOSE_HUNKS_BIG = (2_000, 20_000, 200_000)
+CLOSE_APART = 10  # lines from one changed line to the next: each hunk's context touches the next one's
+
+# parse+plan+apply of a patch whose hunks join into one diff block: the history's +/- counts
+# align that block (quadratic before issue 27: 1,000 hunks took 2.3 s of CPU, 200,000 never ended)
+_NBEDIT_CLOSE = (
+    _PEAK
+    + r"""
+root, home, patch_path = sys.argv[1:4]
+from nbedit.workspace import Workspace
+import nbedit.engine.formats.unified, nbedit.storage.history  # imports are not the work
+baseline = peak_kib()
+cpu, start = time.process_time(), time.perf_counter()
+with open(patch_path, encoding="utf-8") as handle:
+    patch = handle.read()
+workspace = Workspace(root, history=True, home=home)
+plan = workspace.plan_patch(patch)
+planned = time.process_time() - cpu
+workspace.apply(plan)
+print(json.dumps({"plan_cpu": planned, "cpu": time.process_time() - cpu, "cold": time.perf_counter() - start,
+                  "grown_kib": peak_kib() - baseline}))
+"""
+)
+
+
+def close_patch(name: str, hunks: int, apart: int = CLOSE_APART) -> tuple[bytes, bytes, str]:
+    """(before, after, patch): one changed line every ``apart`` lines, each its own hunk with
+    three lines of context; at 10 lines apart the hunks' diff blocks join into one."""
+    lines = [f"value_{number} = compute({number}, scale=2)\n" for number in range(hunks * apart)]
+    after = list(lines)
+    parts = [f"diff --git a/{name} b/{name}\n--- a/{name}\n+++ b/{name}\n"]
+    for hunk in range(hunks):
+        changed = hunk * apart + apart // 2
+        after[changed] = f"value_{changed} = compute({changed}, scale=3)\n"
+        first = changed - 3
+        parts.append(f"@@ -{first + 1},7 +{first + 1},7 @@\n")
+        parts.extend(" " + line for line in lines[first:changed])
+        parts.append("-" + lines[changed])
+        parts.append("+" + after[changed])
+        parts.extend(" " + line for line in lines[changed + 1 : changed + 4])
+    return "".join(lines).encode(), "".join(after).encode(), "".join(parts)
+
+
+def _close_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
+    rows: list[Row] = []
+    work = scratch / "close"
+    work.mkdir()
+    for scale, hunks in zip(("1x", "10x", "100x"), sizes, strict=False):
+        name = f"close-{hunks}.py"
+        before, after, patch = close_patch(name, hunks)
+        patch_path = scratch / f"{name}.diff"
+        patch_path.write_text(patch, encoding="utf-8")
+        target = work / name
+        target.write_bytes(before)
+        load = _load()
+        ours = _child(_NBEDIT_CLOSE, str(work), home, str(patch_path))
+        correct = target.read_bytes() == after
+        target.write_bytes(before)
+        peer = _child(_WHATTHEPATCH, str(target), str(patch_path), timeout=PEER_TIMEOUT)
+        size = len(patch.encode())
+        section = f"scale: {hunks:,} close hunks, {CLOSE_APART} lines apart ({size / 1e6:.1f} MB, {scale})"
+        note = (
+            f"{load}; wall {ours['cold']:.2f} s; plan {ours['plan_cpu']:.2f} s CPU"
+            + ("" if correct else "; result WRONG")
+            + _stopped(peer)
+        )
+        rows.append(
+            Row(
+                section,
+                "parse+plan+apply, history on, existing home, file new: CPU",
+                ours["cpu"],
+                "s",
+                "whatthepatch (wall)",
+                peer.get("cold"),
+                ">= 2x whatthepatch",
+                ours["cold"] * 2 <= peer.get("cold", peer.get("stopped", 0)) and correct,
+                note,
+            )
+        )
+        rows.append(
+            Row(
+                section,
+                "peak memory growth, x the patch",
+                ours["grown_kib"] * 1024 / size,
+                "x patch",
+                "whatthepatch",
+                peer["grown_kib"] * 1024 / size if "grown_kib" in peer else None,
+                "< 3x the patch",
+                ours["grown_kib"] * 1024 < 3 * size,
+            )
+        )
+    return rows
+
+
 def _child(script: str, *arguments: str, timeout: float | None = None) -> dict[str, float]:
     """The child's figures; for a peer stopped after ``timeout`` s, ``{"stopped": timeout}``."""
     try:
@@ -378,6 +476,7 @@ def run(scratch: Path, repeat: int = 5, *, big: bool | None = None) -> list[Row]
     home = _seed_home(scratch)
     rows = _notebook_rows(scratch, home, NOTEBOOK_CELLS_BIG if big else NOTEBOOK_CELLS)
     rows += _patch_rows(scratch, home, PATCH_HUNKS_BIG if big else PATCH_HUNKS)
+    rows += _close_rows(scratch, home, CLOSE_HUNKS_BIG if big else CLOSE_HUNKS)
     return rows
 
 

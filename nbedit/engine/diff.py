@@ -6,6 +6,11 @@ spans plus a few context lines, in time proportional to the change. Files
 without located hunks (adds, deletes, restores) fall back to difflib. How many
 lines a block adds and removes is counted in ``diff_counts.py`` (a history entry
 needs the counts, never the text).
+
+Hunks a few lines apart join into one block; aligning such a block whole costs its
+lines times its hunks (2,000 close hunks: 10 s), so a block of many hunks is aligned
+a hunk at a time (``change_pieces``): the lines between two hunks are the same on
+both sides, so each hunk's own diff, with those lines as context, is the block's.
 """
 
 from __future__ import annotations
@@ -29,8 +34,10 @@ from nbedit.engine.whole_diff import text_diff, whole_stats
 
 __all__ = [
     "CONTEXT",
+    "WHOLE_BLOCK_CHANGES",
     "DiffBlock",
     "block_counts",
+    "change_pieces",
     "common_ends",
     "diff_stats",
     "file_blocks",
@@ -41,6 +48,14 @@ __all__ = [
 ]
 
 CONTEXT = 3
+WHOLE_BLOCK_CHANGES = 8
+"""A diff block joining at most this many located hunks is aligned whole, by one difflib call.
+
+A block joining more is aligned a hunk at a time (``change_pieces``): one call over a block
+of thousands of close hunks costs its lines times its hunks (issue 27). Both are correct
+diffs; they can differ only where two alignments are equally short (which of two blank
+lines is the removed one), so blocks of a few hunks keep the diff they always had.
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,10 +99,8 @@ def file_blocks(file_plan: FilePlan, context: int = CONTEXT) -> list[DiffBlock]:
     return blocks
 
 
-def _raw_blocks(
-    before: str, file_plan: FilePlan, context: int
-) -> list[tuple[int, str, str, tuple[int, ...]]]:
-    """Per diff block: its first 0-based old line, its old and new text, the hunks it shows."""
+def _changes(before: str, file_plan: FilePlan, context: int) -> tuple[_Walker, list[list[_Change]]]:
+    """The whole lines each located hunk touches, grouped by diff block."""
     walker = _Walker(before)
     changes: list[_Change] = []
     for hunk_index, located in sorted(enumerate(file_plan.hunks), key=lambda pair: pair[1].match.start):
@@ -116,16 +129,29 @@ def _raw_blocks(
         new_text = before[first_offset:start] + match.replacement + before[end:last_offset]
         last_line = first_line + walker.lines_between(first_offset, last_offset)
         changes.append((first_line, first_offset, last_line, last_offset, new_text, hunk_index))
-    blocks: list[tuple[int, str, str, tuple[int, ...]]] = []
+    return walker, _grouped(changes, context)
+
+
+def _grouped(changes: list[_Change], context: int) -> list[list[_Change]]:
+    """The changes of each diff block: the diff joins changes at most ``2 * context`` lines apart."""
+    groups: list[list[_Change]] = []
     group: list[_Change] = []
     for change in changes:
         if group and change[0] - group[-1][2] > 2 * context:
-            blocks.append(_block(walker, group, context))
+            groups.append(group)
             group = []
         group.append(change)
     if group:
-        blocks.append(_block(walker, group, context))
-    return blocks
+        groups.append(group)
+    return groups
+
+
+def _raw_blocks(
+    before: str, file_plan: FilePlan, context: int
+) -> list[tuple[int, str, str, tuple[int, ...]]]:
+    """Per diff block: its first 0-based old line, its old and new text, the hunks it shows."""
+    walker, groups = _changes(before, file_plan, context)
+    return [_block(walker, group, context) for group in groups]
 
 
 # The whole lines one located hunk touches, and what they become: (first_line, first_offset,
@@ -193,6 +219,63 @@ def _block(walker: _Walker, group: list[_Change], context: int) -> tuple[int, st
     return first, text[start:stop], "".join(pieces), tuple(change[5] for change in group)
 
 
+def change_pieces(
+    text: str, changes: list[tuple[int, int, str]], start: int, stop: int
+) -> list[tuple[str, str]] | None:
+    """A diff block's old and new text ``text[start:stop]`` cut into (old, new) pieces that align alone.
+
+    ``changes`` are the block's (first_offset, last_offset, new_text) in order. Between
+    two changes the lines are the same on both sides, and each change's old lines
+    become its new ones: so the block's diff is the diff of each change on its own,
+    with the lines between them as context. One difflib call over a block that joins
+    thousands of close hunks costs the block's lines times its hunks (issue 27); a
+    change at a time costs each hunk's own lines. A change whose new text does not end
+    with a newline joins the lines after it (the diff shows them run together), up to
+    the next change that ends a line. None when changes share a line (the block is
+    then aligned whole, as before).
+    """
+    segments: list[tuple[str, str]] = [(text[start : changes[0][0]],) * 2]
+    pieces: list[str] = []
+    unit_from = start
+    open_line = False  # the unit's new text so far does not end a line
+    for number, (first_offset, last_offset, new_text) in enumerate(changes):
+        following = changes[number + 1][0] if number + 1 < len(changes) else stop
+        if following < last_offset or first_offset < unit_from:
+            return None
+        if not pieces:
+            unit_from = first_offset
+        pieces.append(new_text)
+        if new_text:
+            open_line = new_text[-1] != "\n"
+        gap = text[last_offset:following]
+        if open_line:
+            pieces.append(gap)  # the next line runs on from the new text: one unit with it
+            if gap:
+                open_line = gap[-1] != "\n"
+            continue
+        segments.append((text[unit_from:last_offset], "".join(pieces)))
+        segments.append((gap, gap))
+        pieces = []
+    if pieces:
+        segments.append((text[unit_from:stop], "".join(pieces)))
+    return segments
+
+
+def _block_segments(walker: _Walker, group: list[_Change], context: int) -> tuple[int, list[tuple[str, str]]]:
+    """(first 0-based old line, the block's (old, new) pieces): ``_block`` cut by ``change_pieces``."""
+    text = walker.text
+    start, walked = walker.back(group[0][1], context)
+    stop = walker.forward(group[-1][3], context)
+    first = group[0][0] - walked
+    segments = None
+    if len(group) > WHOLE_BLOCK_CHANGES:
+        segments = change_pieces(text, [(change[1], change[3], change[4]) for change in group], start, stop)
+    if segments is None:
+        _, old, new, _ = _block(walker, group, context)
+        segments = [(old, new)]
+    return first, segments
+
+
 def _emit(prefix: str, line: str, out: list[str]) -> None:
     if line.endswith("\n"):
         out.append(prefix + line)
@@ -200,19 +283,34 @@ def _emit(prefix: str, line: str, out: list[str]) -> None:
         out.append(prefix + line + "\n\\ No newline at end of file\n")
 
 
-def _write_block(old_first: int, new_first: int, old: str, new: str, out: list[str]) -> int:
-    """Append a block as a unified hunk; return its new minus old line count.
+def _write_block(old_first: int, new_first: int, segments: list[tuple[str, str]], out: list[str]) -> int:
+    """Append a block, given as (old, new) pieces (``change_pieces``), as a unified hunk.
+
+    Returns its new minus old line count.
 
     Whole runs of lines get their markers with one ``replace`` (a context run, the
     removed run, the added run); only a middle whose lines overlap is split and aligned
     line by line. Same text as writing every line on its own (the reference writer in
-    tests/test_diff_fast_paths.py), in a fraction of the Python steps.
+    tests/test_diff_fast_paths.py), in a fraction of the Python steps; a block of more
+    than ``WHOLE_BLOCK_CHANGES`` hunks comes in pieces aligned a hunk at a time.
     """
-    old_count = old.count("\n") + (old[-1:] not in ("\n", ""))
-    new_count = new.count("\n") + (new[-1:] not in ("\n", ""))
+    last_old = next((old for old, _ in reversed(segments) if old), "")
+    last_new = next((new for _, new in reversed(segments) if new), "")
+    old_count = sum(old.count("\n") for old, _ in segments) + (last_old[-1:] not in ("\n", ""))
+    new_count = sum(new.count("\n") for _, new in segments) + (last_new[-1:] not in ("\n", ""))
     old_start = old_first + 1 if old_count else old_first
     new_start = new_first + 1 if new_count else new_first
     out.append(f"@@ -{old_start},{old_count} +{new_start},{new_count} @@\n")
+    for old, new in segments:
+        if old == new:
+            out.append(_marked(" ", old))
+        else:
+            _write_pair(old, new, out)
+    return new_count - old_count
+
+
+def _write_pair(old: str, new: str, out: list[str]) -> None:
+    """The lines of one piece of a block: equal ends as context, the middle aligned."""
     head, old_end, new_end = equal_ends(old, new)
     middle_old, middle_new = old[head:old_end], new[head:new_end]
     out.append(_marked(" ", old[:head]))
@@ -238,7 +336,6 @@ def _write_block(old_first: int, new_first: int, old: str, new: str, out: list[s
             for line in new_lines[b0:b1]:
                 _emit("+", line, out)
     out.append(_marked(" ", old[old_end:]))
-    return new_count - old_count
 
 
 def _marked(prefix: str, text: str) -> str:
@@ -258,8 +355,10 @@ def file_diff(file_plan: FilePlan) -> str:
     if file_plan.hunks and before is not None:
         out = [f"--- {old_name}\n", f"+++ {new_name}\n"]
         delta = 0  # new line number minus old line number after the previous block
-        for first, old_text, new_text, _ in _raw_blocks(before, file_plan, CONTEXT):
-            delta += _write_block(first, first + delta, old_text, new_text, out)
+        walker, groups = _changes(before, file_plan, CONTEXT)
+        for group in groups:
+            first, segments = _block_segments(walker, group, CONTEXT)
+            delta += _write_block(first, first + delta, segments, out)
         return "".join(out) if len(out) > 2 else _rename_only(file_plan, old_name, new_name)
     before, after = _texts(file_plan)
     if before == after:
@@ -295,7 +394,7 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
         before = _before(file_plan)
     if not file_plan.hunks or before is None:
         return diff_stats(file_diff(file_plan))
-    alone = lone_exact_hunks(before, file_plan, CONTEXT)
+    alone = lone_exact_hunks(before, file_plan, CONTEXT, WHOLE_BLOCK_CHANGES)
     if alone is not None:  # each hunk is a block of its own: its texts are the block's
         olds, news, known = alone
         added, removed = summed(map(lone_block_counts, olds, news))
@@ -311,7 +410,7 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
 
 
 def _changed_spans(before: str, file_plan: FilePlan, context: int) -> list[tuple[str, str]]:
-    """Per diff block: its old and new text without the context (see ``file_stats``)."""
+    """The (old, new) pieces of the diff blocks without context (see ``file_stats``), equal ones left out."""
     walker = _Walker(before)
     changes: list[tuple[int, int, str]] = []  # (first_offset, last_offset, new_text) per located hunk
     for located in sorted(file_plan.hunks, key=lambda item: item.match.start):
@@ -341,20 +440,14 @@ def _changed_spans(before: str, file_plan: FilePlan, context: int) -> list[tuple
     group: list[tuple[int, int, str]] = []
 
     def close() -> None:
-        if len(group) == 1:
-            new = group[0][2]
-        else:
-            pieces = []
-            for number, (_, last_offset, new_text) in enumerate(group):
-                following = group[number + 1][0] if number + 1 < len(group) else last_offset
-                pieces.append(new_text)
-                pieces.append(before[last_offset:following])
-            new = "".join(pieces)
         end = group[-1][1]
+        pieces = change_pieces(before, group, group[0][0], end) if len(group) > WHOLE_BLOCK_CHANGES else None
+        if pieces is None:  # changes sharing a line: the block's texts whole, as the diff aligns them
+            pieces = [(before[group[0][0] : end], _joined(before, group))]
+        new = next((new for _, new in reversed(pieces) if new), "")
         if new and not new.endswith("\n") and end < len(before):
-            blocks = file_blocks(file_plan, context)  # rare: count this file the long way
-            raise _CountWithContext(blocks)
-        spans.append((before[group[0][0] : end], new))
+            raise _CountWithContext  # rare: count this file the long way
+        spans.extend(piece for piece in pieces if piece[0] != piece[1])
 
     try:
         for change in changes:
@@ -365,15 +458,23 @@ def _changed_spans(before: str, file_plan: FilePlan, context: int) -> list[tuple
             group.append(change)
         if group:
             close()
-    except _CountWithContext as fallback:
-        return [("".join(block.old_lines), "".join(block.new_lines)) for block in fallback.blocks]
+    except _CountWithContext:
+        walker, groups = _changes(before, file_plan, context)
+        return [piece for group in groups for piece in _block_segments(walker, group, context)[1]]
     return spans
 
 
+def _joined(before: str, group: list[tuple[int, int, str]]) -> str:
+    pieces = []
+    for number, (_, last_offset, new_text) in enumerate(group):
+        following = group[number + 1][0] if number + 1 < len(group) else last_offset
+        pieces.append(new_text)
+        pieces.append(before[last_offset:following])
+    return "".join(pieces)
+
+
 class _CountWithContext(Exception):
-    def __init__(self, blocks: list[DiffBlock]) -> None:
-        super().__init__()
-        self.blocks = blocks
+    """A block whose new text runs into its trailing context: counted with the context."""
 
 
 def _rename_only(file_plan: FilePlan, old_name: str, new_name: str) -> str:

@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 
-__all__ = ["RESYNC_RUN", "RESYNC_WINDOW", "ResyncMatcher"]
+__all__ = ["RESYNC_RUN", "RESYNC_WINDOW", "ResyncMatcher", "bounded_opcodes"]
 
 if TYPE_CHECKING:
     _Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
@@ -99,7 +99,17 @@ def _confirmed(old: list[str], new: list[str], i: int, j: int) -> bool:
     return old[i : i + run] == new[j : j + run] and (run == RESYNC_RUN or at_both_ends)
 
 
-def _resync_opcodes(old: list[str], new: list[str]) -> list[_Opcode]:
+def bounded_opcodes(old: Sequence[str], new: Sequence[str], limit: int) -> list[_Opcode]:
+    """``ResyncMatcher``'s opcodes, where no window longer than ``limit`` lines (both sides) goes to difflib.
+
+    A window over the limit is one ``replace``: still a correct edit script, and the
+    cost stays linear in the lines however the two sides differ (a diff of a single
+    huge hunk whose lines change every few lines, issue 27).
+    """
+    return _resync_opcodes(list(old), list(new), limit)
+
+
+def _resync_opcodes(old: list[str], new: list[str], limit: int | None = None) -> list[_Opcode]:
     opcodes: list[_Opcode] = []
 
     def differ(i0: int, i1: int, j0: int, j1: int) -> None:
@@ -107,6 +117,9 @@ def _resync_opcodes(old: list[str], new: list[str]) -> list[_Opcode]:
             return
         if i0 == i1 or j0 == j1:
             opcodes.append(("insert" if i0 == i1 else "delete", i0, i1, j0, j1))
+            return
+        if limit is not None and (i1 - i0) + (j1 - j0) > limit:
+            opcodes.append(("replace", i0, i1, j0, j1))
             return
         inner = difflib.SequenceMatcher(None, old[i0:i1], new[j0:j1], autojunk=(i1 - i0) + (j1 - j0) > 4000)
         for tag, a0, a1, b0, b1 in inner.get_opcodes():

@@ -27,7 +27,7 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from nbedit._dataclass import dataclass
-from nbedit.engine.diff import common_ends
+from nbedit.engine.diff import WHOLE_BLOCK_CHANGES, change_pieces, common_ends
 from nbedit.engine.models import FilePlan, LocatedHunk, Tier
 from nbedit.engine.text import line_starts, split_lines, strip_newline
 from nbedit.render.highlight import Segment, highlight_pair
@@ -145,6 +145,9 @@ class _Span:
     # context is counted from the changed core, not from the widened span.
     head: int = 0
     tail: int = 0
+    # A span joining many close hunks: its (old lines, new lines) cut a hunk at a time, so
+    # each piece is aligned alone (one alignment of thousands of hunks is quadratic); () if not cut.
+    pieces: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
 
     @property
     def core_first(self) -> int:
@@ -186,20 +189,67 @@ def _spans(text: str, starts: list[int], hunks: Sequence[tuple[int, LocatedHunk]
         else:
             members = ((index, located),)
         # A replacement without a final newline joins the next line; show that line too.
-        while last < line_count:
-            new_text = _replaced(text, starts[first], starts[last], members)
-            if not new_text or new_text.endswith("\n"):
-                break
+        while last < line_count and not _ends_line(text, starts[first], starts[last], members):
             last += 1
         spans.append(_Span(first, last, starts[first], starts[last], members))
     return [_with_lines(text, span) for span in spans]
 
 
+def _ends_line(text: str, start: int, end: int, hunks: Sequence[tuple[int, LocatedHunk]]) -> bool:
+    """Whether ``_replaced(text, start, end, hunks)`` is empty or ends with a newline.
+
+    Read from its end: the text after the last hunk, else that hunk's replacement. A
+    span joining thousands of close hunks asks this once a hunk, so it must not make
+    the whole replaced text each time (issue 27); ``hunks`` come in the order of their
+    starts, and only hunks that overlap or replace with nothing need ``_replaced``.
+    """
+    position = end
+    for _, located in reversed(hunks):
+        match = located.match
+        if match.end > position:
+            break
+        if match.end < position:
+            return text[position - 1] == "\n"
+        if match.replacement:
+            return match.replacement[-1] == "\n"
+        position = match.start
+    new_text = _replaced(text, start, end, hunks)
+    return not new_text or new_text.endswith("\n")
+
+
 def _with_lines(text: str, span: _Span) -> _Span:
     old_lines = tuple(split_lines(text[span.start : span.end]))
-    new_lines = tuple(split_lines(_replaced(text, span.start, span.end, span.hunks)))
+    new_text = _replaced(text, span.start, span.end, span.hunks)
+    new_lines = tuple(split_lines(new_text))
     head, tail = common_ends(old_lines, new_lines)
-    return _Span(span.first, span.last, span.start, span.end, span.hunks, old_lines, new_lines, head, tail)
+    pieces = _pieces(text, span, new_text) if len(span.hunks) > WHOLE_BLOCK_CHANGES else ()
+    return _Span(
+        span.first, span.last, span.start, span.end, span.hunks, old_lines, new_lines, head, tail, pieces
+    )
+
+
+def _pieces(text: str, span: _Span, new_text: str) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+    """A span of many touching hunks cut into (old lines, new lines) pieces aligned alone, as the diff
+    cuts its blocks (``change_pieces``); () when the cut does not rebuild the span's texts."""
+    changes = []
+    for _, located in span.hunks:
+        match = located.match
+        first_offset = text.rfind("\n", 0, match.start) + 1
+        if match.end == match.start == first_offset:
+            last_offset = first_offset  # a pure insertion before the line
+        else:
+            newline = text.find("\n", max(match.start, match.end - 1))
+            last_offset = len(text) if newline == -1 else newline + 1
+        replaced = text[first_offset : match.start] + match.replacement + text[match.end : last_offset]
+        changes.append((first_offset, last_offset, replaced))
+    pieces = change_pieces(text, changes, span.start, span.end)
+    if (
+        pieces is None
+        or "".join(old for old, _ in pieces) != text[span.start : span.end]
+        or "".join(new for _, new in pieces) != new_text
+    ):
+        return ()
+    return tuple((tuple(split_lines(old)), tuple(split_lines(new))) for old, new in pieces if old or new)
 
 
 def _replaced(text: str, start: int, end: int, hunks: Sequence[tuple[int, LocatedHunk]]) -> str:
@@ -352,6 +402,18 @@ def _span_rows(
     ]
 
 
+def _cut_span_rows(span: _Span, old_shift: int, new_shift: int) -> list[Row]:
+    """``_span_rows`` of a span, a piece at a time when it is cut (``_Span.pieces``)."""
+    if not span.pieces:
+        return _span_rows(span.old_lines, span.new_lines, old_shift, new_shift)
+    rows: list[Row] = []
+    for old_lines, new_lines in span.pieces:
+        rows.extend(_span_rows(old_lines, new_lines, old_shift, new_shift))
+        old_shift += len(old_lines)
+        new_shift += len(new_lines)
+    return rows
+
+
 def _plus(line: int | None, shift: int) -> int | None:
     return None if line is None else line + shift
 
@@ -369,7 +431,7 @@ def _span_block(prepared: _Prepared, position: int, shown_first: int, shown_last
     rows: list[Row] = []
     for line in range(shown_first, span.first):
         rows.append(_context(text[starts[line] : starts[line + 1]], line + 1, line + 1 + delta))
-    for row in _span_rows(span.old_lines, span.new_lines, span.first, span.first + delta):
+    for row in _cut_span_rows(span, span.first, span.first + delta):
         if row.kind != "context" or shown_first < (row.old_line or 0) <= shown_last:
             rows.append(row)
     after_delta = delta + len(span.new_lines) - len(span.old_lines)
