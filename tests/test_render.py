@@ -21,7 +21,8 @@ from nbedit.render.html import (
     plan_header_html,
     plan_to_html,
 )
-from nbedit.render.rows import Block, Gap, block_for_hunk, blocks_for_hunks, file_view
+from nbedit.render.hunk_blocks import block_for_hunk, blocks_for_hunks
+from nbedit.render.rows import Block, Gap, file_view
 from nbedit.render.summary import summarize
 from nbedit.render.terminal import plan_text, print_plan, unified_diff_text
 from nbedit.render.text import plan_to_text

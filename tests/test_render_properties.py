@@ -13,7 +13,7 @@ from test_render import assert_hunk_blocks_match_files, assert_rows_match_files
 from nbedit import NbeditError, Workspace
 from nbedit.engine.text import split_lines
 from nbedit.render.html import hunk_to_html, plan_to_html
-from nbedit.render.rows import block_for_hunk
+from nbedit.render.hunk_blocks import block_for_hunk
 
 LINES = st.lists(
     st.sampled_from(["alpha", "beta", "gamma", "", "delta x", "  indented", "beta"]), max_size=25

@@ -24,12 +24,13 @@ from typing import Any
 
 from nbedit.engine.models import FilePlan, Plan, Tier
 from nbedit.errors import NotebookError
+from nbedit.render.hunk_blocks import block_for_hunk, blocks_for_hunks
 from nbedit.render.markup import badge as _badge
 from nbedit.render.markup import hunk_why_html
 from nbedit.render.markup import kept_indent as _kept_indent
 from nbedit.render.markup import table as _table
 from nbedit.render.markup import text as _text
-from nbedit.render.rows import Block, Gap, Row, block_for_hunk, blocks_for_hunks, offset_note, tier_label
+from nbedit.render.rows import Block, Gap, Row, offset_note, tier_label
 from nbedit.render.summary import FileSummary, PlanSummary, cached_view, summarize, summarize_file
 
 __all__ = [
