@@ -4,6 +4,10 @@ Three rows of sizes (issue 27):
 
 * a notebook of many small cells, one cell edited: 1,000 / 10,000 / 100,000 cells
   (``--big``: 10,000 / 100,000 / 1,000,000); peer ``nbformat.read`` + ``nbformat.write``;
+* a notebook of many small cells with every tenth cell edited, as one unified diff of its cell
+  view (``nbedit view``, the diff written by nbedit's ``text_diff``): 1,000 / 10,000 / 100,000
+  cells, so 100 / 1,000 / 10,000 cell edits (``--big``: 10x); no peer edits a notebook's cells
+  from a diff;
 * a unified diff of one-line hunks spread over a file, 20 lines apart: 1,000 / 10,000 /
   100,000 hunks (``--big``: 2,000 / 20,000 / 200,000, the hunk limit); peer whatthepatch
   (``parse_patch`` + ``apply_diff`` + writing the file);
@@ -79,6 +83,32 @@ workspace.apply(workspace.plan_edit(name, new, old))
 warm = time.perf_counter() - start
 print(json.dumps({"plan": planned, "plan_cpu": ran, "plan_waiting": waited, "cold": cold, "warm": warm,
                   "grown_kib": grown}))
+"""
+)
+
+_NBEDIT_CELL_EDITS = (
+    _PEAK
+    + r"""
+root, name, home, patch_path, reverse_path = sys.argv[1:6]
+from nbedit.workspace import Workspace
+import nbedit.engine.notebook, nbedit.engine.formats.unified, nbedit.storage.history  # not the work
+with open(patch_path, encoding="utf-8") as handle:
+    patch = handle.read()
+with open(reverse_path, encoding="utf-8") as handle:
+    reverse = handle.read()
+size = os.path.getsize(os.path.join(root, name))
+cpu = time.process_time()
+start = time.perf_counter()
+workspace = Workspace(root, history=True, home=home, max_file_size=max(size, 256 << 20))
+plan = workspace.plan_patch(patch)
+planned, planned_cpu = time.perf_counter() - start, time.process_time() - cpu
+hunks = len(plan.files[0].hunks)
+workspace.apply(plan)
+cold = time.perf_counter() - start
+start = time.perf_counter()
+workspace.apply(workspace.plan_patch(reverse))
+warm = time.perf_counter() - start
+print(json.dumps({"plan": planned, "plan_cpu": planned_cpu, "cold": cold, "warm": warm, "hunks": hunks}))
 """
 )
 
@@ -173,10 +203,15 @@ print(json.dumps({"cold": seconds, "grown_kib": peak_kib() - baseline}))
 )
 
 
-def small_cells_notebook(cells: int) -> bytes:
-    """``cells`` small code cells (about 300 bytes each, one printed line of output), nbformat's layout."""
+def small_cells_notebook(cells: int, edit_every: int = 0) -> bytes:
+    """``cells`` small code cells (about 300 bytes each, one printed line of output), nbformat's layout.
+
+    ``edit_every``: the notebook after ``CELL_EDITS``' change, every such cell's first line edited."""
     parts = []
     for index in range(cells):
+        first = f"x_{index} = {index}\n"
+        if edit_every and index % edit_every == 0:
+            first = f"x_{index} = {index} + 1\n"
         parts.append(
             {
                 "cell_type": "code",
@@ -184,7 +219,7 @@ def small_cells_notebook(cells: int) -> bytes:
                 "id": f"c{index:07d}",
                 "metadata": {},
                 "outputs": [{"name": "stdout", "output_type": "stream", "text": [f"value {index}\n"]}],
-                "source": [f"x_{index} = {index}\n", f"print(x_{index})"],
+                "source": [first, f"print(x_{index})"],
             }
         )
     notebook = {
@@ -400,6 +435,51 @@ def _notebook_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row
     return rows
 
 
+CELL_EDIT_EVERY = 10
+
+
+def _cell_edit_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
+    """Every tenth cell edited, as one unified diff of the cell view: hunks and cells grow together."""
+    from nbedit.engine.whole_diff import text_diff
+    from nbedit.workspace import Workspace
+
+    rows: list[Row] = []
+    work = scratch / "cell-edits"
+    work.mkdir()
+    for scale, cells in zip(("1x", "10x", "100x"), sizes, strict=False):
+        data = small_cells_notebook(cells)
+        expected = small_cells_notebook(cells, CELL_EDIT_EVERY)
+        name = f"edits-{cells}.ipynb"
+        path = work / name
+        path.write_bytes(expected)
+        edited_view = Workspace(work, history=False, max_file_size=max(len(expected), 256 << 20)).view(name)
+        path.write_bytes(data)
+        view = Workspace(work, history=False, max_file_size=max(len(data), 256 << 20)).view(name)
+        patch_path, reverse_path = scratch / f"{name}.diff", scratch / f"{name}.reverse.diff"
+        patch_path.write_text(text_diff(view, edited_view, name), encoding="utf-8")
+        reverse_path.write_text(text_diff(edited_view, view, name), encoding="utf-8")
+        load = _load()
+        ours = _child(_NBEDIT_CELL_EDITS, str(work), name, home, str(patch_path), str(reverse_path))
+        correct = path.read_bytes() == data  # edited, then edited back
+        hunks = int(ours["hunks"])
+        section = f"scale: notebook of {cells:,} small cells, {hunks:,} cell edits in one view diff, {scale}"
+        note = f"{load}; plan {ours['plan']:.2f} s (CPU {ours['plan_cpu']:.2f} s)"
+        note += "" if correct and hunks == -(-cells // CELL_EDIT_EVERY) else "; result WRONG"
+        rows.append(
+            Row(
+                section,
+                "parse+plan+apply, history on, existing home, file new (cold)",
+                ours["cold"],
+                "s",
+                target="linear: < 1 s per 1,000 cell edits",
+                passed=ours["plan_cpu"] <= max(1.0, hunks / 1_000) and correct,
+                note=note,
+            )
+        )
+        rows.append(Row(section, "the reverse diff, warm", ours["warm"], "s", note=_load()))
+    return rows
+
+
 def _patch_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
     rows: list[Row] = []
     work = scratch / "patches"
@@ -475,6 +555,7 @@ def run(scratch: Path, repeat: int = 5, *, big: bool | None = None) -> list[Row]
         big = os.environ.get("NBEDIT_BENCH_BIG") == "1"
     home = _seed_home(scratch)
     rows = _notebook_rows(scratch, home, NOTEBOOK_CELLS_BIG if big else NOTEBOOK_CELLS)
+    rows += _cell_edit_rows(scratch, home, NOTEBOOK_CELLS_BIG if big else NOTEBOOK_CELLS)
     rows += _patch_rows(scratch, home, PATCH_HUNKS_BIG if big else PATCH_HUNKS)
     rows += _close_rows(scratch, home, CLOSE_HUNKS_BIG if big else CLOSE_HUNKS)
     return rows

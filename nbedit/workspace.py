@@ -41,7 +41,12 @@ from nbedit.engine.match.tiers import DEFAULT_THRESHOLD
 from nbedit.engine.models import Change, FileChange, Hunk, Plan, is_notebook_path
 from nbedit.engine.plan import plan_change
 from nbedit.engine.text import decode, fingerprint
-from nbedit.engine.text_edit import DEFAULT_MAX_CELLS, DEFAULT_MAX_HUNKS, PlanOptions
+from nbedit.engine.text_edit import (
+    DEFAULT_MAX_CELLS,
+    DEFAULT_MAX_HUNKS,
+    DEFAULT_MAX_SEQUENTIAL_WORK,
+    PlanOptions,
+)
 from nbedit.errors import FileTooLarge, LiveConflict, NbeditError, NotAFile, PatchSyntaxError
 from nbedit.inputs import cell_selector, check_text, refine, valid_encoding, valid_limit, valid_threshold
 from nbedit.storage.records import DATABASE_NAME, default_home  # default_home re-exported
@@ -78,6 +83,7 @@ class Workspace(ApplyPipeline):
         max_file_size: int = DEFAULT_MAX_FILE_SIZE,
         max_cells: int = DEFAULT_MAX_CELLS,
         max_hunks: int = DEFAULT_MAX_HUNKS,
+        max_sequential_work: int = DEFAULT_MAX_SEQUENTIAL_WORK,
         running_notebook: str | None = None,
         keep_per_file: int | None = 1000,
         keep_bytes: int | None = None,
@@ -96,6 +102,7 @@ class Workspace(ApplyPipeline):
             encoding=valid_encoding(encoding),
             max_cells=valid_limit(max_cells, "max_cells"),
             max_hunks=valid_limit(max_hunks, "max_hunks"),
+            max_sequential_work=valid_limit(max_sequential_work, "max_sequential_work"),
         )
         self.home = Path(home) if home is not None else default_home()
         self.session = session or os.environ.get("NBEDIT_SESSION") or f"process-{os.getpid()}"
@@ -138,6 +145,7 @@ class Workspace(ApplyPipeline):
             encoding=base.encoding if encoding is None else valid_encoding(encoding),
             max_cells=base.max_cells,
             max_hunks=base.max_hunks,
+            max_sequential_work=base.max_sequential_work,
         )
 
     def plan_patch(

@@ -15,7 +15,7 @@ import pytest
 from nbedit import Workspace
 from nbedit._gc import paused
 from nbedit.engine.notebook import NotebookDocument
-from nbedit.engine.text_edit import DEFAULT_MAX_CELLS, DEFAULT_MAX_HUNKS
+from nbedit.engine.text_edit import DEFAULT_MAX_CELLS, DEFAULT_MAX_HUNKS, DEFAULT_MAX_SEQUENTIAL_WORK
 from nbedit.errors import FileTooLarge, OptionError
 
 
@@ -54,6 +54,7 @@ def _home(tmp_path: Path) -> str:
 def test_the_default_limits_are_generous_and_stated() -> None:
     assert DEFAULT_MAX_CELLS == 1_000_000
     assert DEFAULT_MAX_HUNKS == 200_000
+    assert DEFAULT_MAX_SEQUENTIAL_WORK == 10_000_000_000
 
 
 def test_a_notebook_over_the_cell_limit_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
@@ -98,12 +99,58 @@ def test_a_change_over_the_hunk_limit_is_refused_before_any_is_located(tmp_path:
     assert (tmp_path / "f.txt").read_bytes().count(b"LINE") == 3
 
 
+def _blocks(path: str, pairs: list[tuple[str, str]]) -> str:
+    body = "".join(f"<<<<<<< SEARCH\n{old}=======\n{new}>>>>>>> REPLACE\n" for old, new in pairs)
+    return f"{path}\n```python\n{body}```\n"
+
+
+@pytest.mark.parametrize("name", ["f.py", "n.ipynb"])
+def test_search_replace_blocks_over_the_work_limit_are_refused_before_any_is_located(
+    tmp_path: Path, name: str
+) -> None:
+    # in-order blocks cost blocks x characters of the text (each is located in what the ones before
+    # left): over the limit they are refused at once, a block whose old text is nowhere included
+    if name.endswith(".ipynb"):
+        original = _notebook(4)
+    else:
+        original = "".join(f"x{index} = {index}\nprint(x{index})\n" for index in range(4)).encode()
+    (tmp_path / name).write_bytes(original)
+    size = len(Workspace(tmp_path, home=_home(tmp_path), history=False).view(name))
+    blocks = [("x1 = 1\n", "x1 = 10\n"), ("x2 = 2\n", "x2 = 20\n"), ("x3 = 3\n", "x3 = 30\n")]
+    nowhere = [*blocks[:2], ("not in the file\n", "x\n")]
+    workspace = Workspace(tmp_path, home=_home(tmp_path), max_sequential_work=3 * size - 1)
+    for change in (blocks, nowhere):
+        with pytest.raises(FileTooLarge) as caught:
+            workspace.plan_patch(_blocks(name, change))
+        error = caught.value
+        expected = ("block-characters", 3 * size, 3 * size - 1, name)
+        assert (error.unit, error.size, error.limit, error.path) == expected
+        assert "3 SEARCH/REPLACE blocks" in str(error) and "unified diff" in str(error)
+        assert "max_sequential_work" in str(error) and "nothing was located or written" in str(error)
+        assert (tmp_path / name).read_bytes() == original
+    # fewer blocks, or a limit at the work, go through; one block is never in-order work
+    workspace.apply(workspace.plan_patch(_blocks(name, blocks[:2])))
+    workspace = Workspace(tmp_path, home=_home(tmp_path), max_sequential_work=1)
+    workspace.apply(workspace.plan_patch(_blocks(name, blocks[2:])))
+    after = (tmp_path / name).read_bytes()
+    for old, new in blocks:
+        assert old.strip().encode() not in after.replace(new.strip().encode(), b"")
+    grown = len(workspace.view(name))  # each block wrote one character more
+    assert grown == size + 3
+    workspace = Workspace(tmp_path, home=_home(tmp_path), max_sequential_work=3 * grown)
+    back = [(new, old) for old, new in blocks]
+    workspace.apply(workspace.plan_patch(_blocks(name, back)))
+    assert (tmp_path / name).read_bytes() == original
+
+
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "10"])
 def test_a_limit_must_be_a_positive_whole_number(tmp_path: Path, bad: object) -> None:
     with pytest.raises(OptionError, match="max_cells"):
         Workspace(tmp_path, home=_home(tmp_path), max_cells=bad)  # type: ignore[arg-type]
     with pytest.raises(OptionError, match="max_hunks"):
         Workspace(tmp_path, home=_home(tmp_path), max_hunks=bad)  # type: ignore[arg-type]
+    with pytest.raises(OptionError, match="max_sequential_work"):
+        Workspace(tmp_path, home=_home(tmp_path), max_sequential_work=bad)  # type: ignore[arg-type]
 
 
 def test_the_collector_is_back_on_after_a_plan_that_failed(tmp_path: Path) -> None:

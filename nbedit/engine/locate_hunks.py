@@ -24,7 +24,15 @@ from nbedit.engine.match.evidence import context_free, removed_lines_unique
 from nbedit.engine.match.tiers import FileIndex
 from nbedit.engine.models import Hunk, LocatedHunk, Match, Tier
 from nbedit.engine.text_edit import STRUCTURE_KEEPING, PlanOptions, TextEdit, splice
-from nbedit.errors import AmbiguousMatch, MatchError, NbeditError, NoMatch, OverlappingHunks, PartlyApplied
+from nbedit.errors import (
+    AmbiguousMatch,
+    FileTooLarge,
+    MatchError,
+    NbeditError,
+    NoMatch,
+    OverlappingHunks,
+    PartlyApplied,
+)
 
 __all__ = ["edit_text"]
 
@@ -56,6 +64,7 @@ def edit_text(
     (``_check_context_free``).
     """
     if sequential and len(hunks) > 1:
+        _check_sequential_work(len(hunks), len(text), options.max_sequential_work, path)
         return _edit_in_order(text, hunks, options, path=path, region=region)
     _check_appends_last(hunks, path)
     index = FileIndex(text)
@@ -346,6 +355,29 @@ def _divider_noted(error: NoMatch, hunk: Hunk) -> NoMatch:
         candidates=error.candidates,
     )
     return noted
+
+
+def _check_sequential_work(blocks: int, size: int, limit: int, path: str) -> None:
+    """Refuse, before any block is located, blocks whose in-order application is over ``limit``.
+
+    Each SEARCH/REPLACE block is located in the whole text the blocks before it left, and
+    spliced into it: blocks x characters of work, so many blocks in a big text (a notebook's
+    cell view of thousands of cells) would take minutes. A unified diff of the same change
+    carries line numbers, and its hunks are located near them in one pass over the text.
+    """
+    if blocks * size <= limit:
+        return
+    raise FileTooLarge(
+        f"{path}: {blocks:,} SEARCH/REPLACE blocks, each applied to the whole {size:,}-character text the "
+        f"blocks before it left, are over the {limit:,} block-character limit; "
+        "nothing was located or written. Send the change as a unified diff (for a notebook, of its cell "
+        "view: nbedit view), split the blocks into several smaller edits, or raise the limit "
+        "(Workspace(max_sequential_work=...)) if you really mean to apply them at once",
+        path=path,
+        size=blocks * size,
+        limit=limit,
+        unit="block-characters",
+    )
 
 
 def _edit_in_order(

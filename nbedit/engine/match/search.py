@@ -124,8 +124,9 @@ def _hit_at(index: FileIndex, hunk: Hunk, tier: Tier, text: str, position: int, 
     if hunk.whole_lines and not (end == len(text) or (end > position and text[end - 1] == "\n")):
         return None
     if tier is Tier.EXACT:
-        # line numbers by counting newlines (C speed), not from a table of every line start
-        first = text.count("\n", 0, position)
+        # line numbers by counting newlines (C speed, on from the previous hit), not from a table
+        # of every line start
+        first = index.newlines_before(position)
         return _Hit(position, end, first, text.count("\n", position, max(position, end - 1)) + 1)
     normalised_starts = index.normalised_starts(tier)
     first = bisect_right(normalised_starts, position) - 1

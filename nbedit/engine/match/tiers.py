@@ -88,6 +88,7 @@ class FileIndex:
     _normalised_starts: dict[str, list[int]] = field(default_factory=dict)
     _fuzzy_lines: list[str] | None = None
     _line_positions: dict[str, list[int]] | None = None
+    _newline_mark: tuple[int, int] = (0, 0)  # (offset, newlines before it): where the last count ended
 
     @property
     def starts(self) -> list[int]:
@@ -110,6 +111,16 @@ class FileIndex:
     @property
     def line_count(self) -> int:
         return len(self.starts) - 1
+
+    def newlines_before(self, offset: int) -> int:
+        """``text.count("\\n", 0, offset)``, counted on from the last offset asked about when this
+        one is after it: hunks found in file order cost one pass over the text, not one each."""
+        mark, counted = self._newline_mark
+        if offset < mark:
+            mark, counted = 0, 0
+        counted += self.text.count("\n", mark, offset)
+        self._newline_mark = (offset, counted)
+        return counted
 
     def line_of(self, offset: int) -> int:
         """0-based line index containing a character offset."""
