@@ -41,14 +41,18 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def _lines(count: int, every: int) -> tuple[list[str], list[str]]:
     old = [f"line {number}\n" for number in range(count)]
-    return old, [line.replace("line", "LINE") if number % every == 0 else line for number, line in enumerate(old)]
+    new = [line.replace("line", "LINE") if number % every == 0 else line for number, line in enumerate(old)]
+    return old, new
 
 
 @pytest.mark.parametrize("cells", [2_000, 8_000])
 def test_the_cell_pairing_of_a_raw_notebook_diff_stays_bounded(recorded: list[int], cells: int) -> None:
     """Every 5th of 2,000 / 8,000 cells (no ids) edited in place: each cell keeps its pair."""
     before = [{"cell_type": "code", "source": f"x{number} = {number}\n"} for number in range(cells)]
-    after = [dict(cell, source=cell["source"] + "# edited\n") if number % 5 == 0 else cell for number, cell in enumerate(before)]
+    after = [
+        dict(cell, source=cell["source"] + "# edited\n") if number % 5 == 0 else cell
+        for number, cell in enumerate(before)
+    ]
     assert _pairing(before, after) == {number: number for number in range(cells)}
     assert max(recorded, default=0) <= ALIGN_LINES
     assert sum(recorded) <= 2 * cells * 2
@@ -78,7 +82,8 @@ def test_a_whole_text_diff_with_no_resync_nearby_stays_bounded(recorded: list[in
 def test_far_apart_inserts_past_the_resync_window_still_diff_as_inserts() -> None:
     """A rest over the cap is cut at unique lines, not written as one replace of everything."""
     old = [f"l{number}\n" for number in range(6_000)]
-    new = [*old[:100], *(f"n{k}\n" for k in range(300)), *old[100:5_000], *(f"m{k}\n" for k in range(300)), *old[5_000:]]
+    inserted, more = [f"n{k}\n" for k in range(300)], [f"m{k}\n" for k in range(300)]
+    new = [*old[:100], *inserted, *old[100:5_000], *more, *old[5_000:]]
     changed = [code for code in bounded_opcodes(old, new, ALIGN_LINES) if code[0] != "equal"]
     assert changed == [("insert", 100, 100, 100, 400), ("insert", 5_000, 5_000, 5_300, 5_600)]
     assert whole_stats("".join(old), "".join(new)) == (600, 0)

@@ -12,8 +12,8 @@ difference are the next ``RESYNC_WINDOW + RESYNC_RUN`` lines of each side split,
 ``ResyncMatcher`` gives for the split texts (``tests/test_text_opcodes.py`` compares them),
 so diffs and counts do not change, except that no difflib call gets more than
 ``diff_counts.ALIGN_LINES`` lines (``resync.bounded_opcodes``'s cap: where nothing agrees
-nearby, a longer rest is cut at unique lines first, issue 27); each opcode also carries its character offsets, so a
-diff writer fetches only the lines it shows (``TextOpcodes.lines``).
+nearby, a longer rest is cut at unique lines first, issue 27); each opcode also carries its
+character offsets, so a diff writer fetches only the lines it shows (``TextOpcodes.lines``).
 """
 
 from __future__ import annotations
