@@ -94,11 +94,18 @@ def _reversed_text(workspace: Workspace, version: FileVersion, where: str) -> Fi
 
 def _what_it_did(version: FileVersion, where: str) -> str:
     """The entry's first changed line in words, for a refusal: "it wrote line 15: 'x = 1500'"."""
-    import difflib  # refusals only
+    from nbedit.engine.diff_counts import ALIGN_LINES  # refusals only
 
     after = (_display(version.after, where) or "").splitlines()
     before = (_display(version.before, where) or "").splitlines()
-    changes = difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes()
+    if len(before) + len(after) > ALIGN_LINES:  # one difflib call over it all is quadratic (issue 27)
+        from nbedit.engine.resync import aligned_opcodes
+
+        changes = aligned_opcodes(before, after, ALIGN_LINES)
+    else:
+        import difflib
+
+        changes = difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes()
     changed = [change for change in changes if change[0] != "equal"]
     if not changed:
         return "it changed this file"

@@ -11,9 +11,10 @@ from collections.abc import Sequence
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Literal
+    from collections.abc import Callable
+    from typing import Any, Literal
 
-__all__ = ["RESYNC_RUN", "RESYNC_WINDOW", "ResyncMatcher", "bounded_opcodes"]
+__all__ = ["RESYNC_RUN", "RESYNC_WINDOW", "ResyncMatcher", "aligned_opcodes", "bounded_opcodes"]
 
 if TYPE_CHECKING:
     _Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
@@ -102,15 +103,112 @@ def _confirmed(old: list[str], new: list[str], i: int, j: int) -> bool:
 def bounded_opcodes(old: Sequence[str], new: Sequence[str], limit: int) -> list[_Opcode]:
     """``ResyncMatcher``'s opcodes, where no window longer than ``limit`` lines (both sides) goes to difflib.
 
-    A window over the limit is one ``replace``: still a correct edit script, and the
-    cost stays linear in the lines however the two sides differ (a diff of a single
-    huge hunk whose lines change every few lines, issue 27).
+    Where no resync is found nearby and the rest is over the limit, the rest is first cut
+    at anchors (lines that occur once in each side's rest, in the same order: patience
+    diff's anchors, ``_anchors``) and the gaps between them are aligned the same way; a
+    gap still over the limit is one ``replace``: still a correct edit script, and the
+    cost stays linear in the lines (times a log) however the two sides differ (a diff of
+    a single huge hunk whose lines change every few lines, issue 27).
     """
     return _resync_opcodes(list(old), list(new), limit)
 
 
-def _resync_opcodes(old: list[str], new: list[str], limit: int | None = None) -> list[_Opcode]:
+def _anchors(old: Sequence[object], new: Sequence[object]) -> list[tuple[int, int]]:
+    """(old, new) positions of lines that occur once in ``old`` and once in ``new``, the longest
+    run of them in the same order on both sides (patience sorting: n log n)."""
+    from bisect import bisect_left
+
+    seen: dict[object, int] = {}
+    for index, line in enumerate(old):
+        seen[line] = -1 if line in seen else index
+    in_new: dict[object, int] = {}
+    for index, line in enumerate(new):
+        if seen.get(line, -1) >= 0:
+            in_new[line] = -1 if line in in_new else index
+    pairs = [(seen[line], index) for line, index in in_new.items() if index >= 0]
+    pairs.sort()
+    tops: list[int] = []  # smallest new position ending an increasing run of each length
+    top_at: list[int] = []  # the pair holding it
+    before: list[int] = []  # each pair's predecessor in its run
+    for number, (_, position) in enumerate(pairs):
+        length = bisect_left(tops, position)
+        before.append(top_at[length - 1] if length else -1)
+        if length == len(tops):
+            tops.append(position)
+            top_at.append(number)
+        else:
+            tops[length], top_at[length] = position, number
+    chain: list[tuple[int, int]] = []
+    at = top_at[-1] if top_at else -1
+    while at >= 0:
+        chain.append(pairs[at])
+        at = before[at]
+    chain.reverse()
+    return chain
+
+
+def _cut_at_anchors(
+    old: list[Any], new: list[Any], align: Callable[[list[Any], list[Any]], list[_Opcode]]
+) -> list[_Opcode]:
+    """Opcodes of ``old`` against ``new``: equal at ``_anchors``, ``align`` on each gap between."""
     opcodes: list[_Opcode] = []
+
+    def add(tag: str, i0: int, i1: int, j0: int, j1: int) -> None:
+        if tag == "equal" and opcodes and opcodes[-1][0] == "equal":
+            last = opcodes.pop()
+            opcodes.append(("equal", last[1], i1, last[3], j1))
+        elif i0 != i1 or j0 != j1:
+            opcodes.append((tag, i0, i1, j0, j1))  # type: ignore[arg-type]
+
+    old_at = new_at = 0
+    for anchor_old, anchor_new in [*_anchors(old, new), (len(old), len(new))]:
+        if anchor_old > old_at or anchor_new > new_at:
+            for tag, a0, a1, b0, b1 in align(old[old_at:anchor_old], new[new_at:anchor_new]):
+                add(tag, old_at + a0, old_at + a1, new_at + b0, new_at + b1)
+        if anchor_old < len(old):
+            add("equal", anchor_old, anchor_old + 1, anchor_new, anchor_new + 1)
+        old_at, new_at = anchor_old + 1, anchor_new + 1
+    return opcodes
+
+
+def aligned_opcodes(old: Sequence[Any], new: Sequence[Any], limit: int) -> list[_Opcode]:
+    """difflib's opcodes for sequences up to ``limit`` items (both sides); longer ones cut first at
+    ``_anchors`` (items once in each side, in the same order), each gap by difflib if it is within
+    the limit, else as ``bounded_opcodes``. Close to difflib's alignment (for lines of code or
+    cells, difflib's longest matching blocks hold such anchors), at a cost linear in the items
+    times the limit instead of quadratic: for an alignment read by people (a refusal message,
+    which cells a notebook diff kept), where ``ResyncMatcher``'s nearest-resync can pair distant
+    blank lines (issue 27)."""
+    old, new = list(old), list(new)
+
+    def align(a: list[Any], b: list[Any]) -> list[_Opcode]:
+        if len(a) + len(b) > limit:
+            return _resync_opcodes(a, b, limit, anchored=True)
+        if not a or not b:
+            return [("insert" if not a else "delete", 0, len(a), 0, len(b))] if a or b else []
+        return difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()  # type: ignore[return-value]
+
+    if len(old) + len(new) <= limit:
+        return align(old, new)
+    return _cut_at_anchors(old, new, align)
+
+
+def _resync_opcodes(
+    old: list[str], new: list[str], limit: int | None = None, *, anchored: bool = False
+) -> list[_Opcode]:
+    opcodes: list[_Opcode] = []
+
+    def rest_by_anchors(i0: int, j0: int) -> None:
+        """The rest, over the limit, cut at unique lines; each gap aligned on its own."""
+        gaps = _cut_at_anchors(
+            old[i0:], new[j0:], lambda a, b: _resync_opcodes(a, b, limit, anchored=True)
+        )
+        for tag, a0, a1, b0, b1 in gaps:
+            if tag == "equal" and opcodes and opcodes[-1][0] == "equal":
+                last = opcodes.pop()
+                opcodes.append(("equal", last[1], i0 + a1, last[3], j0 + b1))
+            else:
+                opcodes.append((tag, i0 + a0, i0 + a1, j0 + b0, j0 + b1))
 
     def differ(i0: int, i1: int, j0: int, j1: int) -> None:
         if i0 == i1 and j0 == j1:
@@ -142,7 +240,10 @@ def _resync_opcodes(old: list[str], new: list[str], limit: int | None = None) ->
             continue
         found = _resync(old, new, i, j) if i < len(old) and j < len(new) else None
         if found is None:
-            differ(i, len(old), j, len(new))  # nothing agrees nearby: difflib takes the rest
+            if limit is not None and not anchored and (len(old) - i) + (len(new) - j) > limit:
+                rest_by_anchors(i, j)  # nothing agrees nearby, and the rest is too long for difflib
+            else:
+                differ(i, len(old), j, len(new))  # nothing agrees nearby: difflib takes the rest
             break
         differ(i, i + found[0], j, j + found[1])
         i, j = i + found[0], j + found[1]

@@ -10,8 +10,10 @@ double, then halve), and its lines are counted, not made (``str.count``); only a
 difference are the next ``RESYNC_WINDOW + RESYNC_RUN`` lines of each side split, and
 ``resync``'s own ``_resync`` and difflib align them. The opcodes are the ones
 ``ResyncMatcher`` gives for the split texts (``tests/test_text_opcodes.py`` compares them),
-so diffs and counts do not change; each opcode also carries its character offsets, so a
-diff writer fetches only the lines it shows (``TextOpcodes.lines``).
+so diffs and counts do not change, except that no difflib call gets more than
+``diff_counts.ALIGN_LINES`` lines (``resync.bounded_opcodes``'s cap: where nothing agrees
+nearby, a longer rest is cut at unique lines first, issue 27); each opcode also carries its
+character offsets, so a diff writer fetches only the lines it shows (``TextOpcodes.lines``).
 """
 
 from __future__ import annotations
@@ -100,9 +102,12 @@ class TextOpcodes:
                     found = _resync(old_window, new_window, 0, 0)
                     if found is not None and sum(found) < size:
                         break
-            if found is None:  # nothing agrees nearby: difflib takes the rest
+            if found is None:  # nothing agrees nearby: difflib takes the rest, unless it is long
                 rest_old, rest_new = _split(old[at_old:old_end]), _split(new[at_new:new_end])
-                self._differ(rest_old, rest_new, i, j, at_old, at_new)
+                if len(rest_old) + len(rest_new) > _align_lines():
+                    self._as_lists(i, j, at_old, at_new)  # cut at unique lines first (issue 27)
+                else:
+                    self._differ(rest_old, rest_new, i, j, at_old, at_new)
                 break
             skip_old, skip_new = found
             resyncs += 1
@@ -113,7 +118,9 @@ class TextOpcodes:
 
     def _as_lists(self, i: int, j: int, at_old: int, at_new: int) -> None:
         """The rest by ``resync``'s own walk over split lines (the same opcodes: the walk keeps no
-        state but where it is), for texts that differ every few lines."""
+        state but where it is), for texts that differ every few lines; capped as
+        ``resync.bounded_opcodes`` (no difflib call over ``ALIGN_LINES`` lines), which is also
+        how a rest too long for one difflib call is aligned."""
         from nbedit.engine.resync import _resync_opcodes
 
         old_lines = _split(self.old[at_old : self._old_span[1]])
@@ -121,7 +128,7 @@ class TextOpcodes:
         self._listed = (i, old_lines, j, new_lines)  # read back by ``lines`` from here on
         old_starts = list(accumulate(map(len, old_lines), initial=at_old))
         new_starts = list(accumulate(map(len, new_lines), initial=at_new))
-        for tag, a0, a1, b0, b1 in _resync_opcodes(old_lines, new_lines):
+        for tag, a0, a1, b0, b1 in _resync_opcodes(old_lines, new_lines, _align_lines()):
             offsets = (old_starts[a0], old_starts[a1], new_starts[b0], new_starts[b1])
             self._add(tag, i + a0, i + a1, j + b0, j + b1, offsets)
 
@@ -274,6 +281,12 @@ def _lines_from(text: Any, start: int, stop: int, count: int) -> list[Any]:
         if len(lines) > count or end == stop:  # the first ``count`` are whole lines
             return lines[:count]
         size *= 4
+
+
+def _align_lines() -> int:
+    from nbedit.engine.diff_counts import ALIGN_LINES
+
+    return ALIGN_LINES
 
 
 def grouped(opcodes: list[_Opcode], context: int) -> list[list[_Opcode]]:
