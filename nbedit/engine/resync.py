@@ -200,9 +200,7 @@ def _resync_opcodes(
 
     def rest_by_anchors(i0: int, j0: int) -> None:
         """The rest, over the limit, cut at unique lines; each gap aligned on its own."""
-        gaps = _cut_at_anchors(
-            old[i0:], new[j0:], lambda a, b: _resync_opcodes(a, b, limit, anchored=True)
-        )
+        gaps = _cut_at_anchors(old[i0:], new[j0:], lambda a, b: _resync_opcodes(a, b, limit, anchored=True))
         for tag, a0, a1, b0, b1 in gaps:
             if tag == "equal" and opcodes and opcodes[-1][0] == "equal":
                 last = opcodes.pop()

@@ -266,9 +266,7 @@ class NotebookDocument:
                 path=self.path,
             ) from None
 
-    def _edit(
-        self, new_view: str, clear_outputs: bool, new_cell_id: Callable[[], str]
-    ) -> NotebookEdit:
+    def _edit(self, new_view: str, clear_outputs: bool, new_cell_id: Callable[[], str]) -> NotebookEdit:
         if self.legacy is not None:
             return legacy_edit(self, new_view, clear_outputs=clear_outputs)
         one_body = self._changed_body(new_view)

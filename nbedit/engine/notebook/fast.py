@@ -75,8 +75,9 @@ def _load() -> Any:
     if _decoders is not None:
         return _decoders
     try:
-        import msgspec
         from typing import Annotated
+
+        import msgspec
     except ImportError:
         _decoders = ()
         return _decoders

@@ -154,9 +154,9 @@ def _pairing(before_cells: Sequence[Any], after_cells: Sequence[Any]) -> dict[in
 
 def _cell_opcodes(before: list[tuple[str, ...]], after: list[tuple[str, ...]]) -> Any:
     """The alignment of two notebooks' cell keys: one difflib call up to ``ALIGN_LINES`` cells
-    (both sides), above that ``resync.aligned_opcodes`` (cut at cells once on each side, the gaps
-by difflib; difflib's cost is cells times the equal
-    runs: a raw diff editing every 5th of 4,000 cells took 0.7 s, issue 27)."""
+        (both sides), above that ``resync.aligned_opcodes`` (cut at cells once on each side, the gaps
+    by difflib; difflib's cost is cells times the equal
+        runs: a raw diff editing every 5th of 4,000 cells took 0.7 s, issue 27)."""
     from nbedit.engine.diff_counts import ALIGN_LINES
 
     if len(before) + len(after) > ALIGN_LINES:
