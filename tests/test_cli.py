@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -301,13 +302,21 @@ def test_view_of_a_missing_file_fails(tmp_path: Path) -> None:
 
 
 def _run_on_terminal(
-    arguments: list[str], cwd: Path, answer: bytes, prompt: bytes = b"Apply? [y/N]"
+    arguments: list[str],
+    cwd: Path,
+    answer: bytes,
+    prompt: bytes = b"Apply? [y/N]",
+    *,
+    meanwhile: Callable[[], object] | None = None,
+    environment: dict[str, str] | None = None,
 ) -> tuple[int, str]:
+    """``nbedit ARGUMENTS`` on a pseudo-terminal: at ``prompt``, run ``meanwhile`` (something that
+    happens while the question is on screen), then type ``answer``."""
     import pty
     import select
 
     primary, secondary = pty.openpty()
-    environment = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", "TERM": "dumb"}
+    environment = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", "TERM": "dumb", **(environment or {})}
     process = subprocess.Popen(
         [sys.executable, "-m", "nbedit.cli", *arguments],
         cwd=cwd,
@@ -332,9 +341,12 @@ def _run_on_terminal(
             break
         output += chunk
         if not answered and prompt in output:
+            if meanwhile is not None:
+                meanwhile()
             os.write(primary, answer)
             answered = True
     os.close(primary)
+    assert answered or meanwhile is None, output
     return process.wait(timeout=60), output.decode("utf-8", "replace")
 
 

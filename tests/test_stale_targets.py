@@ -16,43 +16,20 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from test_cli import _run_on_terminal
+from test_history_reverse import BODY, CHMOD, RENAME, workspace  # the same files and changes
 
 from nbedit.errors import StaleFile
 from nbedit.history_reverse import plan_entry_undo
 from nbedit.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
-BODY = "".join(f"line_{number} = {number}\n" for number in range(1, 21))
 PRECIOUS = b"written by hand meanwhile\r\n"
-
-RENAME = """\
-diff --git a/old_name.py b/new_name.py
-similarity index 90%
-rename from old_name.py
-rename to new_name.py
---- a/old_name.py
-+++ b/new_name.py
-@@ -1,3 +1,3 @@
--line_1 = 1
-+line_1 = 100
- line_2 = 2
- line_3 = 3
-"""
-
-CHMOD = """\
-diff --git a/tool.sh b/tool.sh
-old mode 100644
-new mode 100755
-"""
-
-
-def workspace(root: Path) -> Workspace:
-    return Workspace(root, home=root / ".home", session="s")
 
 
 def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
@@ -335,40 +312,12 @@ def test_rewind_refuses_a_file_made_meanwhile_where_it_brings_one_back(tmp_path:
 # -- the CLI, as a process on a terminal ----------------------------------------------------------
 
 
-def _undo_on_terminal(root: Path, entry: str, meanwhile) -> tuple[int, str]:  # type: ignore[no-untyped-def]
+def _undo_on_terminal(root: Path, entry: str, meanwhile: Callable[[], object]) -> tuple[int, str]:
     """``nbedit undo ENTRY`` on a pseudo-terminal: at its question, run ``meanwhile``, then say yes."""
-    import pty
-    import select
-
-    primary, secondary = pty.openpty()
-    environment = {
-        **os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", "TERM": "dumb", "NBEDIT_HOME": str(root / ".home")
-    }  # fmt: skip
-    process = subprocess.Popen(
-        [sys.executable, "-m", "nbedit.cli", "undo", entry],
-        cwd=root, stdin=secondary, stdout=secondary, stderr=secondary, env=environment,
+    return _run_on_terminal(
+        ["undo", entry], root, b"y\n", b"[y/N]", meanwhile=meanwhile,
+        environment={"NBEDIT_HOME": str(root / ".home")},
     )  # fmt: skip
-    os.close(secondary)
-    output, answered = b"", False
-    while True:
-        ready, _, _ = select.select([primary], [], [], 60)
-        if not ready:
-            process.kill()
-            raise AssertionError(f"no output from the CLI; so far: {output!r}")
-        try:
-            chunk = os.read(primary, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        output += chunk
-        if not answered and b"[y/N]" in output:
-            meanwhile()
-            os.write(primary, b"y\n")
-            answered = True
-    os.close(primary)
-    assert answered, output
-    return process.wait(timeout=60), output.decode("utf-8", "replace")
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
