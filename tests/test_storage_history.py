@@ -695,3 +695,45 @@ def test_the_history_store_does_not_import_the_sqlite3_package(tmp_path: Path) -
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
+
+
+@pytest.mark.skipif(not hasattr(os, "register_at_fork"), reason="needs os.fork")
+def test_a_fork_waits_for_another_threads_history_operation_to_end(tmp_path: Path) -> None:
+    """A thread inside SQLite when the process forks would leave SQLite's mutexes held in the
+    child forever (its first SQLite call hangs): the fork waits for the database's lock, which
+    every history operation holds, so the child starts only after that operation ended and
+    can use the history itself."""
+    import threading
+    import time
+
+    store = HistoryStore(tmp_path / "home")
+    store.entries()
+    database = store._database
+    inside, ended = threading.Event(), []
+
+    def operation() -> None:
+        with database._lock:  # as a history operation holds it while it is in SQLite
+            inside.set()
+            time.sleep(0.3)
+            ended.append(time.monotonic())
+
+    thread = threading.Thread(target=operation)
+    thread.start()
+    inside.wait(5)
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: when it started, and whether the history still answers
+        try:
+            started = time.monotonic()
+            count = len(HistoryStore(tmp_path / "home").entries())
+            os.write(writer, f"{started} {count}".encode())
+        finally:
+            os._exit(0)
+    os.close(writer)
+    started, count = os.read(reader, 100).decode().split()
+    os.close(reader)
+    os.waitpid(pid, 0)
+    thread.join()
+    assert float(started) >= ended[0]  # the fork waited for the operation to end
+    assert count == "0"
+    store.close()

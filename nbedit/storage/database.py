@@ -252,15 +252,42 @@ _OPEN: WeakSet[Database] = WeakSet()
 _LEFT_OPEN: list[sqlite3.Connection] = []  # Database.close(keep_log=True): kept until the process ends
 
 
+_HELD_AT_FORK: list[Database] = []
+_FORK_WAIT = 5.0  # seconds a fork waits for another thread's history operation to finish
+
+
+def _before_fork() -> None:
+    # No thread may be inside SQLite when the process forks: SQLite's own mutexes (its
+    # allocator's among them) held by a thread that the child does not have stay held there
+    # forever, and the child's first SQLite call (even freeing an inherited connection)
+    # hangs. Every nbedit use of SQLite runs under its database's lock, so holding each
+    # lock across the fork waits for those operations to end (a bounded wait: a lock not
+    # had in time is left, as before).
+    held = []
+    for database in list(_OPEN):
+        if database._lock.acquire(timeout=_FORK_WAIT):
+            held.append(database)
+    _HELD_AT_FORK[:] = held
+
+
+def _after_fork_in_parent() -> None:
+    held, _HELD_AT_FORK[:] = list(_HELD_AT_FORK), []
+    for database in held:
+        database._lock.release()
+
+
 def _after_fork_in_child() -> None:
     # A lock held by another thread (a background compaction) at the fork would stay held
     # forever in the child, where that thread does not exist: give the child fresh ones.
+    _HELD_AT_FORK.clear()
     for database in list(_OPEN):
         database._lock = threading.RLock()
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
+    os.register_at_fork(
+        before=_before_fork, after_in_parent=_after_fork_in_parent, after_in_child=_after_fork_in_child
+    )
 
 
 class Database:
