@@ -233,19 +233,7 @@ def small_cells_notebook(cells: int, edit_every: int = 0) -> bytes:
 
 def spread_patch(name: str, hunks: int) -> tuple[bytes, bytes, str]:
     """(before, after, patch): one changed line every ``LINES_PER_HUNK`` lines, three lines of context."""
-    lines = [f"value_{number} = compute({number}, scale=2)\n" for number in range(hunks * LINES_PER_HUNK)]
-    after = list(lines)
-    parts = [f"diff --git a/{name} b/{name}\n--- a/{name}\n+++ b/{name}\n"]
-    for hunk in range(hunks):
-        changed = hunk * LINES_PER_HUNK + LINES_PER_HUNK // 2
-        after[changed] = f"value_{changed} = compute({changed}, scale=3)\n"
-        first = changed - 3
-        parts.append(f"@@ -{first + 1},7 +{first + 1},7 @@\n")
-        parts.extend(" " + line for line in lines[first:changed])
-        parts.append("-" + lines[changed])
-        parts.append("+" + after[changed])
-        parts.extend(" " + line for line in lines[changed + 1 : changed + 4])
-    return "".join(lines).encode(), "".join(after).encode(), "".join(parts)
+    return close_patch(name, hunks, LINES_PER_HUNK)
 
 
 CLOSE_HUNKS = (1_000, 10_000, 100_000)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 import warnings
 from collections.abc import Callable, Sequence
 from operator import attrgetter
@@ -36,7 +37,6 @@ from nbedit.warnings import NbeditWarning
 __all__ = ["UNSET_LIVE_CLIENT", "ApplyPipeline"]
 
 UNSET_LIVE_CLIENT = object()  # the live client is found on the first write
-_REMEMBERED = 1 << 20  # ``engine.digest.IN_BACKGROUND``: smaller buffers are never remembered there
 _TIER_NAME = attrgetter("tier.value")  # of a located hunk
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
@@ -157,7 +157,7 @@ class ApplyPipeline:
         if entry_id is not None:
             self._retain(entry_id)
             self._store().compact_soon()
-        elif any(f.before_bytes is not None and len(f.before_bytes) >= _REMEMBERED for f in files):
+        elif "nbedit.engine.digest" in sys.modules:
             # no history: no "after" was hashed from the old bytes' checkpoints, so keeping the old
             # bytes for that (``engine.digest``) would only hold a copy of a file that is gone
             from nbedit.engine.digest import forget
@@ -170,7 +170,7 @@ class ApplyPipeline:
 
     def _digests_meanwhile(
         self, files: Sequence[FilePlan], verified: dict[str, tuple[bytes, str]]
-    ) -> dict[str, tuple[bytes, Callable[[], str]]]:
+    ) -> dict[str, tuple[bytes | Spliced, Callable[[], str]]]:
         """The "after" fingerprints the history entry needs, hashed on another thread while
         the files are checked, locked and their old copies linked (``nbedit.engine.digest``);
         a fingerprint in ``verified`` for the very bytes object written is taken as it is."""

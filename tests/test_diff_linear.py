@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 import nbedit
 import nbedit.render.rows as rows
+from benchmarks.bench_scale import close_patch as spread_close_patch
 from nbedit.engine.diff import WHOLE_BLOCK_CHANGES, diff_stats, file_blocks, file_diff, file_stats
 from nbedit.engine.diff_counts import ALIGN_LINES
 from nbedit.render.rows import file_view
@@ -212,20 +213,9 @@ def test_the_system_patch_applies_the_preview_of_close_hunks(tmp_path: Path) -> 
 
 
 def spread(hunks: int, apart: int) -> tuple[str, str, str]:
-    """(before, after, patch): one changed line every ``apart`` lines, each its own hunk."""
-    lines = [f"value_{number} = compute({number})\n" for number in range(hunks * apart)]
-    after = list(lines)
-    parts = ["--- a/file.txt\n+++ b/file.txt\n"]
-    for hunk in range(hunks):
-        changed = hunk * apart + apart // 2
-        after[changed] = f"value_{changed} = compute({changed}) + 1\n"
-        first = changed - 3
-        parts.append(f"@@ -{first + 1},7 +{first + 1},7 @@\n")
-        parts.extend(" " + line for line in lines[first:changed])
-        parts.append("-" + lines[changed])
-        parts.append("+" + after[changed])
-        parts.extend(" " + line for line in lines[changed + 1 : changed + 4])
-    return "".join(lines), "".join(after), "".join(parts)
+    """(before, after, patch) of ``file.txt``: one changed line every ``apart`` lines, each its own hunk."""
+    before, after, patch = spread_close_patch("file.txt", hunks, apart)
+    return before.decode(), after.decode(), patch
 
 
 class _Recorded(difflib.SequenceMatcher):  # type: ignore[type-arg]
