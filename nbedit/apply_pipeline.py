@@ -475,7 +475,7 @@ class ApplyPipeline:
             tiers.extend(map(_TIER_NAME, file_plan.hunks))
         summary = ", ".join(f.target_path for f in files)
         draft = EntryDraft(
-            root=str(self._source.real_root),
+            root=self._source.real_root_text,
             session=self.session,
             origin=origin or self.origin,
             execution_count=execution_count,

@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import os
 import warnings
-from pathlib import Path
 
 from nbedit.apply_pipeline import UNSET_LIVE_CLIENT, ApplyPipeline
 from nbedit.apply_result import ApplyResult  # re-exported: nbedit.workspace.ApplyResult
@@ -49,9 +48,14 @@ from nbedit.engine.text_edit import (
 )
 from nbedit.errors import FileTooLarge, LiveConflict, NbeditError, NotAFile, PatchSyntaxError
 from nbedit.inputs import cell_selector, check_text, refine, valid_encoding, valid_limit, valid_threshold
-from nbedit.storage.records import DATABASE_NAME, default_home  # default_home re-exported
+from nbedit._path_text import normal
+from nbedit.storage.records import DATABASE_NAME, default_home, default_home_text  # default_home re-exported
 from nbedit.storage.root_source import OverlaySource, RootSource
 from nbedit.warnings import NbeditWarning
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["ApplyResult", "Workspace", "default_home"]
 
@@ -90,9 +94,10 @@ class Workspace(ApplyPipeline):
         encoding: str | None = None,
         live: object = "auto",
     ) -> None:
-        self.root = Path(root)
-        if not self.root.is_dir():
-            raise NotAFile(f"workspace root {self.root} is not a folder; create it or pick another root")
+        # strings inside, so a one-shot command never imports pathlib; ``root`` and ``home`` are Paths
+        self._root_text = normal(root)
+        if not os.path.isdir(self._root_text):
+            raise NotAFile(f"workspace root {self._root_text} is not a folder; create it or pick another root")
         threshold = valid_threshold(threshold)
         self.options = PlanOptions(
             exact=exact,
@@ -104,14 +109,14 @@ class Workspace(ApplyPipeline):
             max_hunks=valid_limit(max_hunks, "max_hunks"),
             max_sequential_work=valid_limit(max_sequential_work, "max_sequential_work"),
         )
-        self.home = Path(home) if home is not None else default_home()
+        self._home_text = normal(home) if home is not None else default_home_text()
         self.session = session or os.environ.get("NBEDIT_SESSION") or f"process-{os.getpid()}"
         self.origin = origin
         self.history_enabled = history
         self.running_notebook = running_notebook
-        self._source = RootSource(self.root, max_file_size)
+        self._source = RootSource(self._root_text, max_file_size)
         self._history = None
-        self._opening: tuple[Path, Background, bool] | None = None  # (home, its store opening, existed)
+        self._opening: tuple[str, Background, bool] | None = None  # (home, its store opening, existed)
         self.keep_per_file = keep_per_file  # retention: entries kept per file (None: all)
         self.keep_bytes = keep_bytes  # retention: total stored bytes (None: no cap)
         # open JupyterLab tabs: "auto" finds the server this process runs under on the first
@@ -123,8 +128,26 @@ class Workspace(ApplyPipeline):
         self._live_bases: dict[str, tuple[str, bytes]] = {}  # re-planned against a tab: path -> (disk, base)
         self._turn: str | None = None  # the agent turn of the change being applied
 
+    @property
+    def root(self) -> Path:
+        """The workspace root as given (a ``Path``)."""
+        from pathlib import Path
+
+        return Path(self._root_text)
+
+    @property
+    def home(self) -> Path:
+        """The history's home folder (a ``Path``); set it to use another one."""
+        from pathlib import Path
+
+        return Path(self._home_text)
+
+    @home.setter
+    def home(self, home: str | os.PathLike[str]) -> None:
+        self._home_text = normal(home)
+
     def __repr__(self) -> str:
-        return f"Workspace(root={str(self.root)!r}, session={self.session!r})"
+        return f"Workspace(root={self._root_text!r}, session={self.session!r})"
 
     # ------------------------------------------------------------------ planning
 
@@ -243,7 +266,7 @@ class Workspace(ApplyPipeline):
         self._source.sync_reads = self.history_enabled
         try:
             self._prefetch_notebook(change)
-            return plan_change(change, self._source, options, root=str(self.root))
+            return plan_change(change, self._source, options, root=self._root_text)
         finally:
             self._source.sync_reads = False
             self._source.drop_prefetched()
@@ -312,7 +335,7 @@ class Workspace(ApplyPipeline):
             after = file_plan.display_after if file_plan.notebook else file_plan.after
             texts.append((file_plan.path, before or "", after or ""))
         change = formats.parse(combined_diff(texts), dialect="unified")
-        replanned = plan_change(change, OverlaySource(self._source, bases), self.options, root=str(self.root))
+        replanned = plan_change(change, OverlaySource(self._source, bases), self.options, root=self._root_text)
         files = []
         for file_plan in replanned.files:
             disk = next((f.before_bytes for f in plan.files if f.path == file_plan.path), None)
@@ -349,9 +372,9 @@ class Workspace(ApplyPipeline):
         thread is the store's only user until that join hands it over."""
         if not self.history_enabled or self._history is not None or self._opening is not None:
             return
-        home = self.home
+        home = self._home_text
         try:
-            existing = (home / DATABASE_NAME).stat().st_size > 0
+            existing = os.stat(os.path.join(home, DATABASE_NAME)).st_size > 0
         except OSError:
             existing = False
         else:
@@ -375,13 +398,13 @@ class Workspace(ApplyPipeline):
                 if not existing:
                     raise
                 store = None  # opened again below, where a damaged one is set aside with a warning
-            if home == self.home and store is not None:
+            if home == self._home_text and store is not None:
                 return store
             if store is not None:
                 store.close()  # type: ignore[attr-defined]  # the home was changed meanwhile
         from nbedit.storage.history import HistoryStore
 
-        return HistoryStore.open_or_recreate(self.home)
+        return HistoryStore.open_or_recreate(self._home_text)
 
     def close(self) -> None:
         """Close the history store now (it opens again when the history is next used)."""

@@ -41,9 +41,17 @@ VALUE_MODULES = frozenset(
     }
 )
 # helpers every layer may use: no I/O, no front end (_gc pauses the collector while big inputs are built;
-# _dataclass_inits holds the pre-compiled __init__ bodies of _dataclass)
+# _dataclass_inits holds the pre-compiled __init__ bodies of _dataclass; _path_text is pathlib's text
+# operations on strings)
 VALUE_HELPERS = frozenset(
-    {"nbedit._dataclass", "nbedit._dataclass_inits", "nbedit._conveniences", "nbedit._hashing", "nbedit._gc"}
+    {
+        "nbedit._dataclass",
+        "nbedit._dataclass_inits",
+        "nbedit._conveniences",
+        "nbedit._hashing",
+        "nbedit._gc",
+        "nbedit._path_text",
+    }
 )
 
 # The engine is pure: text in, text out. Besides itself it may use only the values and helpers

@@ -49,7 +49,23 @@ HEAVY = (
 # the stdlib's data classes (and inspect, which they import) cost a bare start-up on their own, typing a
 # few milliseconds, OpenSSL (_hashlib) some 3 ms (small files are hashed without it, see nbedit._hashing):
 # nbedit's classes are made by nbedit._dataclass (tests/test_dataclass_compat.py checks they are alike)
-SLOW_STDLIB = ("dataclasses", "inspect", "dis", "ast", "typing", "_hashlib", "difflib", "json")
+# pathlib with what it imports (urllib.parse, ipaddress, fnmatch, ntpath) some 5 ms: the storage layer keeps
+# paths as strings (nbedit._path_text) and makes a Path only when a public attribute is read
+SLOW_STDLIB = (
+    "dataclasses",
+    "inspect",
+    "dis",
+    "ast",
+    "typing",
+    "_hashlib",
+    "difflib",
+    "json",
+    "pathlib",
+    "urllib",
+    "ipaddress",
+    "fnmatch",
+    "ntpath",
+)
 
 
 def imported(

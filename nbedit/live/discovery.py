@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
-
 from nbedit._dataclass import dataclass
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["Server", "find_server", "runtime_dir"]
 
@@ -38,6 +40,8 @@ class Server:
         """``path`` relative to the server's root with ``/`` separators, or None outside it."""
         if self.root_dir is None:
             return None
+        from pathlib import Path  # a server was found: a write through it costs far more
+
         try:
             relative = Path(os.path.realpath(path)).relative_to(self.root_dir)
         except ValueError:
@@ -47,20 +51,27 @@ class Server:
 
 def runtime_dir() -> Path:
     """Jupyter's runtime folder, as jupyter_core computes it (without importing it)."""
+    from pathlib import Path
+
+    return Path(_runtime_folder())
+
+
+def _runtime_folder() -> str:
+    """``runtime_dir()`` as a string: every write asks, and pathlib costs a command milliseconds."""
     configured = os.environ.get("JUPYTER_RUNTIME_DIR")
     if configured:
-        return Path(configured)
+        return configured
     data = os.environ.get("JUPYTER_DATA_DIR")
     if data:
-        return Path(data) / "runtime"
-    home = Path(os.path.expanduser("~"))
+        return os.path.join(data, "runtime")
+    home = os.path.expanduser("~")
     if sys.platform == "darwin":
-        return home / "Library" / "Jupyter" / "runtime"
+        return os.path.join(home, "Library", "Jupyter", "runtime")
     if os.name == "nt":
         appdata = os.environ.get("APPDATA")
-        return (Path(appdata) if appdata else home) / "jupyter" / "runtime"
-    xdg = os.environ.get("XDG_DATA_HOME") or str(home / ".local" / "share")
-    return Path(xdg) / "jupyter" / "runtime"
+        return os.path.join(appdata or home, "jupyter", "runtime")
+    xdg = os.environ.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share")
+    return os.path.join(xdg, "jupyter", "runtime")
 
 
 def _parent(pid: int) -> int | None:
@@ -86,11 +97,12 @@ def _ancestors() -> list[int]:
     return found
 
 
-def _from_file(path: Path) -> Server | None:
+def _from_file(path: str) -> Server | None:
     try:
         import json  # only once a server file is there
 
-        info = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as handle:
+            info = json.loads(handle.read())
         url = str(info["url"]).rstrip("/")
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -114,9 +126,9 @@ def find_server() -> Server | None:
         )
     if not os.path.isdir("/proc/self"):
         return None  # no process tree to walk (macOS, Windows): only the override
-    folder = runtime_dir()
+    folder = _runtime_folder()
     for pid in _ancestors():
-        candidate = folder / f"jpserver-{pid}.json"
+        candidate = os.path.join(folder, f"jpserver-{pid}.json")
         if os.path.exists(candidate):
             return _from_file(candidate)
     return None
@@ -125,13 +137,14 @@ def find_server() -> Server | None:
 def _root_of(url: str) -> str | None:
     """The root folder of the server at ``url``, from its runtime file when one matches."""
     try:
-        names = [name for name in os.listdir(runtime_dir()) if name.startswith("jpserver-")]
+        folder = _runtime_folder()
+        names = [name for name in os.listdir(folder) if name.startswith("jpserver-")]
     except OSError:
         return None
     for name in names:
         if not name.endswith(".json"):
             continue
-        server = _from_file(runtime_dir() / name)
+        server = _from_file(os.path.join(folder, name))
         if server is not None and server.url == url.rstrip("/"):
             return server.root_dir
     return None

@@ -57,7 +57,6 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from nbedit._dataclass import dataclass, field
 from nbedit.errors import NotAFile, StaleFile, WriteError
@@ -118,7 +117,7 @@ class Write:
     not silently overwritten.
     """
 
-    path: Path
+    path: str | os.PathLike[str]
     data: bytes | None
     original: bytes | None
     mode: int | None = None
@@ -146,10 +145,10 @@ class _Progress:
     replaced: list[_Target] = field(default_factory=list)
     parked: list[tuple[_Target, str]] = field(default_factory=list)  # deleted target -> parked name
     touched: set[int] = field(default_factory=set)  # folder descriptors to fsync
-    current: Path | None = None  # the file being worked on, for the error message
+    current: str | os.PathLike[str] | None = None  # the file being worked on, for the error message
     meanwhile_failed: bool = False  # the caller's own step raised (apply_writes raises it as is)
     # temp descriptors to fsync, with the bytes still to write into them (None: written)
-    unflushed: list[tuple[int, Path, tuple[bytes, int | None, tuple[int, int] | None] | None]] = field(
+    unflushed: list[tuple[int, str | os.PathLike[str], tuple[bytes, int | None, tuple[int, int] | None] | None]] = field(
         default_factory=list
     )
     anonymous: dict[int, int] = field(default_factory=dict)  # target index -> unnamed temp descriptor
@@ -173,7 +172,7 @@ def _writable(directory: int, name: str, follow: bool) -> bool:
         return os.access(name, os.W_OK, dir_fd=directory)
 
 
-def _prepare(write: Write, root: Path, progress: _Progress, force: bool) -> _Target:
+def _prepare(write: Write, root: str | os.PathLike[str], progress: _Progress, force: bool) -> _Target:
     writing = write.data is not None
     location = locate(write.path, root, follow=writing)
     try:
@@ -291,7 +290,7 @@ def _roll_back(progress: _Progress, targets: Sequence[_Target], token: str) -> l
 def apply_writes(
     writes: Sequence[Write],
     *,
-    root: Path | None = None,
+    root: str | os.PathLike[str] | None = None,
     fault: Fault | None = None,
     token: str | None = None,
     force: bool = False,
@@ -372,7 +371,9 @@ def apply_writes(
             if target.directory in progress.touched:
                 progress.current = target.write.path
                 if fault:
-                    fault("fsync-dir", target.write.path.parent)
+                    from pathlib import Path  # a test's hook (the path's folder)
+
+                    fault("fsync-dir", Path(target.write.path).parent)
                 fsync_directory(target.directory)
     except BaseException as error:
         problems = _roll_back(progress, targets, token)
@@ -556,11 +557,11 @@ def _verify(target: _Target, progress: _Progress) -> None:
         os.close(descriptor)
 
 
-def _trusted_root(path: Path) -> Path:
-    current = Path(os.path.abspath(path)).parent
-    while not current.is_dir() and current != current.parent:
-        current = current.parent
-    return Path(os.path.realpath(current))
+def _trusted_root(path: str | os.PathLike[str]) -> str:
+    current = os.path.dirname(os.path.abspath(path))
+    while not os.path.isdir(current) and current != os.path.dirname(current):
+        current = os.path.dirname(current)
+    return os.path.realpath(current)
 
 
 def _close(progress: _Progress, targets: Sequence[_Target]) -> None:

@@ -28,7 +28,6 @@ import contextlib
 import errno
 import os
 import stat
-from pathlib import Path
 
 from nbedit.storage.content_identity import holds_bytes
 from nbedit.storage.temp_copies import PROC_FD, fsync_directory
@@ -36,7 +35,7 @@ from nbedit.storage.temp_copies import PROC_FD, fsync_directory
 __all__ = ["fsync_folder", "link_copy"]
 
 
-def fsync_folder(folder: Path | str) -> None:
+def fsync_folder(folder: str | os.PathLike[str]) -> None:
     descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         fsync_directory(descriptor)
@@ -44,9 +43,9 @@ def fsync_folder(folder: Path | str) -> None:
         os.close(descriptor)
 
 
-def _folder(destination: Path) -> int:
+def _folder(destination: str | os.PathLike[str]) -> int:
     """A descriptor of the blob folder, created (private to the user) and made durable if new."""
-    folder = destination.parent
+    folder = os.path.dirname(os.fspath(destination))
     # never through a link planted in the home: the links made here hold the user's old files
     flags = (
         os.O_RDONLY
@@ -57,12 +56,18 @@ def _folder(destination: Path) -> int:
     try:
         return os.open(folder, flags)
     except FileNotFoundError:
-        folder.mkdir(mode=0o700, exist_ok=True)
-        fsync_folder(folder.parent)
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            if not os.path.isdir(folder):
+                raise
+        fsync_folder(os.path.dirname(folder))
         return os.open(folder, flags)
 
 
-def link_copy(source: str | os.PathLike[str], destination: Path, expected: bytes) -> bool:
+def link_copy(
+    source: str | os.PathLike[str], destination: str | os.PathLike[str], expected: bytes
+) -> bool:
     """Hard-link the file at ``source`` (links followed, as the writer follows them) to
     ``destination`` if it holds exactly ``expected``; durable when this returns True.
 
@@ -79,7 +84,7 @@ def link_copy(source: str | os.PathLike[str], destination: Path, expected: bytes
         if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size != len(expected):
             return False
         folder = _folder(destination)
-        name = destination.name
+        name = os.path.basename(os.fspath(destination))
         with contextlib.suppress(FileNotFoundError):
             os.unlink(name, dir_fd=folder)
         try:

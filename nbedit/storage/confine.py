@@ -36,10 +36,14 @@ import contextlib
 import errno
 import os
 import stat
-from pathlib import Path
 
 from nbedit._dataclass import dataclass
 from nbedit.errors import NbeditError, NotAFile, OutsideWorkspace, WriteError
+from nbedit._path_text import normal
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "Location",
@@ -107,24 +111,32 @@ class PinnedRoot:
     """A workspace root pinned by the device and inode of its folder when the workspace opened it.
 
     Behaves as the root's path (``os.fspath``) wherever a path is expected; every walk
-    from it (``open_directory``) refuses a root that is no longer that folder.
+    from it (``open_directory``) refuses a root that is no longer that folder. ``text`` is the
+    real path as a string (what the walks use: no ``pathlib`` on the way to a write), ``path``
+    the same as a ``Path``.
     """
 
-    __slots__ = ("identity", "path")
+    __slots__ = ("identity", "text")
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(os.path.realpath(path))
-        info = os.stat(self.path)
+        self.text = os.path.realpath(path)
+        info = os.stat(self.text)
         self.identity = (info.st_dev, info.st_ino)
 
+    @property
+    def path(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.text)
+
     def __fspath__(self) -> str:
-        return str(self.path)
+        return self.text
 
     def __str__(self) -> str:
-        return str(self.path)
+        return self.text
 
     def __repr__(self) -> str:
-        return f"PinnedRoot({str(self.path)!r})"
+        return f"PinnedRoot({self.text!r})"
 
     def __truediv__(self, other: str) -> Path:
         return self.path / other
@@ -132,15 +144,15 @@ class PinnedRoot:
     def check(self, shown: str) -> None:
         """Raise ``OutsideWorkspace`` if the root's path no longer leads to the pinned folder."""
         try:
-            info = os.stat(self.path)
+            info = os.stat(self.text)
             same = (info.st_dev, info.st_ino) == self.identity
         except OSError:
             same = False
         if not same:
-            raise _root_changed(self.path, shown)
+            raise _root_changed(self.text, shown)
 
 
-def _root_changed(root: Path, shown: str) -> OutsideWorkspace:
+def _root_changed(root: str, shown: str) -> OutsideWorkspace:
     return OutsideWorkspace(
         f"{shown}: the workspace root {root} is no longer the folder it was when the workspace opened "
         "it (it was moved, or replaced by a link to another folder); nbedit will not read or write "
@@ -153,7 +165,7 @@ def _root_changed(root: Path, shown: str) -> OutsideWorkspace:
 class Location:
     """A file as reached from the root: its folder (relative parts) and its name in it."""
 
-    root: Path  # real path of the root
+    root: str  # real path of the root
     folder: tuple[str, ...]  # components from the root to the file's folder, no links among them
     name: str
     shown: str  # the path as the caller named it, for messages
@@ -161,10 +173,18 @@ class Location:
 
     @property
     def path(self) -> Path:
-        return self.root.joinpath(*self.folder, self.name)
+        from pathlib import Path
+
+        return Path(self.root).joinpath(*self.folder, self.name)
 
 
-def locate(path: Path, root: Path | PinnedRoot, *, follow: bool, shown: str | None = None) -> Location:
+def locate(
+    path: str | os.PathLike[str],
+    root: str | os.PathLike[str] | PinnedRoot,
+    *,
+    follow: bool,
+    shown: str | None = None,
+) -> Location:
     """Resolve ``path`` now and check it stays inside ``root``.
 
     ``follow``: a final symbolic link is followed (a write goes to its target);
@@ -177,7 +197,7 @@ def locate(path: Path, root: Path | PinnedRoot, *, follow: bool, shown: str | No
     pinned = root.identity if isinstance(root, PinnedRoot) else None
     # plain strings, not pathlib: every read and write resolves here (pathlib cost a read 3x)
     try:
-        real_root = root.path if isinstance(root, PinnedRoot) else Path(os.path.realpath(root))
+        real_root = root.text if isinstance(root, PinnedRoot) else os.path.realpath(root)
         absolute = os.path.abspath(text)
         if follow and os.path.islink(absolute):
             resolved = os.path.realpath(absolute)
@@ -190,7 +210,7 @@ def locate(path: Path, root: Path | PinnedRoot, *, follow: bool, shown: str | No
             "nothing was written, retry",
             path=shown,
         ) from None
-    root_text = str(real_root)
+    root_text = real_root
     if resolved == root_text:
         raise NotAFile(f"{shown}: is the workspace root itself, not a file", path=shown)
     prefix = root_text if root_text.endswith("/") else root_text + "/"
@@ -277,11 +297,13 @@ _FILE_FLAGS = (
 )
 
 
-def open_file(path: Path | str, root: Path | PinnedRoot, *, shown: str | None = None) -> int | None:
+def open_file(
+    path: str | os.PathLike[str], root: str | os.PathLike[str] | PinnedRoot, *, shown: str | None = None
+) -> int | None:
     """A read-only descriptor of the regular file at ``path`` (None: no such file), reached
     from the root with no link followed after resolution (a final link inside the root is
     read through, as a write goes through it). The caller closes it."""
-    location = locate(Path(path), root, follow=True, shown=shown)
+    location = locate(normal(path), root, follow=True, shown=shown)
     try:
         directory = open_directory(location, create=False)
     except FileNotFoundError:
@@ -315,10 +337,10 @@ def open_file(path: Path | str, root: Path | PinnedRoot, *, shown: str | None = 
 
 
 def stat_file(
-    path: Path | str, root: Path | PinnedRoot, *, shown: str | None = None
+    path: str | os.PathLike[str], root: str | os.PathLike[str] | PinnedRoot, *, shown: str | None = None
 ) -> os.stat_result | None:
     """``os.stat`` of the file at ``path`` reached by the same walk as ``open_file`` (None: none there)."""
-    location = locate(Path(path), root, follow=True, shown=shown)
+    location = locate(normal(path), root, follow=True, shown=shown)
     try:
         directory = open_directory(location, create=False)
     except FileNotFoundError:
@@ -352,7 +374,7 @@ def _is_link(location: Location, error: OSError) -> bool:
         return True
     current = location.root
     for part in location.folder:
-        current = current / part
+        current = os.path.join(current, part)
         with contextlib.suppress(OSError):
             if stat.S_ISLNK(os.lstat(current).st_mode):
                 return True

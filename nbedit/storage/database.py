@@ -46,7 +46,6 @@ import threading
 import time
 from _weakrefset import WeakSet  # weakref.WeakSet itself; threading has imported it (weakref: ~0.5 ms)
 from collections.abc import Callable
-from pathlib import Path
 
 from nbedit.errors import HistoryError
 from nbedit.storage.sqlite import sqlite3
@@ -135,7 +134,7 @@ _ADDED_COLUMNS = (("entries", "turn", "TEXT"),)
 SEQUENCE_FLOOR_NAME = "history.sqlite3.last-id"
 
 
-def _existing_only(path: Path) -> str:
+def _existing_only(path: str | os.PathLike[str]) -> str:
     """A URI opening ``path`` read-write without creating it (SQLite would make a 0-byte file)."""
     text = os.path.abspath(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
     return f"file:{text}?mode=rw"
@@ -144,7 +143,7 @@ def _existing_only(path: Path) -> str:
 class DamagedHistory(HistoryError):
     """The history database is not a readable SQLite database (``HistoryStore.open_or_recreate`` fixes it)."""
 
-    def __init__(self, message: str, *, database: Path) -> None:
+    def __init__(self, message: str, *, database: str | os.PathLike[str]) -> None:
         super().__init__(message)
         self.database = database
 
@@ -161,18 +160,23 @@ def _is_damage(error: sqlite3.Error) -> bool:
     return type(error) is sqlite3.DatabaseError
 
 
-def read_sequence_floor(database: Path) -> int:
+def _beside(database: str | os.PathLike[str], name: str) -> str:
+    """The path of ``name`` in the database's folder (``database.parent / name``)."""
+    return os.path.join(os.path.dirname(os.fspath(database)), name)
+
+
+def read_sequence_floor(database: str | os.PathLike[str]) -> int:
     from nbedit.storage.home import read_private
 
     try:
-        return int(read_private(database.parent / SEQUENCE_FLOOR_NAME).decode("ascii").strip() or 0)
+        return int(read_private(_beside(database, SEQUENCE_FLOOR_NAME)).decode("ascii").strip() or 0)
     except (OSError, ValueError):
         return 0
 
 
-def raise_sequence_floor(database: Path, seq: int) -> None:
+def raise_sequence_floor(database: str | os.PathLike[str], seq: int) -> None:
     """Remember that ids up to ``seq`` were (or may have been) handed out."""
-    floor = database.parent / SEQUENCE_FLOOR_NAME
+    floor = _beside(database, SEQUENCE_FLOOR_NAME)
     if seq <= read_sequence_floor(database):
         return
     from nbedit.storage.home import write_private
@@ -180,7 +184,7 @@ def raise_sequence_floor(database: Path, seq: int) -> None:
     write_private(floor, f"{seq}\n".encode("ascii"))  # exclusive, unpredictable temp name, then renamed
 
 
-def last_sequence(database: Path) -> int:
+def last_sequence(database: str | os.PathLike[str]) -> int:
     """The highest entry counter a (possibly damaged) database handed out, as far as it can be read.
 
     Read with its write-ahead log (the latest entries may be only there: a program run leaves the
@@ -217,12 +221,15 @@ def last_sequence(database: Path) -> int:
     return max(found)
 
 
-def move_aside(database: Path) -> Path:
+def move_aside(database: str | os.PathLike[str]) -> Path:
     """Rename a damaged database (its WAL files and linked copies too) to ``<name>.corrupt-<time>-<pid>``.
 
     The highest id it may have handed out is remembered first, so the new database
     never reuses an id of the old one.
     """
+    from pathlib import Path  # a damaged history only
+
+    database = Path(database)
     with contextlib.suppress(OSError):
         raise_sequence_floor(
             database, last_sequence(database) if database.stat().st_size else int(time.time())
@@ -291,8 +298,8 @@ if hasattr(os, "register_at_fork"):
 
 
 class Database:
-    def __init__(self, path: Path, *, busy_timeout: float) -> None:
-        self.path = path
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float) -> None:
+        self.path = os.fspath(path)  # a string: no pathlib on a write's way (start-up time)
         self.busy_timeout = busy_timeout
         self._lock = threading.RLock()
         self._connection: sqlite3.Connection | None = None
@@ -312,8 +319,8 @@ class Database:
 
             # private (0700, owned by this user, no planted links; a wider one is narrowed, which
             # `nbedit doctor` reports): raises HistoryError otherwise
-            prepare_home(self.path.parent, self.path.name)
-            if not self.path.exists():
+            prepare_home(*os.path.split(self.path))
+            if not os.path.exists(self.path):
                 try:
                     self._create()
                 except (OSError, sqlite3.Error) as error:
@@ -348,9 +355,10 @@ class Database:
 
         # made here, 0600, exclusively and without following a link, under an unpredictable
         # name: SQLite opens it as an empty database and gives its log the same mode
-        descriptor, name = create_private(self.path.parent, f".{self.path.name}.{os.getpid()}-", ".new")
+        folder, base = os.path.split(self.path)
+        descriptor, name = create_private(folder, f".{base}.{os.getpid()}-", ".new")
         os.close(descriptor)
-        temporary = self.path.with_name(name)
+        temporary = os.path.join(folder, name)
         try:
             connection = sqlite3.connect(temporary, isolation_level=None)
             try:
@@ -376,14 +384,14 @@ class Database:
             # the folder of linked keyframes (blobs.py) too: the first entry of a new home links
             # one, and the home's fsync below then makes both durable, not one fsync each
             with contextlib.suppress(OSError):
-                self.path.with_name("blobs").mkdir(mode=0o700)
+                os.mkdir(os.path.join(folder, "blobs"), 0o700)
             from nbedit.storage.blobs import fsync_folder
 
-            fsync_folder(self.path.parent)
+            fsync_folder(folder)
         finally:
-            for name in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
+            for name in (temporary, f"{temporary}-wal", f"{temporary}-shm"):
                 with contextlib.suppress(OSError):
-                    name.unlink()
+                    os.unlink(name)
 
     def _prepare(self, connection: sqlite3.Connection) -> None:
         try:
@@ -572,6 +580,6 @@ def format_id(seq: int) -> str:
     return f"e{seq:08x}"
 
 
-def blob_folder_of(database: Path) -> Path:
+def blob_folder_of(database: str | os.PathLike[str]) -> str:
     """The folder of linked copies beside the database (``storage.blobs``)."""
-    return database.parent / "blobs"
+    return _beside(database, "blobs")

@@ -34,10 +34,10 @@ linked copies (on the store's own background thread).
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
 from nbedit.errors import HistoryError
@@ -63,6 +63,7 @@ from nbedit.storage.records import (
     PruneResult,
     default_home,
 )
+from nbedit._path_text import expanduser, normal
 from nbedit.storage.sqlite import sqlite3
 from nbedit.storage.versions import (
     LINKED,
@@ -72,6 +73,10 @@ from nbedit.storage.versions import (
     pack,
     pack_linked,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "DATABASE_NAME",
@@ -96,14 +101,15 @@ class HistoryStore(HistoryRecording, HistoryReading, HistoryRecovery, HistoryRet
     """Entries and file versions under ``home``; safe to share between threads and processes."""
 
     def __init__(self, home: Path | str, *, busy_timeout: float = 30.0) -> None:
-        self.home = Path(home).expanduser()
-        self.database = self.home / DATABASE_NAME
+        # strings inside (no pathlib on a command's way); ``home`` and ``database`` are Paths
+        self._home_text = _home_text(home)
+        self._database_path = os.path.join(self._home_text, DATABASE_NAME)
         self.notice: str | None = None  # set by open_or_recreate when it moved a damaged database aside
-        self._database = Database(self.database, busy_timeout=busy_timeout)
+        self._database = Database(self._database_path, busy_timeout=busy_timeout)
         # the last version recorded per path by this process: a delta base for the next
         # record of that path without rebuilding it from the database (id, bytes)
         self._recent: dict[str, tuple[int, str, bytes]] = {}
-        self._floor = read_sequence_floor(self.database)
+        self._floor = read_sequence_floor(self._database_path)
         self._compactor: threading.Thread | None = None
         self._closed = threading.Event()
         self._linked = False  # this process linked a copy since its last compaction
@@ -115,8 +121,10 @@ class HistoryStore(HistoryRecording, HistoryReading, HistoryRecovery, HistoryRet
 
         The returned store's ``notice`` then says what happened; show it to the user.
         """
-        database = Path(home).expanduser() / DATABASE_NAME
-        emptied = database.is_file() and database.stat().st_size == 0 and read_sequence_floor(database) > 0
+        database = os.path.join(_home_text(home), DATABASE_NAME)
+        emptied = (
+            os.path.isfile(database) and os.stat(database).st_size == 0 and read_sequence_floor(database) > 0
+        )
         try:
             store = cls(home, busy_timeout=busy_timeout)
             if emptied:
@@ -133,6 +141,20 @@ class HistoryStore(HistoryRecording, HistoryReading, HistoryRecovery, HistoryRet
                 f"it was moved to {moved} and a new, empty history was started"
             )
             return store
+
+    @property
+    def home(self) -> Path:
+        """The folder of the history (user folder expanded)."""
+        from pathlib import Path
+
+        return Path(self._home_text)
+
+    @property
+    def database(self) -> Path:
+        """The history database file in ``home``."""
+        from pathlib import Path
+
+        return Path(self._database_path)
 
     def close(self, *, keep_log: bool = False) -> None:
         """Close the connection; a background compaction stops at its next step (its work is kept).
@@ -243,9 +265,10 @@ class HistoryStore(HistoryRecording, HistoryReading, HistoryRecovery, HistoryRet
             )
             if row is None or row[1] != LINKED:
                 continue
-            blob = blob_folder_of(self.database) / str(version)
+            blob = os.path.join(blob_folder_of(self._database_path), str(version))
             try:
-                data = blob.read_bytes()
+                with open(blob, "rb") as handle:
+                    data = handle.read()
             except FileNotFoundError:
                 data = b""
             if hashlib.sha256(data).hexdigest() == row[0]:
@@ -270,20 +293,25 @@ class HistoryStore(HistoryRecording, HistoryReading, HistoryRecovery, HistoryRet
                     continue  # stopped, or packed by another process (which removes the link)
                 packed_count += 1
             with contextlib.suppress(OSError):
-                blob.unlink()
+                os.unlink(blob)
         return packed_count
 
     def _sweep(self) -> None:
         """Remove links no version names (a crash between link and commit, an abort, a prune)."""
-        folder = blob_folder_of(self.database)
-        if folder.is_symlink() or not folder.is_dir():
+        folder = blob_folder_of(self._database_path)
+        if os.path.islink(folder) or not os.path.isdir(folder):
             return  # never sweep through a link planted in the home
 
         def sweep(connection: sqlite3.Connection) -> None:
             for orphan in orphan_blobs(connection):
                 with contextlib.suppress(OSError):
-                    orphan.unlink()
+                    os.unlink(orphan)
 
         with self._database_lock():
             if not self._closed.is_set():
                 self._database.write(sweep, durable=False)
+
+
+def _home_text(home: Path | str) -> str:
+    """``str(Path(home).expanduser())`` without ``pathlib`` (``nbedit._path_text``)."""
+    return expanduser(normal(home))

@@ -93,9 +93,9 @@ class HistoryRecording(HistoryState):
         if seq >= self._floor:
             # Ids are handed out in blocks remembered outside the database, so a new database
             # (after damage, or a file truncated to 0 bytes) never hands out an id again.
-            self._floor = max(read_sequence_floor(self.database), seq + _ID_BLOCK)
+            self._floor = max(read_sequence_floor(self._database_path), seq + _ID_BLOCK)
             with contextlib.suppress(OSError):
-                raise_sequence_floor(self.database, self._floor)
+                raise_sequence_floor(self._database_path, self._floor)
         return format_id(seq)
 
     def _store_file(self, connection: sqlite3.Connection, file: FileRecord) -> tuple[int | None, int | None]:
@@ -244,7 +244,7 @@ class HistoryRecording(HistoryState):
         no_follow = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
         flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | no_follow
         try:
-            folder = os.open(blob_folder_of(self.database), flags)
+            folder = os.open(blob_folder_of(self._database_path), flags)
         except OSError:
             return
         try:

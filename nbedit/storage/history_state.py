@@ -22,6 +22,8 @@ class HistoryState:
     if TYPE_CHECKING:
         home: Path
         database: Path
+        _home_text: str
+        _database_path: str
         _database: Database
         _recent: dict[str, tuple[int, str, bytes]]
         _floor: int

@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from pathlib import Path
 
 from nbedit.errors import HistoryError
 
@@ -61,14 +60,14 @@ def _owner_name(uid: int) -> str:
         return f"uid {uid}"
 
 
-def prepare_home(home: Path, database_name: str) -> list[str]:
+def prepare_home(home: str | os.PathLike[str], database_name: str) -> list[str]:
     """Create ``home`` (0700) or check the existing one; returns what was tightened.
 
     Raises ``HistoryError`` for a home (or database) this user does not own, or a
     database or companion that is a symbolic link.
     """
     try:
-        home.mkdir(mode=PRIVATE_FOLDER, parents=True)
+        os.makedirs(home, mode=PRIVATE_FOLDER)  # the folders above it as Path.mkdir(parents=True) makes them
     except FileExistsError:
         pass
     except OSError as error:
@@ -93,8 +92,8 @@ def prepare_home(home: Path, database_name: str) -> list[str]:
             "your files). Set NBEDIT_HOME to a folder you own, or take it over (chown) if it is yours. "
             "Nothing was read or written"
         )
-    database = home / database_name
-    for name in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
+    database = os.path.join(home, database_name)
+    for name in (database, f"{database}-wal", f"{database}-shm"):
         try:
             found = os.lstat(name)
         except FileNotFoundError:
@@ -112,7 +111,7 @@ def prepare_home(home: Path, database_name: str) -> list[str]:
                 f"the history file {name} belongs to {_owner_name(found.st_uid)}, not to you; it is not "
                 "trusted. Remove it or set NBEDIT_HOME to a folder of your own; nothing was read or written"
             )
-    blobs = home / "blobs"  # the linked old copies: listed and swept, so never through a link
+    blobs = os.path.join(home, "blobs")  # the linked old copies: listed and swept, so never through a link
     try:
         found = os.lstat(blobs)
     except OSError:
@@ -128,12 +127,12 @@ def prepare_home(home: Path, database_name: str) -> list[str]:
     return []
 
 
-def tighten(home: Path) -> list[str]:
+def tighten(home: str | os.PathLike[str]) -> list[str]:
     """Make ``home`` 0700 and nbedit's files in it 0600 (folders 0700); returns what changed."""
     changed: list[str] = []
     user = _current_user()
 
-    def narrow(path: Path, mode: int) -> None:
+    def narrow(path: str | os.PathLike[str], mode: int) -> None:
         try:
             info = os.lstat(path)
         except OSError:
@@ -157,18 +156,18 @@ def tighten(home: Path) -> list[str]:
     for name in names:
         if not name.startswith(_OWN_PREFIXES):
             continue
-        path = home / name
-        if path.is_dir() and not path.is_symlink():
+        path = os.path.join(home, name)
+        if os.path.isdir(path) and not os.path.islink(path):
             narrow(path, PRIVATE_FOLDER)
             with contextlib.suppress(OSError):
                 for inner in sorted(os.listdir(path)):
-                    narrow(path / inner, PRIVATE_FILE)
+                    narrow(os.path.join(path, inner), PRIVATE_FILE)
         else:
             narrow(path, PRIVATE_FILE)
     return changed
 
 
-def foreign_owner(home: Path) -> str | None:
+def foreign_owner(home: str | os.PathLike[str]) -> str | None:
     """The name of the user owning an existing ``home`` if that is not the current user, else None."""
     user = _current_user()
     try:
@@ -178,7 +177,7 @@ def foreign_owner(home: Path) -> str | None:
     return _owner_name(owner) if user is not None and owner != user else None
 
 
-def wider_than_private(home: Path) -> list[str]:
+def wider_than_private(home: str | os.PathLike[str]) -> list[str]:
     """What in ``home`` is readable or writable by others (for ``nbedit doctor``), changing nothing."""
     found: list[str] = []
     try:
@@ -191,20 +190,21 @@ def wider_than_private(home: Path) -> list[str]:
         for name in sorted(os.listdir(home)):
             if not name.startswith(_OWN_PREFIXES):
                 continue
-            mode = stat.S_IMODE(os.lstat(home / name).st_mode)
-            if not stat.S_ISLNK(os.lstat(home / name).st_mode) and mode & 0o077:
-                found.append(f"{home / name} is {oct(mode)}")
+            path = os.path.join(home, name)
+            mode = stat.S_IMODE(os.lstat(path).st_mode)
+            if not stat.S_ISLNK(os.lstat(path).st_mode) and mode & 0o077:
+                found.append(f"{path} is {oct(mode)}")
     return found
 
 
-def create_private(folder: Path, prefix: str, suffix: str) -> tuple[int, str]:
+def create_private(folder: str | os.PathLike[str], prefix: str, suffix: str) -> tuple[int, str]:
     """A new file in ``folder``, 0600, created exclusively without following a link, under an
     unpredictable name (``prefix`` + random + ``suffix``); returns (descriptor, name)."""
     for _ in range(16):
         name = f"{prefix}{os.urandom(8).hex()}{suffix}"
         try:
             descriptor = os.open(
-                folder / name, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, PRIVATE_FILE
+                os.path.join(folder, name), os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, PRIVATE_FILE
             )
         except FileExistsError:
             continue
@@ -213,17 +213,18 @@ def create_private(folder: Path, prefix: str, suffix: str) -> tuple[int, str]:
         except OSError:
             os.close(descriptor)
             with contextlib.suppress(OSError):
-                os.unlink(folder / name)
+                os.unlink(os.path.join(folder, name))
             raise
         return descriptor, name
     raise FileExistsError(f"could not make a new file in {folder}")
 
 
-def write_private(path: Path, data: bytes) -> None:
+def write_private(path: str | os.PathLike[str], data: bytes) -> None:
     """Replace ``path`` with ``data`` atomically: a private temporary file renamed over it
     (a rename replaces a link planted at ``path``, never writes through it)."""
-    folder = path.parent
-    descriptor, name = create_private(folder, f".{path.name}.", ".tmp")
+    folder, base = os.path.split(os.fspath(path))
+    descriptor, name = create_private(folder or ".", f".{base}.", ".tmp")
+    temporary = os.path.join(folder, name)
     try:
         try:
             view = memoryview(data)
@@ -231,14 +232,14 @@ def write_private(path: Path, data: bytes) -> None:
                 view = view[os.write(descriptor, view) :]
         finally:
             os.close(descriptor)
-        os.replace(folder / name, path)
+        os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(folder / name)
+            os.unlink(temporary)
         raise
 
 
-def read_private(path: Path, limit: int = 1 << 16) -> bytes:
+def read_private(path: str | os.PathLike[str], limit: int = 1 << 16) -> bytes:
     """Read a small file of the home without following a link (``OSError`` if it is one)."""
     descriptor = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | getattr(os, "O_NONBLOCK", 0))
     try:

@@ -28,19 +28,19 @@ import fcntl
 import os
 import time
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 
 from nbedit.errors import WriteError
 from nbedit.storage.confine import locate, open_directory
+from nbedit._path_text import normal
 
 __all__ = ["lock_paths"]
 
 
-def _nearest_existing(path: Path) -> Path:
-    current = Path(os.path.abspath(path)).parent
-    while not current.is_dir() and current != current.parent:
-        current = current.parent
-    return Path(os.path.realpath(current))
+def _nearest_existing(path: str | os.PathLike[str]) -> str:
+    current = os.path.dirname(os.path.abspath(path))
+    while not os.path.isdir(current) and current != os.path.dirname(current):
+        current = os.path.dirname(current)
+    return os.path.realpath(current)
 
 
 def _acquire(descriptor: int, shown: str, deadline: float) -> None:
@@ -60,10 +60,10 @@ def _acquire(descriptor: int, shown: str, deadline: float) -> None:
             delay = min(delay * 2, 0.05)
 
 
-def _folders(path: Path, root: Path, created: list[tuple[int, str]]) -> list[int]:
+def _folders(path: str, root: str | os.PathLike[str], created: list[tuple[int, str]]) -> list[int]:
     descriptors = []
     locations = [locate(path, root, follow=False)]
-    if Path(path).is_symlink():
+    if os.path.islink(path):
         locations.append(locate(path, root, follow=True))
     for location in locations:
         descriptors.append(open_directory(location, create=True, created=created))
@@ -71,7 +71,12 @@ def _folders(path: Path, root: Path, created: list[tuple[int, str]]) -> list[int
 
 
 @contextlib.contextmanager
-def lock_paths(paths: Iterable[Path], *, root: Path | None = None, timeout: float = 30.0) -> Iterator[None]:
+def lock_paths(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    root: str | os.PathLike[str] | None = None,
+    timeout: float = 30.0,
+) -> Iterator[None]:
     """Hold an exclusive lock on the folder of every path for the duration of the ``with`` block.
 
     ``root``: the workspace root the paths must stay inside (``OutsideWorkspace``
@@ -82,7 +87,7 @@ def lock_paths(paths: Iterable[Path], *, root: Path | None = None, timeout: floa
     try:
         for path in paths:
             for descriptor in _folders(
-                Path(path), root if root is not None else _nearest_existing(path), created
+                normal(path), root if root is not None else _nearest_existing(path), created
             ):
                 info = os.fstat(descriptor)
                 key = (info.st_dev, info.st_ino)

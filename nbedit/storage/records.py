@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 
 from nbedit._dataclass import NamedTuple, dataclass
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Literal
 
 __all__ = [
@@ -64,8 +64,25 @@ DATABASE_NAME = "history.sqlite3"  # in the home; named here so a caller can loo
 
 def default_home() -> Path:
     """``$NBEDIT_HOME``, or ``~/.nbedit``: where the history and the lock files live."""
+    from pathlib import Path
+
+    return Path(default_home_text())
+
+
+def default_home_text() -> str:
+    """``default_home()`` as a string (no ``pathlib`` on a command's way, ``nbedit._path_text``)."""
+    from nbedit._path_text import expanduser, normal
+
     configured = os.environ.get("NBEDIT_HOME")
-    return Path(configured).expanduser() if configured else Path.home() / ".nbedit"
+    return expanduser(normal(configured)) if configured else normal(os.path.join(_user_home(), ".nbedit"))
+
+
+def _user_home() -> str:
+    """``Path.home()``: ``~`` expanded, an error if there is no home to expand it to."""
+    home = os.path.expanduser("~")
+    if home.startswith("~"):
+        raise RuntimeError("Could not determine home directory.")
+    return home
 
 
 @dataclass(frozen=True, slots=True)

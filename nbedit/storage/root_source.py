@@ -17,10 +17,14 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Sequence
-from pathlib import Path
 
 from nbedit.background import Background
 from nbedit.errors import FileTooLarge, NbeditError, NotAFile, OutsideWorkspace
+from nbedit._path_text import expanduser, normal, relative_to
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["OverlaySource", "RootSource", "identity_now", "stat_identity"]
 
@@ -52,13 +56,13 @@ class OverlaySource:
 class RootSource:
     """The planner's window onto the workspace root (implements FileSource)."""
 
-    def __init__(self, root: Path, max_file_size: int) -> None:
+    def __init__(self, root: str | os.PathLike[str], max_file_size: int) -> None:
         from nbedit.storage.confine import PinnedRoot
 
         self.root = root
         # the root's folder as opened now: every read and write checks it is still that folder
         self.pinned = PinnedRoot(root)
-        self.real_root = self.pinned.path
+        self.real_root_text = self.pinned.text  # paths stay strings on the way to a write
         self.max_file_size = max_file_size
         # path -> (the bytes read, the file's identity then): lets the checks before the
         # write skip a second read of a file nobody touched (storage.atomic.identity_of)
@@ -81,39 +85,44 @@ class RootSource:
         raw = path.strip()
         if not raw:
             raise OutsideWorkspace("empty path; name a file relative to the workspace root")
-        candidate = Path(raw).expanduser()
-        full = candidate if candidate.is_absolute() else self.root / candidate
+        # strings, not pathlib (start-up time of a one-shot command); the same steps as
+        # ``Path(raw).expanduser()``, ``root / candidate``, ``.parent``/``.name``, ``relative_to``
+        candidate = expanduser(normal(raw))
+        full = normal(os.path.join(os.fspath(self.root), candidate))
+        folder, name = os.path.split(full)
         try:
-            resolved = Path(os.path.realpath(full))
-            kept = (
-                Path(os.path.realpath(full.parent)) / full.name
-                if full.name not in ("", ".", "..")
-                else resolved
-            )
+            resolved = os.path.realpath(full)
+            kept = resolved if name in ("", ".", "..") else os.path.join(os.path.realpath(folder or "."), name)
         except OSError as error:
             raise NotAFile(f"{path}: cannot be resolved ({error.strerror or error})", path=path) from None
-        try:
-            resolved.relative_to(self.real_root)
-            relative = kept.relative_to(self.real_root)
-        except ValueError:
+        real_root = self.real_root_text
+        if relative_to(resolved, real_root) is None or (relative := relative_to(kept, real_root)) is None:
             raise OutsideWorkspace(
-                f"{path}: resolves to {resolved}, outside the workspace root {self.real_root}; "
+                f"{path}: resolves to {resolved}, outside the workspace root {real_root}; "
                 "nbedit only edits files under the root (set root=... / --root to widen it)",
                 path=path,
-            ) from None
-        if not relative.parts:
+            )
+        if not relative:
             raise NotAFile(f"{path}: is the workspace root itself, not a file", path=path)
-        for part in relative.parts:
+        for part in relative.split("/"):
             if len(os.fsencode(part)) > 255:
                 raise NotAFile(
                     f"{path}: the name {part[:40]}... is {len(os.fsencode(part))} bytes, over the 255-byte "
                     "limit of file names; choose a shorter name",
                     path=path,
                 )
-        return relative.as_posix()
+        return relative
 
-    def absolute(self, path: str) -> Path:
-        return self.real_root / path
+    @property
+    def real_root(self) -> Path:
+        """The root's real path (``real_root_text`` as a ``Path``)."""
+        from pathlib import Path
+
+        return Path(self.real_root_text)
+
+    def absolute(self, path: str) -> str:
+        """The full path of ``path`` (relative to the real root), as a string."""
+        return os.path.join(self.real_root_text, path)
 
     def read(self, path: str) -> bytes | None:
         prefetched = self._prefetched.pop(path, None)
@@ -241,7 +250,7 @@ class RootSource:
         return stat.S_IMODE(info.st_mode) if info is not None else None
 
 
-def identity_now(path: Path, root: object) -> tuple[int, int, int, int, int] | None:
+def identity_now(path: str | os.PathLike[str], root: object) -> tuple[int, int, int, int, int] | None:
     from nbedit.storage.confine import stat_file
 
     info = stat_file(path, root, shown=str(path))  # type: ignore[arg-type]

@@ -14,9 +14,8 @@ import contextlib
 import errno
 import os
 from collections.abc import Callable
-from pathlib import Path
 
-Fault = Callable[[str, Path], None]
+Fault = Callable[[str, "str | os.PathLike[str]"], None]
 """Test hook called at "write", "fsync", "verify", "replace" and "fsync-dir"; raising there simulates a failure."""
 
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -29,7 +28,7 @@ def write_temp(
     directory: int,
     temp: str,
     mode: int | None,
-    shown: Path,
+    shown: str | os.PathLike[str],
     fault: Fault | None,
     owner: tuple[int, int] | None,
 ) -> None:
@@ -41,7 +40,7 @@ def written_temp(
     directory: int,
     temp: str | None,
     mode: int | None,
-    shown: Path,
+    shown: str | os.PathLike[str],
     fault: Fault | None,
     owner: tuple[int, int] | None,
 ) -> int:
@@ -74,7 +73,7 @@ def fill(
     descriptor: int,
     data: bytes,
     mode: int | None,
-    shown: Path,
+    shown: str | os.PathLike[str],
     fault: Fault | None,
     owner: tuple[int, int] | None,
 ) -> None:
@@ -92,7 +91,9 @@ def fill(
         os.fchmod(descriptor, mode)  # after chown, which clears setuid/setgid bits
 
 
-def flush(descriptor: int, shown: Path, fault: Fault | None, *, close: bool = True) -> None:
+def flush(
+    descriptor: int, shown: str | os.PathLike[str], fault: Fault | None, *, close: bool = True
+) -> None:
     """fsync a descriptor from ``written_temp``, then close it (whatever happens) if ``close``."""
     try:
         if fault:

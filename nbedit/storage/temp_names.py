@@ -10,10 +10,8 @@ the doctor and the history's crash check need the names without the writer.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Sequence
-from pathlib import Path
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
 from nbedit.errors import NotAFile, WriteError
@@ -27,6 +25,8 @@ _SUFFIXES = ("tmp", "old", "back")
 
 
 def is_temp_file(name: str) -> bool:
+    import re  # not on a write's path (start-up time)
+
     return re.match(_TEMP_PATTERN, name) is not None
 
 
@@ -60,12 +60,14 @@ def temp_name(name: str, token: str, suffix: str = "tmp", pid: int | None = None
     return f".{base}.nbedit-{os.getpid() if pid is None else pid}-{token}.{suffix}"
 
 
-def remove_leftovers(root: Path, paths: Sequence[str], *, pid: int, token: str) -> list[str]:
+def remove_leftovers(root: str | os.PathLike[str], paths: Sequence[str], *, pid: int, token: str) -> list[str]:
     """Remove the temporary and parked files a writer (``pid``, ``token``) left next to ``paths``.
 
     Only names that writer provably used are considered, and only regular files are
     removed (never a link or folder). Returns the names removed, relative to the root.
     """
+    from pathlib import Path  # recovery only
+
     removed = []
     for path in paths:
         relative = Path(path)

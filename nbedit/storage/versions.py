@@ -51,7 +51,6 @@ import os
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
 from nbedit._dataclass import NamedTuple
@@ -193,17 +192,17 @@ def _unpack(compressed: int, data: bytes) -> bytes:
     )
 
 
-def blob_folder(connection: sqlite3.Connection) -> Path:
+def blob_folder(connection: sqlite3.Connection) -> str:
     """Where the linked keyframes of the database behind ``connection`` live."""
     for _, name, file in connection.execute("PRAGMA database_list"):
         if name == "main" and file:
-            return Path(file).parent / BLOB_FOLDER
+            return os.path.join(os.path.dirname(file), BLOB_FOLDER)
     raise HistoryError("linked versions need a history database on disk")
 
 
 def read_linked(connection: sqlite3.Connection, version: int) -> bytes:
     try:
-        with open(blob_folder(connection) / str(version), "rb") as handle:
+        with open(os.path.join(blob_folder(connection), str(version)), "rb") as handle:
             return handle.read()
     except OSError as error:
         raise HistoryError(
@@ -348,7 +347,7 @@ def pack_regions(
 
 
 def store_linked(
-    connection: sqlite3.Connection, size: int, fingerprint: str, link: Callable[[Path], bool]
+    connection: sqlite3.Connection, size: int, fingerprint: str, link: Callable[[str], bool]
 ) -> int | None:
     """A new keyframe of ``size`` bytes held by a hard link, or None when ``link`` could not make one.
 
@@ -365,7 +364,7 @@ def store_linked(
     return None
 
 
-def reserve_linked(connection: sqlite3.Connection, size: int, fingerprint: str) -> tuple[int, Path] | None:
+def reserve_linked(connection: sqlite3.Connection, size: int, fingerprint: str) -> tuple[int, str] | None:
     """The row of a new linked keyframe of ``size`` bytes and the path its link must have, or None
     below ``LINK_FROM``. The caller links and flushes the file there before the transaction
     commits, or deletes the row (``store_linked`` is both steps in one)."""
@@ -376,7 +375,7 @@ def reserve_linked(connection: sqlite3.Connection, size: int, fingerprint: str) 
         (fingerprint, size, LINKED),
     )
     version = int(cursor.lastrowid or 0)
-    return version, blob_folder(connection) / str(version)
+    return version, os.path.join(blob_folder(connection), str(version))
 
 
 def linked_versions(connection: sqlite3.Connection) -> list[tuple[int, str, int]]:
@@ -412,7 +411,7 @@ def pack_linked(connection: sqlite3.Connection, version: int, compressed: int, p
     return True
 
 
-def orphan_blobs(connection: sqlite3.Connection) -> list[Path]:
+def orphan_blobs(connection: sqlite3.Connection) -> list[str]:
     """Files in the blob folder that no linked version names (left by a crash or a rollback).
 
     Run inside a write transaction: a writer links its file inside its own one, so no
@@ -426,7 +425,7 @@ def orphan_blobs(connection: sqlite3.Connection) -> list[Path]:
     linked = {
         str(row[0]) for row in connection.execute("SELECT id FROM versions WHERE compressed = ?", (LINKED,))
     }
-    return [folder / name for name in names if name not in linked]
+    return [os.path.join(folder, name) for name in names if name not in linked]
 
 
 def _insert(connection: sqlite3.Connection, statement: str, values: tuple[object, ...], data: bytes) -> int:
