@@ -29,7 +29,6 @@ from operator import attrgetter
 from nbedit.apply_result import ApplyResult
 from nbedit.engine.models import FilePlan, Plan, unjoined_after
 from nbedit.engine.text import decode, fingerprint
-from nbedit.engine.whole_diff import text_diff
 from nbedit.errors import NbeditError, NotAFile, NotebookError, StaleFile, option
 from nbedit.inputs import encodable
 from nbedit.warnings import NbeditWarning
@@ -543,6 +542,8 @@ def _short_diff(file_plan: FilePlan, current: bytes | None, limit: int = 40) -> 
         text, _ = decode(current, file_plan.path)
     except NbeditError:
         return "(the file is now binary)"
+    from nbedit.engine.whole_diff import text_diff
+
     lines = text_diff(file_plan.before, text, file_plan.path).splitlines()
     if len(lines) > limit:
         lines = [*lines[:limit], f"... {len(lines) - limit} more diff lines"]

@@ -134,7 +134,7 @@ def _open(workspace: Workspace) -> HistoryStore:
 
 
 def _root(workspace: Workspace) -> str:
-    return str(workspace._source.real_root)
+    return workspace._source.real_root_text
 
 
 def _read(workspace: Workspace, path: str) -> bytes | None:

@@ -39,7 +39,7 @@ def finish_interrupted(home: object) -> list[str]:
         try:
             store = workspace._store()  # type: ignore[no-untyped-call]  # settles dead writers' entries
             for entry, undoing in interrupted_undos(store):
-                if entry.root != str(workspace._source.real_root):
+                if entry.root != workspace._source.real_root_text:
                     continue
                 workspace.session = undoing.session
                 try:

@@ -138,6 +138,11 @@ MATCHER = (
 )
 
 
+# what an in-place change never runs: the syntax guard (lenient matches, new files), a whole-file diff
+# (restores, moves)
+NOT_IN_PLACE = ("nbedit.engine.syntax_guard", "nbedit.engine.whole_diff")
+
+
 def test_a_git_commit_diff_in_place_imports_no_matcher(project: Path) -> None:
     # git's own header (the `index` line names the diff's base: the planner asks whether any hunk is
     # context-free), as `git diff` writes it
@@ -149,7 +154,7 @@ def test_a_git_commit_diff_in_place_imports_no_matcher(project: Path) -> None:
     result, modules = imported("apply", "--yes", "commit.diff", cwd=project)
     assert result.returncode == 0, result.stderr
     assert "return value + 200" in (project / "app.py").read_text(encoding="utf-8")
-    assert loaded(modules, (*HEAVY, *SLOW_STDLIB, *MATCHER, "argparse", "weakref")) == []
+    assert loaded(modules, (*HEAVY, *SLOW_STDLIB, *MATCHER, *NOT_IN_PLACE, "argparse", "weakref")) == []
 
 
 def test_a_diff_out_of_place_still_finds_its_hunks(project: Path) -> None:

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from nbedit.errors import HistoryError
 from nbedit.storage import history as history_module
-from nbedit.storage import history_record
+from nbedit.storage import blobs as blobs_module
 from nbedit.storage.delta import Delta, Regions, apply_deltas, decode_regions, region_delta
 from nbedit.storage.history import HistoryStore
 from nbedit.workspace import Workspace
@@ -192,13 +192,13 @@ def test_a_linked_copy_written_behind_nbedits_back_is_refused_not_restored(tmp_p
 
 def link_then_die(base: Path) -> None:
     """Record an entry and die after the link, before the transaction commits."""
-    real_link = history_record.link_copy  # the recording step links the old file
+    real_link = blobs_module.link_copy  # the recording step links the old file (imported when it links)
 
     def link_and_crash(source: object, destination: Path, expected: bytes) -> bool:
         assert real_link(source, destination, expected)  # type: ignore[arg-type]
         os._exit(0)  # a crash: no commit, no clean-up
 
-    history_record.link_copy = link_and_crash  # type: ignore[assignment]
+    blobs_module.link_copy = link_and_crash  # type: ignore[assignment]
     workspace = make_workspace(base)
     edit_line(workspace, "big.py", 9)
 

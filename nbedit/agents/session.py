@@ -240,7 +240,7 @@ class ToolSession:
         """The absolute folder ``path`` names inside the root, or None if it is not a folder."""
         source = self.workspace._source
         raw = check_path(path).strip() or "."
-        full = Path(raw) if Path(raw).is_absolute() else source.root / raw
+        full = Path(raw) if Path(raw).is_absolute() else Path(source.root) / raw
         resolved = Path(full).resolve()
         try:
             resolved.relative_to(source.real_root)

@@ -30,7 +30,6 @@ from nbedit.engine.diff_counts import (
 )
 from nbedit.engine.models import FilePlan, Plan, undecoded_after, undecoded_before
 from nbedit.engine.text import common_ends, split_lines
-from nbedit.engine.whole_diff import text_diff, whole_stats
 
 __all__ = [
     "CONTEXT",
@@ -44,7 +43,7 @@ __all__ = [
     "file_diff",
     "file_stats",
     "plan_diff",
-    "text_diff",
+    "text_diff",  # noqa: F822 - given by the module __getattr__ (nbedit.engine.whole_diff)
 ]
 
 CONTEXT = 3
@@ -363,6 +362,8 @@ def file_diff(file_plan: FilePlan) -> str:
     before, after = _texts(file_plan)
     if before == after:
         return _rename_only(file_plan, old_name, new_name)
+    from nbedit.engine.whole_diff import text_diff
+
     return text_diff(
         None if file_plan.operation == "add" else before,
         None if file_plan.operation == "delete" else after,
@@ -387,6 +388,8 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
         # UTF-8 bytes: the same lines, and no 10 MB text made for two numbers
         old_bytes, new_bytes = undecoded_before(file_plan), undecoded_after(file_plan)
         if old_bytes is not None and new_bytes is not None:
+            from nbedit.engine.whole_diff import whole_stats
+
             return whole_stats(old_bytes, new_bytes)
     # an ASCII file's text not decoded yet is read in its bytes (the same offsets), not made
     before: str | bytes | None = None if file_plan.notebook else undecoded_before(file_plan)
@@ -488,6 +491,10 @@ def plan_diff(plan: Plan) -> str:
 
 
 def __getattr__(name: str) -> object:
+    if name == "text_diff":  # lives in nbedit.engine.whole_diff (a whole-file diff: restores, moves)
+        from nbedit.engine.whole_diff import text_diff
+
+        return text_diff
     # ResyncMatcher lives in nbedit.engine.resync (it brings difflib, which the CLI's exact path never needs)
     if name == "ResyncMatcher":
         from nbedit.engine.resync import ResyncMatcher

@@ -32,16 +32,15 @@ from nbedit.engine.models import (
     joined_when_read,
 )
 from nbedit.engine.source import FileSource  # moved; still importable from here
-from nbedit.engine.syntax_guard import GUARD_SUFFIXES, guard, new_file_quotes
 from nbedit.engine.text import UTF8, Codec, canonical_encoding, decode, encode, fingerprint
 from nbedit.engine.text_edit import (  # moved; still importable from here
     DEFAULT_MAX_CELLS,
     DEFAULT_MAX_HUNKS,
+    GUARD_SUFFIXES,
     PlanOptions,
     TextEdit,
     splice,
 )
-from nbedit.engine.whole_diff import text_diff  # moved; still importable from here
 from nbedit.engine.written_paths import resolve_backslashes
 from nbedit.errors import (
     FileExists,
@@ -63,7 +62,7 @@ __all__ = [
     "exclude_hunks",
     "plan_change",
     "splice",
-    "text_diff",
+    "text_diff",  # noqa: F822 - given by the module __getattr__ (nbedit.engine.whole_diff)
 ]
 
 
@@ -186,6 +185,10 @@ def _edit_text() -> Callable[..., TextEdit]:
 def __getattr__(name: str) -> object:
     if name == "edit_text":  # still importable from here
         return _edit_text()
+    if name == "text_diff":  # moved to nbedit.engine.whole_diff; still importable from here
+        from nbedit.engine.whole_diff import text_diff
+
+        return text_diff
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -255,7 +258,10 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
             assert text is not None
             edit_text = _edit_text()
             edit = edit_text(text, change.hunks, options, path=path, sequential=change.sequential, base=base)
-            edit = guard(path, text, edit)
+            if path.lower().endswith(GUARD_SUFFIXES):  # the guard's module loads for these only
+                from nbedit.engine.syntax_guard import guard
+
+                edit = guard(path, text, edit)
     except BaseException:
         if digest is not None:
             digest()  # a refused change leaves no thread behind
@@ -379,6 +385,8 @@ def _plan_add(change: FileChange, data: bytes | None, source: FileSource, option
         )
     notes: tuple[str, ...] = ()
     if path.lower().endswith(GUARD_SUFFIXES):
+        from nbedit.engine.syntax_guard import new_file_quotes
+
         content, notes = new_file_quotes(path, content)
     return FilePlan(
         path=path,

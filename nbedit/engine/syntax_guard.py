@@ -15,12 +15,11 @@ from collections.abc import Sequence
 
 from nbedit._dataclass import replace
 from nbedit.engine.models import LocatedHunk
-from nbedit.engine.text_edit import TextEdit
+from nbedit.engine.text_edit import GUARD_SUFFIXES, TextEdit
 from nbedit.errors import UnsafeChange
 
 __all__ = ["GUARD_EXACT_HUNKS", "GUARD_SUFFIXES", "guard", "new_file_quotes"]
 
-GUARD_SUFFIXES = (".py", ".pyi", ".pyw", ".json")
 GUARD_EXACT_HUNKS = 32  # an exact change of more hunks (a release diff) is not parsed for a note
 
 

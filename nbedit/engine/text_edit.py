@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_MAX_CELLS",
     "DEFAULT_MAX_HUNKS",
     "DEFAULT_MAX_SEQUENTIAL_WORK",
+    "GUARD_SUFFIXES",
     "STRUCTURE_KEEPING",
     "PlanOptions",
     "TextEdit",
@@ -30,6 +31,8 @@ __all__ = [
 # waits for an edit (about 10 s on a loaded 2-core machine), so it is refused at once, saying
 # how to go on. A notebook's cells are counted while it is scanned, a change's hunks once parsed.
 DEFAULT_MAX_CELLS = 1_000_000
+# files whose change is checked for a new syntax error (``engine.syntax_guard``, loaded for these only)
+GUARD_SUFFIXES = (".py", ".pyi", ".pyw", ".json")
 DEFAULT_MAX_HUNKS = 200_000
 # SEARCH/REPLACE blocks apply one after another, each located in (and spliced into) the whole
 # text the blocks before it left: blocks x characters, the one cost here that is not linear

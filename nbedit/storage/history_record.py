@@ -15,7 +15,6 @@ import time
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
 from nbedit.background import Background
 from nbedit.errors import HistoryError
-from nbedit.storage.blobs import link_copy
 from nbedit.storage.database import (
     blob_folder_of,
     format_id,
@@ -163,6 +162,8 @@ class HistoryRecording(HistoryState):
         if reserved is None:
             return None, False
         version, destination = reserved
+        from nbedit.storage.blobs import link_copy  # a file of 64 KiB or more, new to the history
+
         linking = Background(lambda: link_copy(source, destination, expected), "nbedit-link")
         packed_regions: PackedRegions | None | bool = False
         try:

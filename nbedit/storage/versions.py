@@ -55,13 +55,14 @@ from collections.abc import Callable, Iterable, Sequence
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
 from nbedit._dataclass import NamedTuple
 from nbedit.errors import HistoryError
-from nbedit.storage.delta import Delta, Regions, apply_deltas, decode_regions, make_delta, region_delta
 from nbedit.storage.sqlite import sqlite3
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from nbedit.storage.delta import Delta, Regions
 
 __all__ = [
     "BLOB_FOLDER",
@@ -221,6 +222,8 @@ def materialize(connection: sqlite3.Connection, version: int) -> bytes:
         if keyframe_packing == LINKED
         else _unpack(keyframe_packing, keyframe_data)
     )
+    from nbedit.storage.delta import Delta, apply_deltas, decode_regions
+
     deltas: list[Delta | Regions] = []
     try:
         for _, _, prefix, suffix, regions, compressed, data in rows[:-1]:
@@ -303,6 +306,8 @@ def store_version(
                 packed,
             )
         data = joined(data)
+        from nbedit.storage.delta import make_delta  # loaded when a delta is made (a small change needs none)
+
         delta = make_delta(base_data, data)
         if _fits_as_delta(depth, chain_bytes, len(delta.middle), len(data)):
             compressed, packed = _pack(delta.middle, delta=True)
@@ -337,6 +342,8 @@ def pack_regions(
     """``data`` as a packed region delta of ``base_data`` (needs no database: the caller may make
     it while something else waits), or None when the spans do not give ``data`` or the delta
     could never pay (over half the size of ``data``)."""
+    from nbedit.storage.delta import region_delta
+
     regions = region_delta(base_data, data, spans)
     if regions is None:
         return None
@@ -518,6 +525,8 @@ def rebase_orphans(connection: sqlite3.Connection) -> None:
             depth, chain_bytes = connection.execute(
                 "SELECT depth, chain_bytes FROM versions WHERE id = ?", (ancestor,)
             ).fetchone()
+            from nbedit.storage.delta import make_delta
+
             delta = make_delta(materialize(connection, ancestor), data)
             if _fits_as_delta(depth, chain_bytes, len(delta.middle), len(data)):
                 compressed, packed = _pack(delta.middle)
