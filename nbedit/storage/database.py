@@ -59,6 +59,7 @@ _SQLITE_NOTADB = 26
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import TypeVar
 
     _T = TypeVar("_T")
@@ -144,8 +145,10 @@ class DamagedHistory(HistoryError):
     """The history database is not a readable SQLite database (``HistoryStore.open_or_recreate`` fixes it)."""
 
     def __init__(self, message: str, *, database: str | os.PathLike[str]) -> None:
+        from pathlib import Path  # a damaged history only (the field stays a Path)
+
         super().__init__(message)
-        self.database = database
+        self.database = Path(database)
 
 
 def _is_busy(error: sqlite3.Error) -> bool:
