@@ -97,7 +97,9 @@ class Workspace(ApplyPipeline):
         # strings inside, so a one-shot command never imports pathlib; ``root`` and ``home`` are Paths
         self._root_text = normal(root)
         if not os.path.isdir(self._root_text):
-            raise NotAFile(f"workspace root {self._root_text} is not a folder; create it or pick another root")
+            raise NotAFile(
+                f"workspace root {self._root_text} is not a folder; create it or pick another root"
+            )
         threshold = valid_threshold(threshold)
         self.options = PlanOptions(
             exact=exact,
@@ -335,7 +337,8 @@ class Workspace(ApplyPipeline):
             after = file_plan.display_after if file_plan.notebook else file_plan.after
             texts.append((file_plan.path, before or "", after or ""))
         change = formats.parse(combined_diff(texts), dialect="unified")
-        replanned = plan_change(change, OverlaySource(self._source, bases), self.options, root=self._root_text)
+        overlay = OverlaySource(self._source, bases)
+        replanned = plan_change(change, overlay, self.options, root=self._root_text)
         files = []
         for file_plan in replanned.files:
             disk = next((f.before_bytes for f in plan.files if f.path == file_plan.path), None)

@@ -148,9 +148,9 @@ class _Progress:
     current: str | os.PathLike[str] | None = None  # the file being worked on, for the error message
     meanwhile_failed: bool = False  # the caller's own step raised (apply_writes raises it as is)
     # temp descriptors to fsync, with the bytes still to write into them (None: written)
-    unflushed: list[tuple[int, str | os.PathLike[str], tuple[bytes, int | None, tuple[int, int] | None] | None]] = field(
-        default_factory=list
-    )
+    unflushed: list[
+        tuple[int, str | os.PathLike[str], tuple[bytes, int | None, tuple[int, int] | None] | None]
+    ] = field(default_factory=list)
     anonymous: dict[int, int] = field(default_factory=dict)  # target index -> unnamed temp descriptor
 
 

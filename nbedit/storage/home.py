@@ -204,7 +204,9 @@ def create_private(folder: str | os.PathLike[str], prefix: str, suffix: str) -> 
         name = f"{prefix}{os.urandom(8).hex()}{suffix}"
         try:
             descriptor = os.open(
-                os.path.join(folder, name), os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, PRIVATE_FILE
+                os.path.join(folder, name),
+                os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC,
+                PRIVATE_FILE,
             )
         except FileExistsError:
             continue

@@ -92,7 +92,9 @@ class RootSource:
         folder, name = os.path.split(full)
         try:
             resolved = os.path.realpath(full)
-            kept = resolved if name in ("", ".", "..") else os.path.join(os.path.realpath(folder or "."), name)
+            kept = resolved  # the path itself names no file: checked as resolved
+            if name not in ("", ".", ".."):
+                kept = os.path.join(os.path.realpath(folder or "."), name)  # a final link kept
         except OSError as error:
             raise NotAFile(f"{path}: cannot be resolved ({error.strerror or error})", path=path) from None
         real_root = self.real_root_text

@@ -60,7 +60,9 @@ def temp_name(name: str, token: str, suffix: str = "tmp", pid: int | None = None
     return f".{base}.nbedit-{os.getpid() if pid is None else pid}-{token}.{suffix}"
 
 
-def remove_leftovers(root: str | os.PathLike[str], paths: Sequence[str], *, pid: int, token: str) -> list[str]:
+def remove_leftovers(
+    root: str | os.PathLike[str], paths: Sequence[str], *, pid: int, token: str
+) -> list[str]:
     """Remove the temporary and parked files a writer (``pid``, ``token``) left next to ``paths``.
 
     Only names that writer provably used are considered, and only regular files are
