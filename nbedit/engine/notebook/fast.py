@@ -44,7 +44,7 @@ import json
 import re
 import sys
 from array import array
-from itertools import accumulate
+from itertools import accumulate, repeat
 from operator import attrgetter
 
 from nbedit.engine.notebook.table import CellTable
@@ -58,6 +58,11 @@ __all__ = ["MIN_BYTES", "cell_bytes", "read_cells", "worth_it"]
 MIN_BYTES = 4 << 20  # a notebook this big saves more than importing msgspec costs
 _BATCH = 512
 _SEPARATOR = re.compile(rb"[ \t\n\r]*,[ \t\n\r]*")
+_CLOSING = re.compile(rb"[ \t\n\r]*\]")
+# cells of this many bytes on average are decoded from the file at once: the batches' joined
+# copies cost page faults by the megabyte, and a few thousand decoded cells little memory
+_WHOLE_FROM = 2048
+_UNFIT = -1
 _DIGIT = re.compile(rb"[0-9]")
 _decoders: Any = None  # (document decoder, batch decoder, tag of each struct, msgspec's error) or ()
 _id = attrgetter("id")
@@ -134,13 +139,59 @@ def read_cells(data: bytes, position: int, raws: list[Any], table: CellTable) ->
     None (and ``table`` partly filled: clear it) when the bytes at ``position`` are not those
     cells apart by the same text, or a cell ``json`` refuses: the ordinary scan decides.
     """
-    _, decode, tags, error = _load()
     separator = b""
     if len(raws) > 1:
         found = _SEPARATOR.match(data, position + len(raws[0]))
         if found is None:
             return None
         separator = found[0]
+    if len(raws) > 1 and len(data) >= _WHOLE_FROM * len(raws):
+        whole = _read_whole(data, position, raws, separator, table)
+        if whole != _UNFIT:
+            return whole
+        table.clear()
+    return _read_batches(data, position, raws, separator, table)
+
+
+def _read_whole(data: bytes, position: int, raws: list[Any], separator: bytes, table: CellTable) -> int | None:
+    """``read_cells`` for big cells: every cell proved in place by its own ``memcmp`` and the
+    whole array decoded at once from the file's own bytes (no joined copy of any batch).
+
+    ``_UNFIT`` when a cell does not fit the structs (the batches decide, cell by cell).
+    """
+    _, decode, tags, error = _load()
+    width = len(separator)
+    steps = [width] * (2 * len(raws))  # a cell's length, then the separator's, and so on
+    steps[0::2] = map(len, raws)
+    offsets = array("q", list(accumulate(steps, initial=position)))
+    starts, ends = offsets[0:-1:2], offsets[1::2]
+    # each cell's bytes where its offset says, and the separator after each but the last
+    if not all(map(data.startswith, raws, starts)):
+        return None
+    if not all(map(data.startswith, repeat(separator, len(raws) - 1), ends)):
+        return None
+    # the array from its "[" to its "]": only whitespace lies between them and the first and
+    # last cells (the scanner found the first cell after "[", ``_CLOSING`` the "]")
+    opening = data.rfind(b"[", 0, position)
+    closing = _CLOSING.match(data, ends[-1])
+    if opening < 0 or closing is None or data[opening + 1 : position].strip(b" \t\n\r"):
+        return None
+    try:
+        cells = decode.decode(memoryview(data)[opening : closing.end()])
+    except (error, RecursionError):
+        return _UNFIT
+    if len(cells) != len(raws):
+        return None
+    table.starts.extend(starts)
+    table.ends.extend(ends)
+    for first in range(0, len(cells), _BATCH):
+        _add_decoded(table, cells[first : first + _BATCH], tags)
+    return ends[-1]
+
+
+def _read_batches(data: bytes, position: int, raws: list[Any], separator: bytes, table: CellTable) -> int | None:
+    """``read_cells`` batch by batch: each batch joined, compared with the file and decoded."""
+    _, decode, tags, error = _load()
     width = len(separator)
     for first in range(0, len(raws), _BATCH):
         if first and not data.startswith(separator, position - width):
@@ -167,14 +218,19 @@ def read_cells(data: bytes, position: int, raws: list[Any], table: CellTable) ->
                 return None
             table.add_batch(values, None)
             continue
-        classes = list(map(type, cells))
-        only = classes[0]
-        if classes.count(only) == len(classes):
-            types = [tags[only]] * len(classes)
-        else:
-            types = list(map(tags.__getitem__, classes))
-        table.add_read(types, list(map(_id, cells)), list(map(_source, cells)))
+        _add_decoded(table, cells, tags)
     return position - width
+
+
+def _add_decoded(table: CellTable, cells: list[Any], tags: dict[Any, str]) -> None:
+    """The columns of msgspec's decoded cells (one struct per cell type) into ``table``."""
+    classes = list(map(type, cells))
+    only = classes[0]
+    if classes.count(only) == len(classes):
+        types = [tags[only]] * len(classes)
+    else:
+        types = list(map(tags.__getitem__, classes))
+    table.add_read(types, list(map(_id, cells)), list(map(_source, cells)))
 
 
 def _long_digit_run(data: bytes, start: int) -> bool:
