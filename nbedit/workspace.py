@@ -256,11 +256,20 @@ class Workspace(ApplyPipeline):
         for file_change in change.files:
             if is_notebook_path(file_change.path) and file_change.operation == "update":
                 try:
-                    self._source.prefetch(self._source.normalise(file_change.path))
+                    path = self._source.normalise(file_change.path)
+                    # the reading thread starts the notebook's SHA-256 (which the plan asks for and
+                    # the history names the file by) the moment the bytes are there
+                    self._source.prefetch(path, then=_fingerprint_meanwhile)
                 except NbeditError:
                     return  # the planner raises it again, where it always did
                 import nbedit.engine.notebook  # noqa: F401 - imported while the file is read
+                from nbedit.engine.notebook.fast import preload
 
+                try:
+                    size = os.stat(self._source.absolute(path)).st_size
+                except OSError:
+                    return  # the read says why, where it always did
+                preload(size)  # msgspec for a big notebook, imported while the file is read too
                 return
 
     def view(self, path: str) -> str:
@@ -484,3 +493,11 @@ class Workspace(ApplyPipeline):
         from nbedit import rewind
 
         return rewind.rewind(self, to, all_sessions=all_sessions, resolve=resolve)  # type: ignore[arg-type]
+
+
+def _fingerprint_meanwhile(data: bytes) -> None:
+    """Start hashing a notebook's bytes on another thread (``engine.digest``; the plan joins it)."""
+    from nbedit.engine.digest import IN_BACKGROUND, fingerprint_meanwhile
+
+    if len(data) >= IN_BACKGROUND:
+        fingerprint_meanwhile(data)

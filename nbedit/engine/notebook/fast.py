@@ -53,7 +53,7 @@ TYPE_CHECKING = False  # typing stays out of a run: it costs milliseconds (tests
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["MIN_BYTES", "cell_bytes", "read_cells", "worth_it"]
+__all__ = ["MIN_BYTES", "cell_bytes", "preload", "read_cells", "worth_it"]
 
 MIN_BYTES = 4 << 20  # a notebook this big saves more than importing msgspec costs
 _BATCH = 512
@@ -72,6 +72,13 @@ _source = attrgetter("source")
 def worth_it(size: int) -> bool:
     """Whether ``size`` bytes are read faster with msgspec (or it is loaded already)."""
     return size >= MIN_BYTES or "msgspec" in sys.modules
+
+
+def preload(size: int) -> None:
+    """Import msgspec now if a notebook of ``size`` bytes will be read with it: the workspace calls
+    this while another thread reads the file, so the import (some 30 ms) overlaps the read."""
+    if worth_it(size):
+        _load()
 
 
 def _load() -> Any:
