@@ -96,6 +96,40 @@ def test_a_new_after_is_stored_as_its_region_delta_with_its_digest_joined_late(t
         assert again.file_versions(entry_id)[0].after == after
 
 
+def test_a_new_after_without_spans_is_compared_with_its_before_before_its_digest_is_joined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A notebook's edit has no byte spans: the common prefix and suffix are found while the
+    "after" is still being hashed, and the version is that delta; a digest that fails still
+    records nothing."""
+    from nbedit.storage import versions as versions_module
+
+    store, before, after, _spans = _store_with_before(tmp_path)
+    order: list[str] = []
+    real_delta = versions_module.make_delta
+    monkeypatch.setattr(versions_module, "make_delta", lambda *args: order.append("delta") or real_delta(*args))
+
+    def digest() -> str:
+        order.append("digest")
+        return hashlib.sha256(after).hexdigest()
+
+    def failing() -> str:
+        order.append("digest")
+        raise OSError("the hashing thread failed")
+
+    with store:
+        with pytest.raises(OSError, match="hashing thread"):
+            store.begin(_entry(before, after, None, failing))  # type: ignore[arg-type]
+        assert store.entries() == [] and order == ["delta", "digest"]
+        order.clear()
+        entry_id = store.begin(_entry(before, after, None, digest))  # type: ignore[arg-type]
+        store.commit(entry_id)
+        assert order == ["delta", "digest"]  # compared once, before the digest was asked for
+        assert store.file_versions(entry_id)[0].after == after
+    with HistoryStore(tmp_path / "home") as again:
+        assert again.file_versions(entry_id)[0].after == after
+
+
 def test_a_digest_that_fails_records_nothing(tmp_path: Path) -> None:
     store, before, after, spans = _store_with_before(tmp_path)
 
