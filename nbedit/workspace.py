@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import warnings
 from pathlib import Path
 
@@ -38,7 +39,7 @@ from nbedit.apply_result import ApplyResult  # re-exported: nbedit.workspace.App
 from nbedit.background import Background
 from nbedit.engine import formats
 from nbedit.engine.match.tiers import DEFAULT_THRESHOLD
-from nbedit.engine.models import Change, FileChange, Hunk, Plan, is_notebook_path
+from nbedit.engine.models import Change, FileChange, Hunk, Plan, is_notebook_path, unjoined_after
 from nbedit.engine.plan import plan_change
 from nbedit.engine.text import decode, fingerprint
 from nbedit.engine.text_edit import (
@@ -243,14 +244,15 @@ class Workspace(ApplyPipeline):
         self._source.sync_reads = self.history_enabled
         try:
             self._prefetch_notebook(change)
-            return plan_change(change, self._source, options, root=str(self.root))
+            plan = plan_change(change, self._source, options, root=str(self.root))
+            if self.history_enabled:
+                _hash_notebooks_meanwhile(plan)
+            return plan
         finally:
             self._source.sync_reads = False
             self._source.drop_prefetched()
 
     def _prefetch_notebook(self, change: Change) -> None:
-        import sys
-
         if "nbedit.engine.notebook" in sys.modules:
             return
         for file_change in change.files:
@@ -501,3 +503,16 @@ def _fingerprint_meanwhile(data: bytes) -> None:
 
     if len(data) >= IN_BACKGROUND:
         fingerprint_meanwhile(data)
+
+
+def _hash_notebooks_meanwhile(plan: Plan) -> None:
+    """Start the SHA-256 of each big notebook's new bytes now: the history entry ``apply`` records
+    names them by it (``apply`` joins this hashing; a plan never applied only spent a core on it)."""
+    if "nbedit.engine.digest" not in sys.modules:
+        return  # no big notebook was planned (its plan hashed its old bytes with it)
+    from nbedit.engine.digest import IN_BACKGROUND, fingerprint_meanwhile
+
+    for file_plan in plan.files:
+        after = unjoined_after(file_plan) if file_plan.notebook and file_plan.changed else None
+        if isinstance(after, bytes) and len(after) >= IN_BACKGROUND:
+            fingerprint_meanwhile(after)

@@ -275,7 +275,9 @@ def init(entry, data):
 digest._Hashed.__init__ = init
 workspace = Workspace(root, history=True, home=home)
 plan = workspace.plan_edit("big.ipynb", "x_5000 = 5000", "x_5000 = 5001")
-kept = [entry.data is plan.files[0].before_bytes for entry in digest._recent]
+file_plan = plan.files[0]
+kept = ["before" if entry.data is file_plan.before_bytes else "after" if entry.data is file_plan.after_bytes
+        else "other" for entry in digest._recent]
 workspace.apply(plan)
 print(json.dumps({"asked": asked, "fingerprint": plan.files[0].fingerprint, "kept": kept,
                   "msgspec": "msgspec" in sys.modules}))
@@ -285,7 +287,8 @@ print(json.dumps({"asked": asked, "fingerprint": plan.files[0].fingerprint, "kep
 def test_the_first_notebook_plan_of_a_process_hashes_the_file_from_the_moment_it_is_read(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The workspace reads a notebook on another thread while it imports the notebook engine (the
     first notebook plan of a process); that thread starts the SHA-256 as soon as the bytes are
-    there, and the plan joins that one hashing instead of starting its own."""
+    there, and the plan joins that one hashing instead of starting its own. With the history on,
+    the new bytes' SHA-256 starts as the plan is handed back; apply joins it."""
     import json
     import subprocess
     import sys
@@ -307,7 +310,9 @@ def test_the_first_notebook_plan_of_a_process_hashes_the_file_from_the_moment_it
     result = json.loads(done.stdout.splitlines()[-1])
     assert result["fingerprint"] == sha(data)
     assert result["asked"][0] == ["nbedit-read", len(data)]  # by the reading thread
-    assert result["kept"] == [True]  # one hashing of the "before", the plan's
-    assert [name for name, _ in result["asked"]] == ["nbedit-read", "MainThread"]  # and the "after"
+    # one hashing of the "before" (the plan's), and the "after" hashed from the moment the plan is
+    # made (the history will name it), joined by apply
+    assert result["kept"] == ["after", "before"]
+    assert [name for name, _ in result["asked"]] == ["nbedit-read", "MainThread"]
     assert path.read_bytes() == data.replace(b'"x_5000 = 5000', b'"x_5000 = 5001')
     assert result["msgspec"] is False  # under fast.MIN_BYTES: not imported while the file is read
