@@ -12,6 +12,7 @@ import hashlib
 import os
 import random
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -223,7 +224,9 @@ def test_the_after_starts_from_the_befores_checkpoint_while_the_before_is_still_
     assert digest._reached(failed, 4) == 0
 
 
-def test_the_same_object_asked_for_again_joins_the_hashing_already_started(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_same_object_asked_for_again_joins_the_hashing_already_started(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A notebook's bytes are hashed by the thread that read them and asked for again by the plan:
     one hashing, both answers its SHA-256; a failed one is hashed by the asker, and a thread that
     never started leaves no one waiting."""
@@ -284,7 +287,9 @@ print(json.dumps({"asked": asked, "fingerprint": plan.files[0].fingerprint, "kep
 """
 
 
-def test_the_first_notebook_plan_of_a_process_hashes_the_file_from_the_moment_it_is_read(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_first_notebook_plan_of_a_process_hashes_the_file_from_the_moment_it_is_read(
+    tmp_path: Path,
+) -> None:
     """The workspace reads a notebook on another thread while it imports the notebook engine (the
     first notebook plan of a process); that thread starts the SHA-256 as soon as the bytes are
     there, and the plan joins that one hashing instead of starting its own. With the history on,
@@ -292,7 +297,6 @@ def test_the_first_notebook_plan_of_a_process_hashes_the_file_from_the_moment_it
     import json
     import subprocess
     import sys
-    from pathlib import Path
 
     cells = [{"cell_type": "code", "execution_count": None, "id": f"c{n}", "metadata": {}, "outputs": [],
               "source": [f"x_{n} = {n}  # " + "pad " * 40]} for n in range(6_000)]  # fmt: skip

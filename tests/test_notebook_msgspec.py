@@ -396,8 +396,9 @@ def test_big_cells_apart_by_other_text_that_ends_where_it_should_read_as_json_re
     pieces = data.split(separator)
     pieces[4] += b","  # shorter: ",\n {" (the array's indent only shrinks)
     pieces[8] += b",\n   "  # longer
+    between = {4: b"\n {", 8: b"{"}  # after the pieces made shorter and longer
     odd = b"".join(
-        piece + (b"" if index == len(pieces) - 1 else (b"\n {" if index == 4 else b"{" if index == 8 else separator))
+        piece + (b"" if index == len(pieces) - 1 else between.get(index, separator))
         for index, piece in enumerate(pieces)
     )
     assert len(odd) == len(data) and json.loads(odd) == json.loads(data)

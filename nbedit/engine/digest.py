@@ -95,7 +95,9 @@ def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = IN_BACKGROUND
     if (
         spliced or len(data) < IN_BACKGROUND
     ):  # pieces, or a caller's lower minimum: a thread, nothing remembered
-        thread = threading.Thread(target=lambda: result.append(digest()), name="nbedit-fingerprint", daemon=True)
+        thread = threading.Thread(
+            target=lambda: result.append(digest()), name="nbedit-fingerprint", daemon=True
+        )
     else:
         with _lock:
             # the very object hashed already, or being hashed (a file's bytes, hashed by the thread that

@@ -160,7 +160,9 @@ def read_cells(data: bytes, position: int, raws: list[Any], table: CellTable) ->
     return _read_batches(data, position, raws, separator, table)
 
 
-def _read_whole(data: bytes, position: int, raws: list[Any], separator: bytes, table: CellTable) -> int | None:
+def _read_whole(
+    data: bytes, position: int, raws: list[Any], separator: bytes, table: CellTable
+) -> int | None:
     """``read_cells`` for big cells: every cell proved in place by its own ``memcmp`` and the
     whole array decoded at once from the file's own bytes (no joined copy of any batch).
 
@@ -196,7 +198,9 @@ def _read_whole(data: bytes, position: int, raws: list[Any], separator: bytes, t
     return ends[-1]
 
 
-def _read_batches(data: bytes, position: int, raws: list[Any], separator: bytes, table: CellTable) -> int | None:
+def _read_batches(
+    data: bytes, position: int, raws: list[Any], separator: bytes, table: CellTable
+) -> int | None:
     """``read_cells`` batch by batch: each batch joined, compared with the file and decoded."""
     _, decode, tags, error = _load()
     width = len(separator)
