@@ -502,7 +502,8 @@ def _fingerprint_meanwhile(data: bytes) -> None:
     from nbedit.engine.digest import IN_BACKGROUND, fingerprint_meanwhile
 
     if len(data) >= IN_BACKGROUND:
-        fingerprint_meanwhile(data)
+        with contextlib.suppress(Exception):  # the plan hashes the bytes again and hears the error itself
+            fingerprint_meanwhile(data)
 
 
 def _hash_notebooks_meanwhile(plan: Plan) -> None:
