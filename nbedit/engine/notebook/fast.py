@@ -20,9 +20,9 @@ that, importing msgspec, some 30 ms, costs more than it saves):
   whose cells are apart by other text goes the ordinary way. Cells of ``_WHOLE_FROM``
   bytes or more on average (plots, long outputs) are not joined at all (a 50 MB
   notebook's batches cost 35 ms of fresh pages): each cell and each separator is
-  compared in place (one ``memcmp`` each, in a C-level ``map``) and the array is decoded
-  once from the file's own bytes, from its ``[`` to its ``]``; a cell that does not fit
-  sends the array through the batches below.
+  compared in place (one ``memcmp`` each, in a C-level ``map``) and each cell is decoded
+  from its own bytes, some 4 MiB of cells per C call; a cell that does not fit sends the
+  array through the batches below.
 * Each batch is decoded again, into one struct per cell type (a tagged union on
   ``cell_type``) whose members are the ones the schema's structure needs (a
   ``metadata`` object; in a code cell an ``outputs`` list and an ``execution_count``
@@ -63,10 +63,10 @@ __all__ = ["MIN_BYTES", "cell_bytes", "preload", "read_cells", "worth_it"]
 MIN_BYTES = 4 << 20  # a notebook this big saves more than importing msgspec costs
 _BATCH = 512
 _SEPARATOR = re.compile(rb"[ \t\n\r]*,[ \t\n\r]*")
-_CLOSING = re.compile(rb"[ \t\n\r]*\]")
 # cells of this many bytes on average are decoded from the file at once: the batches' joined
 # copies cost page faults by the megabyte, and a few thousand decoded cells little memory
 _WHOLE_FROM = 2048
+_STRETCH = 4 << 20  # bytes of big cells decoded in one C call
 _UNFIT = -1
 _DIGIT = re.compile(rb"[0-9]")
 _decoders: Any = None  # (document decoder, batch decoder, tag of each struct, msgspec's error) or ()
@@ -129,6 +129,7 @@ def _load() -> Any:
         msgspec.json.Decoder(list[union]),  # type: ignore[valid-type]
         {struct: cell_type for cell_type, struct in structs.items()},
         msgspec.MsgspecError,
+        msgspec.json.Decoder(union),  # one cell
     )
     return _decoders
 
@@ -168,12 +169,12 @@ def read_cells(data: bytes, position: int, raws: list[Any], table: CellTable) ->
 def _read_whole(
     data: bytes, position: int, raws: list[Any], separator: bytes, table: CellTable
 ) -> int | None:
-    """``read_cells`` for big cells: every cell proved in place by its own ``memcmp`` and the
-    whole array decoded at once from the file's own bytes (no joined copy of any batch).
+    """``read_cells`` for big cells: every cell proved in place by its own ``memcmp`` and decoded
+    from its own bytes (no joined copy of any batch).
 
     ``_UNFIT`` when a cell does not fit the structs (the batches decide, cell by cell).
     """
-    _, decode, tags, error = _load()
+    tags, error, decode = _load()[2:]
     width = len(separator)
     steps = [width] * (2 * len(raws))  # a cell's length, then the separator's, and so on
     steps[0::2] = map(len, raws)
@@ -184,18 +185,15 @@ def _read_whole(
         return None
     if not all(map(data.startswith, repeat(separator, len(raws) - 1), ends)):
         return None
-    # the array from its "[" to its "]": only whitespace lies between them and the first and
-    # last cells (the scanner found the first cell after "[", ``_CLOSING`` the "]")
-    opening = data.rfind(b"[", 0, position)
-    closing = _CLOSING.match(data, ends[-1])
-    if opening < 0 or closing is None or data[opening + 1 : position].strip(b" \t\n\r"):
-        return None
+    # each cell decoded from its own bytes (the ``Raw`` msgspec found), a stretch of cells at a time:
+    # between two stretches the GIL may pass to the thread hashing the file (``engine.digest``)
+    cells: list[Any] = []
+    per = max(1, _STRETCH * len(raws) // max(1, ends[-1] - position))
     try:
-        cells = decode.decode(memoryview(data)[opening : closing.end()])
+        for first in range(0, len(raws), per):
+            cells.extend(map(decode.decode, raws[first : first + per]))
     except (error, RecursionError):
         return _UNFIT
-    if len(cells) != len(raws):
-        return None
     table.starts.extend(starts)
     table.ends.extend(ends)
     for first in range(0, len(cells), _BATCH):
@@ -207,7 +205,7 @@ def _read_batches(
     data: bytes, position: int, raws: list[Any], separator: bytes, table: CellTable
 ) -> int | None:
     """``read_cells`` batch by batch: each batch joined, compared with the file and decoded."""
-    _, decode, tags, error = _load()
+    _, decode, tags, error, _ = _load()
     width = len(separator)
     for first in range(0, len(raws), _BATCH):
         if first and not data.startswith(separator, position - width):
