@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import warnings
 
 from nbedit.apply_pipeline import UNSET_LIVE_CLIENT, ApplyPipeline
@@ -37,7 +38,7 @@ from nbedit.apply_result import ApplyResult  # re-exported: nbedit.workspace.App
 from nbedit.background import Background
 from nbedit.engine import formats
 from nbedit.engine.match.tiers import DEFAULT_THRESHOLD
-from nbedit.engine.models import Change, FileChange, Hunk, Plan, is_notebook_path
+from nbedit.engine.models import Change, FileChange, Hunk, Plan, is_notebook_path, unjoined_after
 from nbedit.engine.plan import plan_change
 from nbedit.engine.text import decode, fingerprint
 from nbedit.engine.text_edit import (
@@ -268,24 +269,34 @@ class Workspace(ApplyPipeline):
         self._source.sync_reads = self.history_enabled
         try:
             self._prefetch_notebook(change)
-            return plan_change(change, self._source, options, root=self._root_text)
+            plan = plan_change(change, self._source, options, root=self._root_text)
+            if self.history_enabled:
+                _hash_notebooks_meanwhile(plan)
+            return plan
         finally:
             self._source.sync_reads = False
             self._source.drop_prefetched()
 
     def _prefetch_notebook(self, change: Change) -> None:
-        import sys
-
         if "nbedit.engine.notebook" in sys.modules:
             return
         for file_change in change.files:
             if is_notebook_path(file_change.path) and file_change.operation == "update":
                 try:
-                    self._source.prefetch(self._source.normalise(file_change.path))
+                    path = self._source.normalise(file_change.path)
+                    # the reading thread starts the notebook's SHA-256 (which the plan asks for and
+                    # the history names the file by) the moment the bytes are there
+                    self._source.prefetch(path, then=_fingerprint_meanwhile)
                 except NbeditError:
                     return  # the planner raises it again, where it always did
                 import nbedit.engine.notebook  # noqa: F401 - imported while the file is read
+                from nbedit.engine.notebook.fast import preload
 
+                try:
+                    size = os.stat(self._source.absolute(path)).st_size
+                except OSError:
+                    return  # the read says why, where it always did
+                preload(size)  # msgspec for a big notebook, imported while the file is read too
                 return
 
     def view(self, path: str) -> str:
@@ -510,3 +521,25 @@ class Workspace(ApplyPipeline):
         from nbedit import rewind
 
         return rewind.rewind(self, to, all_sessions=all_sessions, resolve=resolve)  # type: ignore[arg-type]
+
+
+def _fingerprint_meanwhile(data: bytes) -> None:
+    """Start hashing a notebook's bytes on another thread (``engine.digest``; the plan joins it)."""
+    from nbedit.engine.digest import IN_BACKGROUND, fingerprint_meanwhile
+
+    if len(data) >= IN_BACKGROUND:
+        with contextlib.suppress(Exception):  # the plan hashes the bytes again and hears the error itself
+            fingerprint_meanwhile(data)
+
+
+def _hash_notebooks_meanwhile(plan: Plan) -> None:
+    """Start the SHA-256 of each big notebook's new bytes now: the history entry ``apply`` records
+    names them by it (``apply`` joins this hashing; a plan never applied only spent a core on it)."""
+    if "nbedit.engine.digest" not in sys.modules:
+        return  # no big notebook was planned (its plan hashed its old bytes with it)
+    from nbedit.engine.digest import IN_BACKGROUND, fingerprint_meanwhile
+
+    for file_plan in plan.files:
+        after = unjoined_after(file_plan) if file_plan.notebook and file_plan.changed else None
+        if isinstance(after, bytes) and len(after) >= IN_BACKGROUND:
+            fingerprint_meanwhile(after)

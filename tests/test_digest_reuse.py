@@ -12,15 +12,21 @@ import hashlib
 import os
 import random
 import threading
+from pathlib import Path
 
 import pytest
 
 from nbedit.engine import digest
-from nbedit.engine.digest import CHECKPOINT, IN_BACKGROUND, KEEP_BUFFERS, fingerprint_meanwhile
+from nbedit.engine.digest import IN_BACKGROUND, KEEP_BUFFERS, fingerprint_meanwhile
+
+# the module's checkpoints are 4 MiB apart (fewer waits for the GIL); the logic is the same at any
+# spacing, and at 1 MiB these buffers hash four times faster
+CHECKPOINT = 1 << 20
 
 
 @pytest.fixture(autouse=True)
-def _nothing_remembered() -> None:
+def _nothing_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(digest, "CHECKPOINT", CHECKPOINT)
     digest._recent.clear()
     yield
     digest._recent.clear()
@@ -216,3 +222,101 @@ def test_the_after_starts_from_the_befores_checkpoint_while_the_before_is_still_
     failed.states = [real()]
     digest._finished(failed)
     assert digest._reached(failed, 4) == 0
+
+
+def test_the_same_object_asked_for_again_joins_the_hashing_already_started(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A notebook's bytes are hashed by the thread that read them and asked for again by the plan:
+    one hashing, both answers its SHA-256; a failed one is hashed by the asker, and a thread that
+    never started leaves no one waiting."""
+    started: list[int] = []
+    real_hash = digest._hash
+    monkeypatch.setattr(digest, "_hash", lambda entry, bases: started.append(1) or real_hash(entry, bases))
+    data = os.urandom(3 * CHECKPOINT + 5)
+    first, second = fingerprint_meanwhile(data), fingerprint_meanwhile(data)
+    assert second() == first() == sha(data) and started == [1]
+    assert [entry.data is data for entry in digest._recent].count(True) == 1
+    # an equal object read again is compared, not assumed: hashed (from the same states) once more
+    again = bytes(bytearray(data))
+    assert fingerprint_meanwhile(again)() == sha(data) and started == [1, 1]
+
+    def broken(*arguments: object) -> object:
+        raise MemoryError
+
+    digest._recent.clear()
+    other = os.urandom(2 * CHECKPOINT)
+    monkeypatch.setattr(hashlib, "sha256", broken)
+    failing = fingerprint_meanwhile(other)
+    with pytest.raises(MemoryError):
+        failing()
+    monkeypatch.setattr(hashlib, "sha256", _real_sha256)
+    assert fingerprint_meanwhile(other)() == sha(other)  # forgotten when it failed: hashed again
+
+    digest._recent.clear()
+    refused = os.urandom(2 * CHECKPOINT)
+    real_start = threading.Thread.start
+    monkeypatch.setattr(threading.Thread, "start", lambda self: (_ for _ in ()).throw(RuntimeError("limit")))
+    assert fingerprint_meanwhile(refused)() == sha(refused)  # hashed at once, remembered by no one
+    monkeypatch.setattr(threading.Thread, "start", real_start)
+    assert fingerprint_meanwhile(refused)() == sha(refused)
+
+
+_real_sha256 = hashlib.sha256
+
+
+_FIRST_NOTEBOOK_PLAN = r"""
+import json, sys, threading
+from nbedit.engine import digest
+from nbedit.workspace import Workspace
+root, home = sys.argv[1:3]
+asked = []  # which thread started each hashing, of how many bytes
+real_init = digest._Hashed.__init__
+def init(entry, data):
+    asked.append((threading.current_thread().name, len(data)))
+    real_init(entry, data)
+digest._Hashed.__init__ = init
+workspace = Workspace(root, history=True, home=home)
+plan = workspace.plan_edit("big.ipynb", "x_5000 = 5000", "x_5000 = 5001")
+file_plan = plan.files[0]
+kept = ["before" if entry.data is file_plan.before_bytes else "after" if entry.data is file_plan.after_bytes
+        else "other" for entry in digest._recent]
+workspace.apply(plan)
+print(json.dumps({"asked": asked, "fingerprint": plan.files[0].fingerprint, "kept": kept,
+                  "msgspec": "msgspec" in sys.modules}))
+"""
+
+
+def test_the_first_notebook_plan_of_a_process_hashes_the_file_from_the_moment_it_is_read(
+    tmp_path: Path,
+) -> None:
+    """The workspace reads a notebook on another thread while it imports the notebook engine (the
+    first notebook plan of a process); that thread starts the SHA-256 as soon as the bytes are
+    there, and the plan joins that one hashing instead of starting its own. With the history on,
+    the new bytes' SHA-256 starts as the plan is handed back; apply joins it."""
+    import json
+    import subprocess
+    import sys
+
+    cells = [{"cell_type": "code", "execution_count": None, "id": f"c{n}", "metadata": {}, "outputs": [],
+              "source": [f"x_{n} = {n}  # " + "pad " * 40]} for n in range(6_000)]  # fmt: skip
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "big.ipynb"
+    path.write_text(json.dumps(notebook, indent=1) + "\n")
+    data = path.read_bytes()
+    assert len(data) >= IN_BACKGROUND
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run(
+        [sys.executable, "-c", _FIRST_NOTEBOOK_PLAN, str(tmp_path), str(tmp_path / "home")],
+        capture_output=True, text=True, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["fingerprint"] == sha(data)
+    assert result["asked"][0] == ["nbedit-read", len(data)]  # by the reading thread
+    # one hashing of the "before" (the plan's), and the "after" hashed from the moment the plan is
+    # made (the history will name it), joined by apply
+    assert result["kept"] == ["after", "before"]
+    assert [name for name, _ in result["asked"]] == ["nbedit-read", "MainThread"]
+    assert path.read_bytes() == data.replace(b'"x_5000 = 5000', b'"x_5000 = 5001')
+    assert result["msgspec"] is False  # under fast.MIN_BYTES: not imported while the file is read

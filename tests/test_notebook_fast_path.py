@@ -528,3 +528,31 @@ def test_one_cell_edits_write_what_the_general_path_writes(
             assert results[edit_name] == str(error), edit_name
         else:
             assert results[edit_name] == (edit.data, edit.changes, edit.notes), edit_name
+
+
+@pytest.mark.parametrize("stretch", [1, 7, 64, 1 << 22])
+def test_a_big_result_is_copied_and_checked_a_stretch_at_a_time_with_the_same_bytes(
+    stretch: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Results of ``write._STRETCH`` bytes or more are built and checked in stretches (so a hashing
+    thread gets the GIL between them): the same bytes, and damage in any stretch still refused."""
+    from nbedit.engine.notebook import write as write_module
+
+    monkeypatch.setattr(write_module, "_STRETCH", stretch)
+    data = canonical(build_notebook(5))
+    path = tmp_path / "n.ipynb"
+    path.write_bytes(data)
+    workspace = Workspace(tmp_path, history=False)
+    plan = workspace.plan_edit("n.ipynb", "value = math.pi", "value = math.tau")
+    assert plan.files[0].after_bytes == data.replace(b'"value = math.pi\\n"', b'"value = math.tau\\n"')
+    original_splice = SPLICERS["splice_cell"]
+    for position in (0, len(data) // 3, len(data) - 2):  # the first, a middle, the last stretch
+
+        def damaged(data: bytes, *args: Any, position: int = position) -> bytes:
+            result = original_splice(data, *args)
+            return result[:position] + bytes([result[position] ^ 1]) + result[position + 1 :]
+
+        monkeypatch.setattr(document_module, "splice_cell", damaged)
+        with pytest.raises(NotebookError, match="check of the edited notebook failed"):
+            workspace.plan_edit("n.ipynb", "value = math.pi", "value = math.tau")
+    assert path.read_bytes() == data

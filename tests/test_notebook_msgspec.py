@@ -29,10 +29,12 @@ DATA = Path(__file__).parent / "data" / "notebooks"
 REAL = sorted(DATA.glob("*.ipynb"))
 
 
-def read(data: bytes, monkeypatch: pytest.MonkeyPatch, fast: bool) -> tuple[Any, int]:
-    """What the document keeps of ``data`` (or the error), and how many cells msgspec read."""
+def read(data: bytes, monkeypatch: pytest.MonkeyPatch, fast: bool, whole: bool = False) -> tuple[Any, int]:
+    """What the document keeps of ``data`` (or the error), and how many cells msgspec read;
+    ``whole``: cells of any size decoded from the file at once (``fast._read_whole``), else batches."""
     with monkeypatch.context() as patch:
         patch.setattr(scan_module, "worth_it", lambda size: fast)
+        patch.setattr(fast_module, "_WHOLE_FROM", 0 if whole else 1 << 62)
         try:
             document = NotebookDocument.parse(data, "n.ipynb")
         except NbeditError as error:
@@ -73,11 +75,15 @@ def _edited(document: NotebookDocument) -> Any:
 
 
 def same(data: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, int]:
-    """Both readings of ``data`` agree; the fast one's result and how many cells msgspec read."""
+    """The three readings of ``data`` agree (ordinary, msgspec by batches, msgspec on the whole
+    array); the fast one's result and how many cells msgspec read (the same both ways)."""
     ordinary, none = read(data, monkeypatch, fast=False)
     assert none == 0
     quick, count = read(data, monkeypatch, fast=True)
     assert quick == ordinary
+    whole, whole_count = read(data, monkeypatch, fast=True, whole=True)
+    assert whole == ordinary
+    assert whole_count == count
     return quick, count
 
 
@@ -341,6 +347,107 @@ def test_an_ordinary_big_notebook_is_read_by_msgspec(tmp_path: Path) -> None:
     assert len(data) >= fast_module.MIN_BYTES
     document = NotebookDocument.parse(data, "big.ipynb")
     assert document.table.fast == len(cells)
+
+
+def _image_cells(count: int) -> list[dict[str, Any]]:
+    """Cells of a plotting notebook: each a few KB of base64 image output (``fast._read_whole``'s kind)."""
+    import base64
+    import random
+
+    rng = random.Random(5)
+    cells: list[dict[str, Any]] = []
+    for index in range(count):
+        image = base64.b64encode(rng.randbytes(3_000)).decode()
+        outputs = [{"data": {"image/png": image, "text/plain": ["<Figure>"]}, "metadata": {},
+                    "output_type": "display_data"}]  # fmt: skip
+        cells.append(code_cell(f"plot({index})", outputs=outputs, count=index + 1, id=f"p{index}"))
+    return cells
+
+
+def test_a_notebook_of_big_cells_is_decoded_whole_from_its_own_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cells of 2 KiB and more are proved in place and decoded at once, never joined batch by batch
+    (no forcing of ``_WHOLE_FROM``: the cells' size decides); small cells still go by batches."""
+    big, small = _small(_image_cells(40)), _small(_cells(40))
+    ordinary = {data: read(data, monkeypatch, fast=False)[0] for data in (big, small)}
+    taken: list[str] = []
+    batches, whole = fast_module._read_batches, fast_module._read_whole
+    monkeypatch.setattr(scan_module, "worth_it", lambda size: True)
+    monkeypatch.setattr(fast_module, "_read_batches", lambda *args: taken.append("batches") or batches(*args))
+    monkeypatch.setattr(fast_module, "_read_whole", lambda *args: taken.append("whole") or whole(*args))
+    for data, path in ((big, ["whole"]), (small, ["batches"])):
+        taken.clear()
+        document = NotebookDocument.parse(data, "n.ipynb")
+        assert taken == path and document.table.fast == 40
+        assert document.view == ordinary[data]["view"]
+        assert list(document.table.starts) == ordinary[data]["starts"]
+        assert document.edit(document.view.replace("plot(7)", "plot(70)")).data == data.replace(
+            b'"plot(7)"', b'"plot(70)"'
+        )
+
+
+def test_big_cells_apart_by_other_text_that_ends_where_it_should_read_as_json_reads_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One separator a byte shorter, a later one a byte longer: the array still ends where the
+    lengths say, but the cells between are not where they would be; each is proved in place."""
+    data = _small(_image_cells(12))
+    separator = b",\n  {"
+    assert data.count(separator) == 11
+    pieces = data.split(separator)
+    pieces[4] += b","  # shorter: ",\n {" (the array's indent only shrinks)
+    pieces[8] += b",\n   "  # longer
+    between = {4: b"\n {", 8: b"{"}  # after the pieces made shorter and longer
+    odd = b"".join(
+        piece + (b"" if index == len(pieces) - 1 else between.get(index, separator))
+        for index, piece in enumerate(pieces)
+    )
+    assert len(odd) == len(data) and json.loads(odd) == json.loads(data)
+    kept, count = same(odd, monkeypatch)
+    assert isinstance(kept, dict) and len(kept["types"]) == 12 and count == 0  # the ordinary scan read it
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"\x01",  # a control character inside the base64 text
+        b"\n",  # a raw line break inside it
+        b"\\x",  # an escape JSON has not
+        b"\\u12g4",  # a \u escape without four hex digits
+        b'"',  # the string closed early: the rest of the base64 is no JSON
+        b"\\",  # a backslash escaping the next base64 character
+        b"\\ud800",  # a lone surrogate: json reads it, msgspec refuses (the ordinary scan decides)
+    ],
+)
+def test_an_output_string_that_is_not_well_formed_json_is_refused_and_the_file_kept(
+    damage: bytes, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Output strings are never decoded on the fast path, but every one of them is still proved a
+    well-formed JSON string: a broken one is refused with json's own message, the file unchanged."""
+    from nbedit.workspace import Workspace
+
+    data = _small(_image_cells(30))
+    inside = data.index(b'"image/png": "', data.index(b'"id": "p17"')) + 500  # well inside the base64
+    bad = data[:inside] + damage + data[inside:]
+    kept, _ = same(bad, monkeypatch)
+    try:
+        json.loads(bad)
+    except json.JSONDecodeError as decoding:
+        where = f"line {decoding.lineno} column {decoding.colno}: {decoding.msg}"
+        assert kept[0] == "NotebookError" and f"is not valid JSON ({where})" in kept[1]
+    else:  # JSON after all (a lone surrogate): read exactly as json reads it, by the ordinary scan
+        assert isinstance(kept, dict)
+    path = tmp_path / "plots.ipynb"
+    path.write_bytes(bad)
+    with monkeypatch.context() as patch:
+        patch.setattr(scan_module, "worth_it", lambda size: True)
+        workspace = Workspace(tmp_path)
+        if isinstance(kept, dict):
+            workspace.apply(workspace.plan_edit("plots.ipynb", "plot(3)", "plot(4)"))
+            assert path.read_bytes() == bad.replace(b'"plot(3)"', b'"plot(4)"')
+            return
+        with pytest.raises(NotebookError, match=re.escape(kept[1].split(": ", 1)[1][:40])):
+            workspace.plan_edit("plots.ipynb", "plot(3)", "plot(4)")
+    assert path.read_bytes() == bad
 
 
 # -- the table tests again, with msgspec reading the cells -------------------------------------

@@ -96,6 +96,42 @@ def test_a_new_after_is_stored_as_its_region_delta_with_its_digest_joined_late(t
         assert again.file_versions(entry_id)[0].after == after
 
 
+def test_a_new_after_without_spans_is_compared_with_its_before_before_its_digest_is_joined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A notebook's edit has no byte spans: the common prefix and suffix are found while the
+    "after" is still being hashed, and the version is that delta; a digest that fails still
+    records nothing."""
+    from nbedit.storage import versions as versions_module
+
+    store, before, after, _spans = _store_with_before(tmp_path)
+    order: list[str] = []
+    real_delta = versions_module.make_delta
+    monkeypatch.setattr(
+        versions_module, "make_delta", lambda *args: order.append("delta") or real_delta(*args)
+    )
+
+    def digest() -> str:
+        order.append("digest")
+        return hashlib.sha256(after).hexdigest()
+
+    def failing() -> str:
+        order.append("digest")
+        raise OSError("the hashing thread failed")
+
+    with store:
+        with pytest.raises(OSError, match="hashing thread"):
+            store.begin(_entry(before, after, None, failing))  # type: ignore[arg-type]
+        assert store.entries() == [] and order == ["delta", "digest"]
+        order.clear()
+        entry_id = store.begin(_entry(before, after, None, digest))  # type: ignore[arg-type]
+        store.commit(entry_id)
+        assert order == ["delta", "digest"]  # compared once, before the digest was asked for
+        assert store.file_versions(entry_id)[0].after == after
+    with HistoryStore(tmp_path / "home") as again:
+        assert again.file_versions(entry_id)[0].after == after
+
+
 def test_a_digest_that_fails_records_nothing(tmp_path: Path) -> None:
     store, before, after, spans = _store_with_before(tmp_path)
 
@@ -292,3 +328,39 @@ def test_a_preview_never_sets_a_damaged_history_aside(tmp_path: Path) -> None:
     assert len(list(home.glob("history.sqlite3.corrupt-*"))) == 1
     assert (root / "a.py").read_text() == "x = 3\n"
     workspace.close()
+
+
+def test_a_notebooks_after_is_compared_with_its_linked_before_while_the_link_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A notebook's edit has no byte spans: its prefix/suffix delta is made once, while the old file
+    is linked as the keyframe on another thread; the "after" is stored as that delta on the link."""
+    import json
+
+    from nbedit.storage import history_record, versions
+
+    made: list[str] = []
+    for module in (history_record, versions):
+        real = module.make_delta
+        monkeypatch.setattr(
+            module, "make_delta",
+            lambda base, data, real=real, name=module.__name__: made.append(name) or real(base, data),
+        )  # fmt: skip
+    root = tmp_path / "root"
+    root.mkdir()
+    cells = [{"cell_type": "code", "execution_count": n, "id": f"c{n}", "metadata": {}, "outputs": [],
+              "source": [f"value_{n} = compute({n})"]} for n in range(3_000)]  # fmt: skip
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    original = (json.dumps(notebook, indent=1) + "\n").encode()
+    (root / "big.ipynb").write_bytes(original)
+    workspace = nbedit.Workspace(root, history=True, home=tmp_path / "home")
+    workspace.apply(workspace.plan_edit("big.ipynb", "value_2000 = compute(2000)", "value_2000 = 1"))
+    edited = (root / "big.ipynb").read_bytes()
+    assert edited == original.replace(b'"value_2000 = compute(2000)"', b'"value_2000 = 1"')
+    assert made == [history_record.__name__]  # once, beside the link
+    before_row, after_row = _versions(tmp_path / "home")
+    assert before_row[0] == versions.LINKED and after_row[1:] == (0, 1)  # linked; a delta on it
+    workspace.undo()
+    assert (root / "big.ipynb").read_bytes() == original
+    workspace.restore(workspace.history()[-1].id, which="after")
+    assert (root / "big.ipynb").read_bytes() == edited

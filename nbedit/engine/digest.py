@@ -32,7 +32,14 @@ from nbedit.engine.text import fingerprint
 __all__ = ["CHECKPOINT", "IN_BACKGROUND", "KEEP_BUFFERS", "KEEP_BYTES", "fingerprint_meanwhile", "forget"]
 
 IN_BACKGROUND = 1 << 20  # bytes from which a buffer is hashed on another thread (about 0.5 ms of SHA-256)
-CHECKPOINT = 1 << 20  # the hasher's state is kept every this many bytes of a remembered buffer
+# the hasher's state is kept every this many bytes of a remembered buffer. Each stretch is one
+# ``update`` with the GIL released, but storing the state after it needs the GIL back, and a main
+# thread inside a long C call (a 50 MB decode, join or compare holds the GIL for 20-35 ms) or in
+# Python code (it lets go every 5 ms switch interval) keeps it that long: with 1 MiB stretches
+# (2.6 ms of SHA-256 here) the "before" of a cold 50 MB notebook edit waited for the GIL more than
+# it hashed (135 ms of CPU over 350 ms) and was late for the history entry. 4 MiB: a quarter of
+# the waits; the "after" hashes at most 4 MiB more (the edited place's stretch).
+CHECKPOINT = 4 << 20
 KEEP_BUFFERS = 2  # buffers whose hashing is remembered (a notebook's "before" and "after")
 KEEP_BYTES = 128 << 20  # at most this many bytes of them are kept alive for it
 
@@ -51,10 +58,11 @@ class _Hashed:
     updated once stored (hashing goes on in a copy), so buffers share them freely.
     """
 
-    __slots__ = ("data", "done", "states", "value")
+    __slots__ = ("data", "done", "states", "thread", "value")
 
     def __init__(self, data: bytes) -> None:
         self.data = data
+        self.thread: threading.Thread | None = None  # the thread hashing it
         self.states: list[Any] = []
         self.value: str | None = None
         self.done = threading.Event()
@@ -87,14 +95,24 @@ def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = IN_BACKGROUND
     if (
         spliced or len(data) < IN_BACKGROUND
     ):  # pieces, or a caller's lower minimum: a thread, nothing remembered
-        target: Callable[[], object] = lambda: result.append(digest())  # noqa: E731
+        thread = threading.Thread(
+            target=lambda: result.append(digest()), name="nbedit-fingerprint", daemon=True
+        )
     else:
-        entry = hashed = _Hashed(data)
         with _lock:
-            bases = list(_recent)
+            # the very object hashed already, or being hashed (a file's bytes, hashed by the thread that
+            # read them, and asked for again by its plan): its digest, and no second thread
+            started = next((kept for kept in _recent if kept.data is data), None)
+        if started is not None:
+            return lambda: _joined(started)
+        entry = hashed = _Hashed(data)
+        bases: list[_Hashed] = []
+        thread = hashed.thread = threading.Thread(
+            target=lambda: _hash(hashed, bases), name="nbedit-fingerprint", daemon=True
+        )
+        with _lock:
+            bases.extend(_recent)
             _remember(hashed)
-        target = lambda: _hash(hashed, bases)  # noqa: E731
-    thread = threading.Thread(target=target, name="nbedit-fingerprint", daemon=True)
     try:
         thread.start()
     except RuntimeError:  # no thread to be had (a process at its thread limit): hash here
@@ -111,6 +129,17 @@ def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = IN_BACKGROUND
         return result[0] if result else digest()
 
     return join
+
+
+def _joined(entry: _Hashed) -> str:
+    """``entry``'s digest once its thread is done (hashed here if that thread failed, or is gone:
+    in a child forked meanwhile the join returns at once and ``value`` is still None)."""
+    thread = entry.thread
+    if thread is not None and thread.ident is not None:
+        thread.join()
+    else:  # its thread not started yet (it is being started), or none to be had (done is set then)
+        entry.done.wait()
+    return entry.value if entry.value is not None else fingerprint(entry.data)
 
 
 def forget(data: bytes) -> None:

@@ -42,6 +42,8 @@ from nbedit.storage.versions import (
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nbedit.storage.delta import Delta
 
 __all__ = ["HistoryRecording"]
 
@@ -102,6 +104,7 @@ class HistoryRecording(HistoryState):
         after_id: int | None = None
         new_before = False  # the "before" was not stored yet: then the "after" surely is not either
         packed_regions: PackedRegions | None | bool = False  # the "after" as a region delta; False: untried
+        compared: Delta | None = None  # or its prefix/suffix delta, made while the old file was linked
         if file.before is not None:
             fingerprint = file.before_fingerprint or hashlib.sha256(file.before).hexdigest()
             known = connection.execute(
@@ -110,7 +113,7 @@ class HistoryRecording(HistoryState):
             new_before = not known
             base = None if known else self._recent_base(connection, file.path, len(file.before))
             if not known and base is None and file.before_file is not None:
-                before_id, packed_regions = self._link_before(connection, file, fingerprint)
+                before_id, packed_regions, compared = self._link_before(connection, file, fingerprint)
             if before_id is None:
                 if not known and base is None:
                     base = previous_version(connection, file.path, len(file.before))
@@ -138,6 +141,7 @@ class HistoryRecording(HistoryState):
                 base,
                 spans=file.spans if base and not tried else None,
                 packed_regions=packed_regions if base and tried else None,  # type: ignore[arg-type]
+                delta=compared if base else None,
             )
             if after_fingerprint is None and joined:
                 after_fingerprint = joined[0]  # the digest store_version joined
@@ -147,9 +151,10 @@ class HistoryRecording(HistoryState):
 
     def _link_before(
         self, connection: sqlite3.Connection, file: FileRecord, fingerprint: str
-    ) -> tuple[int | None, PackedRegions | None | bool]:
+    ) -> tuple[int | None, PackedRegions | None | bool, Delta | None]:
         """Keep a new "before" as a hard link of the old file (``storage.blobs``): its version id, or
-        None when it cannot be linked; and the "after" packed as a region delta of it, or False.
+        None when it cannot be linked; and the "after" packed as a region delta of it, or False
+        (without byte spans, a notebook's: its prefix/suffix delta against the "before", or None).
 
         The link, the check that the file still holds those bytes and the two fsyncs (the old
         file's data, the blob folder), mostly waits on the disk, run on another thread while
@@ -160,23 +165,28 @@ class HistoryRecording(HistoryState):
         assert expected is not None and source is not None
         reserved = reserve_linked(connection, len(expected), fingerprint)
         if reserved is None:
-            return None, False
+            return None, False, None
         version, destination = reserved
         from nbedit.storage.blobs import link_copy  # a file of 64 KiB or more, new to the history
 
         linking = Background(lambda: link_copy(source, destination, expected), "nbedit-link")
         packed_regions: PackedRegions | None | bool = False
+        compared: Delta | None = None
         try:
             if file.after is not None and file.spans is not None:
                 packed_regions = pack_regions(expected, file.after, file.spans)
+            elif file.after is not None:
+                from nbedit.storage.delta import make_delta  # loaded when a delta is made
+
+                compared = make_delta(expected, joined(file.after))
         except BaseException:
             linking.wait()  # never left linking behind a transaction that is rolled back
             raise
         if linking.result():
             self._linked = True
-            return version, packed_regions
+            return version, packed_regions, compared
         connection.execute("DELETE FROM versions WHERE id = ?", (version,))
-        return None, packed_regions
+        return None, packed_regions, None
 
     def _recent_base(self, connection: sqlite3.Connection, path: str, size: int) -> tuple[int, bytes] | None:
         """The path's last recorded version if this process recorded it (kept in memory).

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from nbedit.background import Background
 from nbedit.errors import FileTooLarge, NbeditError, NotAFile, OutsideWorkspace
@@ -132,11 +132,19 @@ class RootSource:
             return prefetched.result()  # type: ignore[no-any-return]
         return self._read(path)
 
-    def prefetch(self, path: str) -> None:
+    def prefetch(self, path: str, then: Callable[[bytes], object] | None = None) -> None:
         """Start reading ``path`` on another thread; the next ``read`` of it takes the result
-        (its bytes, or the error the read raised). ``drop_prefetched`` forgets one not taken."""
+        (its bytes, or the error the read raised). ``drop_prefetched`` forgets one not taken.
+        ``then``: called on that thread with the bytes read, as soon as they are (it must not raise)."""
+
+        def read() -> bytes | None:
+            data = self._read(path)
+            if then is not None and data is not None:
+                then(data)
+            return data
+
         if path not in self._prefetched:
-            self._prefetched[path] = Background(lambda: self._read(path), "nbedit-read")
+            self._prefetched[path] = Background(read, "nbedit-read")
 
     def drop_prefetched(self) -> None:
         while self._prefetched:

@@ -261,22 +261,28 @@ def store_version(
     *,
     spans: Sequence[tuple[int, int, bytes]] | None = None,
     packed_regions: PackedRegions | None = None,
+    delta: Delta | None = None,
 ) -> int:
     """Id of the version holding ``data``; a new one is a delta against ``base`` when that pays.
 
     ``spans``: the byte spans of ``base`` the change replaced (see ``delta.region_delta``);
     ``packed_regions``: the region delta ``pack_regions`` made of them already (then ``spans``
-    is not read). ``fingerprint`` may be the function that gives it (a digest still being
-    hashed on another thread, ``engine.digest``): a region delta is then made and packed first
-    and the digest joined only after, so the hashing overlaps that work (the caller passes a
-    function only when the bytes are surely new, or the packing would be wasted on a version
-    already stored).
+    is not read); ``delta``: the prefix/suffix delta of ``data`` against ``base``'s bytes, made
+    already (``make_delta``). ``fingerprint`` may be the function that gives it (a digest still
+    being hashed on another thread, ``engine.digest``): a region delta is then made and packed
+    first (without ``spans``: the common prefix and suffix with ``base`` found first, a
+    notebook's 50 MB compared in some 10 ms) and the digest joined only after, so the hashing
+    overlaps that work (the caller passes a function only when the bytes are surely new, or the
+    packing would be wasted on a version already stored).
     ``data`` may be new bytes not joined yet (``engine.spliced.Spliced``): stored as the region
     delta they are without being joined, joined (``join()``) only to be stored any other way.
     """
     if callable(fingerprint):
         if packed_regions is None and base is not None and spans is not None:
             packed_regions, spans = pack_regions(base[1], data, spans), None  # tried: not again
+        elif packed_regions is None and base is not None and delta is None:  # no spans: compared meanwhile
+            data = joined(data)
+            delta = make_delta(base[1], data)
         fingerprint = fingerprint()
     if fingerprint is None:
         data = joined(data)
@@ -306,9 +312,10 @@ def store_version(
                 packed,
             )
         data = joined(data)
-        from nbedit.storage.delta import make_delta  # loaded when a delta is made (a small change needs none)
+        if delta is None:
+            from nbedit.storage.delta import make_delta  # loaded when a delta is made (a small change needs none)
 
-        delta = make_delta(base_data, data)
+            delta = make_delta(base_data, data)
         if _fits_as_delta(depth, chain_bytes, len(delta.middle), len(data)):
             compressed, packed = _pack(delta.middle, delta=True)
             return _insert(

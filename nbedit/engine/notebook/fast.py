@@ -17,7 +17,12 @@ that, importing msgspec, some 30 ms, costs more than it saves):
   found it, the text between the first two cells (comma and whitespace) is taken as
   the separator, and each batch of cells joined by that separator must equal the
   file's bytes there (one ``memcmp``). Offsets are then sums of lengths. A notebook
-  whose cells are apart by other text goes the ordinary way.
+  whose cells are apart by other text goes the ordinary way. Cells of ``_WHOLE_FROM``
+  bytes or more on average (plots, long outputs) are not joined at all (a 50 MB
+  notebook's batches cost 35 ms of fresh pages): each cell and each separator is
+  compared in place (one ``memcmp`` each, in a C-level ``map``) and each cell is decoded
+  from its own bytes, some 4 MiB of cells per C call; a cell that does not fit sends the
+  array through the batches below.
 * Each batch is decoded again, into one struct per cell type (a tagged union on
   ``cell_type``) whose members are the ones the schema's structure needs (a
   ``metadata`` object; in a code cell an ``outputs`` list and an ``execution_count``
@@ -44,7 +49,7 @@ import json
 import re
 import sys
 from array import array
-from itertools import accumulate
+from itertools import accumulate, repeat
 from operator import attrgetter
 
 from nbedit.engine.notebook.table import CellTable
@@ -53,11 +58,16 @@ TYPE_CHECKING = False  # typing stays out of a run: it costs milliseconds (tests
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["MIN_BYTES", "cell_bytes", "read_cells", "worth_it"]
+__all__ = ["MIN_BYTES", "cell_bytes", "preload", "read_cells", "worth_it"]
 
 MIN_BYTES = 4 << 20  # a notebook this big saves more than importing msgspec costs
 _BATCH = 512
 _SEPARATOR = re.compile(rb"[ \t\n\r]*,[ \t\n\r]*")
+# cells of this many bytes on average are decoded from the file at once: the batches' joined
+# copies cost page faults by the megabyte, and a few thousand decoded cells little memory
+_WHOLE_FROM = 2048
+_STRETCH = 4 << 20  # bytes of big cells decoded in one C call
+_UNFIT = -1
 _DIGIT = re.compile(rb"[0-9]")
 _decoders: Any = None  # (document decoder, batch decoder, tag of each struct, msgspec's error) or ()
 _id = attrgetter("id")
@@ -67,6 +77,13 @@ _source = attrgetter("source")
 def worth_it(size: int) -> bool:
     """Whether ``size`` bytes are read faster with msgspec (or it is loaded already)."""
     return size >= MIN_BYTES or "msgspec" in sys.modules
+
+
+def preload(size: int) -> None:
+    """Import msgspec now if a notebook of ``size`` bytes will be read with it: the workspace calls
+    this while another thread reads the file, so the import (some 30 ms) overlaps the read."""
+    if worth_it(size):
+        _load()
 
 
 def _load() -> Any:
@@ -112,6 +129,7 @@ def _load() -> Any:
         msgspec.json.Decoder(list[union]),  # type: ignore[valid-type]
         {struct: cell_type for cell_type, struct in structs.items()},
         msgspec.MsgspecError,
+        msgspec.json.Decoder(union),  # one cell
     )
     return _decoders
 
@@ -134,13 +152,60 @@ def read_cells(data: bytes, position: int, raws: list[Any], table: CellTable) ->
     None (and ``table`` partly filled: clear it) when the bytes at ``position`` are not those
     cells apart by the same text, or a cell ``json`` refuses: the ordinary scan decides.
     """
-    _, decode, tags, error = _load()
     separator = b""
     if len(raws) > 1:
         found = _SEPARATOR.match(data, position + len(raws[0]))
         if found is None:
             return None
         separator = found[0]
+    if len(raws) > 1 and len(data) >= _WHOLE_FROM * len(raws):
+        whole = _read_whole(data, position, raws, separator, table)
+        if whole != _UNFIT:
+            return whole
+        table.clear()
+    return _read_batches(data, position, raws, separator, table)
+
+
+def _read_whole(
+    data: bytes, position: int, raws: list[Any], separator: bytes, table: CellTable
+) -> int | None:
+    """``read_cells`` for big cells: every cell proved in place by its own ``memcmp`` and decoded
+    from its own bytes (no joined copy of any batch).
+
+    ``_UNFIT`` when a cell does not fit the structs (the batches decide, cell by cell).
+    """
+    tags, error, decode = _load()[2:]
+    width = len(separator)
+    steps = [width] * (2 * len(raws))  # a cell's length, then the separator's, and so on
+    steps[0::2] = map(len, raws)
+    offsets = array("q", list(accumulate(steps, initial=position)))
+    starts, ends = offsets[0:-1:2], offsets[1::2]
+    # each cell's bytes where its offset says, and the separator after each but the last
+    if not all(map(data.startswith, raws, starts)):
+        return None
+    if not all(map(data.startswith, repeat(separator, len(raws) - 1), ends)):
+        return None
+    # each cell decoded from its own bytes (the ``Raw`` msgspec found), a stretch of cells at a time:
+    # between two stretches the GIL may pass to the thread hashing the file (``engine.digest``)
+    cells: list[Any] = []
+    per = max(1, _STRETCH * len(raws) // max(1, ends[-1] - position))
+    try:
+        for first in range(0, len(raws), per):
+            cells.extend(map(decode.decode, raws[first : first + per]))
+    except (error, RecursionError):
+        return _UNFIT
+    table.starts.extend(starts)
+    table.ends.extend(ends)
+    for first in range(0, len(cells), _BATCH):
+        _add_decoded(table, cells[first : first + _BATCH], tags)
+    return ends[-1]
+
+
+def _read_batches(
+    data: bytes, position: int, raws: list[Any], separator: bytes, table: CellTable
+) -> int | None:
+    """``read_cells`` batch by batch: each batch joined, compared with the file and decoded."""
+    _, decode, tags, error, _ = _load()
     width = len(separator)
     for first in range(0, len(raws), _BATCH):
         if first and not data.startswith(separator, position - width):
@@ -167,14 +232,19 @@ def read_cells(data: bytes, position: int, raws: list[Any], table: CellTable) ->
                 return None
             table.add_batch(values, None)
             continue
-        classes = list(map(type, cells))
-        only = classes[0]
-        if classes.count(only) == len(classes):
-            types = [tags[only]] * len(classes)
-        else:
-            types = list(map(tags.__getitem__, classes))
-        table.add_read(types, list(map(_id, cells)), list(map(_source, cells)))
+        _add_decoded(table, cells, tags)
     return position - width
+
+
+def _add_decoded(table: CellTable, cells: list[Any], tags: dict[Any, str]) -> None:
+    """The columns of msgspec's decoded cells (one struct per cell type) into ``table``."""
+    classes = list(map(type, cells))
+    only = classes[0]
+    if classes.count(only) == len(classes):
+        types = [tags[only]] * len(classes)
+    else:
+        types = list(map(tags.__getitem__, classes))
+    table.add_read(types, list(map(_id, cells)), list(map(_source, cells)))
 
 
 def _long_digit_run(data: bytes, start: int) -> bool:
