@@ -33,6 +33,7 @@ import os
 import sys
 import warnings
 
+from nbedit._path_text import normal
 from nbedit.apply_pipeline import UNSET_LIVE_CLIENT, ApplyPipeline
 from nbedit.apply_result import ApplyResult  # re-exported: nbedit.workspace.ApplyResult
 from nbedit.background import Background
@@ -49,7 +50,6 @@ from nbedit.engine.text_edit import (
 )
 from nbedit.errors import FileTooLarge, LiveConflict, NbeditError, NotAFile, PatchSyntaxError
 from nbedit.inputs import cell_selector, check_text, refine, valid_encoding, valid_limit, valid_threshold
-from nbedit._path_text import normal
 from nbedit.storage.records import DATABASE_NAME, default_home, default_home_text  # default_home re-exported
 from nbedit.storage.root_source import OverlaySource, RootSource
 from nbedit.warnings import NbeditWarning

@@ -102,14 +102,12 @@ def test_a_new_after_without_spans_is_compared_with_its_before_before_its_digest
     """A notebook's edit has no byte spans: the common prefix and suffix are found while the
     "after" is still being hashed, and the version is that delta; a digest that fails still
     records nothing."""
-    from nbedit.storage import versions as versions_module
+    from nbedit.storage import delta as delta_module  # the storage modules import it when they make one
 
     store, before, after, _spans = _store_with_before(tmp_path)
     order: list[str] = []
-    real_delta = versions_module.make_delta
-    monkeypatch.setattr(
-        versions_module, "make_delta", lambda *args: order.append("delta") or real_delta(*args)
-    )
+    real_delta = delta_module.make_delta
+    monkeypatch.setattr(delta_module, "make_delta", lambda *args: order.append("delta") or real_delta(*args))
 
     def digest() -> str:
         order.append("digest")
@@ -336,16 +334,15 @@ def test_a_notebooks_after_is_compared_with_its_linked_before_while_the_link_is_
     """A notebook's edit has no byte spans: its prefix/suffix delta is made once, while the old file
     is linked as the keyframe on another thread; the "after" is stored as that delta on the link."""
     import json
+    import sys
 
-    from nbedit.storage import history_record, versions
+    from nbedit.storage import delta, history_record, versions
 
     made: list[str] = []
-    for module in (history_record, versions):
-        real = module.make_delta
-        monkeypatch.setattr(
-            module, "make_delta",
-            lambda base, data, real=real, name=module.__name__: made.append(name) or real(base, data),
-        )  # fmt: skip
+    real = delta.make_delta
+    monkeypatch.setattr(  # the storage modules import it when they make a delta: the caller is named
+        delta, "make_delta", lambda base, data: made.append(sys._getframe(1).f_globals["__name__"]) or real(base, data)
+    )
     root = tmp_path / "root"
     root.mkdir()
     cells = [{"cell_type": "code", "execution_count": n, "id": f"c{n}", "metadata": {}, "outputs": [],

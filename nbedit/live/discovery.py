@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+
 from nbedit._dataclass import dataclass
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)

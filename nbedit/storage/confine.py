@@ -38,8 +38,8 @@ import os
 import stat
 
 from nbedit._dataclass import dataclass
-from nbedit.errors import NbeditError, NotAFile, OutsideWorkspace, WriteError
 from nbedit._path_text import normal
+from nbedit.errors import NbeditError, NotAFile, OutsideWorkspace, WriteError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:

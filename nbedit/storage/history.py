@@ -40,6 +40,7 @@ import time
 from collections.abc import Sequence
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
+from nbedit._path_text import expanduser, normal
 from nbedit.errors import HistoryError
 from nbedit.storage.database import (
     DamagedHistory,
@@ -63,7 +64,6 @@ from nbedit.storage.records import (
     PruneResult,
     default_home,
 )
-from nbedit._path_text import expanduser, normal
 from nbedit.storage.sqlite import sqlite3
 from nbedit.storage.versions import (
     LINKED,

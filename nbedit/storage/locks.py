@@ -29,9 +29,9 @@ import os
 import time
 from collections.abc import Iterable, Iterator
 
+from nbedit._path_text import normal
 from nbedit.errors import WriteError
 from nbedit.storage.confine import locate, open_directory
-from nbedit._path_text import normal
 
 __all__ = ["lock_paths"]
 

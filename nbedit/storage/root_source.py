@@ -18,9 +18,9 @@ import os
 import stat
 from collections.abc import Callable, Sequence
 
+from nbedit._path_text import expanduser, normal, relative_to
 from nbedit.background import Background
 from nbedit.errors import FileTooLarge, NbeditError, NotAFile, OutsideWorkspace
-from nbedit._path_text import expanduser, normal, relative_to
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:

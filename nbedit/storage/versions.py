@@ -281,6 +281,8 @@ def store_version(
         if packed_regions is None and base is not None and spans is not None:
             packed_regions, spans = pack_regions(base[1], data, spans), None  # tried: not again
         elif packed_regions is None and base is not None and delta is None:  # no spans: compared meanwhile
+            from nbedit.storage.delta import make_delta
+
             data = joined(data)
             delta = make_delta(base[1], data)
         fingerprint = fingerprint()
@@ -313,7 +315,9 @@ def store_version(
             )
         data = joined(data)
         if delta is None:
-            from nbedit.storage.delta import make_delta  # loaded when a delta is made (a small change needs none)
+            from nbedit.storage.delta import (
+                make_delta,  # loaded when a delta is made (a small change needs none)
+            )
 
             delta = make_delta(base_data, data)
         if _fits_as_delta(depth, chain_bytes, len(delta.middle), len(data)):
