@@ -15,6 +15,7 @@ import threading
 
 import pytest
 
+from nbedit import _hashing
 from nbedit.engine import digest
 from nbedit.engine.digest import CHECKPOINT, IN_BACKGROUND, KEEP_BUFFERS, fingerprint_meanwhile
 
@@ -84,7 +85,7 @@ def test_the_after_of_an_edit_is_hashed_from_its_last_shared_checkpoint(monkeypa
 
     for entry in digest._recent:
         entry.states = [Counting(state) for state in entry.states]
-    monkeypatch.setattr(hashlib, "sha256", lambda *a: Counting(real(*a)))
+    monkeypatch.setattr(digest, "openssl_sha256", lambda *a: Counting(real(*a)))
     edited = before[: 6 * CHECKPOINT + 10] + b"edited" + before[6 * CHECKPOINT + 10 :]
     assert fingerprint_meanwhile(edited)() == sha(edited)
     assert sum(hashed) == len(edited) - 6 * CHECKPOINT  # six checkpoints reused, the rest hashed
@@ -130,7 +131,7 @@ def test_a_failed_hash_falls_back_to_hashing_on_the_caller(monkeypatch: pytest.M
     def broken(*arguments: object) -> object:
         raise MemoryError
 
-    monkeypatch.setattr(hashlib, "sha256", broken)
+    monkeypatch.setattr(_hashing, "_openssl", broken)  # what hashlib.sha256 is: OpenSSL's constructor
     join = fingerprint_meanwhile(data)
     with pytest.raises(MemoryError):  # hashing itself fails: the caller hears it
         join()
@@ -199,7 +200,7 @@ def test_the_after_starts_from_the_befores_checkpoint_while_the_before_is_still_
         def hexdigest(self) -> str:
             return self.state.hexdigest()  # type: ignore[attr-defined,no-any-return]
 
-    monkeypatch.setattr(hashlib, "sha256", lambda *a: Gated(real(*a)))
+    monkeypatch.setattr(digest, "openssl_sha256", lambda *a: Gated(real(*a)))
     before_digest = fingerprint_meanwhile(before)
     edited = before[: 3 * CHECKPOINT + 7] + b"edited" + before[3 * CHECKPOINT + 7 :]
     after_digest = fingerprint_meanwhile(edited)

@@ -6,7 +6,7 @@ long as scanning its images, or writing and flushing the edited copy. The notebo
 planner hashes the "before" while it scans it; ``Workspace.apply`` hashes the "after"
 while it checks the file, takes the lock, writes the temporary copy and links the old
 copy into the history, and asks for the result only when the entry names the new
-version. Small buffers are hashed at once (a thread costs more than it saves).
+version. Buffers under ``HASHED_APART`` are hashed at once (a thread costs more than it saves).
 
 An edit of one cell changes a few bytes of 50 MB, and the next edit starts from the
 bytes the last one wrote, so most of that hashing is done twice. SHA-256 reads its
@@ -27,11 +27,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from nbedit._hashing import load_openssl, openssl_sha256
 from nbedit.engine.text import fingerprint
 
-__all__ = ["CHECKPOINT", "IN_BACKGROUND", "KEEP_BUFFERS", "KEEP_BYTES", "fingerprint_meanwhile", "forget"]
+__all__ = ["CHECKPOINT", "HASHED_APART", "IN_BACKGROUND", "KEEP_BUFFERS", "KEEP_BYTES", "fingerprint_meanwhile", "forget"]
 
-IN_BACKGROUND = 1 << 20  # bytes from which a buffer is hashed on another thread (about 0.5 ms of SHA-256)
+# bytes from which a buffer is hashed on another thread: OpenSSL hashes it (``nbedit._hashing``: from
+# 256 KiB) with the GIL released, 0.1-0.7 ms for 256 KiB (with or without SHA instructions), a thread
+# ~0.05 ms; below it the interpreter's own SHA-256 holds the GIL, and a thread would only add its start
+HASHED_APART = 256 << 10
+IN_BACKGROUND = 1 << 20  # bytes from which a buffer's hashing is remembered (checkpoints, below)
 CHECKPOINT = 1 << 20  # the hasher's state is kept every this many bytes of a remembered buffer
 KEEP_BUFFERS = 2  # buffers whose hashing is remembered (a notebook's "before" and "after")
 KEEP_BYTES = 128 << 20  # at most this many bytes of them are kept alive for it
@@ -67,7 +72,7 @@ _lock = threading.Lock()
 _progress = threading.Condition()
 
 
-def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = IN_BACKGROUND) -> Callable[[], str]:
+def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = HASHED_APART) -> Callable[[], str]:
     """A function returning ``fingerprint(data)``, hashed on another thread from now on.
 
     The result is the same as ``fingerprint(data)`` in every case: if the thread
@@ -82,11 +87,14 @@ def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = IN_BACKGROUND
     if len(data) < minimum:
         value = digest()
         return lambda: value
+    # OpenSSL is loaded here, if it is not yet: loading it holds the GIL wherever it runs, and on
+    # the hashing thread it would stop this one at some random point instead (and for longer)
+    load_openssl()
     result: list[str] = []
     entry: _Hashed | None = None
     if (
         spliced or len(data) < IN_BACKGROUND
-    ):  # pieces, or a caller's lower minimum: a thread, nothing remembered
+    ):  # pieces, or under IN_BACKGROUND: a thread, nothing remembered
         target: Callable[[], object] = lambda: result.append(digest())  # noqa: E731
     else:
         entry = hashed = _Hashed(data)
@@ -153,9 +161,7 @@ def _hash(entry: _Hashed, bases: list[_Hashed]) -> None:
         if best is not None:
             _drop(best)  # superseded: the file holds the new bytes now (they stay a base for the next)
         if not states:
-            import hashlib
-
-            states = [hashlib.sha256()]
+            states = [openssl_sha256()]  # (the built-in one would hold the GIL while it hashes)
         entry.states = states  # published as they are made (``_reached``); never changed once stored
         hasher = states[-1].copy()
         view = memoryview(data)
