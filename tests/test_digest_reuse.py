@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import signal
 import threading
+import time
 
 import pytest
 
@@ -217,3 +219,72 @@ def test_the_after_starts_from_the_befores_checkpoint_while_the_before_is_still_
     failed.states = [real()]
     digest._finished(failed)
     assert digest._reached(failed, 4) == 0
+
+
+def test_a_thread_that_cannot_be_started_hashes_on_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    for data in (os.urandom(digest.HASHED_APART + 1), os.urandom(IN_BACKGROUND + 1)):  # both paths
+
+        def refused(*arguments: object) -> object:
+            raise RuntimeError("can't start new thread")
+
+        monkeypatch.setattr(digest._thread, "start_new_thread", refused)
+        assert fingerprint_meanwhile(data)() == sha(data)
+        monkeypatch.undo()
+        assert not digest._running
+        assert all(entry.data is not data for entry in digest._recent)  # never remembered half-done
+
+
+def test_a_hash_that_fails_on_its_thread_is_done_again_by_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = os.urandom(digest.HASHED_APART + 10)  # under IN_BACKGROUND: the thread hashes it whole
+    calls: list[int] = []
+
+    def flaky(*arguments: object) -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            raise MemoryError  # on the thread
+        return sha(data)
+
+    monkeypatch.setattr(digest, "fingerprint", flaky)
+    assert fingerprint_meanwhile(data)() == sha(data)
+    assert len(calls) == 2 and not digest._running
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork only")
+def test_a_forked_child_does_not_wait_for_its_parents_hashing_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hashing thread is the parent's: a child forked while it runs hashes again itself, and
+    never waits for a thread it does not have (nor for a lock that thread held)."""
+    data = os.urandom(digest.HASHED_APART + 5)
+    release = threading.Event()
+    real = digest.fingerprint
+
+    def gated(value: bytes) -> str:
+        if threading.current_thread() is not threading.main_thread():
+            assert release.wait(30)
+        return real(value)
+
+    monkeypatch.setattr(digest, "fingerprint", gated)
+    join = fingerprint_meanwhile(data)
+    assert digest._running  # the thread is held
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through the pipe
+        try:
+            os.write(writer, join().encode())
+        finally:
+            os._exit(0)
+    os.close(writer)
+    try:
+        deadline = time.monotonic() + 20
+        while not os.waitpid(child, os.WNOHANG)[0]:
+            if time.monotonic() > deadline:
+                os.kill(child, signal.SIGKILL)
+                os.waitpid(child, 0)
+                pytest.fail("the child waited for its parent's hashing thread")
+            time.sleep(0.01)
+        reported = os.read(reader, 100).decode()
+    finally:
+        os.close(reader)
+        release.set()
+    assert reported == sha(data)  # hashed again in the child
+    assert join() == sha(data)  # and in the parent, by its own thread
+    assert not digest._running

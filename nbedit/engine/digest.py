@@ -24,6 +24,8 @@ that was not compared: a shared prefix is proved equal chunk by chunk with
 
 from __future__ import annotations
 
+import _thread
+import os
 import threading
 from collections.abc import Callable
 
@@ -70,6 +72,8 @@ _lock = threading.Lock()
 # a new checkpoint or a finished buffer: the "after" of an edit needs the "before"'s checkpoints only
 # up to the edited place, so it starts from there while the "before" is still being hashed
 _progress = threading.Condition()
+# the hashing threads not finished yet, each by the lock it holds until it ends (``_start``)
+_running: set[Any] = set()
 
 
 def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = HASHED_APART) -> Callable[[], str]:
@@ -102,10 +106,8 @@ def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = HASHED_APART)
             bases = list(_recent)
             _remember(hashed)
         target = lambda: _hash(hashed, bases)  # noqa: E731
-    thread = threading.Thread(target=target, name="nbedit-fingerprint", daemon=True)
-    try:
-        thread.start()
-    except RuntimeError:  # no thread to be had (a process at its thread limit): hash here
+    wait = _start(target)
+    if wait is None:  # no thread to be had (a process at its thread limit): hash here
         if entry is not None:
             forget(data)
             _finished(entry)  # a later buffer that took it as a base does not wait for it
@@ -113,12 +115,63 @@ def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = HASHED_APART)
         return lambda: value
 
     def join() -> str:
-        thread.join()
+        wait()
         if entry is not None:
             return entry.value if entry.value is not None else fingerprint(data)
         return result[0] if result else digest()
 
     return join
+
+
+def _start(target: Callable[[], object]) -> Callable[[], None] | None:
+    """Run ``target`` on a new thread; return a function that waits for it to end (None: no thread).
+
+    ``threading.Thread.start`` waits until the new thread has run: on a machine whose cores are
+    all busy that is a wait for the scheduler, milliseconds, as long as the hashing it would save.
+    This starts the thread and goes on. The thread is a daemon (nothing waits for it at exit);
+    ``target``'s error is left to the caller, who hashes again and hears it.
+    """
+    finished = _thread.allocate_lock()
+    finished.acquire()
+
+    def run() -> None:
+        try:
+            target()
+        except BaseException:  # noqa: BLE001, S110 - the joining caller hashes again and hears it
+            pass
+        finally:
+            with _lock:
+                _running.discard(finished)
+            finished.release()
+
+    with _lock:
+        _running.add(finished)
+    try:
+        _thread.start_new_thread(run, ())
+    except RuntimeError:
+        with _lock:
+            _running.discard(finished)
+        return None
+
+    def wait() -> None:
+        with finished:  # released when the thread ends (or, in a forked child, at once)
+            pass
+
+    return wait
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has none of its parent's hashing threads: their callers hash again
+    (``join`` finds no value), nothing waits for them, and no lock they held stays held."""
+    global _lock, _progress
+    _lock, _progress = threading.Lock(), threading.Condition()
+    for finished in _running:
+        finished.release()
+    _running.clear()
+    _recent.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def forget(data: bytes) -> None:
