@@ -171,7 +171,8 @@ def _after_fork_in_child() -> None:
     _recent.clear()
 
 
-os.register_at_fork(after_in_child=_after_fork_in_child)
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def forget(data: bytes) -> None:
