@@ -77,7 +77,8 @@ def test_without_openssl_s_module_hashlib_decides_and_the_digest_is_the_same() -
     """An interpreter whose ``_hashlib`` cannot be imported (built without OpenSSL): ``hashlib``
     picks its own implementation, as it would for any caller."""
     program = (
-        "import sys; sys.modules['_hashlib'] = None; from nbedit import _hashing; data = b'y' * int(sys.argv[1]);"
+        "import sys; sys.modules['_hashlib'] = None; from nbedit import _hashing;"
+        "data = b'y' * int(sys.argv[1]);"
         "_hashing.load_openssl(); h = _hashing.openssl_sha256(); h.update(data);"
         "print(_hashing.sha256(data).hexdigest(), h.copy().hexdigest(), 'hashlib' in sys.modules)"
     )

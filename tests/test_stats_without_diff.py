@@ -29,7 +29,8 @@ def _hunk(lines: list[str], changed: int, new: list[str]) -> str:
     """One hunk replacing line ``changed`` (0-based) with ``new``, three lines of context."""
     first = changed - 3
     body = "".join(" " + line for line in lines[first:changed]) + "-" + lines[changed]
-    body += "".join("+" + line for line in new) + "".join(" " + line for line in lines[changed + 1 : changed + 4])
+    body += "".join("+" + line for line in new)
+    body += "".join(" " + line for line in lines[changed + 1 : changed + 4])
     return f"@@ -{first + 1},7 +{first + 1},{6 + len(new)} @@\n" + body
 
 
@@ -40,7 +41,9 @@ def _hunk(lines: list[str], changed: int, new: list[str]) -> str:
         ((10, 18), False),  # close: the diff joins them into one block of two
     ],
 )
-def test_the_counts_are_the_diffs_with_or_without_the_quick_path(tmp_path: Path, places: tuple, lone: bool) -> None:
+def test_the_counts_are_the_diffs_with_or_without_the_quick_path(
+    tmp_path: Path, places: tuple[int, ...], lone: bool
+) -> None:
     lines = _lines(100)
     (tmp_path / "f.py").write_text("".join(lines))
     patch = "--- a/f.py\n+++ b/f.py\n" + "".join(
@@ -66,7 +69,8 @@ def test_a_plan_without_hunks_is_left_to_the_diff_module(tmp_path: Path) -> None
 def test_an_apply_with_history_counts_without_importing_the_diff_module(tmp_path: Path) -> None:
     lines = _lines(200)
     (tmp_path / "f.py").write_text("".join(lines))
-    patch = "--- a/f.py\n+++ b/f.py\n" + "".join(_hunk(lines, place, ["changed = 1\n"]) for place in (20, 90, 150))
+    hunks = "".join(_hunk(lines, place, ["changed = 1\n"]) for place in (20, 90, 150))
+    patch = "--- a/f.py\n+++ b/f.py\n" + hunks
     (tmp_path / "change.diff").write_text(patch)
     program = (
         "import sys\nfrom nbedit.workspace import Workspace\n"

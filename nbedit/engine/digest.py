@@ -32,7 +32,15 @@ from collections.abc import Callable
 from nbedit._hashing import load_openssl, openssl_sha256
 from nbedit.engine.text import fingerprint
 
-__all__ = ["CHECKPOINT", "HASHED_APART", "IN_BACKGROUND", "KEEP_BUFFERS", "KEEP_BYTES", "fingerprint_meanwhile", "forget"]
+__all__ = [
+    "CHECKPOINT",
+    "HASHED_APART",
+    "IN_BACKGROUND",
+    "KEEP_BUFFERS",
+    "KEEP_BYTES",
+    "fingerprint_meanwhile",
+    "forget",
+]
 
 # bytes from which a buffer is hashed on another thread: OpenSSL hashes it (``nbedit._hashing``: from
 # 256 KiB) with the GIL released, 0.1-0.7 ms for 256 KiB (with or without SHA instructions), a thread
@@ -140,9 +148,9 @@ def _start(target: Callable[[], object]) -> Callable[[], None] | None:
         except BaseException:  # noqa: BLE001, S110 - the joining caller hashes again and hears it
             pass
         finally:
+            finished.release()
             with _lock:
                 _running.discard(finished)
-            finished.release()
 
     with _lock:
         _running.add(finished)
@@ -166,7 +174,8 @@ def _after_fork_in_child() -> None:
     global _lock, _progress
     _lock, _progress = threading.Lock(), threading.Condition()
     for finished in _running:
-        finished.release()
+        if finished.locked():  # (a thread may have ended just before the fork, still listed)
+            finished.release()
     _running.clear()
     _recent.clear()
 
