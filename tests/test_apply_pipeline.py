@@ -271,7 +271,7 @@ def test_what_the_recording_raises_is_raised_as_is_after_the_rollback(
         apply_writes([Write(target, EDITED, BIG)], meanwhile=record)
     assert raised.value is error
     assert target.read_bytes() == BIG and temp_names(tmp_path) == []
-    assert not [thread for thread in threading.enumerate() if thread.name == "nbedit-write"]
+    assert not [call for call in background._running if call.name == "nbedit-write"]
 
 
 def test_apply_leaves_no_thread_of_its_own_running(root: Path) -> None:

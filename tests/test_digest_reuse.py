@@ -110,14 +110,13 @@ def test_remembered_buffers_are_bounded_and_forgettable() -> None:
 
 def test_a_buffer_whose_thread_never_started_is_no_base_to_wait_for(monkeypatch: pytest.MonkeyPatch) -> None:
     data = os.urandom(2 * CHECKPOINT)
-    real_start = threading.Thread.start
 
-    def refuse(self: threading.Thread) -> None:
+    def refuse(*arguments: object) -> None:
         raise RuntimeError("can't start new thread")
 
-    monkeypatch.setattr(threading.Thread, "start", refuse)  # a process at its thread limit
+    monkeypatch.setattr(digest._thread, "start_new_thread", refuse)  # a process at its thread limit
     assert fingerprint_meanwhile(data)() == sha(data)
-    monkeypatch.setattr(threading.Thread, "start", real_start)
+    monkeypatch.undo()
     edited = data[:-1] + b"!"
     join = fingerprint_meanwhile(edited)
     result: list[str] = []
