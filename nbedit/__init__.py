@@ -207,6 +207,11 @@ def _diff_stats(diff: str) -> tuple[int, int]:
 
 
 def _file_stats(file_plan: Any) -> tuple[int, int]:
+    from nbedit.engine.diff_counts import lone_exact_stats
+
+    counted = lone_exact_stats(file_plan)  # the usual diff, applied where it says: no diff module
+    if counted is not None:
+        return counted
     from nbedit.engine.diff import file_stats
 
     _conveniences.file_stats = file_stats

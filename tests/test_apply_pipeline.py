@@ -24,6 +24,7 @@ import pytest
 import nbedit
 import nbedit.storage.atomic as atomic
 import nbedit.storage.temp_copies as temp_copies
+from nbedit import background
 from nbedit.errors import HistoryError, StaleFile, WriteError
 from nbedit.storage.atomic import Write, apply_writes, identity_of, is_temp_file
 from nbedit.storage.history import HistoryStore
@@ -270,13 +271,14 @@ def test_what_the_recording_raises_is_raised_as_is_after_the_rollback(
         apply_writes([Write(target, EDITED, BIG)], meanwhile=record)
     assert raised.value is error
     assert target.read_bytes() == BIG and temp_names(tmp_path) == []
-    assert not [thread for thread in threading.enumerate() if thread.name == "nbedit-write"]
+    assert not [call for call in background._running if call.name == "nbedit-write"]
 
 
 def test_apply_leaves_no_thread_of_its_own_running(root: Path) -> None:
     ws = workspace(root)
     ws.apply(plan_big(ws))
     names = {thread.name for thread in threading.enumerate() if thread.name.startswith("nbedit-")}
+    names |= {call.name for call in background._running}  # threads started by nbedit.background
     assert names <= {"nbedit-history-compact"}  # the store's idle packing, started on purpose
     assert (root / "big.py").read_bytes() == EDITED
     (entry,) = ws.history()
@@ -411,7 +413,7 @@ def test_a_big_file_flushed_while_planning_is_joined_before_its_link(root: Path,
     assert "big.py" in ws._source._syncing  # noqa: SLF001 - the flush started with the read
     ws.apply(plan)
     assert ws._source._syncing == {}  # noqa: SLF001 - joined before the entry linked the file
-    assert not [thread for thread in threading.enumerate() if thread.name == "nbedit-flush"]
+    assert not [call for call in background._running if call.name == "nbedit-flush"]
     assert os.listdir(tmp_path / "flushed" / "blobs")  # the old file is the entry's linked keyframe
     (entry,) = ws.history()
     ws.undo(entry.id)

@@ -11,11 +11,14 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import signal
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from nbedit import _hashing
 from nbedit.engine import digest
 from nbedit.engine.digest import IN_BACKGROUND, KEEP_BUFFERS, fingerprint_meanwhile
 
@@ -90,7 +93,7 @@ def test_the_after_of_an_edit_is_hashed_from_its_last_shared_checkpoint(monkeypa
 
     for entry in digest._recent:
         entry.states = [Counting(state) for state in entry.states]
-    monkeypatch.setattr(hashlib, "sha256", lambda *a: Counting(real(*a)))
+    monkeypatch.setattr(digest, "openssl_sha256", lambda *a: Counting(real(*a)))
     edited = before[: 6 * CHECKPOINT + 10] + b"edited" + before[6 * CHECKPOINT + 10 :]
     assert fingerprint_meanwhile(edited)() == sha(edited)
     assert sum(hashed) == len(edited) - 6 * CHECKPOINT  # six checkpoints reused, the rest hashed
@@ -113,14 +116,13 @@ def test_remembered_buffers_are_bounded_and_forgettable() -> None:
 
 def test_a_buffer_whose_thread_never_started_is_no_base_to_wait_for(monkeypatch: pytest.MonkeyPatch) -> None:
     data = os.urandom(2 * CHECKPOINT)
-    real_start = threading.Thread.start
 
-    def refuse(self: threading.Thread) -> None:
+    def refuse(*arguments: object) -> None:
         raise RuntimeError("can't start new thread")
 
-    monkeypatch.setattr(threading.Thread, "start", refuse)  # a process at its thread limit
+    monkeypatch.setattr(digest._thread, "start_new_thread", refuse)  # a process at its thread limit
     assert fingerprint_meanwhile(data)() == sha(data)
-    monkeypatch.setattr(threading.Thread, "start", real_start)
+    monkeypatch.undo()
     edited = data[:-1] + b"!"
     join = fingerprint_meanwhile(edited)
     result: list[str] = []
@@ -136,7 +138,7 @@ def test_a_failed_hash_falls_back_to_hashing_on_the_caller(monkeypatch: pytest.M
     def broken(*arguments: object) -> object:
         raise MemoryError
 
-    monkeypatch.setattr(hashlib, "sha256", broken)
+    monkeypatch.setattr(_hashing, "_openssl", broken)  # what hashlib.sha256 is: OpenSSL's constructor
     join = fingerprint_meanwhile(data)
     with pytest.raises(MemoryError):  # hashing itself fails: the caller hears it
         join()
@@ -205,7 +207,7 @@ def test_the_after_starts_from_the_befores_checkpoint_while_the_before_is_still_
         def hexdigest(self) -> str:
             return self.state.hexdigest()  # type: ignore[attr-defined,no-any-return]
 
-    monkeypatch.setattr(hashlib, "sha256", lambda *a: Gated(real(*a)))
+    monkeypatch.setattr(digest, "openssl_sha256", lambda *a: Gated(real(*a)))
     before_digest = fingerprint_meanwhile(before)
     edited = before[: 3 * CHECKPOINT + 7] + b"edited" + before[3 * CHECKPOINT + 7 :]
     after_digest = fingerprint_meanwhile(edited)
@@ -222,6 +224,75 @@ def test_the_after_starts_from_the_befores_checkpoint_while_the_before_is_still_
     failed.states = [real()]
     digest._finished(failed)
     assert digest._reached(failed, 4) == 0
+
+
+def test_a_thread_that_cannot_be_started_hashes_on_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    for data in (os.urandom(digest.HASHED_APART + 1), os.urandom(IN_BACKGROUND + 1)):  # both paths
+
+        def refused(*arguments: object) -> object:
+            raise RuntimeError("can't start new thread")
+
+        monkeypatch.setattr(digest._thread, "start_new_thread", refused)
+        assert fingerprint_meanwhile(data)() == sha(data)
+        monkeypatch.undo()
+        assert not digest._running
+        assert all(entry.data is not data for entry in digest._recent)  # never remembered half-done
+
+
+def test_a_hash_that_fails_on_its_thread_is_done_again_by_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = os.urandom(digest.HASHED_APART + 10)  # under IN_BACKGROUND: the thread hashes it whole
+    calls: list[int] = []
+
+    def flaky(*arguments: object) -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            raise MemoryError  # on the thread
+        return sha(data)
+
+    monkeypatch.setattr(digest, "fingerprint", flaky)
+    assert fingerprint_meanwhile(data)() == sha(data)
+    assert len(calls) == 2 and not digest._running
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork only")
+def test_a_forked_child_does_not_wait_for_its_parents_hashing_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hashing thread is the parent's: a child forked while it runs hashes again itself, and
+    never waits for a thread it does not have (nor for a lock that thread held)."""
+    data = os.urandom(digest.HASHED_APART + 5)
+    release = threading.Event()
+    real = digest.fingerprint
+
+    def gated(value: bytes) -> str:
+        if threading.current_thread() is not threading.main_thread():
+            assert release.wait(30)
+        return real(value)
+
+    monkeypatch.setattr(digest, "fingerprint", gated)
+    join = fingerprint_meanwhile(data)
+    assert digest._running  # the thread is held
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through the pipe
+        try:
+            os.write(writer, join().encode())
+        finally:
+            os._exit(0)
+    os.close(writer)
+    try:
+        deadline = time.monotonic() + 20
+        while not os.waitpid(child, os.WNOHANG)[0]:
+            if time.monotonic() > deadline:
+                os.kill(child, signal.SIGKILL)
+                os.waitpid(child, 0)
+                pytest.fail("the child waited for its parent's hashing thread")
+            time.sleep(0.01)
+        reported = os.read(reader, 100).decode()
+    finally:
+        os.close(reader)
+        release.set()
+    assert reported == sha(data)  # hashed again in the child
+    assert join() == sha(data)  # and in the parent, by its own thread
+    assert not digest._running
 
 
 def test_the_same_object_asked_for_again_joins_the_hashing_already_started(
@@ -246,23 +317,23 @@ def test_the_same_object_asked_for_again_joins_the_hashing_already_started(
 
     digest._recent.clear()
     other = os.urandom(2 * CHECKPOINT)
-    monkeypatch.setattr(hashlib, "sha256", broken)
+    monkeypatch.setattr(_hashing, "_openssl", broken)  # what hashlib.sha256 is: OpenSSL's constructor
     failing = fingerprint_meanwhile(other)
     with pytest.raises(MemoryError):
         failing()
-    monkeypatch.setattr(hashlib, "sha256", _real_sha256)
+    monkeypatch.setattr(_hashing, "_openssl", _real_openssl)
     assert fingerprint_meanwhile(other)() == sha(other)  # forgotten when it failed: hashed again
 
     digest._recent.clear()
     refused = os.urandom(2 * CHECKPOINT)
-    real_start = threading.Thread.start
-    monkeypatch.setattr(threading.Thread, "start", lambda self: (_ for _ in ()).throw(RuntimeError("limit")))
+    real_start = digest._thread.start_new_thread
+    monkeypatch.setattr(digest._thread, "start_new_thread", lambda *a: (_ for _ in ()).throw(RuntimeError("limit")))
     assert fingerprint_meanwhile(refused)() == sha(refused)  # hashed at once, remembered by no one
-    monkeypatch.setattr(threading.Thread, "start", real_start)
+    monkeypatch.setattr(digest._thread, "start_new_thread", real_start)
     assert fingerprint_meanwhile(refused)() == sha(refused)
 
 
-_real_sha256 = hashlib.sha256
+_real_openssl = _hashing._openssl
 
 
 _FIRST_NOTEBOOK_PLAN = r"""
@@ -313,10 +384,11 @@ def test_the_first_notebook_plan_of_a_process_hashes_the_file_from_the_moment_it
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.splitlines()[-1])
     assert result["fingerprint"] == sha(data)
-    assert result["asked"][0] == ["nbedit-read", len(data)]  # by the reading thread
+    # by the reading thread (nbedit's threads start without the threading module's bookkeeping)
+    assert result["asked"][0][0] != "MainThread" and result["asked"][0][1] == len(data)
     # one hashing of the "before" (the plan's), and the "after" hashed from the moment the plan is
     # made (the history will name it), joined by apply
     assert result["kept"] == ["after", "before"]
-    assert [name for name, _ in result["asked"]] == ["nbedit-read", "MainThread"]
+    assert [name == "MainThread" for name, _ in result["asked"]] == [False, True]
     assert path.read_bytes() == data.replace(b'"x_5000 = 5000', b'"x_5000 = 5001')
     assert result["msgspec"] is False  # under fast.MIN_BYTES: not imported while the file is read

@@ -54,3 +54,37 @@ def test_small_data_does_not_load_openssl_and_large_data_does() -> None:
         assert loaded == ["True", "True"]
     else:
         assert loaded == ["False", "True"]
+
+
+def test_large_data_loads_openssl_without_hashlib_s_module() -> None:
+    """OpenSSL's constructor is taken from ``_hashlib`` itself: ``hashlib``'s module (which sets up
+    every algorithm it offers) is not loaded for it, and the digest is the same."""
+    program = (
+        "import sys; from nbedit import _hashing; data = b'x' * int(sys.argv[1]);"
+        "print(_hashing.sha256(data).hexdigest(), _hashing.openssl_sha256(data).hexdigest(),"
+        " '_hashlib' in sys.modules, 'hashlib' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    out = subprocess.run(
+        [sys.executable, "-c", program, str(LARGE)], capture_output=True, text=True, env=env, check=True
+    ).stdout.split()
+    expected = hashlib.sha256(b"x" * LARGE).hexdigest()
+    assert out[:2] == [expected, expected]
+    assert out[2:] == ["True", "False"]
+
+
+def test_without_openssl_s_module_hashlib_decides_and_the_digest_is_the_same() -> None:
+    """An interpreter whose ``_hashlib`` cannot be imported (built without OpenSSL): ``hashlib``
+    picks its own implementation, as it would for any caller."""
+    program = (
+        "import sys; sys.modules['_hashlib'] = None; from nbedit import _hashing;"
+        "data = b'y' * int(sys.argv[1]);"
+        "_hashing.load_openssl(); h = _hashing.openssl_sha256(); h.update(data);"
+        "print(_hashing.sha256(data).hexdigest(), h.copy().hexdigest(), 'hashlib' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    out = subprocess.run(
+        [sys.executable, "-c", program, str(LARGE + 3)], capture_output=True, text=True, env=env, check=True
+    ).stdout.split()
+    expected = hashlib.sha256(b"y" * (LARGE + 3)).hexdigest()
+    assert out == [expected, expected, "True"]

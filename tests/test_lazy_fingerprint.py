@@ -14,13 +14,13 @@ import dataclasses
 import difflib
 import hashlib
 import pickle
-import threading
 from pathlib import Path
 
 import pytest
 
 import nbedit
 from nbedit._dataclass import replace
+from nbedit.engine import digest
 from nbedit.engine import plan as planner
 from nbedit.engine.models import FilePlan, _DigestWhenRead
 from nbedit.engine.text import fingerprint
@@ -52,7 +52,7 @@ def test_the_fingerprint_is_joined_when_first_read_and_is_the_sha256(tmp_path: P
     assert stored(file_plan).__class__ is _DigestWhenRead
     assert file_plan.fingerprint == hashlib.sha256(data).hexdigest()
     assert stored(file_plan) == fingerprint(data)  # a plain string from then on
-    assert not [thread for thread in threading.enumerate() if thread.name == "nbedit-fingerprint"]
+    assert not digest._running  # every hashing thread ended (engine.digest)
 
 
 @pytest.mark.parametrize(
@@ -104,7 +104,7 @@ def test_a_refused_plan_and_a_stale_file_leave_no_thread_and_no_change(tmp_path:
     workspace = nbedit.Workspace(tmp_path, history=True, home=tmp_path / "home")
     with pytest.raises(nbedit.NbeditError):
         workspace.plan_patch(diff.replace("-value_35000 = 35000", "-value_35000 = 'absent'"))
-    assert not [thread for thread in threading.enumerate() if thread.name == "nbedit-fingerprint"]
+    assert not digest._running  # every hashing thread ended (engine.digest)
     planned = workspace.plan_patch(diff)
     assert stored(planned.files[0]).__class__ is _DigestWhenRead
     edited = data.replace(b"value_50000 = 50000\n", b"value_50000 = 'typed meanwhile'\n")

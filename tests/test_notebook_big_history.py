@@ -86,12 +86,12 @@ def test_the_background_fingerprint_is_the_fingerprint() -> None:
 
 
 def test_without_a_thread_the_fingerprint_is_hashed_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    import threading
+    from nbedit.engine import digest as hashing
 
-    def refuse(self: threading.Thread) -> None:
+    def refuse(*arguments: object) -> None:
         raise RuntimeError("can't start new thread")
 
-    monkeypatch.setattr(threading.Thread, "start", refuse)  # a process at its thread limit
+    monkeypatch.setattr(hashing._thread, "start_new_thread", refuse)  # a process at its thread limit
     large = os.urandom(IN_BACKGROUND + 1)
     assert fingerprint_meanwhile(large)() == hashlib.sha256(large).hexdigest()
 

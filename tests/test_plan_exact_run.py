@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbedit.engine import exact_run, locate_hunks, plan
+from nbedit.engine import digest, exact_run, locate_hunks, plan
 from nbedit.engine.formats import unified
 from nbedit.engine.locate_hunks import edit_text
 from nbedit.engine.models import Hunk
@@ -119,9 +119,8 @@ def test_generated_diffs_edit_as_hunk_by_hunk(case: tuple[str, str, int, str], e
 
 
 def test_a_big_file_is_fingerprinted_meanwhile_and_the_thread_joined(tmp_path: Path) -> None:
-    """Files of a megabyte or more are hashed on another thread while the hunks are located."""
+    """Files of 256 KiB or more are hashed on another thread while the hunks are located."""
     import hashlib
-    import threading
 
     from nbedit.workspace import Workspace
 
@@ -138,7 +137,7 @@ def test_a_big_file_is_fingerprinted_meanwhile_and_the_thread_joined(tmp_path: P
     missing = diff.replace("-value_30000 = 30000", "-value_30000 = 'absent'")
     with pytest.raises(NbeditError):
         workspace.plan_patch(missing)
-    assert not [thread for thread in threading.enumerate() if thread.name == "nbedit-fingerprint"]
+    assert not digest._running  # every hashing thread ended (engine.digest)
     assert (tmp_path / "big.py").read_bytes() == data
 
 
@@ -225,3 +224,24 @@ def test_hunks_found_or_counted_in_the_bytes_are_the_same(case: tuple[str, str, 
             reference = exact_run.exact_in_place(variant, hunks)
             assert exact_run.exact_in_place(variant, hunks, variant.encode()) == reference
             assert exact_run.exact_in_place(variant.encode(), hunks) == reference  # found in the bytes
+
+
+@pytest.mark.parametrize("in_bytes", [False, True])
+def test_a_hunk_expected_near_but_past_the_short_window_is_still_found(in_bytes: bool) -> None:
+    """A hunk whose lines before it are far longer than its own is looked for in a short window
+    first (it seems near); not there, the whole rest of the text is searched, and the first
+    occurrence is the one taken, as without the window."""
+    long_lines = [f"{number:04d} " + "x" * 300 + "\n" for number in range(30)]
+    short = ["a = 1\n", "b = 2\n", "c = 3\n"]
+    text = "".join(["head\n", *short, *long_lines, *short, "tail\n"])
+    hunks = [
+        Hunk(old="head\n", new="HEAD\n", start_line=1),
+        Hunk(old="".join(short), new="a = 9\n", start_line=2),  # the near copy: in the window
+        Hunk(old="".join(short), new="b = 9\n", start_line=35),  # past the window (~9,000 bytes on)
+    ]
+    assert (35 - 5) * len("".join(short)) < exact_run._NEAR * 3  # it does look near
+    assert len("".join(long_lines)) > exact_run._WINDOW
+    haystack = text.encode() if in_bytes else text
+    located, _ = exact_run.exact_in_place(haystack, hunks)
+    assert [item.match.line for item in located] == [1, 2, 35]
+    assert [item.match.start for item in located] == [0, 5, text.rindex("a = 1\n")]

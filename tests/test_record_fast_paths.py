@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import nbedit
+from nbedit import background
 from nbedit._dataclass import replace
 from nbedit.engine.models import FilePlan
 from nbedit.engine.spans import byte_spans
@@ -293,8 +294,6 @@ def _seeded(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_an_existing_store_is_opened_while_the_change_is_planned(tmp_path: Path) -> None:
-    import threading
-
     root, home = _seeded(tmp_path)
     workspace = nbedit.Workspace(root, history=True, home=home)
     plan = workspace.plan_edit("a.py", "x = 2", "x = 3")
@@ -302,7 +301,7 @@ def test_an_existing_store_is_opened_while_the_change_is_planned(tmp_path: Path)
     assert opening is not None and opening[0] == str(home) and opening[2] is True
     workspace.apply(plan)
     assert workspace._opening is None
-    assert not [thread for thread in threading.enumerate() if thread.name == "nbedit-history-open"]
+    assert not [call for call in background._running if call.name == "nbedit-history-open"]
     assert [entry.summary for entry in workspace.history(all_sessions=True)][:2] == ["a.py", "a.py"]
     workspace.close()
 

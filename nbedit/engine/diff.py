@@ -15,18 +15,16 @@ both sides, so each hunk's own diff, with those lines as context, is the block's
 
 from __future__ import annotations
 
-from operator import itemgetter
-
 from nbedit._dataclass import dataclass
 from nbedit.engine.diff_counts import (
+    CONTEXT,
+    WHOLE_BLOCK_CHANGES,
     block_counts,
     diff_stats,
     equal_ends,
     holds_newlines,
-    lone_block_counts,
-    lone_exact_hunks,
+    lone_exact_stats,
     middle_opcodes,
-    summed,
 )
 from nbedit.engine.models import FilePlan, Plan, undecoded_after, undecoded_before
 from nbedit.engine.text import common_ends, split_lines
@@ -45,17 +43,6 @@ __all__ = [
     "plan_diff",
     "text_diff",  # noqa: F822 - given by the module __getattr__ (nbedit.engine.whole_diff)
 ]
-
-CONTEXT = 3
-WHOLE_BLOCK_CHANGES = 8
-"""A diff block joining at most this many located hunks is aligned whole, by one difflib call.
-
-A block joining more is aligned a hunk at a time (``change_pieces``): one call over a block
-of thousands of close hunks costs its lines times its hunks (issue 27). Both are correct
-diffs; they can differ only where two alignments are equally short (which of two blank
-lines is the removed one), so blocks of a few hunks keep the diff they always had.
-"""
-
 
 @dataclass(frozen=True, slots=True)
 class DiffBlock:
@@ -391,19 +378,12 @@ def file_stats(file_plan: FilePlan) -> tuple[int, int]:
             from nbedit.engine.whole_diff import whole_stats
 
             return whole_stats(old_bytes, new_bytes)
-    # an ASCII file's text not decoded yet is read in its bytes (the same offsets), not made
-    before: str | bytes | None = None if file_plan.notebook else undecoded_before(file_plan)
-    if before is None:
-        before = _before(file_plan)
+    alone = lone_exact_stats(file_plan)
+    if alone is not None:  # each hunk is a block of its own (``diff_counts``)
+        return alone
+    before = _before(file_plan)
     if not file_plan.hunks or before is None:
         return diff_stats(file_diff(file_plan))
-    alone = lone_exact_hunks(before, file_plan, CONTEXT, WHOLE_BLOCK_CHANGES)
-    if alone is not None:  # each hunk is a block of its own: its texts are the block's
-        olds, news, known = alone
-        added, removed = summed(map(lone_block_counts, olds, news))
-        return added + sum(map(itemgetter(0), known)), removed + sum(map(itemgetter(1), known))
-    before = _before(file_plan)
-    assert before is not None
     added = removed = 0
     for old, new in _changed_spans(before, file_plan, CONTEXT):
         block_added, block_removed = block_counts(old, new)

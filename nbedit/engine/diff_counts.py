@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 
-from nbedit.engine.models import FilePlan, Tier
+from nbedit.engine.models import FilePlan, Tier, undecoded_before
 from nbedit.engine.text import split_lines
 
 __all__ = [
     "ALIGN_LINES",
+    "CONTEXT",
+    "WHOLE_BLOCK_CHANGES",
     "block_counts",
     "diff_stats",
     "equal_ends",
@@ -26,9 +29,20 @@ __all__ = [
     "line_count",
     "lone_block_counts",
     "lone_exact_hunks",
+    "lone_exact_stats",
     "middle_opcodes",
     "summed",
 ]
+
+CONTEXT = 3  # context lines a diff shows around each change
+WHOLE_BLOCK_CHANGES = 8
+"""A diff block joining at most this many located hunks is aligned whole, by one difflib call.
+
+A block joining more is aligned a hunk at a time (``diff.change_pieces``): one call over a block
+of thousands of close hunks costs its lines times its hunks (issue 27). Both are correct
+diffs; they can differ only where two alignments are equally short (which of two blank
+lines is the removed one), so blocks of a few hunks keep the diff they always had.
+"""
 
 
 ALIGN_LINES = 2_000
@@ -117,6 +131,27 @@ def lone_exact_hunks(
     if 1 < joined <= (joined_limit or 0):
         return None
     return olds, news, known
+
+
+def lone_exact_stats(file_plan: FilePlan) -> tuple[int, int] | None:
+    """``diff.file_stats`` of a plan whose hunks are each a diff block of their own as located
+    (``lone_exact_hunks``): the usual diff applied where it says, counted without the diff
+    module (its import is a first apply's cost); None when that is not so.
+    """
+    if not file_plan.hunks:
+        return None
+    # an ASCII file's text not decoded yet is read in its bytes (the same offsets), not made
+    before: str | bytes | None = None if file_plan.notebook else undecoded_before(file_plan)
+    if before is None:
+        before = file_plan.display_before if file_plan.notebook else file_plan.before
+        if before is None:
+            return None
+    alone = lone_exact_hunks(before, file_plan, CONTEXT, WHOLE_BLOCK_CHANGES)
+    if alone is None:
+        return None
+    olds, news, known = alone  # each hunk is a block of its own: its texts are the block's
+    added, removed = summed(map(lone_block_counts, olds, news))
+    return added + sum(map(itemgetter(0), known)), removed + sum(map(itemgetter(1), known))
 
 
 def lone_block_counts(old: str, new: str) -> tuple[int, int]:

@@ -6,7 +6,7 @@ long as scanning its images, or writing and flushing the edited copy. The notebo
 planner hashes the "before" while it scans it; ``Workspace.apply`` hashes the "after"
 while it checks the file, takes the lock, writes the temporary copy and links the old
 copy into the history, and asks for the result only when the entry names the new
-version. Small buffers are hashed at once (a thread costs more than it saves).
+version. Buffers under ``HASHED_APART`` are hashed at once (a thread costs more than it saves).
 
 An edit of one cell changes a few bytes of 50 MB, and the next edit starts from the
 bytes the last one wrote, so most of that hashing is done twice. SHA-256 reads its
@@ -24,14 +24,29 @@ that was not compared: a shared prefix is proved equal chunk by chunk with
 
 from __future__ import annotations
 
+import _thread
+import os
 import threading
 from collections.abc import Callable
 
+from nbedit._hashing import load_openssl, openssl_sha256
 from nbedit.engine.text import fingerprint
 
-__all__ = ["CHECKPOINT", "IN_BACKGROUND", "KEEP_BUFFERS", "KEEP_BYTES", "fingerprint_meanwhile", "forget"]
+__all__ = [
+    "CHECKPOINT",
+    "HASHED_APART",
+    "IN_BACKGROUND",
+    "KEEP_BUFFERS",
+    "KEEP_BYTES",
+    "fingerprint_meanwhile",
+    "forget",
+]
 
-IN_BACKGROUND = 1 << 20  # bytes from which a buffer is hashed on another thread (about 0.5 ms of SHA-256)
+# bytes from which a buffer is hashed on another thread: OpenSSL hashes it (``nbedit._hashing``: from
+# 256 KiB) with the GIL released, 0.1-0.7 ms for 256 KiB (with or without SHA instructions), a thread
+# ~0.05 ms; below it the interpreter's own SHA-256 holds the GIL, and a thread would only add its start
+HASHED_APART = 256 << 10
+IN_BACKGROUND = 1 << 20  # bytes from which a buffer's hashing is remembered (checkpoints, below)
 # the hasher's state is kept every this many bytes of a remembered buffer. Each stretch is one
 # ``update`` with the GIL released, but storing the state after it needs the GIL back, and a main
 # thread inside a long C call (a 50 MB decode, join or compare holds the GIL for 20-35 ms) or in
@@ -58,11 +73,11 @@ class _Hashed:
     updated once stored (hashing goes on in a copy), so buffers share them freely.
     """
 
-    __slots__ = ("data", "done", "states", "thread", "value")
+    __slots__ = ("data", "done", "states", "value", "wait")
 
     def __init__(self, data: bytes) -> None:
         self.data = data
-        self.thread: threading.Thread | None = None  # the thread hashing it
+        self.wait: Callable[[], None] | None = None  # waits for the thread hashing it (``_start``)
         self.states: list[Any] = []
         self.value: str | None = None
         self.done = threading.Event()
@@ -73,9 +88,11 @@ _lock = threading.Lock()
 # a new checkpoint or a finished buffer: the "after" of an edit needs the "before"'s checkpoints only
 # up to the edited place, so it starts from there while the "before" is still being hashed
 _progress = threading.Condition()
+# the hashing threads not finished yet, each by the lock it holds until it ends (``_start``)
+_running: set[Any] = set()
 
 
-def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = IN_BACKGROUND) -> Callable[[], str]:
+def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = HASHED_APART) -> Callable[[], str]:
     """A function returning ``fingerprint(data)``, hashed on another thread from now on.
 
     The result is the same as ``fingerprint(data)`` in every case: if the thread
@@ -90,32 +107,31 @@ def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = IN_BACKGROUND
     if len(data) < minimum:
         value = digest()
         return lambda: value
+    # OpenSSL is loaded here, if it is not yet: loading it holds the GIL wherever it runs, and on
+    # the hashing thread it would stop this one at some random point instead (and for longer)
+    load_openssl()
     result: list[str] = []
     entry: _Hashed | None = None
     if (
         spliced or len(data) < IN_BACKGROUND
-    ):  # pieces, or a caller's lower minimum: a thread, nothing remembered
-        thread = threading.Thread(
-            target=lambda: result.append(digest()), name="nbedit-fingerprint", daemon=True
-        )
+    ):  # pieces, or under IN_BACKGROUND: a thread, nothing remembered
+        target: Callable[[], object] = lambda: result.append(digest())  # noqa: E731
     else:
         with _lock:
             # the very object hashed already, or being hashed (a file's bytes, hashed by the thread that
             # read them, and asked for again by its plan): its digest, and no second thread
             started = next((kept for kept in _recent if kept.data is data), None)
+            if started is None:
+                entry = hashed = _Hashed(data)
+                bases = list(_recent)
+                _remember(hashed)
         if started is not None:
             return lambda: _joined(started)
-        entry = hashed = _Hashed(data)
-        bases: list[_Hashed] = []
-        thread = hashed.thread = threading.Thread(
-            target=lambda: _hash(hashed, bases), name="nbedit-fingerprint", daemon=True
-        )
-        with _lock:
-            bases.extend(_recent)
-            _remember(hashed)
-    try:
-        thread.start()
-    except RuntimeError:  # no thread to be had (a process at its thread limit): hash here
+        target = lambda: _hash(hashed, bases)  # noqa: E731
+    wait = _start(target)
+    if entry is not None:
+        entry.wait = wait
+    if wait is None:  # no thread to be had (a process at its thread limit): hash here
         if entry is not None:
             forget(data)
             _finished(entry)  # a later buffer that took it as a base does not wait for it
@@ -123,7 +139,7 @@ def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = IN_BACKGROUND
         return lambda: value
 
     def join() -> str:
-        thread.join()
+        wait()
         if entry is not None:
             return entry.value if entry.value is not None else fingerprint(data)
         return result[0] if result else digest()
@@ -133,13 +149,66 @@ def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = IN_BACKGROUND
 
 def _joined(entry: _Hashed) -> str:
     """``entry``'s digest once its thread is done (hashed here if that thread failed, or is gone:
-    in a child forked meanwhile the join returns at once and ``value`` is still None)."""
-    thread = entry.thread
-    if thread is not None and thread.ident is not None:
-        thread.join()
+    in a child forked meanwhile the wait returns at once and ``value`` is still None)."""
+    wait = entry.wait
+    if wait is not None:
+        wait()
     else:  # its thread not started yet (it is being started), or none to be had (done is set then)
         entry.done.wait()
     return entry.value if entry.value is not None else fingerprint(entry.data)
+
+
+def _start(target: Callable[[], object]) -> Callable[[], None] | None:
+    """Run ``target`` on a new thread; return a function that waits for it to end (None: no thread).
+
+    ``threading.Thread.start`` waits until the new thread has run: on a machine whose cores are
+    all busy that is a wait for the scheduler, milliseconds, as long as the hashing it would save.
+    This starts the thread and goes on. The thread is a daemon (nothing waits for it at exit);
+    ``target``'s error is left to the caller, who hashes again and hears it.
+    """
+    finished = _thread.allocate_lock()
+    finished.acquire()
+
+    def run() -> None:
+        try:
+            target()
+        except BaseException:  # noqa: BLE001, S110 - the joining caller hashes again and hears it
+            pass
+        finally:
+            finished.release()
+            with _lock:
+                _running.discard(finished)
+
+    with _lock:
+        _running.add(finished)
+    try:
+        _thread.start_new_thread(run, ())
+    except RuntimeError:
+        with _lock:
+            _running.discard(finished)
+        return None
+
+    def wait() -> None:
+        with finished:  # released when the thread ends (or, in a forked child, at once)
+            pass
+
+    return wait
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has none of its parent's hashing threads: their callers hash again
+    (``join`` finds no value), nothing waits for them, and no lock they held stays held."""
+    global _lock, _progress
+    _lock, _progress = threading.Lock(), threading.Condition()
+    for finished in _running:
+        if finished.locked():  # (a thread may have ended just before the fork, still listed)
+            finished.release()
+    _running.clear()
+    _recent.clear()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def forget(data: bytes) -> None:
@@ -182,9 +251,7 @@ def _hash(entry: _Hashed, bases: list[_Hashed]) -> None:
         if best is not None:
             _drop(best)  # superseded: the file holds the new bytes now (they stay a base for the next)
         if not states:
-            import hashlib
-
-            states = [hashlib.sha256()]
+            states = [openssl_sha256()]  # (the built-in one would hold the GIL while it hashes)
         entry.states = states  # published as they are made (``_reached``); never changed once stored
         hasher = states[-1].copy()
         view = memoryview(data)

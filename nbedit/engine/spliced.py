@@ -99,11 +99,11 @@ class Spliced:
 
     def fingerprint(self) -> str:
         """The SHA-256 of the joined bytes, hashed piece by piece (``engine.text.fingerprint``)."""
-        import hashlib  # a file this big is hashed by OpenSSL's SHA-256 (``nbedit._hashing``)
+        from nbedit._hashing import openssl_sha256  # a file this big is hashed by OpenSSL's SHA-256
 
         if self._joined is not None:
-            return hashlib.sha256(self._joined).hexdigest()
-        digest = hashlib.sha256()
+            return openssl_sha256(self._joined).hexdigest()
+        digest = openssl_sha256()
         for chunk in self.chunks():
             digest.update(chunk)
         return digest.hexdigest()

@@ -55,10 +55,10 @@ import contextlib
 import errno
 import os
 import stat
-import threading
 from collections.abc import Callable, Sequence
 
 from nbedit._dataclass import dataclass, field
+from nbedit.background import Background
 from nbedit.errors import NotAFile, StaleFile, WriteError
 from nbedit.storage.confine import Location, locate, open_directory
 from nbedit.storage.content_identity import Identity, holds_bytes, holds_in_folder, identity_of
@@ -505,20 +505,18 @@ def _beside(work: Callable[[], None], meanwhile: Callable[[], object], progress:
         except BaseException as error:  # handed to the calling thread below
             failures.append(error)
 
-    thread = threading.Thread(target=run, name="nbedit-write")
-    try:
-        thread.start()
-    except RuntimeError:  # no thread to be had: one after the other
-        run()
+    # started without waiting for the scheduler (``nbedit.background``); no thread to be had: the
+    # writing runs first, then ``meanwhile``
+    writing = Background(run, "nbedit-write")
     interrupted: BaseException | None = None
     try:
         meanwhile()
     except BaseException as error:
         interrupted = error
         progress.meanwhile_failed = True
-    while thread.is_alive():  # a temporary file is never left half-written behind the rollback
+    while writing.running():  # a temporary file is never left half-written behind the rollback
         try:
-            thread.join()
+            writing.wait()
         except BaseException as error:  # an interrupt while waiting: kept, raised once joined
             interrupted = interrupted or error
     if interrupted is not None:

@@ -41,6 +41,7 @@ from collections.abc import Sequence
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
 from nbedit._path_text import expanduser, normal
+from nbedit.background import Background
 from nbedit.errors import HistoryError
 from nbedit.storage.database import (
     DamagedHistory,
@@ -110,7 +111,7 @@ class HistoryStore(HistoryRecording, HistoryReading, HistoryRecovery, HistoryRet
         # record of that path without rebuilding it from the database (id, bytes)
         self._recent: dict[str, tuple[int, str, bytes]] = {}
         self._floor = read_sequence_floor(self._database_path)
-        self._compactor: threading.Thread | None = None
+        self._compactor: Background | None = None
         self._closed = threading.Event()
         self._linked = False  # this process linked a copy since its last compaction
         self._last_activity = 0.0
@@ -206,11 +207,11 @@ class HistoryStore(HistoryRecording, HistoryReading, HistoryRecovery, HistoryRet
         self._last_activity = time.monotonic()
         if not self._linked or self._closed.is_set():
             return
-        if self._compactor is not None and self._compactor.is_alive():
+        if self._compactor is not None and self._compactor.running():
             return
-        thread = threading.Thread(target=self._compact_when_idle, name="nbedit-history-compact", daemon=True)
-        self._compactor = thread
-        thread.start()
+        # a daemon, started without waiting for the scheduler (``nbedit.background``): this runs at
+        # the end of every apply that linked a file
+        self._compactor = Background(self._compact_when_idle, "nbedit-history-compact", daemon=True)
 
     def _compact_when_idle(self) -> None:
         while not self._closed.is_set():

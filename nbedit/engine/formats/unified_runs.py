@@ -24,7 +24,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import accumulate, compress, islice, repeat
-from operator import add, eq, itemgetter, ne, not_, sub
+from operator import add, eq, itemgetter, not_, sub
 
 from nbedit.engine.models import Hunk
 
@@ -52,6 +52,12 @@ _HEADER_LINE = re.compile(r"\n" + HUNK_HEADER.pattern + r"[^\n]*")
 _RUN_END = re.compile(r"\n(?:[^ +\-@]|--- |@(?!" + HUNK_HEADER.pattern[1:] + "))")
 _AT = re.compile("@")
 _AFTER_MARKER = slice(1, None)
+# ``compress`` selectors made from a run's markers (one byte a line: ' ', '-', '+' or '@') by one
+# C-level ``bytes.translate``; a ``map(ne, markers, repeat("+"))`` made a Python-level call a line
+_OLD_SIDE = bytes.maketrans(b" -+@", b"\x01\x01\x00\x01")  # not '+' (a header: its NUL line)
+_NEW_SIDE = bytes.maketrans(b" -+@", b"\x01\x00\x01\x01")  # not '-'
+_REMOVED = bytes.maketrans(b" -+@", b"\x00\x01\x00\x00")  # '-'
+_ADDED = bytes.maketrans(b" -+@", b"\x00\x00\x01\x00")  # '+'
 
 INDEXED_FROM = 1 << 20  # characters: a text this long is read through a LineIndex
 RUN_LINES = 1 << 12  # the most lines of a big text one run reads at once
@@ -155,16 +161,17 @@ def read_run(text: str, lines: list[str] | LineIndex, index: int, start: int) ->
     run = lines[index : index + size]
     markers = "".join(map(itemgetter(0), run))  # no line of a run is empty
     heads = [found.start() for found in _AT.finditer(markers)]
-    if len(heads) < 2 or heads[0] != 0 or text.find("\x00", start, stop) != -1:
+    if len(heads) < 2 or heads[0] != 0 or text.find("\x00", start, stop) != -1 or not markers.isascii():
         return [], index  # not two hunks in a row; or a NUL, which marks the headers below
+    marks = markers.encode()  # every line starts with ' ', '-', '+' or '@' (``_RUN_END``): a byte each
     last = heads[-1]  # the last hunk of the run is read by the hunk readers
     numbers = _HEADER_LINE.findall("\n" + "\n".join([run[head] for head in heads[:-1]]))
     stripped = list(map(itemgetter(_AFTER_MARKER), run[:last]))
     del run
     for head in heads[:-1]:
         stripped[head] = "\x00"
-    olds = ("\n".join(compress(stripped, map(ne, markers, repeat("+")))) + "\n").split("\x00\n")
-    news = ("\n".join(compress(stripped, map(ne, markers, repeat("-")))) + "\n").split("\x00\n")
+    olds = ("\n".join(compress(stripped, marks.translate(_OLD_SIDE))) + "\n").split("\x00\n")
+    news = ("\n".join(compress(stripped, marks.translate(_NEW_SIDE))) + "\n").split("\x00\n")
     del olds[0], news[0]
     if not (len(olds) == len(news) == len(numbers) == len(heads) - 1):
         return [], index  # cannot happen: every header starts one hunk and is one NUL line
@@ -281,8 +288,9 @@ def _changed_lines(
     # one run of changes: no context line between the first and the last changed line
     for number in compress(range(len(shapes)), map(str.__contains__, map(str.strip, shapes), repeat(" "))):
         counts[number] = None
-    removed_lines = set(compress(lines, map(eq, markers, repeat("-"))))
-    shared = removed_lines.intersection(compress(lines, map(eq, markers, repeat("+"))))
+    marks = markers.encode()  # ASCII: one byte a line (``read_run`` checked)
+    removed_lines = set(compress(lines, marks.translate(_REMOVED)))
+    shared = removed_lines.intersection(compress(lines, marks.translate(_ADDED)))
     if not shared:
         return counts
     # some line is removed in one place and added in another: which hunks do both with a line
