@@ -91,7 +91,13 @@ def _find(
                 break
             position = text.rfind(old, backward_low, position + len(old) - 1)
     else:
-        position = text.find(old, search_low, search_high)
+        table = index.line_table if tier is Tier.EXACT and hunk.whole_lines else None
+        found = table.hits(old, low, high, MAX_LOCATIONS + 1) if table is not None else None
+        if found is not None:
+            # the same places the search below finds, from the lines they start with (``line_table``)
+            count = old.count("\n")
+            hits = [_Hit(start, start + len(old), line, count) for start, line in found]
+        position = -1 if found is not None else text.find(old, search_low, search_high)
         while position != -1 and len(hits) <= MAX_LOCATIONS:
             hit = valid(position, len(old))
             if hit is not None:

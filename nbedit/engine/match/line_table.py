@@ -1,0 +1,244 @@
+"""Where whole lines stand, for many hunks without line numbers: one pass over the text, not one each.
+
+A hunk with no line number (a SEARCH/REPLACE block, an apply_patch chunk) is located by
+searching the whole text for its old text, and searching on to prove it stands only once.
+``str.find`` does that at C speed, but once per hunk: hunks x characters, seconds for a
+thousand blocks in a notebook's cell view of a few megabytes (issue 27).
+
+A hunk of whole lines (old text ending in ``"\\n"``) can only stand at a line start, with
+its lines equal to the text's lines there. So the text's lines are read once (``LineTable``)
+and, for every line any of the hunks' old texts holds, the numbers of the lines equal to it
+are kept. A hunk's places are then found from the line of its old text that stands least
+often: each such line, minus its place in the old text, is a candidate start, checked by
+comparing the lines. The places are exactly the ones the search finds (``match.search._find``
+asks the table first), in the same order; when even the rarest line stands so often that
+checking every candidate would cost more than a search, the table answers None and the
+search runs as before.
+
+``LinesInOrder`` does the same for SEARCH/REPLACE blocks applied one after another, each to
+the text the blocks before it left. The text is held as a linked list of its lines, and a
+block found exactly once (the only case it takes; every other block is located on the text
+as a string, as before) has its lines unlinked and its new lines linked in, updating the
+index of where lines stand. The blocks' cost is then the text's lines once plus the
+candidates each block checks, instead of the whole text per block.
+"""
+
+from __future__ import annotations
+
+from itertools import accumulate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from nbedit.engine.models import Hunk
+
+__all__ = ["LineTable", "LinesInOrder", "indexable", "plain_block"]
+
+# a candidate place costs about what a search of this many characters does (a Python compare of
+# its lines against ``str.find``'s C scan, some 0.2 ns a character): a hunk whose rarest line has
+# more candidates than that fits in the text's size is searched for instead. ``LinesInOrder``
+# weighs them against what a block it cannot place costs (the text joined, searched, indexed again).
+CANDIDATE_CHARACTERS = 2_000
+LINE_CHARACTERS = 200
+IN_ORDER_WEIGHT = 16
+FEW_CANDIDATES = 8  # checked in any text: they cost microseconds
+
+
+def indexable(hunk: Hunk) -> bool:
+    """A hunk whose exact places the table can give: whole lines, its old text ending a line."""
+    return bool(hunk.whole_lines and hunk.old.endswith("\n") and not hunk.replace_all and not hunk.anchors)
+
+
+def plain_block(hunk: Hunk) -> bool:
+    """A block ``LinesInOrder`` may place: found exactly once, it replaces whole lines by whole lines,
+    and what is written there is its new text as it is (the exact tier's replacement for a place
+    at a line start whose old text ends a line: ``match.replacement._replacement``). Anything else
+    (a blank old text, an append, several readings) is located on the text as a string."""
+    return (
+        indexable(hunk)
+        and not hunk.at_end
+        and not hunk.alternatives
+        and bool(hunk.old.strip())
+        and (not hunk.new or hunk.new.endswith("\n"))
+    )
+
+
+def _old_lines(old: str) -> list[str]:
+    return old[:-1].split("\n")
+
+
+def _worth_checking(candidates: int, lines: int, size: int) -> bool:
+    return (
+        candidates <= FEW_CANDIDATES or candidates * (CANDIDATE_CHARACTERS + LINE_CHARACTERS * lines) <= size
+    )
+
+
+class LineTable:
+    """A text's lines (split at ``"\\n"``, without it) and where each of some wanted lines stands."""
+
+    __slots__ = ("_starts", "lines", "size", "where")
+
+    def __init__(self, text: str, wanted: Iterable[str]) -> None:
+        self.lines = text.split("\n")  # the last item is what follows the last "\n": never a whole line
+        self.size = len(text)
+        where: dict[str, list[int]] = {line: [] for line in wanted}
+        for number, line in enumerate(self.lines[:-1]):
+            found = where.get(line)
+            if found is not None:
+                found.append(number)
+        self.where = where
+        self._starts: list[int] | None = None
+
+    @classmethod
+    def for_hunks(cls, text: str, hunks: Sequence[Hunk]) -> LineTable:
+        return cls(text, {line for hunk in hunks if indexable(hunk) for line in _old_lines(hunk.old)})
+
+    def hits(self, old: str, low: int, high: int, limit: int) -> list[tuple[int, int]] | None:
+        """(offset, 0-based line) of each place ``old`` stands, starting at a line start, within
+        ``[low, high)``, in order, at most ``limit``; None when the table cannot tell cheaply
+        (a line of ``old`` it does not index, or candidates that cost more than a search)."""
+        if not old.endswith("\n"):
+            return None
+        wanted = _old_lines(old)
+        counts = [len(self.where[line]) if line in self.where else -1 for line in wanted]
+        if min(counts) < 0:
+            return None
+        rarest = counts.index(min(counts))
+        if not _worth_checking(counts[rarest], len(wanted), self.size):
+            return None
+        if self._starts is None:
+            self._starts = list(accumulate(map((1).__add__, map(len, self.lines[:-1])), initial=0))
+        starts, lines, size, last = self._starts, self.lines, len(old), len(self.lines) - 1
+        found: list[tuple[int, int]] = []
+        for number in self.where[wanted[rarest]]:
+            first = number - rarest
+            if first < 0:
+                continue
+            if first + len(wanted) > last:
+                break
+            start = starts[first]
+            if start < low:
+                continue
+            if start + size > high:
+                break
+            if lines[first : first + len(wanted)] == wanted:
+                found.append((start, first))
+                if len(found) >= limit:
+                    break
+        return found
+
+
+class LinesInOrder:
+    """A text as a linked list of its lines, edited by plain blocks one after another (module doc).
+
+    Line ``n`` of the text is node ``n``; a block's new lines are new nodes. The last node is
+    what follows the text's last ``"\\n"`` (maybe empty): no old text ending in ``"\\n"`` can
+    take it in, so it stays last.
+    """
+
+    __slots__ = ("_after", "_before", "_content", "_first", "_gone", "_last", "_size", "_where", "placed")
+
+    def __init__(self, text: str, blocks: Sequence[Hunk]) -> None:
+        table = LineTable.for_hunks(text, [block for block in blocks if plain_block(block)])
+        self._content = table.lines
+        count = len(self._content)
+        self._after = list(range(1, count + 1))
+        self._after[-1] = -1
+        self._before = list(range(-1, count - 1))
+        self._first, self._last = 0, count - 1
+        self._where = table.where
+        self._gone: set[int] = set()
+        self._size = len(text)
+        self.placed = 0  # blocks placed so far
+
+    def text(self) -> str:
+        """The text as the blocks placed so far left it."""
+        content, after = self._content, self._after
+        lines: list[str] = []
+        node = self._first
+        while node != -1:
+            lines.append(content[node])
+            node = after[node]
+        return "\n".join(lines)
+
+    def apply(self, block: Hunk) -> bool:
+        """Place a plain block where its old text stands exactly once, and write its new text there.
+
+        False (nothing changed) when the block is not plain, stands no place or several exactly, or
+        its lines stand so often that checking them would cost more than searching the text: the
+        caller then locates it on the text as a string, which decides as it always did.
+        """
+        if not plain_block(block):
+            return False
+        wanted = _old_lines(block.old)
+        where = self._where
+        if any(line not in where for line in wanted):
+            return False  # not a block this index was made for
+        counts = [len(where[line]) for line in wanted]
+        rarest = counts.index(min(counts))
+        if not _worth_checking(counts[rarest], len(wanted), IN_ORDER_WEIGHT * self._size):
+            return False
+        place = self._unique_place(wanted, rarest)
+        if place is None:
+            return False
+        self._replace(place, len(wanted), block.new)
+        self._size += len(block.new) - len(block.old)
+        self.placed += 1
+        return True
+
+    def _unique_place(self, wanted: list[str], rarest: int) -> int | None:
+        content, after, before, gone, last = self._content, self._after, self._before, self._gone, self._last
+        found: int | None = None
+        for node in self._where[wanted[rarest]]:
+            if node in gone:
+                continue
+            first = node
+            for _ in range(rarest):
+                first = before[first]
+                if first == -1:
+                    break
+            if first == -1:
+                continue
+            at = first
+            for line in wanted:
+                if at == -1 or at == last or content[at] != line:
+                    break
+                at = after[at]
+            else:
+                if found is not None:
+                    return None  # a second place: the string search says how (ambiguous, or repeated)
+                found = first
+        return found
+
+    def _replace(self, first: int, count: int, new: str) -> None:
+        after, before, content, where, gone = (
+            self._after,
+            self._before,
+            self._content,
+            self._where,
+            self._gone,
+        )
+        node, previous = first, before[first]
+        for _ in range(count):
+            gone.add(node)
+            node = after[node]
+        following = node  # never -1: the last node is never taken in
+        for line in new[:-1].split("\n") if new else ():
+            added = len(content)
+            content.append(line)
+            after.append(-1)
+            before.append(previous)
+            if previous == -1:
+                self._first = added
+            else:
+                after[previous] = added
+            previous = added
+            positions = where.get(line)
+            if positions is not None:
+                positions.append(added)
+        if previous == -1:
+            self._first = following
+        else:
+            after[previous] = following
+        before[following] = previous
