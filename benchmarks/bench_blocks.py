@@ -136,6 +136,7 @@ def _row(
     note = f"{load}; wall {ours['cold']:.2f} s; plan {ours['plan_cpu']:.2f} s CPU" + (
         "" if correct else "; result WRONG"
     )
+    note += f"; peak memory +{ours['grown_kib'] / 1024:.0f} MB"
     if peer is not None and "stopped" in peer:
         note += f"; peer stopped after {peer['stopped']:.0f} s (so slower than that)"
     return Row(

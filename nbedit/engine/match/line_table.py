@@ -25,6 +25,7 @@ candidates each block checks, instead of the whole text per block.
 
 from __future__ import annotations
 
+from array import array
 from itertools import accumulate
 
 TYPE_CHECKING = False
@@ -74,21 +75,30 @@ def _worth_checking(candidates: int, lines: int, size: int) -> bool:
     )
 
 
-class LineTable:
-    """A text's lines (split at ``"\\n"``, without it) and where each of some wanted lines stands."""
+def _where(lines: list[str], wanted: Iterable[str]) -> dict[str, list[int]]:
+    """The numbers of the lines equal to each wanted line (the last item of a split is never a
+    whole line: what follows the last ``"\n"``)."""
+    where: dict[str, list[int]] = {line: [] for line in wanted}
+    for number, line in enumerate(lines[:-1]):
+        found = where.get(line)
+        if found is not None:
+            found.append(number)
+    return where
 
-    __slots__ = ("_starts", "lines", "size", "where")
+
+class LineTable:
+    """Where some wanted lines stand in a text, and every line's start; the lines themselves are
+    not kept (a place is checked by ``str.startswith`` on the text)."""
+
+    __slots__ = ("_lines", "_starts", "text", "where")
 
     def __init__(self, text: str, wanted: Iterable[str]) -> None:
-        self.lines = text.split("\n")  # the last item is what follows the last "\n": never a whole line
-        self.size = len(text)
-        where: dict[str, list[int]] = {line: [] for line in wanted}
-        for number, line in enumerate(self.lines[:-1]):
-            found = where.get(line)
-            if found is not None:
-                found.append(number)
-        self.where = where
-        self._starts: list[int] | None = None
+        lines = text.split("\n")
+        self.text = text
+        self.where = _where(lines, wanted)
+        self._lines = len(lines) - 1  # whole lines
+        # every line's start, 8 bytes each (no int objects to keep)
+        self._starts = array("q", accumulate(map((1).__add__, map(len, lines[:-1])), initial=0))
 
     @classmethod
     def for_hunks(cls, text: str, hunks: Sequence[Hunk]) -> LineTable:
@@ -101,28 +111,27 @@ class LineTable:
         if not old.endswith("\n"):
             return None
         wanted = _old_lines(old)
-        counts = [len(self.where[line]) if line in self.where else -1 for line in wanted]
+        where = self.where
+        counts = [len(where[line]) if line in where else -1 for line in wanted]
         if min(counts) < 0:
             return None
         rarest = counts.index(min(counts))
-        if not _worth_checking(counts[rarest], len(wanted), self.size):
+        if not _worth_checking(counts[rarest], len(wanted), len(self.text)):
             return None
-        if self._starts is None:
-            self._starts = list(accumulate(map((1).__add__, map(len, self.lines[:-1])), initial=0))
-        starts, lines, size, last = self._starts, self.lines, len(old), len(self.lines) - 1
+        starts, text, size, count = self._starts, self.text, len(old), len(wanted)
         found: list[tuple[int, int]] = []
-        for number in self.where[wanted[rarest]]:
+        for number in where[wanted[rarest]]:
             first = number - rarest
             if first < 0:
                 continue
-            if first + len(wanted) > last:
+            if first + count > self._lines:
                 break
             start = starts[first]
             if start < low:
                 continue
             if start + size > high:
                 break
-            if lines[first : first + len(wanted)] == wanted:
+            if text.startswith(old, start):
                 found.append((start, first))
                 if len(found) >= limit:
                     break
@@ -140,14 +149,15 @@ class LinesInOrder:
     __slots__ = ("_after", "_before", "_content", "_first", "_gone", "_last", "_size", "_where", "placed")
 
     def __init__(self, text: str, blocks: Sequence[Hunk]) -> None:
-        table = LineTable.for_hunks(text, [block for block in blocks if plain_block(block)])
-        self._content = table.lines
+        self._content = text.split("\n")
         count = len(self._content)
-        self._after = list(range(1, count + 1))
+        wanted = {line for block in blocks if plain_block(block) for line in _old_lines(block.old)}
+        self._where = _where(self._content, wanted)
+        # links as 8-byte arrays, not lists of int objects: a text's lines cost their strings only
+        self._after = array("q", range(1, count + 1))
         self._after[-1] = -1
-        self._before = list(range(-1, count - 1))
+        self._before = array("q", range(-1, count - 1))
         self._first, self._last = 0, count - 1
-        self._where = table.where
         self._gone: set[int] = set()
         self._size = len(text)
         self.placed = 0  # blocks placed so far
