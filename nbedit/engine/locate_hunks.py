@@ -485,7 +485,7 @@ def _edit_in_order(
                 ]
                 lines, productive = LinesInOrder(current, rest), False
     if lines is not None:
-        current = lines.text()
+        current, lines = lines.text(), None  # its lines go before the original is indexed again
     if skipped and changed:
         _refuse_partly_applied(path, skipped, len(hunks))
     if not changed:
