@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from nbedit._dataclass import replace
 from nbedit.engine import locate_hunks
 from nbedit.engine.locate_hunks import INDEXED_HUNKS, edit_text
 from nbedit.engine.match.line_table import LinesInOrder, LineTable
@@ -107,6 +108,35 @@ def test_exact_only_options_too(seed: int, monkeypatch: pytest.MonkeyPatch) -> N
     text, blocks = _case(1000 + seed)
     options = PlanOptions(exact=True)
     assert _outcome(text, blocks, options) == _by_string(text, blocks, options, monkeypatch)
+
+
+def _located(
+    text: str, hunks: list[Hunk], monkeypatch: pytest.MonkeyPatch | None = None
+) -> tuple[object, ...]:
+    def outcome() -> tuple[object, ...]:
+        try:
+            edit = edit_text(text, hunks, PlanOptions(), path="f.py")
+        except NbeditError as error:
+            return (type(error).__name__, str(error))
+        return (edit.after, tuple((item.match, item.hunk) for item in edit.hunks), edit.notes)
+
+    if monkeypatch is None:
+        return outcome()
+    with monkeypatch.context() as patched:
+        patched.setattr(locate_hunks, "INDEXED_HUNKS", 10**9)
+        return outcome()
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_hunks_located_in_the_original_read_the_same_places_from_the_table(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # apply_patch chunks (each after the one before) and hunks without line numbers, located against
+    # the original text: the table gives the places the search gave, errors included
+    text, blocks = _case(seed)
+    after_previous = seed % 2 == 0
+    hunks = [replace(block, search_from_previous=after_previous) for block in blocks]
+    assert _located(text, hunks) == _located(text, hunks, monkeypatch)
 
 
 def _numbered(lines: int) -> str:
