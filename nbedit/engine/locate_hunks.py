@@ -434,9 +434,10 @@ def _edit_in_order(
     low, high = region if region is not None else (0, len(text))
     lines: LinesInOrder | None = None
     if indexing:
-        from nbedit.engine.match.line_table import LinesInOrder, plain_block
+        from nbedit.engine.match.line_table import LinesInOrder, plain_block, wanted_lines
 
-        lines = LinesInOrder(text, hunks)
+        wanted = wanted_lines(hunks)  # once: indexing again after a block it missed costs the text only
+        lines = LinesInOrder(text, wanted)
     tiers: list[str] = []
     skipped: list[int] = []
     changed = searched = exact_run = 0
@@ -480,10 +481,7 @@ def _edit_in_order(
             placeable = plain_block(hunk) and [item.tier for item in step.hunks] == [Tier.EXACT]
             exact_run = exact_run + 1 if placeable else 0
             if (productive or exact_run >= REINDEX_AFTER) and len(hunks) - number > REINDEX_AFTER:
-                rest = [
-                    other for later, other in enumerate(hunks) if later > number and later not in repeated
-                ]
-                lines, productive = LinesInOrder(current, rest), False
+                lines, productive = LinesInOrder(current, wanted), False
     if lines is not None:
         current, lines = lines.text(), None  # its lines go before the original is indexed again
     if skipped and changed:

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from nbedit.engine.models import Hunk
 
-__all__ = ["LineTable", "LinesInOrder", "indexable", "plain_block"]
+__all__ = ["LineTable", "LinesInOrder", "indexable", "plain_block", "wanted_lines"]
 
 # a candidate place costs about what a search of this many characters does (a Python compare of
 # its lines against ``str.find``'s C scan, some 0.2 ns a character): a hunk whose rarest line has
@@ -63,6 +63,11 @@ def plain_block(hunk: Hunk) -> bool:
         and bool(hunk.old.strip())
         and (not hunk.new or hunk.new.endswith("\n"))
     )
+
+
+def wanted_lines(blocks: Iterable[Hunk]) -> frozenset[str]:
+    """Every line the old texts of the plain blocks hold: what ``LinesInOrder`` indexes."""
+    return frozenset(line for block in blocks if plain_block(block) for line in _old_lines(block.old))
 
 
 def _old_lines(old: str) -> list[str]:
@@ -148,10 +153,11 @@ class LinesInOrder:
 
     __slots__ = ("_after", "_before", "_content", "_first", "_gone", "_last", "_size", "_where", "placed")
 
-    def __init__(self, text: str, blocks: Sequence[Hunk]) -> None:
+    def __init__(self, text: str, blocks: Sequence[Hunk] | frozenset[str]) -> None:
+        """``blocks``: the blocks to come, or the lines their old texts hold (``wanted_lines``)."""
         self._content = text.split("\n")
         count = len(self._content)
-        wanted = {line for block in blocks if plain_block(block) for line in _old_lines(block.old)}
+        wanted = blocks if isinstance(blocks, frozenset) else wanted_lines(blocks)
         self._where = _where(self._content, wanted)
         # links as 8-byte arrays, not lists of int objects: a text's lines cost their strings only
         self._after = array("q", range(1, count + 1))
