@@ -241,3 +241,15 @@ def test_lines_in_order_keeps_the_text() -> None:
     assert lines.apply(Hunk(old="a\n", new="z\ny\n")) and lines.text() == "z\ny\nd"
     assert not lines.apply(Hunk(old="d\n", new="e\n"))  # "d" has no newline: not a whole line here
     assert not lines.apply(Hunk(old="q\n", new="e\n"))  # not a line it indexes
+
+
+def test_the_benchmark_peer_applies_blocks_in_order_as_nbedit_does() -> None:
+    # the scale benchmark's peer (Aider's exact step) must do the same work on its blocks
+    from benchmarks.aider_replace import apply_blocks
+    from benchmarks.bench_blocks import python_blocks
+
+    before, after, pairs = python_blocks(40)
+    assert apply_blocks(before, pairs) == after
+    blocks = [Hunk(old=old, new=new) for old, new in pairs]
+    assert edit_text(before, blocks, PlanOptions(), path="f.py", sequential=True).after == after
+    assert apply_blocks("a\nb\na\n", [("a\n", "A\n"), ("a\n", "c\n")]) == "A\nb\nc\n"  # first window wins
