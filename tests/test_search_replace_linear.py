@@ -64,7 +64,12 @@ def _case(seed: int) -> tuple[str, list[Hunk]]:
     risky = seed % 3 == 0
     size = rng.randint(200, 600)
     lines = [f"line_{n} = {n}" if rng.random() < 0.7 else rng.choice(_LINES) for n in range(size)]
-    text = "\n".join(lines) + ("\n" if rng.random() < 0.9 else "")
+    # one case in four has CRLF lines (all of them, or some) for the blocks' LF lines: the line-endings tier
+    crlf = (seed // 2) % 4 == 1 and rng.choice(["all", "some"])
+    endings = ["\r\n" if crlf == "all" or (crlf and rng.random() < 0.5) else "\n" for _ in lines]
+    text = "".join(line + ending for line, ending in zip(lines, endings, strict=True))
+    if rng.random() < 0.1:
+        text = text.removesuffix("\n").removesuffix("\r")  # no newline at the end
     blocks: list[Hunk] = []
     written: list[str] = []
     taken: set[int] = set()

@@ -448,9 +448,10 @@ def _edit_in_order(
         if number in repeated:
             continue
         if lines is not None:
-            if lines.apply(hunk):
+            tier = lines.apply(hunk, None if options.exact else _carried_over_line_endings)
+            if tier is not None:
                 changed += 1
-                tiers.append(Tier.EXACT.value)
+                tiers.append(tier)
                 continue
             productive = lines.placed > 0  # an index that placed nothing waits for proof before the next
             current = lines.text()
@@ -508,6 +509,19 @@ def _edit_in_order(
         )
     lenient = any(Tier(tier) not in STRUCTURE_KEEPING for tier in tiers)
     return TextEdit(current, (), False, (*repeat_notes, note), lenient=lenient)
+
+
+def _carried_over_line_endings(hunk: Hunk, found: str) -> str | None:
+    """What the line-endings tier writes over ``found`` (whole lines that equal the hunk's old text
+    up to line endings), or None where it would refuse: ``match.replacement._replacement`` itself,
+    on just those lines (all it reads of the text there is the lines and their endings)."""
+    from nbedit.engine.match.replacement import _replacement
+    from nbedit.engine.match.search import _Hit
+
+    written = _replacement(
+        FileIndex(found), hunk, _Hit(0, len(found), 0, found.count("\n")), Tier.LINE_ENDINGS
+    )
+    return written if isinstance(written, str) else None
 
 
 def _check_overlaps(located: Sequence[LocatedHunk], path: str) -> None:

@@ -30,7 +30,7 @@ from itertools import accumulate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from nbedit.engine.models import Hunk
 
@@ -68,6 +68,11 @@ def plain_block(hunk: Hunk) -> bool:
 def wanted_lines(blocks: Iterable[Hunk]) -> frozenset[str]:
     """Every line the old texts of the plain blocks hold: what ``LinesInOrder`` indexes."""
     return frozenset(line for block in blocks if plain_block(block) for line in _old_lines(block.old))
+
+
+def _line_ending_free(line: str) -> str:
+    """A line (without its "\n") as the line-endings tier sees it: "\r\n" read as "\n"."""
+    return line[:-1] if line.endswith("\r") else line
 
 
 def _old_lines(old: str) -> list[str]:
@@ -151,7 +156,18 @@ class LinesInOrder:
     take it in, so it stays last.
     """
 
-    __slots__ = ("_after", "_before", "_content", "_first", "_gone", "_last", "_size", "_where", "placed")
+    __slots__ = (
+        "_after",
+        "_before",
+        "_content",
+        "_first",
+        "_gone",
+        "_last",
+        "_size",
+        "_where",
+        "_where_free",
+        "placed",
+    )
 
     def __init__(self, text: str, blocks: Sequence[Hunk] | frozenset[str]) -> None:
         """``blocks``: the blocks to come, or the lines their old texts hold (``wanted_lines``)."""
@@ -166,6 +182,7 @@ class LinesInOrder:
         self._first, self._last = 0, count - 1
         self._gone: set[int] = set()
         self._size = len(text)
+        self._where_free: dict[str, list[int]] | None = None
         self.placed = 0  # blocks placed so far
 
     def text(self) -> str:
@@ -178,35 +195,75 @@ class LinesInOrder:
             node = after[node]
         return "\n".join(lines)
 
-    def apply(self, block: Hunk) -> bool:
-        """Place a plain block where its old text stands exactly once, and write its new text there.
+    def apply(self, block: Hunk, carried: Callable[[Hunk, str], str | None] | None = None) -> str | None:
+        """Place a plain block where its old text stands exactly once, and write its new text there;
+        the tier that placed it (``"exact"``, or ``"line-endings"``), or None.
 
-        False (nothing changed) when the block is not plain, stands no place or several exactly, or
+        None (nothing changed) when the block is not plain, stands no place or several exactly, or
         its lines stand so often that checking them would cost more than searching the text: the
-        caller then locates it on the text as a string, which decides as it always did.
+        caller then locates it on the text as a string, which decides as it always did. With
+        ``carried`` (what the line-endings tier writes over the given lines, or None when it would
+        refuse), a block standing nowhere exactly but once up to line endings (LF blocks for a CRLF
+        file) is placed as that tier places it: the cascade's next tier, with nothing between.
         """
         if not plain_block(block):
-            return False
+            return None
         wanted = _old_lines(block.old)
-        where = self._where
-        if any(line not in where for line in wanted):
-            return False  # not a block this index was made for
-        counts = [len(where[line]) for line in wanted]
-        rarest = counts.index(min(counts))
-        if not _worth_checking(counts[rarest], len(wanted), IN_ORDER_WEIGHT * self._size):
-            return False
-        place = self._unique_place(wanted, rarest)
-        if place is None:
-            return False
+        count, place = self._places(wanted, self._where, exact=True)
+        if count == 0 and carried is not None and not self._content[self._last]:
+            # (a last line without "\n" could take the old text by the exact tier's end-of-file rule)
+            count, place = self._places(
+                [_line_ending_free(line) for line in wanted], self._ending_free(), exact=False
+            )
+            if count != 1:
+                return None
+            lines = []
+            node = place
+            for _ in wanted:
+                lines.append(self._content[node] + "\n")
+                node = self._after[node]
+            written = carried(block, "".join(lines))
+            if written is None or (written and not written.endswith("\n")):
+                return None
+            self._replace(place, len(wanted), written)
+            self._size += len(written) - len("".join(lines))
+            self.placed += 1
+            return "line-endings"
+        if count != 1:
+            return None
         self._replace(place, len(wanted), block.new)
         self._size += len(block.new) - len(block.old)
         self.placed += 1
-        return True
+        return "exact"
 
-    def _unique_place(self, wanted: list[str], rarest: int) -> int | None:
+    def _ending_free(self) -> dict[str, list[int]]:
+        """The index by lines as the line-endings tier sees them (a line's final "\r" gone), built
+        the first time a block needs it and kept up to date from then on."""
+        if self._where_free is None:
+            wanted = {_line_ending_free(line) for line in self._where}
+            where: dict[str, list[int]] = {line: [] for line in wanted}
+            content, after, node, last = self._content, self._after, self._first, self._last
+            while node != last:
+                found = where.get(_line_ending_free(content[node]))
+                if found is not None:
+                    found.append(node)
+                node = after[node]
+            self._where_free = where
+        return self._where_free
+
+    def _places(self, wanted: list[str], where: dict[str, list[int]], *, exact: bool) -> tuple[int, int]:
+        """(how many places, up to 2; the first line of the last found) where ``wanted`` stands,
+        comparing lines as they are (``exact``) or without a final "\r"; (2, -1) when a line is not
+        indexed or the candidates cost more than a search (the string search decides then)."""
+        if any(line not in where for line in wanted):
+            return 2, -1  # not a block this index was made for
+        counts = [len(where[line]) for line in wanted]
+        rarest = counts.index(min(counts))
+        if not _worth_checking(counts[rarest], len(wanted), IN_ORDER_WEIGHT * self._size):
+            return 2, -1
         content, after, before, gone, last = self._content, self._after, self._before, self._gone, self._last
-        found: int | None = None
-        for node in self._where[wanted[rarest]]:
+        found, first_found = 0, -1
+        for node in where[wanted[rarest]]:
             if node in gone:
                 continue
             first = node
@@ -218,14 +275,18 @@ class LinesInOrder:
                 continue
             at = first
             for line in wanted:
-                if at == -1 or at == last or content[at] != line:
+                if (
+                    at == -1
+                    or at == last
+                    or (content[at] if exact else _line_ending_free(content[at])) != line
+                ):
                     break
                 at = after[at]
             else:
-                if found is not None:
-                    return None  # a second place: the string search says how (ambiguous, or repeated)
-                found = first
-        return found
+                found, first_found = found + 1, first
+                if found == 2:
+                    break  # a second place: the string search says how (ambiguous, or repeated)
+        return found, first_found
 
     def _replace(self, first: int, count: int, new: str) -> None:
         after, before, content, where, gone = (
@@ -253,6 +314,10 @@ class LinesInOrder:
             positions = where.get(line)
             if positions is not None:
                 positions.append(added)
+            if self._where_free is not None:
+                positions = self._where_free.get(_line_ending_free(line))
+                if positions is not None:
+                    positions.append(added)
         if previous == -1:
             self._first = following
         else:
