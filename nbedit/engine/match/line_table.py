@@ -100,15 +100,23 @@ class LineTable:
     """Where some wanted lines stand in a text, and every line's start; the lines themselves are
     not kept (a place is checked by ``str.startswith`` on the text)."""
 
-    __slots__ = ("_lines", "_starts", "text", "where")
+    __slots__ = ("_free", "_lines", "_starts", "text", "where")
 
     def __init__(self, text: str, wanted: Iterable[str]) -> None:
         lines = text.split("\n")
         self.text = text
+        self._free: LineTable | None = None
         self.where = _where(lines, wanted)
         self._lines = len(lines) - 1  # whole lines
         # every line's start, 8 bytes each (no int objects to keep)
         self._starts = array("q", accumulate(map((1).__add__, map(len, lines[:-1])), initial=0))
+
+    def without_line_endings(self, normalised: str) -> LineTable:
+        """The same table over the text as the line-endings tier sees it (``normalised``: "\r\n"
+        read as "\n"), for the same lines read so; made the first time it is asked for."""
+        if self._free is None:
+            self._free = LineTable(normalised, {_line_ending_free(line) for line in self.where})
+        return self._free
 
     @classmethod
     def for_hunks(cls, text: str, hunks: Sequence[Hunk]) -> LineTable:

@@ -91,12 +91,18 @@ def _find(
                 break
             position = text.rfind(old, backward_low, position + len(old) - 1)
     else:
-        table = index.line_table if tier is Tier.EXACT and hunk.whole_lines else None
-        found = table.hits(old, low, high, MAX_LOCATIONS + 1) if table is not None else None
-        if found is not None:
-            # the same places the search below finds, from the lines they start with (``line_table``)
-            count = old.count("\n")
-            hits = [_Hit(start, start + len(old), line, count) for start, line in found]
+        table = index.line_table if hunk.whole_lines else None
+        found = None
+        if table is not None and tier is Tier.EXACT:
+            found = table.hits(old, low, high, MAX_LOCATIONS + 1)
+            if found is not None:
+                # the same places the search below finds, from the lines they start with (``line_table``)
+                count = old.count("\n")
+                hits = [_Hit(start, start + len(old), line, count) for start, line in found]
+        elif table is not None and tier is Tier.LINE_ENDINGS and low == 0 and high == len(index.text):
+            found = table.without_line_endings(text).hits(old, search_low, search_high, MAX_LOCATIONS + 1)
+            if found is not None:  # places in the normalised text, mapped back as the search maps them
+                hits = [hit for hit in (valid(start, len(old)) for start, _ in found) if hit is not None]
         position = -1 if found is not None else text.find(old, search_low, search_high)
         while position != -1 and len(hits) <= MAX_LOCATIONS:
             hit = valid(position, len(old))
