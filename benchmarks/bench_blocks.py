@@ -2,11 +2,13 @@
 
 Blocks apply in order, each to the text the blocks before it left. Located by searching the
 whole text per block, that is blocks x characters: 1,000 blocks in a 20,000-cell notebook took
-18 s before issue 27's fourth round. Two rows, each at 100 / 1,000 / 10,000 blocks:
+18 s before issue 27's fourth round. Three rows, each at 100 / 1,000 / 10,000 blocks:
 
 * a Python file of 20 lines per block (2,000 / 20,000 / 200,000 lines), every block changing
   one line with the line after it as context; peer: Aider's exact block replacement
   (``aider_replace``, re-implemented), stopped after ``PEER_TIMEOUT`` s;
+* the same file with CRLF lines and the same (LF) blocks, as models write them for a Windows
+  file: placed by the line-endings tier; no peer (Aider's exact step does not match them);
 * a notebook of small cells (``bench_scale.small_cells_notebook``: 2,000 / 20,000 / 200,000
   cells), every twentieth cell's first line changed by a block; no peer edits a notebook's
   cells from SEARCH/REPLACE blocks.
@@ -176,6 +178,21 @@ def run(scratch: Path, repeat: int = 5, *, sizes: tuple[int, ...] = BLOCKS) -> l
         lines = blocks * LINES_PER_BLOCK
         section = f"scale: {blocks:,} SEARCH/REPLACE blocks in a {lines:,}-line file ({len(before) / 1e6:.1f} MB, {scale})"
         rows.append(_row(section, blocks, ours, correct, load, peer))
+    for scale, blocks in zip(("1x", "10x", "100x"), sizes, strict=False):
+        # the same blocks (LF, as models write them) for the file with CRLF lines: the line-endings tier
+        name = f"blocks-{blocks}-crlf.py"
+        before, after, pairs = python_blocks(blocks)
+        before_crlf, after_crlf = before.replace("\n", "\r\n"), after.replace("\n", "\r\n")
+        target = work / name
+        target.write_bytes(before_crlf.encode())
+        patch_path = scratch / f"{name}.reply"
+        patch_path.write_text(reply(name, pairs), encoding="utf-8")
+        load = _load()
+        ours = _child(scratch, _NBEDIT_BLOCKS, str(work), home, str(patch_path))
+        correct = target.read_bytes() == after_crlf.encode()
+        lines = blocks * LINES_PER_BLOCK
+        section = f"scale: {blocks:,} SEARCH/REPLACE blocks (LF) in a {lines:,}-line CRLF file ({scale})"
+        rows.append(_row(section, blocks, ours, correct, load, None))
     for scale, blocks in zip(("1x", "10x", "100x"), sizes, strict=False):
         cells = blocks * CELLS_PER_BLOCK
         name = f"blocks-{cells}.ipynb"
