@@ -420,12 +420,13 @@ def _edit_in_order(
     text an earlier block wrote, the file is shown as one change.
 
     With many blocks (``INDEXED_HUNKS``) and no region, a block whose old text stands exactly
-    once in the current text is placed from an index of its lines (``LinesInOrder``: the same
-    place and the same text written as the exact tier's, without a search of the whole text);
-    any other block is located on the text as a string, as it always was, so what it decides
-    (a lenient tier, an ambiguity, a refusal and its words) is unchanged. After such a block
-    the following ones are located on the string too, until a run of plain ones makes it
-    worth indexing the text again (``REINDEX_AFTER``).
+    once in the current text, or nowhere exactly but once up to line endings, is placed from an
+    index of its lines (``LinesInOrder``: the same place and the same text written as the exact
+    or line-endings tier's, without a search of the whole text); any other block is located on
+    the text as a string, as it always was, so what it decides (another lenient tier, an
+    ambiguity, a refusal and its words) is unchanged. After such a block the text is indexed
+    again at once if the index was placing blocks, else after a run of blocks it could have
+    placed (``REINDEX_AFTER``).
     """
     indexing = region is None and len(hunks) > INDEXED_HUNKS
     if not indexing:
@@ -479,7 +480,10 @@ def _edit_in_order(
         current = step.after
         if indexing:
             # a block the index could have placed (exact, once) is what makes indexing again worth it
-            placeable = plain_block(hunk) and [item.tier for item in step.hunks] == [Tier.EXACT]
+            placeable = plain_block(hunk) and [item.tier for item in step.hunks] in (
+                [Tier.EXACT],
+                [Tier.LINE_ENDINGS],
+            )
             exact_run = exact_run + 1 if placeable else 0
             if (productive or exact_run >= REINDEX_AFTER) and len(hunks) - number > REINDEX_AFTER:
                 lines, productive = LinesInOrder(current, wanted), False

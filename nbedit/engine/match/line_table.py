@@ -17,16 +17,24 @@ search runs as before.
 
 ``LinesInOrder`` does the same for SEARCH/REPLACE blocks applied one after another, each to
 the text the blocks before it left. The text is held as a linked list of its lines, and a
-block found exactly once (the only case it takes; every other block is located on the text
-as a string, as before) has its lines unlinked and its new lines linked in, updating the
-index of where lines stand. The blocks' cost is then the text's lines once plus the
-candidates each block checks, instead of the whole text per block.
+block found exactly once has its lines unlinked and its new lines linked in, updating the
+index of where lines stand. A block found nowhere exactly but once with each line's final
+``"\r"`` left out (LF blocks for a CRLF file) is placed as the line-endings tier places it,
+with what that tier writes there (the caller computes it with the tier's own code). Every
+other block is located on the text as a string, as before, so the matcher decides what it
+always decided. The blocks' cost is then the text's lines once plus the candidates each
+block checks, instead of the whole text per block.
+
+The same "read ``"\r\n"`` as ``"\n"``" view of a ``LineTable`` (``without_line_endings``) gives
+the line-endings tier's places when hunks are located against the original text.
 """
 
 from __future__ import annotations
 
 from array import array
 from itertools import accumulate
+
+from nbedit.engine.models import Tier
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -236,13 +244,13 @@ class LinesInOrder:
             self._replace(place, len(wanted), written)
             self._size += len(written) - len("".join(lines))
             self.placed += 1
-            return "line-endings"
+            return Tier.LINE_ENDINGS.value
         if count != 1:
             return None
         self._replace(place, len(wanted), block.new)
         self._size += len(block.new) - len(block.old)
         self.placed += 1
-        return "exact"
+        return Tier.EXACT.value
 
     def _ending_free(self) -> dict[str, list[int]]:
         """The index by lines as the line-endings tier sees them (a line's final "\r" gone), built
