@@ -65,8 +65,8 @@ def _case(seed: int) -> tuple[str, list[Hunk]]:
     size = rng.randint(200, 600)
     lines = [f"line_{n} = {n}" if rng.random() < 0.7 else rng.choice(_LINES) for n in range(size)]
     # one case in four has CRLF lines (all of them, or some) for the blocks' LF lines: the line-endings tier
-    crlf = (seed // 2) % 4 == 1 and rng.choice(["all", "some"])
-    endings = ["\r\n" if crlf == "all" or (crlf and rng.random() < 0.5) else "\n" for _ in lines]
+    crlf = (seed // 2) % 4 == 1 and rng.choice(["all", "some", "blocks"])
+    endings = ["\r\n" if crlf == "all" or (crlf == "some" and rng.random() < 0.5) else "\n" for _ in lines]
     text = "".join(line + ending for line, ending in zip(lines, endings, strict=True))
     if rng.random() < 0.1:
         text = text.removesuffix("\n").removesuffix("\r")  # no newline at the end
@@ -97,6 +97,8 @@ def _case(seed: int) -> tuple[str, list[Hunk]]:
             new = ""  # a deletion
         else:
             written.append(new)
+        if crlf == "blocks":  # CRLF blocks for an LF file
+            old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
         blocks.append(Hunk(old=old, new=new, whole_lines=True))
     return text, blocks
 
