@@ -19,13 +19,13 @@ search runs as before.
 the text the blocks before it left. The text is held as a linked list of its lines, and a
 block found exactly once has its lines unlinked and its new lines linked in, updating the
 index of where lines stand. A block found nowhere exactly but once with each line's final
-``"\r"`` left out (LF blocks for a CRLF file) is placed as the line-endings tier places it,
+``"\\r"`` left out (LF blocks for a CRLF file) is placed as the line-endings tier places it,
 with what that tier writes there (the caller computes it with the tier's own code). Every
 other block is located on the text as a string, as before, so the matcher decides what it
 always decided. The blocks' cost is then the text's lines once plus the candidates each
 block checks, instead of the whole text per block.
 
-The same "read ``"\r\n"`` as ``"\n"``" view of a ``LineTable`` (``without_line_endings``) gives
+The same "read ``"\\r\\n"`` as ``"\\n"``" view of a ``LineTable`` (``without_line_endings``) gives
 the line-endings tier's places when hunks are located against the original text.
 """
 
@@ -79,7 +79,7 @@ def wanted_lines(blocks: Iterable[Hunk]) -> frozenset[str]:
 
 
 def _line_ending_free(line: str) -> str:
-    """A line (without its "\n") as the line-endings tier sees it: "\r\n" read as "\n"."""
+    """A line (without its "\\n") as the line-endings tier sees it: "\\r\\n" read as "\\n"."""
     return line[:-1] if line.endswith("\r") else line
 
 
@@ -95,7 +95,7 @@ def _worth_checking(candidates: int, lines: int, size: int) -> bool:
 
 def _where(lines: list[str], wanted: Iterable[str]) -> dict[str, list[int]]:
     """The numbers of the lines equal to each wanted line (the last item of a split is never a
-    whole line: what follows the last ``"\n"``)."""
+    whole line: what follows the last ``"\\n"``)."""
     where: dict[str, list[int]] = {line: [] for line in wanted}
     for number, line in enumerate(lines[:-1]):
         found = where.get(line)
@@ -120,8 +120,8 @@ class LineTable:
         self._starts = array("q", accumulate(map((1).__add__, map(len, lines[:-1])), initial=0))
 
     def without_line_endings(self, normalised: str) -> LineTable:
-        """The same table over the text as the line-endings tier sees it (``normalised``: "\r\n"
-        read as "\n"), for the same lines read so; made the first time it is asked for."""
+        """The same table over the text as the line-endings tier sees it (``normalised``: "\\r\\n"
+        read as "\\n"), for the same lines read so; made the first time it is asked for."""
         if self._free is None:
             self._free = LineTable(normalised, {_line_ending_free(line) for line in self.where})
         return self._free
@@ -253,7 +253,7 @@ class LinesInOrder:
         return Tier.EXACT.value
 
     def _ending_free(self) -> dict[str, list[int]]:
-        """The index by lines as the line-endings tier sees them (a line's final "\r" gone), built
+        """The index by lines as the line-endings tier sees them (a line's final "\\r" gone), built
         the first time a block needs it and kept up to date from then on."""
         if self._where_free is None:
             wanted = {_line_ending_free(line) for line in self._where}
@@ -269,7 +269,7 @@ class LinesInOrder:
 
     def _places(self, wanted: list[str], where: dict[str, list[int]], *, exact: bool) -> tuple[int, int]:
         """(how many places, up to 2; the first line of the last found) where ``wanted`` stands,
-        comparing lines as they are (``exact``) or without a final "\r"; (2, -1) when a line is not
+        comparing lines as they are (``exact``) or without a final "\\r"; (2, -1) when a line is not
         indexed or the candidates cost more than a search (the string search decides then)."""
         if any(line not in where for line in wanted):
             return 2, -1  # not a block this index was made for
