@@ -4,8 +4,11 @@ A hit in a tier's normalised text is mapped back to the original offsets and lin
 (``_hit_at``): a whole-line hunk must start and end at line boundaries, and the indentation
 tier takes a place only when every line moved by one uniform offset. With a line number the
 search walks outward from it, so a patch of many hunks against a large file costs time near
-each hunk, not a scan each. A place is a ``_Hit`` (offsets and lines); which of several
-places wins is the cascade's decision, not this module's.
+each hunk, not a scan each. Without one, when many hunks are located in the same text, the
+exact and line-endings tiers read a whole-line hunk's places from an index of the text's lines
+(``FileIndex.line_table``, ``line_table.py``): the same places, without a scan per hunk. A place
+is a ``_Hit`` (offsets and lines); which of several places wins is the cascade's decision, not
+this module's.
 """
 
 from __future__ import annotations
