@@ -13,7 +13,9 @@ Three rows of sizes (issue 27):
   (``parse_patch`` + ``apply_diff`` + writing the file);
 * the same at 10 lines apart, so every hunk's diff block joins the next: 1,000 / 10,000 /
   100,000 hunks (``--big``: 2,000 / 20,000 / 200,000); CPU, wall and peak memory of
-  parse+plan+apply, peer whatthepatch.
+  parse+plan+apply, peer whatthepatch;
+* SEARCH/REPLACE blocks applied in order: 100 / 1,000 / 10,000 blocks in a file and in a
+  notebook that grow with them (``bench_blocks``), peer Aider's exact replace.
 
 Every figure is measured as users run nbedit: history on, in a home that already exists
 (a seed file was edited there first, in another process), the target file new to the
@@ -546,6 +548,9 @@ def run(scratch: Path, repeat: int = 5, *, big: bool | None = None) -> list[Row]
     rows += _cell_edit_rows(scratch, home, NOTEBOOK_CELLS_BIG if big else NOTEBOOK_CELLS)
     rows += _patch_rows(scratch, home, PATCH_HUNKS_BIG if big else PATCH_HUNKS)
     rows += _close_rows(scratch, home, CLOSE_HUNKS_BIG if big else CLOSE_HUNKS)
+    from benchmarks.bench_blocks import run as blocks  # its own module (it builds on this one's helpers)
+
+    rows += blocks(scratch)
     return rows
 
 

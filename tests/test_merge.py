@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nbedit.engine import merge as merge_module
+from nbedit.engine.diff_counts import ALIGN_LINES
 from nbedit.engine.merge import located_hunks, merge_bytes, mergeable
 from nbedit.engine.text_edit import splice
 
@@ -113,3 +117,68 @@ def test_located_hunks_rebuild_the_goal_and_each_one_can_be_left_out(
             or hunks[left_out].match.replacement
             == old[hunks[left_out].match.start : hunks[left_out].match.end]
         )
+
+
+# --- bounded work on long stretches that differ (issue 27) ---------------------------------------
+
+
+class _Recorded(difflib.SequenceMatcher):  # type: ignore[type-arg]
+    """The real matcher, recording how many lines (both sides) each instance is given."""
+
+    sizes: list[int] = []
+
+    def set_seqs(self, a, b):  # type: ignore[no-untyped-def]
+        _Recorded.sizes.append(len(a) + len(b))
+        super().set_seqs(a, b)
+
+
+def _rewritten(count: int) -> tuple[list[bytes], list[bytes]]:
+    """Every second line changed: no three equal lines in a row anywhere to resynchronise on."""
+    old = [b"line %d\n" % number for number in range(count)]
+    new = [b"LINE %d\n" % number if number % 2 == 0 else line for number, line in enumerate(old)]
+    return old, new
+
+
+@pytest.mark.parametrize("count", [4_000, 16_000])
+def test_located_hunks_of_a_long_unmatched_stretch_stay_bounded(
+    monkeypatch: pytest.MonkeyPatch, count: int
+) -> None:
+    monkeypatch.setattr(difflib, "SequenceMatcher", _Recorded)
+    _Recorded.sizes = []
+    old, new = _rewritten(count)
+    before, after = b"".join(old).decode(), b"".join(new).decode()
+    hunks = located_hunks(before, after)
+    assert splice(before, hunks) == after
+    assert sum(hunk.hunk.old.count("\n") for hunk in hunks) == count // 2  # only the changed lines
+    assert max(_Recorded.sizes, default=0) <= ALIGN_LINES
+    assert sum(_Recorded.sizes) <= 2 * count  # linear: 16,000 lines in one call was 256 M pairs
+
+
+@pytest.mark.parametrize("count", [4_000, 16_000])
+def test_a_merge_of_long_rewritten_stretches_stays_bounded_and_exact(
+    monkeypatch: pytest.MonkeyPatch, count: int
+) -> None:
+    monkeypatch.setattr(merge_module, "SequenceMatcher", _Recorded)
+    monkeypatch.setattr(difflib, "SequenceMatcher", _Recorded)
+    _Recorded.sizes = []
+    base = [b"line %d\n" % number for number in range(count)]
+    ours = [b"LINE %d\n" % number if number % 4 == 0 else line for number, line in enumerate(base)]
+    theirs = list(base)
+    theirs[count - 2] = b"their line\n"  # a change of theirs with unchanged lines around it in ours
+    merge = merge_bytes(b"".join(base), b"".join(ours), b"".join(theirs))
+    expected = list(ours)
+    expected[count - 2] = b"their line\n"
+    assert merge.merged == b"".join(expected)
+    assert max(_Recorded.sizes, default=0) <= ALIGN_LINES
+    assert sum(_Recorded.sizes) <= 4 * count
+
+
+def test_below_the_limit_merges_and_hunks_are_difflibs_as_before() -> None:
+    # the same inputs, small: one difflib call each, and the same answers as the bounded way gives
+    old, new = _rewritten(400)
+    before, after = b"".join(old).decode(), b"".join(new).decode()
+    expected = difflib.SequenceMatcher(None, before.splitlines(True), after.splitlines(True), autojunk=False)
+    changed = [opcode for opcode in expected.get_opcodes() if opcode[0] != "equal"]
+    assert [(item.match.line, item.match.line_count) for item in located_hunks(before, after)] == [
+        (first + 1, last - first) for _, first, last, _, _ in changed
+    ]

@@ -34,7 +34,19 @@ from nbedit.errors import (
     PartlyApplied,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nbedit.engine.match.line_table import LinesInOrder
+
 __all__ = ["edit_text"]
+
+# hunks without line numbers from which their places are read from an index of the text's lines
+# (``match.line_table``: one pass over the text) rather than searched for one by one (a pass each)
+INDEXED_HUNKS = 16
+# after a block the index could not place, the text is indexed again at once if the index had placed
+# blocks, else after this many blocks in a row found exactly once on the string (a file whose blocks
+# all need a lenient tier, CRLF lines for LF blocks, is searched as a string, as before: no index)
+REINDEX_AFTER = 4
 
 
 def edit_text(
@@ -64,10 +76,16 @@ def edit_text(
     (``_check_context_free``).
     """
     if sequential and len(hunks) > 1:
-        _check_sequential_work(len(hunks), len(text), options.max_sequential_work, path)
         return _edit_in_order(text, hunks, options, path=path, region=region)
     _check_appends_last(hunks, path)
     index = FileIndex(text)
+    if (
+        sum(hunk.start_line is None and hunk.whole_lines and hunk.old.endswith("\n") for hunk in hunks)
+        >= INDEXED_HUNKS
+    ):
+        from nbedit.engine.match.line_table import LineTable
+
+        index.line_table = LineTable.for_hunks(text, [hunk for hunk in hunks if hunk.start_line is None])
     notes: list[str] = []
     skipped: list[int] = []
     search_from = region[0] if region else 0
@@ -357,22 +375,33 @@ def _divider_noted(error: NoMatch, hunk: Hunk) -> NoMatch:
     return noted
 
 
-def _check_sequential_work(blocks: int, size: int, limit: int, path: str) -> None:
-    """Refuse, before any block is located, blocks whose in-order application is over ``limit``.
+def _check_sequential_work(blocks: int, size: int, limit: int, path: str, *, searched: bool = False) -> None:
+    """Refuse blocks whose in-order application searches the whole text more than ``limit`` characters.
 
-    Each SEARCH/REPLACE block is located in the whole text the blocks before it left, and
-    spliced into it: blocks x characters of work, so many blocks in a big text (a notebook's
-    cell view of thousands of cells) would take minutes. A unified diff of the same change
+    Each SEARCH/REPLACE block that is located on the text as a string is searched for in the
+    whole text the blocks before it left, and spliced into it: blocks x characters. Up to
+    ``INDEXED_HUNKS`` blocks are all located so, and refused before any is located when over
+    the limit; more blocks are placed from an index of the text's lines (``LinesInOrder``)
+    at a cost linear in the text, and only those it cannot place exactly once (found by a
+    lenient tier, ambiguous, absent) are searched on the text: their work is counted as they
+    come (``searched``) and refused when it passes the limit. A unified diff of the same change
     carries line numbers, and its hunks are located near them in one pass over the text.
     """
     if blocks * size <= limit:
         return
+    what = (
+        f"{blocks:,} SEARCH/REPLACE blocks that could not be placed from an index of the text's lines "
+        f"(not found exactly once), each searched for in the whole {size:,}-character text the blocks "
+        "before it left,"
+        if searched
+        else f"{blocks:,} SEARCH/REPLACE blocks, each applied to the whole {size:,}-character text the "
+        "blocks before it left,"
+    )
     raise FileTooLarge(
-        f"{path}: {blocks:,} SEARCH/REPLACE blocks, each applied to the whole {size:,}-character text the "
-        f"blocks before it left, are over the {limit:,} block-character limit; "
-        "nothing was located or written. Send the change as a unified diff (for a notebook, of its cell "
-        "view: nbedit view), split the blocks into several smaller edits, or raise the limit "
-        "(Workspace(max_sequential_work=...)) if you really mean to apply them at once",
+        f"{path}: {what} are over the {limit:,} block-character limit; "
+        f"nothing was {'' if searched else 'located or '}written. Send the change as a unified diff (for a "
+        "notebook, of its cell view: nbedit view), split the blocks into several smaller edits, or raise "
+        "the limit (Workspace(max_sequential_work=...)) if you really mean to apply them at once",
         path=path,
         size=blocks * size,
         limit=limit,
@@ -389,17 +418,48 @@ def _edit_in_order(
     (the usual case: blocks touch separate places), those located hunks are
     kept, so a review can still leave single hunks out. When a block builds on
     text an earlier block wrote, the file is shown as one change.
+
+    With many blocks (``INDEXED_HUNKS``) and no region, a block whose old text stands exactly
+    once in the current text, or nowhere exactly but once up to line endings, is placed from an
+    index of its lines (``LinesInOrder``: the same place and the same text written as the exact
+    or line-endings tier's, without a search of the whole text); any other block is located on
+    the text as a string, as it always was, so what it decides (another lenient tier, an
+    ambiguity, a refusal and its words) is unchanged. After such a block the text is indexed
+    again at once if the index was placing blocks, else after a run of blocks it could have
+    placed (``REINDEX_AFTER``).
     """
+    indexing = region is None and len(hunks) > INDEXED_HUNKS
+    if not indexing:
+        _check_sequential_work(len(hunks), len(text), options.max_sequential_work, path)
     current = text
     low, high = region if region is not None else (0, len(text))
+    lines: LinesInOrder | None = None
+    if indexing:
+        from nbedit.engine.match.line_table import LinesInOrder, plain_block, wanted_lines
+
+        wanted = wanted_lines(hunks)  # once: indexing again after a block it missed costs the text only
+        lines = LinesInOrder(text, wanted)
     tiers: list[str] = []
     skipped: list[int] = []
-    changed = 0
+    changed = searched = exact_run = 0
+    productive = False
     repeated: set[int] = set()  # blocks done with an earlier identical one (``once_per_place``)
     repeat_notes: list[str] = []
     for number, hunk in enumerate(hunks):
         if number in repeated:
             continue
+        if lines is not None:
+            tier = lines.apply(hunk, None if options.exact else _carried_over_line_endings)
+            if tier is not None:
+                changed += 1
+                tiers.append(tier)
+                continue
+            productive = lines.placed > 0  # an index that placed nothing waits for proof before the next
+            current = lines.text()
+            low, high, lines = 0, len(current), None
+        if indexing:
+            searched += 1
+            _check_sequential_work(searched, len(current), options.max_sequential_work, path, searched=True)
         try:
             step = edit_text(current, [hunk], options, path=path, region=(low, high))
         except AmbiguousMatch as error:
@@ -418,6 +478,17 @@ def _edit_in_order(
         tiers.extend(item.tier.value for item in step.hunks)
         high += len(step.after) - len(current)
         current = step.after
+        if indexing:
+            # a block the index could have placed (exact, once) is what makes indexing again worth it
+            placeable = plain_block(hunk) and [item.tier for item in step.hunks] in (
+                [Tier.EXACT],
+                [Tier.LINE_ENDINGS],
+            )
+            exact_run = exact_run + 1 if placeable else 0
+            if (productive or exact_run >= REINDEX_AFTER) and len(hunks) - number > REINDEX_AFTER:
+                lines, productive = LinesInOrder(current, wanted), False
+    if lines is not None:
+        current, lines = lines.text(), None  # its lines go before the original is indexed again
     if skipped and changed:
         _refuse_partly_applied(path, skipped, len(hunks))
     if not changed:
@@ -442,6 +513,19 @@ def _edit_in_order(
         )
     lenient = any(Tier(tier) not in STRUCTURE_KEEPING for tier in tiers)
     return TextEdit(current, (), False, (*repeat_notes, note), lenient=lenient)
+
+
+def _carried_over_line_endings(hunk: Hunk, found: str) -> str | None:
+    """What the line-endings tier writes over ``found`` (whole lines that equal the hunk's old text
+    up to line endings), or None where it would refuse: ``match.replacement._replacement`` itself,
+    on just those lines (all it reads of the text there is the lines and their endings)."""
+    from nbedit.engine.match.replacement import _replacement
+    from nbedit.engine.match.search import _Hit
+
+    written = _replacement(
+        FileIndex(found), hunk, _Hit(0, len(found), 0, found.count("\n")), Tier.LINE_ENDINGS
+    )
+    return written if isinstance(written, str) else None
 
 
 def _check_overlaps(located: Sequence[LocatedHunk], path: str) -> None:

@@ -21,7 +21,15 @@ side is unchanged.
 
 Pure: bytes in, values out. The matching blocks come from ``difflib`` on the part the
 sides do not share at both ends (a rewind of a one-line edit in a long file compares a
-few lines, not the file).
+few lines, not the file). A part longer than ``diff_counts.ALIGN_LINES`` lines (both sides)
+is first cut at lines that stand once on each side, in the same order (patience diff's
+anchors, ``resync.aligned_opcodes``), and difflib aligns only the gaps: one difflib call
+over all of it costs lines x equal runs, minutes for a file rewritten throughout (issue 27).
+Below that size the blocks are difflib's, as before. Above it they can differ from
+difflib's longest matches (fewer, or elsewhere among repeated lines), so chunks can fall
+elsewhere and more of them can be conflicts; the merge is still exact by diff3's rule: each
+block is lines equal on both sides, in order, so an unchanged chunk is equal in all three and
+a chunk taken from one side is one where the other side kept the base's lines byte for byte.
 """
 
 from __future__ import annotations
@@ -30,8 +38,9 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from nbedit._dataclass import dataclass
+from nbedit.engine.diff_counts import ALIGN_LINES
 from nbedit.engine.models import Hunk, LocatedHunk, Match, Tier
-from nbedit.engine.resync import ResyncMatcher
+from nbedit.engine.resync import ResyncMatcher, aligned_opcodes
 from nbedit.engine.text import common_ends, split_lines
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
@@ -144,7 +153,11 @@ def _matching_blocks(old: Sequence[bytes], new: Sequence[bytes]) -> list[tuple[i
         blocks.append((0, 0, head))
     middle_old = old[head : len(old) - tail]
     middle_new = new[head : len(new) - tail]
-    if middle_old and middle_new:
+    if middle_old and middle_new and len(middle_old) + len(middle_new) > ALIGN_LINES:
+        for tag, a0, a1, b0, _ in aligned_opcodes(middle_old, middle_new, ALIGN_LINES):
+            if tag == "equal":
+                blocks.append((a0 + head, b0 + head, a1 - a0))
+    elif middle_old and middle_new:
         matcher = SequenceMatcher(None, middle_old, middle_new, autojunk=False)
         for a, b, size in matcher.get_matching_blocks():
             if size:
@@ -232,7 +245,8 @@ def located_hunks(before: str, after: str) -> tuple[LocatedHunk, ...]:
     for line in old:
         starts.append(starts[-1] + len(line))
     found = []
-    for tag, first, last, new_first, new_last in ResyncMatcher(old, new).get_opcodes():
+    # no difflib call over ALIGN_LINES lines: a long stretch with no resync nearby is cut at anchors
+    for tag, first, last, new_first, new_last in ResyncMatcher(old, new, ALIGN_LINES).get_opcodes():
         if tag == "equal":
             continue
         replacement = "".join(new[new_first:new_last])

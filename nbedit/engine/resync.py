@@ -32,19 +32,25 @@ class ResyncMatcher(difflib.SequenceMatcher):  # type: ignore[type-arg]
     result is always a correct edit script, if not always the shortest; when no
     resync is found nearby, difflib takes the rest. ``get_grouped_opcodes``
     works unchanged on top.
+
+    ``limit``: the most lines (both sides) one difflib call may see, as ``bounded_opcodes``
+    (a rest with no resync nearby that is longer is cut at anchors first: linear instead of
+    quadratic, issue 27); None, difflib takes any rest whole. The opcodes are the same as
+    without it whenever no such rest is longer than the limit.
     """
 
-    def __init__(self, old: Sequence[str], new: Sequence[str]) -> None:
+    def __init__(self, old: Sequence[str], new: Sequence[str], limit: int | None = None) -> None:
         # deliberately not SequenceMatcher.__init__: it indexes every line of ``new``,
         # which these opcodes never use; get_grouped_opcodes needs only a, b, get_opcodes
         self.isjunk, self.autojunk = None, False
         self.a, self.b = old, new
         self.matching_blocks = self.opcodes = None
+        self._limit = limit
         self._resynced: list[_Opcode] | None = None
 
     def get_opcodes(self) -> list[_Opcode]:
         if self._resynced is None:
-            self._resynced = _resync_opcodes(list(self.a), list(self.b))
+            self._resynced = _resync_opcodes(list(self.a), list(self.b), self._limit)
         return self._resynced
 
 

@@ -34,10 +34,13 @@ DEFAULT_MAX_CELLS = 1_000_000
 # files whose change is checked for a new syntax error (``engine.syntax_guard``, loaded for these only)
 GUARD_SUFFIXES = (".py", ".pyi", ".pyw", ".json")
 DEFAULT_MAX_HUNKS = 200_000
-# SEARCH/REPLACE blocks apply one after another, each located in (and spliced into) the whole
-# text the blocks before it left: blocks x characters, the one cost here that is not linear
-# (1,000 blocks in a 20,000-cell notebook's cell view: 18 s of CPU, some 3.4 ns a block-character).
-# Past 10^10 (half a minute of one core) the blocks are refused before any is located.
+# SEARCH/REPLACE blocks apply one after another, each to the text the blocks before it left. Those
+# found exactly once are placed from an index of the text's lines (``locate_hunks._edit_in_order``:
+# the text once, plus each block's candidate lines); every other block (found by a lenient tier,
+# ambiguous, absent, or among 16 blocks or fewer) is searched for in the whole text: blocks x
+# characters, some 3.4 ns a block-character. Past 10^10 such block-characters (half a minute of one
+# core) the blocks are refused: 16 or fewer before any is located, more as soon as the searched ones
+# pass it.
 DEFAULT_MAX_SEQUENTIAL_WORK = 10_000_000_000
 
 # tiers that never change a line's structure: the syntax guard treats them as exact
@@ -55,7 +58,7 @@ class PlanOptions:
     encoding: str | None = None  # declared text encoding of the files; None: UTF-8, BOM or detected
     max_cells: int = DEFAULT_MAX_CELLS  # a notebook with more cells is refused before it is planned
     max_hunks: int = DEFAULT_MAX_HUNKS  # a change with more hunks is refused before any is located
-    # SEARCH/REPLACE blocks x characters of the text they apply to, over which they are refused
+    # SEARCH/REPLACE blocks searched in the whole text x its characters, over which they are refused
     max_sequential_work: int = DEFAULT_MAX_SEQUENTIAL_WORK
 
     @property

@@ -4,8 +4,11 @@ A hit in a tier's normalised text is mapped back to the original offsets and lin
 (``_hit_at``): a whole-line hunk must start and end at line boundaries, and the indentation
 tier takes a place only when every line moved by one uniform offset. With a line number the
 search walks outward from it, so a patch of many hunks against a large file costs time near
-each hunk, not a scan each. A place is a ``_Hit`` (offsets and lines); which of several
-places wins is the cascade's decision, not this module's.
+each hunk, not a scan each. Without one, when many hunks are located in the same text, the
+exact and line-endings tiers read a whole-line hunk's places from an index of the text's lines
+(``FileIndex.line_table``, ``line_table.py``): the same places, without a scan per hunk. A place
+is a ``_Hit`` (offsets and lines); which of several places wins is the cascade's decision, not
+this module's.
 """
 
 from __future__ import annotations
@@ -91,7 +94,19 @@ def _find(
                 break
             position = text.rfind(old, backward_low, position + len(old) - 1)
     else:
-        position = text.find(old, search_low, search_high)
+        table = index.line_table if hunk.whole_lines else None
+        found = None
+        if table is not None and tier is Tier.EXACT:
+            found = table.hits(old, low, high, MAX_LOCATIONS + 1)
+            if found is not None:
+                # the same places the search below finds, from the lines they start with (``line_table``)
+                count = old.count("\n")
+                hits = [_Hit(start, start + len(old), line, count) for start, line in found]
+        elif table is not None and tier is Tier.LINE_ENDINGS and low == 0 and high == len(index.text):
+            found = table.without_line_endings(text).hits(old, search_low, search_high, MAX_LOCATIONS + 1)
+            if found is not None:  # places in the normalised text, mapped back as the search maps them
+                hits = [hit for hit in (valid(start, len(old)) for start, _ in found) if hit is not None]
+        position = -1 if found is not None else text.find(old, search_low, search_high)
         while position != -1 and len(hits) <= MAX_LOCATIONS:
             hit = valid(position, len(old))
             if hit is not None:

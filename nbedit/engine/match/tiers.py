@@ -21,6 +21,10 @@ from nbedit._dataclass import dataclass, field
 from nbedit.engine.models import Tier
 from nbedit.engine.text import line_starts
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nbedit.engine.match.line_table import LineTable
+
 DEFAULT_THRESHOLD = 0.9
 
 _SPACES = (" ", "\t", "\r", "\f", "\v")
@@ -89,6 +93,8 @@ class FileIndex:
     _fuzzy_lines: list[str] | None = None
     _line_positions: dict[str, list[int]] | None = None
     _newline_mark: tuple[int, int] = (0, 0)  # (offset, newlines before it): where the last count ended
+    # where the lines of many hunks' old texts stand (``line_table``): exact places without a search each
+    line_table: LineTable | None = None
 
     @property
     def starts(self) -> list[int]:
