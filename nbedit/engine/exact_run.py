@@ -150,11 +150,12 @@ def located_table(data: bytes, hunks: Sequence[Hunk]) -> tuple[LocatedTable, Spl
     """
     from array import array
 
-    from nbedit.engine.hunk_table import LocatedTable
+    from nbedit.engine.hunk_table import LocatedTable, offset_type
     from nbedit.engine.spliced import Spliced
 
-    starts, lines, sizes = array("q"), array("q"), array("q")
-    cut_starts, cut_ends, cuts = array("q"), array("q"), array("q", [0])
+    offsets = offset_type(len(data))  # offsets and line numbers in the file: 4 bytes each up to 4 GiB
+    starts, lines, sizes = array(offsets), array(offsets), array(offsets)
+    cut_starts, cut_ends, cuts = array(offsets), array(offsets), array("q", [0])
     inserted = bytearray()
     find, count, from_bytes = data.find, data.count, int.from_bytes
     offset = line = 0  # the end of the last hunk found: a line start, and its 0-based line

@@ -23,9 +23,14 @@ from operator import eq
 
 from nbedit.engine.models import Hunk, LocatedHunk, Match, Tier
 
-__all__ = ["HunkTable", "LocatedTable"]
+__all__ = ["HunkTable", "LocatedTable", "offset_type"]
 
-_EAGER = -1  # a body start that says: this hunk is held as a value (``HunkTable.append``)
+_FOUR_BYTES = 0xFFFFFFFF  # offsets below this fit in 4 bytes; a 4-byte table marks held hunks with it
+
+
+def offset_type(size: int) -> str:
+    """The ``array`` type code of offsets into ``size`` bytes or characters: 4 bytes up to 4 GiB."""
+    return "I" if size < _FOUR_BYTES else "q"
 
 
 class _Table:
@@ -73,14 +78,16 @@ class HunkTable(_Table):
     read: a '\\ No newline' marker, an empty context line...) is held as the value it is.
     """
 
-    __slots__ = ("_bodies", "_changed", "_eager", "_sources", "_starts", "text")
+    __slots__ = ("_bodies", "_changed", "_eager", "_held", "_sources", "_starts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._bodies = array("q")  # start, end of each body in the text (start _EAGER: held)
-        self._starts = array("q")  # Hunk.start_line
-        self._sources = array("q")  # Hunk.source_line
-        self._changed = array("q")  # Hunk.changed_lines (added, removed); -1: None
+        offsets = offset_type(len(text))  # offsets and line numbers of the text: 4 bytes each up to 4 GiB
+        self._bodies = array(offsets)  # start, end of each body in the text
+        self._held = _FOUR_BYTES if offsets == "I" else -1  # the body start of a hunk held as a value
+        self._starts = array(offsets)  # Hunk.start_line (at most 9 digits: 4 bytes)
+        self._sources = array(offsets)  # Hunk.source_line
+        self._changed = array("i")  # Hunk.changed_lines (added, removed); -1: None
         self._eager: dict[int, Hunk] = {}
 
     def __len__(self) -> int:
@@ -89,7 +96,7 @@ class HunkTable(_Table):
     def append(self, hunk: Hunk) -> None:
         """A hunk held as it is."""
         self._eager[len(self._starts)] = hunk
-        self._bodies.extend((_EAGER, _EAGER))
+        self._bodies.extend((self._held, self._held))
         self._starts.append(0)
         self._sources.append(0)
         self._changed.extend((-1, -1))
@@ -121,10 +128,10 @@ class HunkTable(_Table):
         """(hunk, old, new, start_line) of each hunk in order, for a reader that needs only these:
         a hunk of a run is not made (None; it is a plain hunk of whole lines, nothing more),
         a hunk held as a value is given as it is."""
-        text, bodies, starts, eager = self.text, self._bodies, self._starts, self._eager
+        text, bodies, starts, eager, held = self.text, self._bodies, self._starts, self._eager, self._held
         for index in range(len(starts)):
             first = bodies[2 * index]
-            if first == _EAGER:
+            if first == held:
                 hunk = eager[index]
                 yield hunk, hunk.old, hunk.new, hunk.start_line
                 continue
@@ -136,7 +143,7 @@ class HunkTable(_Table):
 
     def _made(self, index: int) -> Hunk:
         first = self._bodies[2 * index]
-        if first == _EAGER:
+        if first == self._held:
             return self._eager[index]
         # as ``read_run`` made it: each side's lines without their marker, each with its newline
         end = self._bodies[2 * index + 1]
