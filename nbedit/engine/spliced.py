@@ -30,7 +30,8 @@ from nbedit.engine.models import Match
 
 __all__ = ["CHUNK", "Spliced"]
 
-CHUNK = 1 << 20  # bytes; the pieces between two big kept slices are joined up to about this size
+CHUNK = 1 << 18  # bytes; the pieces between two big kept slices are joined up to about this size (256 KiB:
+# the writer, the hasher and the history each hold a group at once; 1 MiB groups cost 0.1x a big patch more)
 
 
 class Spliced:
