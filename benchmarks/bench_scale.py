@@ -483,7 +483,8 @@ def _patch_child(
     before_path = scratch / f"{name}.before"
     before_path.write_bytes(before)
     (work / name).write_bytes(before)
-    return before, after, patch, _child(_NBEDIT_PATCH, str(work), name, home, str(patch_path), str(before_path))
+    figures = _child(_NBEDIT_PATCH, str(work), name, home, str(patch_path), str(before_path))
+    return before, after, patch, figures
 
 
 def _patch_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
@@ -542,8 +543,9 @@ def _patch_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
                 "peak memory growth beyond a 1-hunk patch's of the same file, x the patch",
                 (ours["grown_kib"] - alone) * 1024 / size,
                 "x patch",
-                note=f"the row above less the growth of applying the patch's first hunk alone ({alone / 1024:.1f} "
-                "MiB: the file as read, imports, SQLite's cache, thread stacks): what the hunks themselves cost",
+                note=f"the row above less the growth of applying the patch's first hunk alone "
+                f"({alone / 1024:.1f} MiB: the file as read, imports, SQLite's cache, thread stacks): "
+                "what the hunks themselves cost",
             )
         )
         parsed = _child(_NBEDIT_PARSE, str(patch_path))

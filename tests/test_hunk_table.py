@@ -170,7 +170,8 @@ def test_a_hunk_not_where_it_says_takes_the_full_search(tmp_path: Path, tables: 
     assert not isinstance(file_plan.hunks, LocatedTable)
     assert {located.match.offset for located in file_plan.hunks} == {1}
     workspace.apply(workspace.plan_patch(patch))
-    assert (tmp_path / "big.py").read_bytes() == "".join(["# a line the diff did not know\n", *changed]).encode()
+    expected = "".join(["# a line the diff did not know\n", *changed]).encode()
+    assert (tmp_path / "big.py").read_bytes() == expected
 
 
 def test_a_stale_file_is_refused_and_left_as_it_is(tmp_path: Path, tables: None) -> None:
@@ -186,3 +187,30 @@ def test_a_stale_file_is_refused_and_left_as_it_is(tmp_path: Path, tables: None)
     with pytest.raises(nbedit.errors.StaleFile):
         workspace.apply(plan)
     assert path.read_bytes() == touched
+
+
+def test_a_plan_of_tables_previews_as_the_ordinary_plan_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Everything shown of a plan (diff, explanation, notebook view, review data, summary) and
+    what the review toggles make, the same whichever way its hunks are held."""
+    from nbedit.render.review_data import review_document
+
+    lines = lines_of(3_000)
+    patch = diff_of(lines, edited(lines))
+    (tmp_path / "big.py").write_bytes("".join(lines).encode())
+    workspace = nbedit.Workspace(tmp_path, history=False)
+    expected = workspace.plan_patch(patch)
+    monkeypatch.setattr(unified_runs, "INDEXED_FROM", 1)
+    monkeypatch.setattr(unified_runs, "RUN_LINES", 50)
+    monkeypatch.setattr(exact_run, "STREAMED_FROM", 1)
+    plan = workspace.plan_patch(patch)
+    assert isinstance(plan.files[0].hunks, LocatedTable)
+    assert plan.diff == expected.diff and plan.explain() == expected.explain()
+    assert plan._repr_html_() == expected._repr_html_() and repr(plan) == repr(expected)
+    assert review_document(plan) == review_document(expected)
+    assert plan.stats() == expected.stats()
+    kept = plan.without_hunks({(0, 1), (0, 5)})
+    assert kept == expected.without_hunks({(0, 1), (0, 5)})
+    assert len(kept.files[0].hunks) == len(plan.files[0].hunks) - 2
+    assert pickle.loads(pickle.dumps(plan)) == expected

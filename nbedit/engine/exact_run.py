@@ -144,9 +144,10 @@ def located_table(data: bytes, hunks: Sequence[Hunk]) -> tuple[LocatedTable, Spl
     (a ``LocatedTable``, which makes each ``LocatedHunk`` when read) and the part of the
     span its new bytes really change (the bytes both share at each end left out), with those
     new bytes appended to one buffer (a ``Spliced``: the hunk's context lines are the file's
-    own, so only the changed middle is kept). A hunk read from a ``HunkTable`` is made once here and let go. None when some hunk
-    is not so (the caller goes to the full search), or a new text cannot be encoded (a lone
-    surrogate: ``edit_text`` says what to do about it).
+    own, so only the changed middle is kept). A hunk of a ``HunkTable`` is never made here:
+    its old and new texts are, once, and let go. None when some hunk is not so (the caller
+    goes to the full search), or a new text cannot be encoded (a lone surrogate: ``edit_text``
+    says what to do about it).
     """
     from array import array
 

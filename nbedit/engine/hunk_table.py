@@ -139,7 +139,8 @@ class HunkTable(_Table):
             lines = text[first : end - 1].split("\n") if end > first else []  # a header alone: no lines
             olds = [line[1:] for line in lines if line[0] != "+"]
             news = [line[1:] for line in lines if line[0] != "-"]
-            yield None, "\n".join(olds) + "\n" if olds else "", "\n".join(news) + "\n" if news else "", starts[index]
+            old = "\n".join(olds) + "\n" if olds else ""
+            yield None, old, "\n".join(news) + "\n" if news else "", starts[index]
 
     def _made(self, index: int) -> Hunk:
         first = self._bodies[2 * index]
@@ -191,7 +192,8 @@ class LocatedTable(_Table):
         hunk = self.hunks[index]
         start = self.starts[index]
         end = start + len(hunk.old)
-        return LocatedHunk(hunk, Match(start, end, hunk.new, Tier.EXACT, 1.0, self.lines[index], self.sizes[index], 0))
+        match = Match(start, end, hunk.new, Tier.EXACT, 1.0, self.lines[index], self.sizes[index], 0)
+        return LocatedHunk(hunk, match)
 
     def tier_names(self) -> tuple[str, ...]:
         """Each located hunk's tier name, in order, without making them (all exact)."""
