@@ -23,6 +23,8 @@ from nbedit.engine.formats import unified, unified_runs
 from nbedit.engine.hunk_table import HunkTable, LocatedTable
 from nbedit.engine.models import unjoined_after
 from nbedit.engine.spliced import Spliced
+from nbedit.storage import versions
+from nbedit.storage.delta import Regions, apply_deltas, decode_regions, region_delta
 
 
 def lines_of(count: int, newline: str = "\n") -> list[str]:
@@ -214,3 +216,24 @@ def test_a_plan_of_tables_previews_as_the_ordinary_plan_does(
     assert kept == expected.without_hunks({(0, 1), (0, 5)})
     assert len(kept.files[0].hunks) == len(plan.files[0].hunks) - 2
     assert pickle.loads(pickle.dumps(plan)) == expected
+
+
+def test_a_region_delta_of_the_spans_is_stored_as_their_tuples_would_be(tmp_path: Path, tables: None) -> None:
+    """The history's region delta of a big file's spans: its new bytes handed over as the one buffer
+    they are in (no object a span), encoded, packed and replayed as the tuples of the spans are."""
+    lines = lines_of(20_000)
+    (tmp_path / "big.py").write_bytes("".join(lines).encode())
+    patch = diff_of(lines, edited(lines))
+    file_plan = nbedit.Workspace(tmp_path, history=False).plan_patch(patch).files[0]
+    spliced = unjoined_after(file_plan)
+    assert isinstance(spliced, Spliced)
+    data, spans = spliced.data, spliced.spans()
+    regions = region_delta(data, spliced, spans)  # type: ignore[arg-type]
+    assert regions is not None and regions.spans is spans
+    plain = Regions(tuple((start, end, bytes(new)) for start, end, new in spans))
+    whole = regions.encode()
+    assert whole == plain.encode() and regions.size == plain.size == len(whole)
+    assert decode_regions(whole) == plain
+    assert apply_deltas(data, [decode_regions(whole)]) == spliced.join()
+    method, packed = versions._pack_pieces(regions.chunks, regions.size, delta=True)
+    assert versions._unpack(method, packed) == whole

@@ -186,6 +186,10 @@ class _Spans:
         for index, (start, end) in enumerate(zip(spliced.starts, spliced.ends)):  # noqa: B905
             yield start, end, inserted[cuts[index] : cuts[index + 1]]
 
+    def payload(self) -> memoryview:
+        """Every span's new bytes, in order, as one view: what a region delta stores after its table."""
+        return memoryview(self.spliced.inserted)
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (_Spans, tuple, list)):
             return len(self) == len(other) and all(map(tuple.__eq__, self, map(tuple, other)))

@@ -143,6 +143,10 @@ class Regions:
             numbers = array("Q", numbers)
             numbers.byteswap()
         yield memoryview(numbers).cast("B")
+        payload = getattr(self.spans, "payload", None)  # spans whose new bytes lie in order in one buffer
+        if payload is not None:  # (``engine.spliced``): that buffer, not an object a span
+            yield payload()
+            return
         group: list[bytes | memoryview] = []
         grouped = 0
         for _, _, replacement in self.spans:
