@@ -128,7 +128,8 @@ def edit_bytes(
     if len(located) != len(hunks):
         return None
     try:
-        insertions: list[bytes | memoryview] = [hunk.new.encode() for hunk in hunks]
+        # the located hunks' own (a HunkTable's hunks are made once, in ``exact_in_place``)
+        insertions: list[bytes | memoryview] = [item.hunk.new.encode() for item in located]
     except UnicodeEncodeError:  # a lone surrogate: ``encode`` says what to do about it
         return None
     view = memoryview(data)
