@@ -20,8 +20,10 @@ Every figure is measured as users run nbedit: history on, in a home that already
 history (cold); then the same file edited again in the same process (warm). Each size
 runs in a fresh process, so its peak memory is its own: the growth of ``VmHWM`` over the
 process right after its imports, as a multiple of the input (the notebook file, or the
-patch). The machine's load average is recorded with every row: on a shared machine only
-the ratio to the peer, measured minutes apart in the same run, means much. A notebook row
+patch). A patch size also gets a second memory figure: the same growth less that of applying
+the patch's first hunk alone to the same file (the file as read, modules, SQLite's cache), which
+is what the hunks themselves cost. The machine's load average is recorded with every row: on a
+shared machine only the ratio to the peer, measured minutes apart in the same run, means much. A notebook row
 also splits its plan's wall time into the main thread's time on a CPU and its time waiting
 for one (Linux ``schedstat``): on a loaded machine the wait is the whole difference.
 
