@@ -22,8 +22,10 @@ Every figure is measured as users run nbedit: history on, in a home that already
 history (cold); then the same file edited again in the same process (warm). Each size
 runs in a fresh process, so its peak memory is its own: the growth of ``VmHWM`` over the
 process right after its imports, as a multiple of the input (the notebook file, or the
-patch). The machine's load average is recorded with every row: on a shared machine only
-the ratio to the peer, measured minutes apart in the same run, means much. A notebook row
+patch). A patch size also gets a second memory figure: the same growth less that of applying
+the patch's first hunk alone to the same file (the file as read, modules, SQLite's cache), which
+is what the hunks themselves cost. The machine's load average is recorded with every row: on a
+shared machine only the ratio to the peer, measured minutes apart in the same run, means much. A notebook row
 also splits its plan's wall time into the main thread's time on a CPU and its time waiting
 for one (Linux ``schedstat``): on a loaded machine the wait is the whole difference.
 
@@ -470,21 +472,36 @@ def _cell_edit_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Ro
     return rows
 
 
+def _patch_child(
+    scratch: Path, work: Path, home: str, hunks: int, *, first_only: bool = False
+) -> tuple[bytes, bytes, str, dict[str, float]]:
+    """(before, after, patch, the ``_NBEDIT_PATCH`` child's figures) for a spread patch of ``hunks``;
+    ``first_only``: the child applies only the patch's first hunk, to the same file."""
+    name = f"spread-{hunks}.py"
+    before, after, patch = spread_patch(name, hunks)
+    if first_only:
+        second = patch.find("\n@@ ", patch.index("\n@@ ") + 1)
+        patch = patch if second == -1 else patch[: second + 1]
+    patch_path = scratch / f"{name}.diff"
+    patch_path.write_text(patch, encoding="utf-8")
+    before_path = scratch / f"{name}.before"
+    before_path.write_bytes(before)
+    (work / name).write_bytes(before)
+    figures = _child(_NBEDIT_PATCH, str(work), name, home, str(patch_path), str(before_path))
+    return before, after, patch, figures
+
+
 def _patch_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
     rows: list[Row] = []
     work = scratch / "patches"
     work.mkdir()
     for scale, hunks in zip(("1x", "10x", "100x"), sizes, strict=False):
-        name = f"spread-{hunks}.py"
-        before, after, patch = spread_patch(name, hunks)
-        patch_path = scratch / f"{name}.diff"
-        patch_path.write_text(patch, encoding="utf-8")
-        before_path = scratch / f"{name}.before"
-        before_path.write_bytes(before)
-        target = work / name
-        target.write_bytes(before)
+        # what the same apply costs whatever the patch (the file held as read, modules imported on
+        # the way such as OpenSSL's hashing, SQLite's cache, thread stacks): its first hunk alone
+        alone = _patch_child(scratch, work, home, hunks, first_only=True)[3]["grown_kib"]
         load = _load()
-        ours = _child(_NBEDIT_PATCH, str(work), name, home, str(patch_path), str(before_path))
+        before, after, patch, ours = _patch_child(scratch, work, home, hunks)
+        target, patch_path = work / f"spread-{hunks}.py", scratch / f"spread-{hunks}.py.diff"
         correct = target.read_bytes() == after
         target.write_bytes(before)
         peer = _child(_WHATTHEPATCH, str(target), str(patch_path), timeout=PEER_TIMEOUT)
@@ -520,7 +537,19 @@ def _patch_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
                 "< 3x the patch",
                 ours["grown_kib"] * 1024 < 3 * size,
                 note=f"the file is {len(before) / size:.1f}x the patch and is held once, as read (from 4 MiB "
-                "its new bytes are written piece by piece); the parsed hunks keep their old and new text",
+                "its new bytes are written piece by piece, its located hunks are arrays); a big patch's "
+                "hunks are places in its text",
+            )
+        )
+        rows.append(
+            Row(
+                section,
+                "peak memory growth beyond a 1-hunk patch's of the same file, x the patch",
+                (ours["grown_kib"] - alone) * 1024 / size,
+                "x patch",
+                note=f"the row above less the growth of applying the patch's first hunk alone "
+                f"({alone / 1024:.1f} MiB: the file as read, imports, SQLite's cache, thread stacks): "
+                "what the hunks themselves cost",
             )
         )
         parsed = _child(_NBEDIT_PARSE, str(patch_path))

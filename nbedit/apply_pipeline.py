@@ -471,7 +471,8 @@ class ApplyPipeline:
                     after_mode=modes.get(file_plan.path, (None, None))[1],
                 )
             )
-            tiers.extend(map(_TIER_NAME, file_plan.hunks))
+            names = getattr(file_plan.hunks, "tier_names", None)  # a big file's table: without making each
+            tiers.extend(names() if names is not None else map(_TIER_NAME, file_plan.hunks))
         summary = ", ".join(f.target_path for f in files)
         draft = EntryDraft(
             root=self._source.real_root_text,

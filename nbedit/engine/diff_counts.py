@@ -140,6 +140,11 @@ def lone_exact_stats(file_plan: FilePlan) -> tuple[int, int] | None:
     """
     if not file_plan.hunks:
         return None
+    lone_counts = getattr(file_plan.hunks, "lone_counts", None)  # a big file's (engine.hunk_table)
+    if lone_counts is not None and not file_plan.notebook:
+        counts = lone_counts(CONTEXT, WHOLE_BLOCK_CHANGES, lone_block_counts)
+        if counts is not None:
+            return counts  # type: ignore[no-any-return]
     # an ASCII file's text not decoded yet is read in its bytes (the same offsets), not made
     before: str | bytes | None = None if file_plan.notebook else undecoded_before(file_plan)
     if before is None:

@@ -20,11 +20,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TypeVar
 
+    from nbedit.engine.hunk_table import LocatedTable
     from nbedit.engine.spliced import Spliced
 
     Item = TypeVar("Item")
 
-__all__ = ["STREAMED_FROM", "edit_bytes", "exact_in_place", "interleaved", "kept_slices"]
+__all__ = ["STREAMED_FROM", "edit_bytes", "exact_in_place", "interleaved", "kept_slices", "located_table"]
 
 # bytes; from this file size the new bytes are handed over unjoined (``engine.spliced``: written
 # and hashed piece by piece, joined only if read: one copy of the file less at the peak). Below it
@@ -115,7 +116,7 @@ def interleaved(kept: Sequence[Item], insertions: Sequence[Item]) -> list[Item]:
 
 def edit_bytes(
     text: str | None, data: bytes, codec: Codec, hunks: Sequence[Hunk], *, ascii_bytes: bool = False
-) -> tuple[tuple[LocatedHunk, ...], bytes | Spliced] | None:
+) -> tuple[tuple[LocatedHunk, ...] | LocatedTable, bytes | Spliced] | None:
     """The located hunks and new bytes of a diff whose hunks are all exactly in place, spliced in the file's bytes.
 
     When a UTF-8 file is all ASCII (as many characters as bytes), an offset in the
@@ -134,20 +135,93 @@ def edit_bytes(
         return None
     if len(text) != len(data) if text is not None else not (ascii_bytes or data.isascii()):
         return None
+    if len(data) >= STREAMED_FROM:
+        return located_table(data, hunks)
     located, _ = exact_in_place(data, hunks) if text is None else exact_in_place(text, hunks, data)
     if len(located) != len(hunks):
         return None
-    if len(data) >= STREAMED_FROM:
-        from nbedit.engine.spliced import Spliced
-
-        try:
-            return tuple(located), Spliced(data, [item.match for item in located])
-        except UnicodeEncodeError:  # a lone surrogate: ``encode`` says what to do about it
-            return None
     try:
-        insertions: list[bytes | memoryview] = [hunk.new.encode() for hunk in hunks]
+        # the located hunks' own (a HunkTable's hunks are made once, in ``exact_in_place``)
+        insertions: list[bytes | memoryview] = [item.hunk.new.encode() for item in located]
     except UnicodeEncodeError:  # a lone surrogate: ``encode`` says what to do about it
         return None
     view = memoryview(data)
     kept: list[bytes | memoryview] = [view[cut] for cut in kept_slices(located)]
     return tuple(located), b"".join(interleaved(kept, insertions))
+
+
+def located_table(data: bytes, hunks: Sequence[Hunk]) -> tuple[LocatedTable, Spliced] | None:
+    """``exact_in_place`` of every hunk in the bytes of an ASCII UTF-8 text, kept as arrays.
+
+    The same search, hunk by hunk (the first exact occurrence after the previous hunk, at
+    the line its header names), but what is kept of each hunk is numbers: where it landed
+    (a ``LocatedTable``, which makes each ``LocatedHunk`` when read) and the part of the
+    span its new bytes really change (the bytes both share at each end left out), with those
+    new bytes appended to one buffer (a ``Spliced``: the hunk's context lines are the file's
+    own, so only the changed middle is kept). A hunk of a ``HunkTable`` is never made here:
+    its old and new texts are, once, and let go. None when some hunk is not so (the caller
+    goes to the full search), or a new text cannot be encoded (a lone surrogate: ``edit_text``
+    says what to do about it).
+    """
+    from array import array
+
+    from nbedit.engine.hunk_table import LocatedTable, offset_type
+    from nbedit.engine.spliced import Spliced
+
+    offsets = offset_type(len(data))  # offsets and line numbers in the file: 4 bytes each up to 4 GiB
+    starts, lines, sizes = array(offsets), array(offsets), array(offsets)
+    cut_starts, cut_ends, cuts = array(offsets), array(offsets), array("q", [0])
+    inserted = bytearray()
+    find, count, from_bytes = data.find, data.count, int.from_bytes
+    offset = line = 0  # the end of the last hunk found: a line start, and its 0-based line
+    whole = True
+    texts = getattr(hunks, "texts", None)  # a HunkTable's texts, without making each Hunk
+    items = texts() if texts is not None else ((hunk, hunk.old, hunk.new, hunk.start_line) for hunk in hunks)
+    for hunk, old, new, start_line in items:
+        if not old.endswith("\n") or (
+            hunk is not None
+            and (
+                start_line is None
+                or not hunk.whole_lines
+                or hunk.replace_all
+                or hunk.anchors
+                or hunk.at_end
+                or hunk.alternatives
+            )
+        ):
+            return None
+        needle = old.encode("utf-8", "surrogatepass")  # not ASCII: not in these bytes
+        position = find(needle, offset)
+        if position == -1 or (position and data[position - 1] != 10):  # not at a line start
+            return None
+        first = line + count(b"\n", offset, position)
+        if first + 1 != start_line:
+            return None
+        size = old.count("\n")
+        whole = whole and (not new or new.endswith("\n"))
+        try:
+            encoded = new.encode()
+        except UnicodeEncodeError:
+            return None
+        # the bytes both ends share, from where they first differ: one XOR of each end read as an integer
+        shortest = min(len(needle), len(encoded))
+        differ = from_bytes(needle[:shortest], "little") ^ from_bytes(encoded[:shortest], "little")
+        head = ((differ & -differ).bit_length() - 1) >> 3 if differ else shortest
+        shortest -= head
+        differ = from_bytes(needle[len(needle) - shortest :], "big") ^ from_bytes(
+            encoded[len(encoded) - shortest :], "big"
+        )
+        tail = ((differ & -differ).bit_length() - 1) >> 3 if differ else shortest
+        inserted += encoded[head : len(encoded) - tail]
+        starts.append(position)
+        lines.append(first + 1)
+        sizes.append(size)
+        cut_starts.append(position + head)
+        cut_ends.append(position + len(needle) - tail)
+        cuts.append(len(inserted))
+        offset, line = position + len(needle), first + size
+    if not starts:
+        return None
+    return LocatedTable(hunks, starts, lines, sizes, whole), Spliced.of_spans(
+        data, cut_starts, cut_ends, bytes(inserted), cuts
+    )

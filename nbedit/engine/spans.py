@@ -13,7 +13,8 @@ before it keeps them, so a wrong mapping could only cost space, never a version.
 When the offsets carry over (an ASCII file, a single-byte encoding), the spans are an
 ``EncodedSpans``: the located matches, each replacement encoded only while the spans are
 iterated. A 100,000-hunk patch then records its delta without a tuple and an encoded copy
-of every new text held at once (about 1.1x the patch), one span at a time.
+of every new text held at once (about 1.1x the patch), one span at a time. A big file's new
+bytes not joined (``engine.spliced``) are made of spans already: those are the ones recorded.
 """
 
 from __future__ import annotations
@@ -70,8 +71,11 @@ class EncodedSpans:
 def byte_spans(file_plan: FilePlan) -> Sequence[Span] | None:
     """The byte spans of ``file_plan.before_bytes`` its hunks replace, in order; None when unknown."""
     data = file_plan.before_bytes
-    if file_plan.notebook or not file_plan.hunks or data is None or unjoined_after(file_plan) is None:
+    after = unjoined_after(file_plan)
+    if file_plan.notebook or not file_plan.hunks or data is None or after is None:
         return None
+    if getattr(after, "data", None) is data:  # new bytes not joined (engine.spliced): its own spans
+        return after.spans()  # type: ignore[no-any-return]
     encoding = file_plan.encoding or "utf-8"
     matches = list(map(_MATCH, file_plan.hunks))
     starts, ends = list(map(_START, matches)), list(map(_END, matches))

@@ -9,6 +9,12 @@ temporary copy (``chunks``, at most about a mebibyte joined at a time), the hist
 piece by piece and stores it as the region delta it is (``replays``), and whoever reads
 ``FilePlan.after_bytes`` gets it joined, once (``join``; ``models.joined_when_read``).
 
+The spans are held as arrays (where each starts and ends in the old bytes, where its new
+bytes start in one buffer of them all), not as an object a span: a diff's hunk span is
+trimmed to the part its new text changes (``exact_run.located_table``), so the buffer holds
+the changed lines alone, not every hunk's context again. The history stores these very
+spans as the version's region delta (``spans``).
+
 Only an ASCII UTF-8 file whose hunks are all exactly in place is planned so (its character
 offsets are its byte offsets: ``engine.exact_run``); a new text is encoded as UTF-8 when its
 piece is made.
@@ -17,46 +23,72 @@ piece is made.
 from __future__ import annotations
 
 import io
+from array import array
 from collections.abc import Iterator, Sequence
 
 from nbedit.engine.models import Match
 
 __all__ = ["CHUNK", "Spliced"]
 
-CHUNK = 1 << 20  # bytes; the pieces between two big kept slices are joined up to about this size
+CHUNK = 1 << 18  # bytes; the pieces between two big kept slices are joined up to about this size (256 KiB:
+# the writer, the hasher and the history each hold a group at once; 1 MiB groups cost 0.1x a big patch more)
 
 
 class Spliced:
-    """``data`` with ``data[match.start:match.end]`` replaced by ``match.replacement`` (UTF-8)
-    for each match, in order and apart; ``len()`` is the size of the joined bytes."""
+    """``data`` with ``data[starts[i]:ends[i]]`` replaced by ``inserted[cuts[i]:cuts[i + 1]]``
+    for each span, in order and apart; ``len()`` is the size of the joined bytes.
 
-    __slots__ = ("_joined", "data", "matches", "size")
+    ``Spliced(data, matches)`` takes located matches (each replacement encoded as UTF-8);
+    ``Spliced.of_spans`` the arrays themselves."""
 
-    def __init__(self, data: bytes, matches: Sequence[Match]) -> None:
+    __slots__ = ("_joined", "cuts", "data", "ends", "inserted", "size", "starts")
+
+    def __init__(self, data: bytes, matches: Sequence[Match] = ()) -> None:
         """Raises ``UnicodeEncodeError`` for a replacement UTF-8 cannot encode (a lone surrogate)."""
-        size = len(data)
+        starts, ends, cuts = array("q"), array("q"), array("q", [0])
+        inserted = bytearray()
         for match in matches:
-            new = match.replacement
-            size += (len(new) if new.isascii() else len(new.encode())) - (match.end - match.start)
+            inserted += match.replacement.encode()
+            starts.append(match.start)
+            ends.append(match.end)
+            cuts.append(len(inserted))
+        self._set(data, starts, ends, bytes(inserted), cuts)
+
+    @classmethod
+    def of_spans(cls, data: bytes, starts: array, ends: array, inserted: bytes, cuts: array) -> Spliced:
+        """The spans as arrays: ``cuts`` has one more entry than ``starts`` (0 first)."""
+        spliced = cls.__new__(cls)
+        spliced._set(data, starts, ends, inserted, cuts)
+        return spliced
+
+    def _set(self, data: bytes, starts: array, ends: array, inserted: bytes, cuts: array) -> None:
         self.data = data
-        self.matches = matches
-        self.size = size
+        self.starts = starts
+        self.ends = ends
+        self.inserted = inserted
+        self.cuts = cuts
+        self.size = len(data) + len(inserted) - sum(ends) + sum(starts)
         self._joined: bytes | None = None
 
     def __len__(self) -> int:
         return self.size
 
     def __repr__(self) -> str:
-        return f"<Spliced {self.size:,} bytes: {len(self.matches):,} spans of {len(self.data):,} bytes>"
+        return f"<Spliced {self.size:,} bytes: {len(self.starts):,} spans of {len(self.data):,} bytes>"
 
     def pieces(self) -> Iterator[bytes | memoryview]:
-        """The kept slices (views of ``data``) and the encoded replacements, in order."""
-        view, cursor = memoryview(self.data), 0
-        for match in self.matches:
-            yield view[cursor : match.start]
-            yield match.replacement.encode()
-            cursor = match.end
+        """The kept slices (views of ``data``) and the new bytes of each span, in order."""
+        view, new, cursor = memoryview(self.data), memoryview(self.inserted), 0
+        cuts = self.cuts
+        for index, (start, end) in enumerate(zip(self.starts, self.ends)):  # noqa: B905 - same length
+            yield view[cursor:start]
+            yield new[cuts[index] : cuts[index + 1]]
+            cursor = end
         yield view[cursor:]
+
+    def spans(self) -> _Spans:
+        """The spans as the history stores them: (start, end, new bytes), in order."""
+        return _Spans(self)
 
     def chunks(self, size: int = CHUNK) -> Iterator[bytes | memoryview]:
         """The joined bytes in order, in pieces: a kept slice of ``size`` bytes or more as a view of
@@ -121,11 +153,49 @@ class Spliced:
 
     def replays(self, base: bytes, spans: Sequence[tuple[int, int, bytes | memoryview]]) -> bool:
         """True if ``spans`` replayed on ``base`` give these bytes: ``base`` is the very ``data``
-        and the spans are the matches' own (a different but equivalent set is not recognised:
-        the caller then compares the joined bytes)."""
-        if base is not self.data or len(spans) != len(self.matches):
+        and the spans are these (``spans()``) or equal to them (a different but equivalent set
+        is not recognised: the caller then compares the joined bytes)."""
+        if base is not self.data or len(spans) != len(self.starts):
             return False
-        for (start, end, replacement), match in zip(spans, self.matches, strict=True):
-            if start != match.start or end != match.end or replacement != match.replacement.encode():
-                return False
-        return True
+        if isinstance(spans, _Spans) and spans.spliced is self:
+            return True
+        return all(map(tuple.__eq__, map(tuple, spans), _Spans(self)))
+
+
+class _Spans:
+    """``Spliced.spans()``: a sequence of (start, end, new bytes), each made when read."""
+
+    __slots__ = ("spliced",)
+
+    def __init__(self, spliced: Spliced) -> None:
+        self.spliced = spliced
+
+    def __len__(self) -> int:
+        return len(self.spliced.starts)
+
+    def __getitem__(self, index: int) -> tuple[int, int, bytes]:
+        spliced = self.spliced
+        cuts = spliced.cuts
+        if index < 0:
+            index += len(self)
+        return spliced.starts[index], spliced.ends[index], spliced.inserted[cuts[index] : cuts[index + 1]]
+
+    def __iter__(self) -> Iterator[tuple[int, int, bytes]]:
+        spliced = self.spliced
+        inserted, cuts = spliced.inserted, spliced.cuts
+        for index, (start, end) in enumerate(zip(spliced.starts, spliced.ends)):  # noqa: B905
+            yield start, end, inserted[cuts[index] : cuts[index + 1]]
+
+    def payload(self) -> memoryview:
+        """Every span's new bytes, in order, as one view: what a region delta stores after its table."""
+        return memoryview(self.spliced.inserted)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (_Spans, tuple, list)):
+            return len(self) == len(other) and all(map(tuple.__eq__, self, map(tuple, other)))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<spans of {self.spliced!r}>"

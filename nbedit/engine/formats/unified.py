@@ -49,6 +49,7 @@ from nbedit.engine.formats.unified_sections import (
     syntax_error,
     unquote,
 )
+from nbedit.engine.hunk_table import HunkTable
 from nbedit.engine.models import Change, FileChange, Hunk
 from nbedit.errors import PatchSyntaxError
 
@@ -245,12 +246,17 @@ class _Parser:
 
     def _section(self, section: Section) -> None:
         lines = self.lines
+        if isinstance(lines, LineIndex):  # a big patch: its hunks kept as places in its text
+            section.hunks = HunkTable(self.text)
         while self.index < len(lines):
             line = lines[self.index]
             if line.startswith("@@"):
                 run = self._hunk_run()
                 if run:
-                    section.hunks.extend(run)
+                    if isinstance(section.hunks, HunkTable):
+                        section.hunks.extend_run(run, lines.starts, self.index)  # type: ignore[union-attr]
+                    else:
+                        section.hunks.extend(run)
                     continue
                 hunk = self._hunk()
                 if hunk is not None:

@@ -61,7 +61,7 @@ _ADDED = bytes.maketrans(b" -+@", b"\x00\x00\x01\x00")  # '+'
 
 INDEXED_FROM = 1 << 20  # characters: a text this long is read through a LineIndex
 RUN_LINES = 1 << 12  # the most lines of a big text one run reads at once
-_CHUNK = 1 << 20  # characters split at a time while a LineIndex is built
+_CHUNK = 1 << 18  # characters split at a time while a LineIndex is built (its line strings: ~1 MB)
 
 
 class LineIndex:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from nbedit.engine.hunk_table import HunkTable
 from nbedit.engine.models import FileChange, Hunk
 from nbedit.errors import PatchSyntaxError
 
@@ -109,7 +110,7 @@ class Section:
         self.old_epoch = False  # '---' timestamp is the Unix epoch: diff -N's "file did not exist"
         self.new_epoch = False
         self.base_blob: str | None = None  # from 'index <pre>..<post>': the pre-image's abbreviated blob hash
-        self.hunks: list[Hunk] = []
+        self.hunks: list[Hunk] | HunkTable = []  # a big patch's: a HunkTable (engine.hunk_table)
 
 
 def header_path(line: str, skip: int, line_number: int) -> str:
@@ -240,7 +241,7 @@ def _strip_prefixes(old: str | None, new: str | None, *, git: bool) -> tuple[str
 def file_change(section: Section) -> FileChange:
     old, new = _strip_prefixes(section.old_path, section.new_path, git=section.git)
     git_old, git_new = _strip_prefixes(section.git_old, section.git_new, git=section.git)
-    hunks = tuple(section.hunks)
+    hunks = section.hunks if isinstance(section.hunks, HunkTable) else tuple(section.hunks)
     created = section.created or old == _DEV_NULL
     deleted = section.deleted or new == _DEV_NULL
     if not section.git and hunks:
