@@ -11,9 +11,9 @@ pieces both need: where two texts' equal ends are, and how a middle aligns.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
+from nbedit.engine.diff_lines import decimal_hunk_counts
 from nbedit.engine.models import FilePlan, Tier
 from nbedit.engine.text import split_lines
 
@@ -271,7 +271,6 @@ def diff_stats(diff: str) -> tuple[int, int]:
     """
     added = removed = 0
     old_left = new_left = 0
-    hunk_counts = re.compile(_HUNK_COUNTS)  # cached by re: compiled once, when first needed
     for line in diff.split("\n"):
         if old_left or new_left:
             marker = line[:1]
@@ -285,11 +284,9 @@ def diff_stats(diff: str) -> tuple[int, int]:
                 old_left -= 1
                 new_left -= 1
             continue
-        header = hunk_counts.match(line)
-        if header:
-            old_left = 1 if header.group(1) is None else int(header.group(1))
-            new_left = 1 if header.group(2) is None else int(header.group(2))
+        counts = decimal_hunk_counts(line)  # r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@", read by hand
+        if counts is not None:
+            old_left = 1 if counts[0] is None else int(counts[0])
+            new_left = 1 if counts[1] is None else int(counts[1])
     return added, removed
 
-
-_HUNK_COUNTS = r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@"
