@@ -31,7 +31,8 @@ def test_statement_end_is_the_pattern() -> None:
     assert re.findall(r"\s", _EVERY_CHARACTER) == [c for c in _EVERY_CHARACTER if c.isspace()]
     spaces = re.findall(r"\s", _EVERY_CHARACTER)
     rng = random.Random(11)
-    pieces = ["def f():", "    x = 1", "", "# c", ")", "]", "}", "else:", "elif x:", "except E:", "finally:"]
+    pieces = ["def f():", "    x = 1", "", "# c", ")", "]", "}", "else:", "elif x:", "except E:"]
+    pieces.append("finally:")
     pieces += ["case 1:", "@decorator", "class A:", "\r", "\t\tdeep", "x", "é = 1", "\u3000x", "\x0bx", "\x1cx"]
     pieces += [space + "y" for space in spaces]
     texts = ["\n".join(rng.choice(pieces) for _ in range(rng.randrange(0, 20))) for _ in range(3_000)]

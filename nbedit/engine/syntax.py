@@ -303,7 +303,8 @@ def _statement_end(text: str, offset: int) -> int:
         start = position + 1
         if start < size:
             first = text[start]
-            if not first.isspace() and first not in _NOT_A_START and not text.startswith(_CONTINUATION, start):
+            starts = not first.isspace() and first not in _NOT_A_START
+            if starts and not text.startswith(_CONTINUATION, start):
                 return start
         position = start
 
