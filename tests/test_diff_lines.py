@@ -273,8 +273,10 @@ def test_index_blob_is_the_pattern() -> None:
     assert 100 < taken < len(lines) - 100
 
 
-def test_marker_line_is_the_pattern() -> None:
-    """``marker_line`` reads a text's first line by hand: the same answer as the patterns alone."""
+@pytest.mark.parametrize("hand_read", [-1, 1 << 30])
+def test_marker_line_is_the_pattern(monkeypatch: pytest.MonkeyPatch, hand_read: int) -> None:
+    """``marker_line`` reads a small text a line at a time by hand: the same answer as the patterns."""
+    monkeypatch.setattr(unified, "HAND_READ", hand_read)
     marker = re.compile(unified._MARKER)
     after_newline = re.compile(unified._MARKER_AFTER_NEWLINE)
 
@@ -288,8 +290,20 @@ def test_marker_line_is_the_pattern() -> None:
 
     texts = _REAL + _generated_runs(3_000, 7) + [line + "\n+x" for line in _generated_headers(3_000, 8)]
     texts += ["--- a\n+++ b", "--- a", "--- a\n++ b", "--- \n+++ ", "---a\n+++ b\n@@ -1 +1 @@\n-x"]
+    rng = random.Random(10)
+    prose = ["Here is the fix:", "", "```diff", "```", "From 1234 Mon Sep 17", "Subject: [PATCH] x", "-- "]
+    prose.append("@@")
+    aider = ["@@ ... @@", "@@ @@", "@@ a@@", "@@ a @@ b", "@@ a @@ b@", "@@ @@@", "@@ x @@\r", "@@@ x @@"]
+    aider.append("@@ -1 +1 @@@")
+    body = [" same", "+came", "-gone", "", "x", "\r", "+++ b/x", "--- a/x", "diff --git a/x b/x", "diff --gi"]
+    for _ in range(4_000):
+        lines = [rng.choice(prose + aider + body) for _ in range(rng.randrange(0, 9))]
+        texts.append("\n".join(lines) + rng.choice(["", "\n"]))
+    marked = 0
     for text in texts:
         assert unified.marker_line(text) == by_pattern(text), text
+        marked += unified.marker_line(text) not in (None, 0)
+    assert marked > 500  # a marker after other lines (prose, a mail's header) is common here
 
 
 def _generated_diffs(count: int, seed: int) -> list[str]:

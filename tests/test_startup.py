@@ -172,6 +172,16 @@ def test_a_diff_out_of_place_still_finds_its_hunks(project: Path) -> None:
     assert "nbedit.engine.match.cascade" in modules
 
 
+def test_a_reply_with_prose_before_its_diff_imports_no_regex(project: Path) -> None:
+    # a model's reply: prose, then the diff in a fence (its first diff line is found by hand)
+    reply = "Here is the fix:\n\n```diff\n" + (project / "change.diff").read_text(encoding="utf-8") + "```\n"
+    (project / "reply.md").write_text(reply, encoding="utf-8")
+    result, modules = imported("apply", "--yes", "reply.md", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "return value + 200" in (project / "app.py").read_text(encoding="utf-8")
+    assert loaded(modules, (*HEAVY, *SLOW_STDLIB, *REGEX, "argparse")) == []
+
+
 def test_apply_from_stdin_imports_nothing_heavy(project: Path) -> None:
     patch = (project / "change.diff").read_bytes()
     result, modules = imported("apply", "-", "--yes", "--root", ".", cwd=project, stdin=patch)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from nbedit._gc import paused
 from nbedit.engine.diff_lines import HUNK_HEADER as _HUNK_HEADER
-from nbedit.engine.diff_lines import Numbers, hunk_numbers, index_blob, is_mode
+from nbedit.engine.diff_lines import HAND_READ, Numbers, hunk_numbers, index_blob, is_mode
 from nbedit.engine.formats.unified_runs import LineIndex, plain_hunk_body, read_run, text_lines
 from nbedit.engine.formats.unified_sections import (
     DIALECT,
@@ -81,8 +81,16 @@ def marker_line(text: str) -> int | None:
     """0-based index of the first line that only a unified diff would have, or None."""
     if "\n+++ " not in text and "@@" not in text and _GIT_HEADER_PREFIX not in text:
         return None  # one C-level scan rules most texts out
-    if text.startswith(_GIT_HEADER_PREFIX) or _starts_marked(text):
-        return 0  # a diff's first line: no pattern compiled for it
+    if text.startswith(_GIT_HEADER_PREFIX):
+        return 0  # a git diff's first line
+    if len(text) <= HAND_READ:  # a line at a time, by hand (re stays out of a small command)
+        start = number = 0
+        while start >= 0:
+            if _marked_at(text, start):
+                return number
+            start = text.find("\n", start) + 1 or -1
+            number += 1
+        return None
     import re
 
     if re.match(_MARKER, text):
@@ -91,16 +99,24 @@ def marker_line(text: str) -> int | None:
     return None if found is None else text.count("\n", 0, found.start() + 1)
 
 
-def _starts_marked(text: str) -> bool:
-    """Whether ``text`` starts with a '---' line and a '+++' line, or a numbered hunk header: two of
-    ``_MARKER``'s alternatives, read by hand (False leaves the question to the pattern)."""
-    if text.startswith("--- "):
-        second = text.find("\n")
-        return second >= 0 and text.startswith("+++ ", second + 1)
-    if text.startswith("@@ -"):
-        line_end = text.find("\n")
-        return hunk_numbers(text if line_end < 0 else text[:line_end]) is not None
-    return False
+def _marked_at(text: str, start: int) -> bool:
+    """Whether ``re.match(_MARKER, text, start)`` matches, read by hand: a git header; a '---' line
+    with a '+++' line after it; a numbered hunk header; '@@', then no '@' up to an '@@', then no '@'
+    to the end of the line, and a ' ', '+' or '-' line after it (Aider's '@@ ... @@')."""
+    if text.startswith(_GIT_HEADER_PREFIX, start):
+        return True
+    line_end = text.find("\n", start)
+    if text.startswith("--- ", start):
+        return line_end >= 0 and text.startswith("+++ ", line_end + 1)
+    if not text.startswith("@@ ", start):
+        return False
+    line = text[start:] if line_end < 0 else text[start:line_end]
+    if hunk_numbers(line) is not None:
+        return True
+    closing = line.find("@", 3)  # the '@@' must be the first '@' after '@@ ' ([^\n@]*)
+    if closing < 0 or not line.startswith("@@", closing) or line.find("@", closing + 2) >= 0:
+        return False
+    return line_end >= 0 and text[line_end + 1 : line_end + 2] in (" ", "+", "-")
 
 
 def looks_like(text: str) -> bool:
