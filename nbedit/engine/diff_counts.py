@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from nbedit.engine.diff_lines import decimal_hunk_counts
 from nbedit.engine.models import FilePlan, Tier
 from nbedit.engine.text import split_lines
 
@@ -269,6 +268,8 @@ def diff_stats(diff: str) -> tuple[int, int]:
     Counted inside hunks by their headers' line counts, so a removed line that
     itself starts with ``-- `` (an SQL comment) is not mistaken for a file header.
     """
+    from nbedit.engine.diff_lines import decimal_hunk_counts  # loaded with the diff reader
+
     added = removed = 0
     old_left = new_left = 0
     for line in diff.split("\n"):

@@ -14,6 +14,8 @@ different files).
 
 from __future__ import annotations
 
+# re is imported by the two readers below that need it, for the unusual line (start-up time)
+
 from nbedit.engine.models import FileChange, Hunk
 from nbedit.errors import PatchSyntaxError
 
