@@ -216,6 +216,22 @@ def test_run_end_is_the_pattern() -> None:
     assert found > 1_000
 
 
+def test_run_end_stops_where_told() -> None:
+    """With ``stop``, only newlines before it are looked at; the pattern from ``stop`` finds the rest."""
+    texts = _generated_runs(1_500, 12)
+    rng = random.Random(13)
+    for text in texts:
+        for _ in range(4):
+            start, stop = sorted((rng.randrange(len(text) + 1), rng.randrange(len(text) + 2)))
+            expected = _RUN.search(text, start)
+            by_hand = run_end(text, start, len(text), stop)
+            if by_hand is None:
+                rest = _RUN.search(text, stop)
+                assert (rest and rest.start()) == (expected and expected.start()), (text, start, stop)
+            else:
+                assert expected is not None and by_hand == expected.start() < stop, (text, start, stop)
+
+
 def test_run_end_cut_inside_a_header() -> None:
     """A header the search's end cuts off is not a header (the pattern sees the text cut there)."""
     text = "x\n@@ -1 +1 @@\n+a\n"
@@ -306,7 +322,7 @@ def test_marker_line_is_the_pattern(monkeypatch: pytest.MonkeyPatch, hand_read: 
     assert marked > 500  # a marker after other lines (prose, a mail's header) is common here
 
 
-def _generated_diffs(count: int, seed: int) -> list[str]:
+def _generated_diffs(count: int, seed: int, garbled: bool = True) -> list[str]:
     """Diffs of runs of hunks, most counted right, some lines garbled (a run then ends early)."""
     rng = random.Random(seed)
     diffs = []
@@ -321,7 +337,7 @@ def _generated_diffs(count: int, seed: int) -> list[str]:
             lines.append(f"@@ -{line},{old} +{line},{new} @@ def f():")
             lines += body
             line += old + rng.randrange(1, 5)
-        for _ in range(rng.randrange(0, 3)):
+        for _ in range(rng.randrange(0, 3) if garbled else 0):
             place = rng.randrange(len(lines))
             lines[place] = rng.choice(["", "@@ -1 +1 @@@", "--- a/y", "\\ No newline at end of file", "x"])
         diffs.append("\n".join(lines) + "\n")
@@ -335,7 +351,11 @@ def test_runs_read_alike_by_hand_and_by_pattern(monkeypatch: pytest.MonkeyPatch,
     from nbedit.errors import PatchSyntaxError
 
     diffs = [text for text in _REAL if "\n@@ -" in text or text.startswith("@@ -")] + _generated_diffs(400, 9)
-    assert len(diffs) > 400
+    # past HAND_READ: a run's end looked for by hand first, then by the pattern; its headers by the pattern
+    header = "--- a/x.py\n+++ b/x.py\n"
+    long_runs = ["".join(_generated_diffs(300, seed, garbled=False)).replace(header, "") for seed in (14, 15)]
+    diffs += [header + text for text in long_runs]
+    assert len(diffs) > 400 and max(map(len, diffs)) > 3 * diff_lines.HAND_READ
 
     def outcomes() -> list[object]:
         results: list[object] = []

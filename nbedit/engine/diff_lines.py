@@ -79,17 +79,19 @@ def hunk_numbers(line: str) -> Numbers | None:
     return old_start, old_count, new_start, new_count
 
 
-def run_end(text: str, position: int, end: int) -> int | None:
+def run_end(text: str, position: int, end: int, stop: int | None = None) -> int | None:
     """Where ``re.search(RUN_END, text[:end], position)`` matches (the newline's offset), or None.
 
     A newline before ``end`` matches when the character after it (before ``end``) is not
     ' ', '+', '-' or '@' (a newline too), when '--- ' follows it whole, or when '@'
     follows it and no hunk header starts there in the text cut at ``end``. A line by
-    line walk: for stretches up to ``HAND_READ`` characters (the caller decides).
+    line walk, so the caller gives it a short stretch: only newlines before ``stop``
+    (default ``end``) are looked at, and None then means none of those matches.
     """
     find = text.find
+    last = end if stop is None else min(stop, end)
     while True:
-        position = find("\n", position, end)
+        position = find("\n", position, last)
         if position < 0:
             return None
         after = position + 1

@@ -81,10 +81,11 @@ def marker_line(text: str) -> int | None:
     """0-based index of the first line that only a unified diff would have, or None."""
     if "\n+++ " not in text and "@@" not in text and _GIT_HEADER_PREFIX not in text:
         return None  # one C-level scan rules most texts out
-    if text.startswith(_GIT_HEADER_PREFIX):
-        return 0  # a git diff's first line
+    if _marked_at(text, 0):
+        return 0  # a diff's first line, read by hand
     if len(text) <= HAND_READ:  # a line at a time, by hand (re stays out of a small command)
-        start = number = 0
+        start = text.find("\n") + 1 or -1
+        number = 1
         while start >= 0:
             if _marked_at(text, start):
                 return number
@@ -93,8 +94,6 @@ def marker_line(text: str) -> int | None:
         return None
     import re
 
-    if re.match(_MARKER, text):
-        return 0
     found = re.search(_MARKER_AFTER_NEWLINE, text)
     return None if found is None else text.count("\n", 0, found.start() + 1)
 

@@ -155,7 +155,7 @@ def read_run(text: str, lines: list[str] | LineIndex, index: int, start: int) ->
     if len(heads) < 2 or heads[0] != 0 or text.find("\x00", start, stop) != -1:
         return [], index  # not two hunks in a row; or a NUL, which marks the headers below
     last = heads[-1]  # the last hunk of the run is read by the hunk readers
-    numbers = _numbers([run[head] for head in heads[:-1]])
+    numbers = _numbers([run[head] for head in heads[:-1]], stop - start <= HAND_READ)
     stripped = list(map(itemgetter(_AFTER_MARKER), run[:last]))
     del run
     for head in heads[:-1]:
@@ -207,11 +207,13 @@ def read_run(text: str, lines: list[str] | LineIndex, index: int, start: int) ->
 
 def _run_end(text: str, position: int, end: int) -> int | None:
     """Where ``RUN_END`` first matches in ``text[:end]`` from ``position`` (its newline), or None."""
-    if end - position <= HAND_READ:
-        return run_end(text, position, end)
+    stop = position + max(HAND_READ, 0)  # by hand up to here (most runs end sooner), then by the pattern
+    found_by_hand = run_end(text, position, end, stop)
+    if found_by_hand is not None or stop >= end:
+        return found_by_hand
     import re
 
-    found = re.compile(RUN_END).search(text, position, end)
+    found = re.compile(RUN_END).search(text, stop, end)
     return None if found is None else found.start()
 
 
@@ -225,9 +227,9 @@ def _heads(markers: str) -> list[int]:
     return heads
 
 
-def _numbers(headers: list[str]) -> list[tuple[str, str | None, str, str | None]]:
+def _numbers(headers: list[str], by_hand: bool) -> list[tuple[str, str | None, str, str | None]]:
     """The numbers of a run's hunk headers (each a whole line that matches ``HUNK_HEADER``)."""
-    if len(headers) * 32 <= HAND_READ:
+    if by_hand:
         return header_numbers(headers)
     import re
 
