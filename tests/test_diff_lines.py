@@ -366,7 +366,8 @@ def test_runs_read_alike_by_hand_and_by_pattern(monkeypatch: pytest.MonkeyPatch,
                 results.append(("error", str(error), error.line))
         return results
 
+    monkeypatch.setattr(unified_runs, "_hand_read", lambda: unified_runs.HAND_READ)  # as in a fresh process
     expected = outcomes()
-    monkeypatch.setattr(unified_runs, "HAND_READ", hand_read)
+    monkeypatch.setattr(unified_runs, "_hand_read", lambda: hand_read)
     assert outcomes() == expected
     assert diff_lines.HAND_READ == 1 << 14

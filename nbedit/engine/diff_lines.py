@@ -35,48 +35,40 @@ _OCTAL = frozenset("01234567")
 Numbers = tuple[str, "str | None", str, "str | None"]
 
 
-def _digits(line: str, start: int) -> int:
-    """The end of the run of 1 to 9 ASCII digits at ``start`` that no digit follows, or -1."""
-    end = start
-    size = len(line)
-    while end < size and "0" <= line[end] <= "9":
-        end += 1
-    return end if 0 < end - start <= 9 else -1
+def _pair(part: str) -> tuple[str, str | None] | None:
+    """``([0-9]{1,9})(?:,([0-9]{1,9}))?`` matching all of ``part``: its groups, or None."""
+    first, comma, second = part.partition(",")
+    if not (0 < len(first) <= 9 and first.isascii() and first.isdigit()):
+        return None
+    if not comma:
+        return first, None
+    if not (0 < len(second) <= 9 and second.isascii() and second.isdigit()):
+        return None
+    return first, second
 
 
 def hunk_numbers(line: str) -> Numbers | None:
     """``re.match(HUNK_HEADER, line).groups()``, or None where it does not match.
 
-    Each ``[0-9]{1,9}`` is greedy and followed by a non-digit (',', ' +', ' @@'), so it
-    matches exactly a whole run of 1 to 9 digits; an optional count that is there but
-    does not fit leaves a ',' where ' +' or ' @@' is wanted, so no other reading exists.
+    The numbers hold only digits, ',' and one ' +', so the header's ' @@' is the first
+    one after '@@ -'; what is between is two number pairs split at ' +'. Each
+    ``[0-9]{1,9}`` is greedy and followed by a non-digit, so it is a whole run of 1 to 9
+    ASCII digits (``isascii`` and ``isdigit``: ``isdigit`` alone takes other scripts'
+    digits), and a count that does not fit leaves no other reading.
     """
     if not line.startswith("@@ -"):
         return None
-    end = _digits(line, 4)
-    if end < 0:
+    close = line.find(" @@", 4)
+    if close < 0 or line.startswith("@", close + 3):
         return None
-    old_start, old_count = line[4:end], None
-    if line.startswith(",", end):
-        count_end = _digits(line, end + 1)
-        if count_end < 0:
-            return None
-        old_count, end = line[end + 1 : count_end], count_end
-    if not line.startswith(" +", end):
+    old, plus, new = line[4:close].partition(" +")
+    if not plus:
         return None
-    start = end + 2
-    end = _digits(line, start)
-    if end < 0:
+    old_pair = _pair(old)
+    new_pair = _pair(new)
+    if old_pair is None or new_pair is None:
         return None
-    new_start, new_count = line[start:end], None
-    if line.startswith(",", end):
-        count_end = _digits(line, end + 1)
-        if count_end < 0:
-            return None
-        new_count, end = line[end + 1 : count_end], count_end
-    if not line.startswith(" @@", end) or line.startswith("@", end + 3):
-        return None
-    return old_start, old_count, new_start, new_count
+    return old_pair[0], old_pair[1], new_pair[0], new_pair[1]
 
 
 def run_end(text: str, position: int, end: int, stop: int | None = None) -> int | None:
@@ -151,43 +143,24 @@ def index_blob(line: str) -> str | None:
     return None
 
 
-def _decimal_end(line: str, start: int) -> int:
-    """The end of the run of Unicode decimal digits (``\\d``: ``str.isdecimal``) at ``start``."""
-    end = start
-    size = len(line)
-    while end < size and line[end].isdecimal():
-        end += 1
-    return end
-
-
 def decimal_hunk_counts(line: str) -> tuple[str | None, str | None] | None:
     """``re.match(r"@@ -\\d+(?:,(\\d+))? \\+\\d+(?:,(\\d+))? @@", line).groups()``, or None.
 
-    ``\\d+`` runs are greedy and what follows each is not a digit, so each is a whole run.
+    As ``hunk_numbers``, with ``\\d+`` (any length of ``str.isdecimal`` characters: Unicode's
+    decimal digits) and nothing asked of what follows the ' @@'.
     """
     if not line.startswith("@@ -"):
         return None
-    end = _decimal_end(line, 4)
-    if end == 4:
+    close = line.find(" @@", 4)
+    if close < 0:
         return None
-    old_count = None
-    if line.startswith(",", end):
-        count_end = _decimal_end(line, end + 1)
-        if count_end == end + 1:
-            return None
-        old_count, end = line[end + 1 : count_end], count_end
-    if not line.startswith(" +", end):
+    old, plus, new = line[4:close].partition(" +")
+    if not plus:
         return None
-    start = end + 2
-    end = _decimal_end(line, start)
-    if end == start:
+    old_start, old_comma, old_count = old.partition(",")
+    new_start, new_comma, new_count = new.partition(",")
+    if not (old_start.isdecimal() and new_start.isdecimal()):
         return None
-    new_count = None
-    if line.startswith(",", end):
-        count_end = _decimal_end(line, end + 1)
-        if count_end == end + 1:
-            return None
-        new_count, end = line[end + 1 : count_end], count_end
-    if not line.startswith(" @@", end):
+    if (old_comma and not old_count.isdecimal()) or (new_comma and not new_count.isdecimal()):
         return None
-    return old_count, new_count
+    return (old_count if old_comma else None), (new_count if new_comma else None)

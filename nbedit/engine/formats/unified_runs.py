@@ -19,6 +19,7 @@ hunks it made stays the same size however long the patch is.
 
 from __future__ import annotations
 
+import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
@@ -155,7 +156,7 @@ def read_run(text: str, lines: list[str] | LineIndex, index: int, start: int) ->
     if len(heads) < 2 or heads[0] != 0 or text.find("\x00", start, stop) != -1:
         return [], index  # not two hunks in a row; or a NUL, which marks the headers below
     last = heads[-1]  # the last hunk of the run is read by the hunk readers
-    numbers = _numbers([run[head] for head in heads[:-1]], stop - start <= HAND_READ)
+    numbers = _numbers([run[head] for head in heads[:-1]], stop - start <= _hand_read())
     stripped = list(map(itemgetter(_AFTER_MARKER), run[:last]))
     del run
     for head in heads[:-1]:
@@ -205,9 +206,15 @@ def read_run(text: str, lines: list[str] | LineIndex, index: int, start: int) ->
     return hunks, index + read
 
 
+def _hand_read() -> int:
+    """How much of a run is read by hand: ``HAND_READ`` characters while ``re`` is not loaded (a
+    command's start-up), none once it is (in a kernel or a server: the compiled pattern is faster)."""
+    return -1 if "re" in sys.modules else HAND_READ
+
+
 def _run_end(text: str, position: int, end: int) -> int | None:
     """Where ``RUN_END`` first matches in ``text[:end]`` from ``position`` (its newline), or None."""
-    stop = position + max(HAND_READ, 0)  # by hand up to here (most runs end sooner), then by the pattern
+    stop = position + max(_hand_read(), 0)  # by hand up to here (most runs end sooner), then by the pattern
     found_by_hand = run_end(text, position, end, stop)
     if found_by_hand is not None or stop >= end:
         return found_by_hand
