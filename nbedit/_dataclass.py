@@ -6,9 +6,10 @@ imports ``dis``, ``ast``, ``tokenize`` ...), and the stdlib decorator then build
 ``exec``-ing six functions for it and, for ``slots=True``, rebuilds the class. nbedit creates dozens
 of such classes on the way to a one-file patch. This module gives the same classes for the options
 nbedit uses - ``dataclass(frozen=..., slots=..., eq=...)``, ``field(default=, default_factory=,
-repr=, compare=)``, ``fields`` and ``replace`` - with one generated ``__init__`` per class (the only
-``exec``) and shared methods built on :func:`operator.attrgetter` for ``__eq__``, ``__hash__`` and
-``__repr__``.
+repr=, compare=)``, ``fields`` and ``replace`` - with one ``__init__`` per class, made when first
+used from a body compiled with the package (``_dataclass_inits``; ``exec`` only for a class of more
+than 24 fields), and shared methods built on :func:`operator.attrgetter` for ``__eq__``, ``__hash__``
+and ``__repr__``.
 
 The semantics follow the stdlib of the Python versions nbedit supports, for those options:
 
@@ -251,8 +252,8 @@ else:
         slots = owner is not None and all(
             type(owner.__dict__.get(item.name)) is _MemberDescriptor for item in field_list
         )
-        if frozen and slots:
-            made = _from_template(qualname, field_list, owner)
+        if owner is not None:
+            made = _from_template(qualname, field_list, owner, frozen, slots)
             if made is not None:
                 return made
         parameters = ["self"]
@@ -283,19 +284,30 @@ else:
         function.__qualname__ = f"{qualname}.__init__"
         return function
 
-    def _from_template(qualname, field_list, owner):
+    def _from_template(qualname, field_list, owner, frozen, slots):
         # the same function as the compiled one below, from a body compiled with the package
-        # (``_dataclass_inits``): no ``exec``; None when there is no such body for this class
+        # (``_dataclass_inits``): no ``exec``; None when there is no such body for this class. Each
+        # field's setter does what the compiled line does: a frozen slotted class's slot setter,
+        # ``object.__setattr__`` for another frozen class, ``setattr`` (the class's own
+        # ``__setattr__``, as ``self.name = value``) for the rest; a field with a factory calls it
+        # when its argument is left out (its default is MISSING, as the compiled one's).
         if len(field_list) > _inits.MOST_FIELDS:
             return None
         namespace = {}
         defaults = []
         for index, item in enumerate(field_list):
+            if frozen and slots:
+                setter = owner.__dict__[item.name].__set__
+            elif frozen:
+                setter = _object_setter(item.name)
+            else:
+                setter = _attribute_setter(item.name)
             if item._default_factory is not MISSING:
-                return None
-            if item._default is not MISSING:
+                setter = _made_when_missing(item._default_factory, setter)
+                defaults.append(MISSING)
+            elif item._default is not MISSING:
                 defaults.append(item._default)
-            namespace[f"set{index}"] = owner.__dict__[item.name].__set__
+            namespace[f"set{index}"] = setter
         template = getattr(_inits, f"init_{len(field_list)}").__code__
         renamed = {"co_varnames": ("self", *(item.name for item in field_list)), "co_name": "__init__"}
         if hasattr(template, "co_qualname"):  # Python 3.11+
@@ -305,6 +317,24 @@ else:
         return function
 
     _Function = type(_from_template)  # types.FunctionType, without types
+
+    def _object_setter(name):
+        def set_field(self, value):
+            object.__setattr__(self, name, value)
+
+        return set_field
+
+    def _attribute_setter(name):
+        def set_field(self, value):
+            setattr(self, name, value)
+
+        return set_field
+
+    def _made_when_missing(factory, setter):
+        def set_field(self, value):
+            setter(self, factory() if value is MISSING else value)
+
+        return set_field
 
     class _LazyInit:
         """The class's ``__init__``, compiled the first time it is looked up (made or inspected).

@@ -7,8 +7,10 @@ same for every class with as many fields: each argument handed to its slot's set
 functions are that body, compiled with the package (their bytecode is in the ``.pyc``);
 ``_dataclass`` gives one the class's field names (``code.replace(co_varnames=...)``: the
 parameters are renamed, the bytecode is unchanged), its defaults and its setters (``setN``, the
-globals of the new function). A class with a ``default_factory``, without slots or not frozen,
-or with more than ``MOST_FIELDS`` fields, has its ``__init__`` compiled as before.
+globals of the new function). Another class's setters do what its compiled line would (set the
+field with ``object.__setattr__`` when frozen, with ``setattr`` when not; call the field's
+``default_factory`` when the argument was left out); only a class with more than ``MOST_FIELDS``
+fields has its ``__init__`` compiled as before.
 
 Generated: ``tests/test_dataclass_compat.py`` checks this file is exactly what
 ``template_source`` there writes (edit that, not this).

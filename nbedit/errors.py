@@ -42,7 +42,6 @@ therefore never needs to know which surface it serves.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from nbedit._dataclass import dataclass
@@ -132,6 +131,7 @@ def spell(text: str, surface: Surface = "python") -> str:
     if "\ue000" not in text:
         return text
     column = _SURFACES[surface]
+    import re  # only a message that names an option gets here: not on a command's way (start-up time)
 
     def spelling(found: re.Match[str]) -> str:
         known = _SPELLINGS.get(found.group(1))  # file text quoted in a message may hold look-alikes

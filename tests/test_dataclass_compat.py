@@ -447,8 +447,10 @@ same for every class with as many fields: each argument handed to its slot's set
 functions are that body, compiled with the package (their bytecode is in the ``.pyc``);
 ``_dataclass`` gives one the class's field names (``code.replace(co_varnames=...)``: the
 parameters are renamed, the bytecode is unchanged), its defaults and its setters (``setN``, the
-globals of the new function). A class with a ``default_factory``, without slots or not frozen,
-or with more than ``MOST_FIELDS`` fields, has its ``__init__`` compiled as before.
+globals of the new function). Another class's setters do what its compiled line would (set the
+field with ``object.__setattr__`` when frozen, with ``setattr`` when not; call the field's
+``default_factory`` when the argument was left out); only a class with more than ``MOST_FIELDS``
+fields has its ``__init__`` compiled as before.
 
 Generated: ``tests/test_dataclass_compat.py`` checks this file is exactly what
 ``template_source`` there writes (edit that, not this).
@@ -512,3 +514,57 @@ def test_an_init_from_a_body_behaves_as_a_compiled_one(count: int) -> None:
             twin(*arguments)
         # the same words after the function's name (the stdlib's code is named for its factory)
         assert str(ours.value).split("()", 1)[1] == str(theirs.value).split("()", 1)[1]
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+@pytest.mark.parametrize("slots", [True, False])
+def test_an_init_with_a_factory_or_not_frozen_from_a_body_is_the_stdlib_s(frozen: bool, slots: bool) -> None:
+    # a class with a default_factory, without slots or not frozen gets its __init__ from a body too:
+    # the same values, factory calls, signature, and (not frozen) every field set through __setattr__
+    def made_by(decorator: Any, field: Any, calls: list[str]) -> type:
+        def factory() -> list[int]:
+            calls.append("factory")
+            return []
+
+        body: dict[str, Any] = {
+            "__annotations__": {"a": "int", "b": "list[int]", "c": "int"},
+            "b": field(default_factory=factory),
+            "c": 3,
+            "__module__": __name__,
+        }
+        if not frozen:
+
+            def __setattr__(self: Any, name: str, value: Any) -> None:  # noqa: N807
+                calls.append(name)
+                object.__setattr__(self, name, value)
+
+            body["__setattr__"] = __setattr__
+        return decorator(frozen=frozen, slots=slots)(type("Made", (), body))
+
+    ours_calls: list[str] = []
+    theirs_calls: list[str] = []
+    made = made_by(_dataclass.dataclass, _dataclass.field, ours_calls)
+    twin = made_by(dataclasses.dataclass, dataclasses.field, theirs_calls)
+    assert "_setattr" not in made.__init__.__globals__  # from a body, not compiled
+    for arguments in ((1,), (1, [5]), (1, [5], 7)):
+        built, expected = made(*arguments), twin(*arguments)
+        assert (built.a, built.b, built.c) == (expected.a, expected.b, expected.c)
+    assert made(1).b is not made(1).b and twin(1).b is not twin(1).b  # a new list each time
+    assert ours_calls == theirs_calls and ours_calls.count("factory") == 3  # only where left out
+    ours = inspect.signature(made.__init__).parameters
+    theirs = inspect.signature(twin.__init__).parameters
+    assert [(p.name, p.kind) for p in ours.values()] == [(p.name, p.kind) for p in theirs.values()]
+    assert ours["c"].default == 3 and repr(ours["b"].default) == "MISSING"
+    if not frozen:  # a subclass's own __setattr__ sees the fields set, as with the stdlib's __init__
+
+        def subclass_calls(base: type) -> list[str]:
+            seen: list[str] = []
+
+            def __setattr__(self: Any, name: str, value: Any) -> None:  # noqa: N807
+                seen.append(name)
+                object.__setattr__(self, name, value)
+
+            type("Sub", (base,), {"__setattr__": __setattr__})(1)
+            return seen
+
+        assert subclass_calls(made) == subclass_calls(twin) == ["a", "b", "c"]

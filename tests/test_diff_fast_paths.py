@@ -271,7 +271,7 @@ def test_the_quick_hunk_reader_agrees_with_the_careful_one(
     careful = Careful("", None)
     careful.lines, careful.index = list(parser.lines), 2
     try:  # the reader of counted hunks (a miscounted one is then read again from its body alone)
-        hunk = careful._counted_hunk(3, unified._HUNK_HEADER.match(careful.lines[2]))
+        hunk = careful._counted_hunk(3, unified.hunk_numbers(careful.lines[2]))
     except nbedit.NbeditError:
         # only the overflow check may refuse after a body both readers accept
         assert careful.index == position

@@ -66,6 +66,10 @@ SLOW_STDLIB = (
     "fnmatch",
     "ntpath",
 )
+# what a plain diff's reader needs no more: its header lines are read by hand (engine/diff_lines.py); re
+# loads for an unusual line (a timestamp, a diff that starts with prose) or a text past 16 KiB. An edit
+# of a Python file finds the statements around it by hand too (engine/syntax.py, _statement_end).
+REGEX = ("re", "sre_compile", "re._compiler")
 
 
 def imported(
@@ -119,7 +123,7 @@ def test_apply_yes_imports_nothing_heavy(project: Path) -> None:
     assert "return value + 100" in (project / "app.py").read_text(encoding="utf-8")
     # history on: the entry was recorded (through sqlite's C module, without the package's extras)
     assert "_sqlite3" in modules and "sqlite3.dbapi2" not in modules and "datetime" not in modules
-    assert loaded(modules, (*HEAVY, *SLOW_STDLIB)) == []
+    assert loaded(modules, (*HEAVY, *SLOW_STDLIB, *REGEX)) == []
     # the quick argument reader: no argparse; undo/restore/listing code stays out too, and so
     # does the transport (what a leniently found place gets: every hunk here is exact)
     assert loaded(modules, ("argparse", "nbedit.history_ops", "nbedit.engine.transport", "shutil")) == []
@@ -154,7 +158,8 @@ def test_a_git_commit_diff_in_place_imports_no_matcher(project: Path) -> None:
     result, modules = imported("apply", "--yes", "commit.diff", cwd=project)
     assert result.returncode == 0, result.stderr
     assert "return value + 200" in (project / "app.py").read_text(encoding="utf-8")
-    assert loaded(modules, (*HEAVY, *SLOW_STDLIB, *MATCHER, *NOT_IN_PLACE, "argparse", "weakref")) == []
+    unwanted = (*HEAVY, *SLOW_STDLIB, *REGEX, *MATCHER, *NOT_IN_PLACE, "argparse", "weakref")
+    assert loaded(modules, unwanted) == []
 
 
 def test_a_diff_out_of_place_still_finds_its_hunks(project: Path) -> None:
@@ -167,11 +172,21 @@ def test_a_diff_out_of_place_still_finds_its_hunks(project: Path) -> None:
     assert "nbedit.engine.match.cascade" in modules
 
 
+def test_a_reply_with_prose_before_its_diff_imports_no_regex(project: Path) -> None:
+    # a model's reply: prose, then the diff in a fence (its first diff line is found by hand)
+    reply = "Here is the fix:\n\n```diff\n" + (project / "change.diff").read_text(encoding="utf-8") + "```\n"
+    (project / "reply.md").write_text(reply, encoding="utf-8")
+    result, modules = imported("apply", "--yes", "reply.md", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "return value + 200" in (project / "app.py").read_text(encoding="utf-8")
+    assert loaded(modules, (*HEAVY, *SLOW_STDLIB, *REGEX, "argparse")) == []
+
+
 def test_apply_from_stdin_imports_nothing_heavy(project: Path) -> None:
     patch = (project / "change.diff").read_bytes()
     result, modules = imported("apply", "-", "--yes", "--root", ".", cwd=project, stdin=patch)
     assert result.returncode == 0, result.stderr
-    assert loaded(modules, (*HEAVY, *SLOW_STDLIB, "argparse")) == []
+    assert loaded(modules, (*HEAVY, *SLOW_STDLIB, *REGEX, "argparse")) == []
 
 
 def test_edit_imports_nothing_heavy(project: Path) -> None:
@@ -180,7 +195,7 @@ def test_edit_imports_nothing_heavy(project: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "return value + 33" in (project / "app.py").read_text(encoding="utf-8")
-    assert loaded(modules, (*HEAVY, *SLOW_STDLIB, "argparse")) == []
+    assert loaded(modules, (*HEAVY, *SLOW_STDLIB, *REGEX, "argparse")) == []
 
 
 def test_the_program_leaves_its_history_log_for_the_next_run(project: Path, tmp_path: Path) -> None:

@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nbedit.errors import HistoryError
-from nbedit.storage import history as history_module
 from nbedit.storage import blobs as blobs_module
+from nbedit.storage import history as history_module
 from nbedit.storage.delta import Delta, Regions, apply_deltas, decode_regions, region_delta
 from nbedit.storage.history import HistoryStore
 from nbedit.workspace import Workspace

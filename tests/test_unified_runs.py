@@ -161,7 +161,7 @@ def marker_line_by_lines(text: str) -> int | None:
             return index
         if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1].startswith("+++ "):
             return index
-        if line.startswith("@@ -") and unified._HUNK_HEADER.match(line):
+        if line.startswith("@@ -") and re.match(unified._HUNK_HEADER, line):
             return index
         following = lines[index + 1] if index + 1 < len(lines) else ""
         if re.fullmatch(r"@@ [^@]*@@[^@]*", line) and following[:1] in (" ", "+", "-"):

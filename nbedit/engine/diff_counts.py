@@ -11,7 +11,6 @@ pieces both need: where two texts' equal ends are, and how a middle aligns.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from operator import itemgetter
 
@@ -309,9 +308,10 @@ def diff_stats(diff: str) -> tuple[int, int]:
     Counted inside hunks by their headers' line counts, so a removed line that
     itself starts with ``-- `` (an SQL comment) is not mistaken for a file header.
     """
+    from nbedit.engine.diff_lines import decimal_hunk_counts  # loaded with the diff reader
+
     added = removed = 0
     old_left = new_left = 0
-    hunk_counts = re.compile(_HUNK_COUNTS)  # cached by re: compiled once, when first needed
     for line in diff.split("\n"):
         if old_left or new_left:
             marker = line[:1]
@@ -325,11 +325,9 @@ def diff_stats(diff: str) -> tuple[int, int]:
                 old_left -= 1
                 new_left -= 1
             continue
-        header = hunk_counts.match(line)
-        if header:
-            old_left = 1 if header.group(1) is None else int(header.group(1))
-            new_left = 1 if header.group(2) is None else int(header.group(2))
+        counts = decimal_hunk_counts(line)  # r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@", read by hand
+        if counts is not None:
+            old_left = 1 if counts[0] is None else int(counts[0])
+            new_left = 1 if counts[1] is None else int(counts[1])
     return added, removed
 
-
-_HUNK_COUNTS = r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@"

@@ -25,7 +25,6 @@ looked at, so the guard stays off the hot path of large non-Python files.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from nbedit._dataclass import dataclass
@@ -42,8 +41,10 @@ __all__ = [
 
 JSON_LIMIT = 8 << 20  # characters: a larger JSON file is not parsed twice for a guard
 _PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
-# a column-0 line that starts a statement (not a comment, a closing bracket or a blank)
-_TOP_LEVEL = re.compile(r"\n(?=[^\s#)\]}])")
+# a column-0 line that starts a statement (not a comment, a closing bracket or a blank): a character
+# after a newline that is none of these (``\s`` is ``str.isspace``); the pattern, for the record, is
+# r"\n(?=[^\s#)\]}])", read by hand in ``_statement_end`` (re stays off an edit's way: start-up time)
+_NOT_A_START = "#)]}"
 # column-0 lines that continue the statement above them
 _CONTINUATION = ("else", "elif", "except", "finally", "case ", "@")
 
@@ -294,13 +295,17 @@ def _statement_start(text: str, offset: int) -> int:
 def _statement_end(text: str, offset: int) -> int:
     """Offset of the next column-0 statement line after ``offset`` that does not continue it."""
     position = offset
+    size = len(text)
     while True:
-        found = _TOP_LEVEL.search(text, position)
-        if found is None:
-            return len(text)
-        start = found.start() + 1
-        if not text.startswith(_CONTINUATION, start):
-            return start
+        position = text.find("\n", position)
+        if position < 0:
+            return size
+        start = position + 1
+        if start < size:
+            first = text[start]
+            starts = not first.isspace() and first not in _NOT_A_START
+            if starts and not text.startswith(_CONTINUATION, start):
+                return start
         position = start
 
 
@@ -325,14 +330,16 @@ def _after_line(before: str, spans: Sequence[tuple[int, int, str]], offset: int)
     return line
 
 
-_MAGIC = re.compile(r"^([ \t]*)([%!?]|[\w.]+\?{1,2}$)", re.M)
+_MAGIC = r"(?m)^([ \t]*)([%!?]|[\w.]+\?{1,2}$)"  # compiled (and cached by re) at a notebook's first check
 
 
 def _without_magics(source: str) -> str | None:
     """A code cell's source as Python: line magics and shell escapes blanked; None for a cell magic."""
     if source.lstrip().startswith("%%"):
         return None
-    return _MAGIC.sub(lambda found: found.group(1) + "pass  # ", source)
+    import re
+
+    return re.sub(_MAGIC, lambda found: found.group(1) + "pass  # ", source)
 
 
 # --------------------------------------------------------------------------- JSON

@@ -22,7 +22,6 @@ contain them, so it is never used on file text.
 from __future__ import annotations
 
 import codecs
-import re
 from itertools import accumulate
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
@@ -187,6 +186,8 @@ def _detect(data: bytes) -> tuple[str, Codec] | None:
     """
     if b"\x00" in data:
         return None
+    import re  # a UTF-8 file never gets here: re stays off a command's way (start-up time)
+
     try:
         from charset_normalizer import from_bytes
     except ImportError:  # declared as a dependency, but a missing detector must only cost detection
@@ -232,6 +233,8 @@ _NON_ASCII_RUN = "(?<![A-Za-z])[^\x00-\x7f]{2,}(?![A-Za-z])"  # not inside an AS
 
 
 def _looks_western(text: str) -> bool:
+    import re
+
     for found in re.finditer(_NON_ASCII_RUN, text):
         run = found.group()  # "Ïðèâåò" is refused; "Grüße" and "Øresund" never get here
         if any(first.isalpha() and second.isalpha() for first, second in zip(run, run[1:], strict=False)):

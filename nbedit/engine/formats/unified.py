@@ -33,10 +33,9 @@ What a file section's header lines say and the ``FileChange`` it makes are in
 
 from __future__ import annotations
 
-import re
-
 from nbedit._gc import paused
-from nbedit.engine.formats.unified_runs import HUNK_HEADER as _HUNK_HEADER
+from nbedit.engine.diff_lines import HAND_READ, Numbers, hunk_numbers, index_blob, is_mode
+from nbedit.engine.diff_lines import HUNK_HEADER as _HUNK_HEADER
 from nbedit.engine.formats.unified_runs import LineIndex, plain_hunk_body, read_run, text_lines
 from nbedit.engine.formats.unified_sections import (
     DIALECT,
@@ -57,12 +56,11 @@ __all__ = ["DIALECT", "looks_like", "marker_line", "parse"]
 
 # A line only a unified diff has: a git header, a '---' line with a '+++' line after it, a hunk header
 # (numbered, or Aider's '@@ ... @@' with a body line under it; a bare '@@' is apply_patch's too).
-# (Patterns compiled, and cached by re, when first used.)
-_MARKER = r"diff --git |--- [^\n]*\n\+\+\+ |" + _HUNK_HEADER.pattern + r"|@@ [^\n@]*@@[^\n@]*\r?\n[ +\-]"
+# (Patterns compiled, and cached by re, when first used; the usual lines are read without re:
+# ``diff_lines``, a command's start-up.)
+_MARKER = r"diff --git |--- [^\n]*\n\+\+\+ |" + _HUNK_HEADER + r"|@@ [^\n@]*@@[^\n@]*\r?\n[ +\-]"
 _MARKER_AFTER_NEWLINE = r"\n(?:" + _MARKER + ")"
-_MODE = "[0-7]{6}"
 _GIT_HEADER_PREFIX = "diff --git "
-_INDEX_LINE = r"index ([0-9a-fA-F]{4,64})\.\.[0-9a-fA-F]{4,64}(?: [0-7]{6})?\s*$"
 _EXTENDED_HEADERS = (
     "old mode ",
     "new mode ",
@@ -84,10 +82,41 @@ def marker_line(text: str) -> int | None:
     """0-based index of the first line that only a unified diff would have, or None."""
     if "\n+++ " not in text and "@@" not in text and _GIT_HEADER_PREFIX not in text:
         return None  # one C-level scan rules most texts out
-    if text.startswith(_GIT_HEADER_PREFIX) or re.match(_MARKER, text):
-        return 0  # a git diff's first line: no pattern compiled for it
+    if _marked_at(text, 0):
+        return 0  # a diff's first line, read by hand
+    if len(text) <= HAND_READ:  # a line at a time, by hand (re stays out of a small command)
+        start = text.find("\n") + 1 or -1
+        number = 1
+        while start >= 0:
+            if _marked_at(text, start):
+                return number
+            start = text.find("\n", start) + 1 or -1
+            number += 1
+        return None
+    import re
+
     found = re.search(_MARKER_AFTER_NEWLINE, text)
     return None if found is None else text.count("\n", 0, found.start() + 1)
+
+
+def _marked_at(text: str, start: int) -> bool:
+    """Whether ``re.match(_MARKER, text, start)`` matches, read by hand: a git header; a '---' line
+    with a '+++' line after it; a numbered hunk header; '@@', then no '@' up to an '@@', then no '@'
+    to the end of the line, and a ' ', '+' or '-' line after it (Aider's '@@ ... @@')."""
+    if text.startswith(_GIT_HEADER_PREFIX, start):
+        return True
+    line_end = text.find("\n", start)
+    if text.startswith("--- ", start):
+        return line_end >= 0 and text.startswith("+++ ", line_end + 1)
+    if not text.startswith("@@ ", start):
+        return False
+    line = text[start:] if line_end < 0 else text[start:line_end]
+    if hunk_numbers(line) is not None:
+        return True
+    closing = line.find("@", 3)  # the '@@' must be the first '@' after '@@ ' ([^\n@]*)
+    if closing < 0 or not line.startswith("@@", closing) or line.find("@", closing + 2) >= 0:
+        return False
+    return line_end >= 0 and text[line_end + 1 : line_end + 2] in (" ", "+", "-")
 
 
 def looks_like(text: str) -> bool:
@@ -132,7 +161,7 @@ class _Parser:
                 section.old_path = section.new_path = path.removeprefix(prefix) or path
                 self.index += 1
                 self._section(section)
-            elif _HUNK_HEADER.match(line) or line.startswith("@@ ") or line.rstrip("\r") == "@@":
+            elif hunk_numbers(line) is not None or line.startswith("@@ ") or line.rstrip("\r") == "@@":
                 if self.default_path is None:
                     raise syntax_error(
                         "hunk without a file header (no '--- a/path' and '+++ b/path' lines before it)",
@@ -208,7 +237,7 @@ class _Parser:
             )
         if line.startswith(("old mode ", "new mode ", "new file mode ", "deleted file mode ")):
             mode_text = line.rsplit(" ", 1)[-1]
-            if not re.fullmatch(_MODE, mode_text):
+            if not is_mode(mode_text):
                 raise syntax_error(
                     f"invalid file mode {mode_text!r}", line_number, hint="git modes look like 100644"
                 )
@@ -226,9 +255,9 @@ class _Parser:
             elif line.startswith("deleted file mode "):
                 section.deleted = True
         elif line.startswith("index "):
-            found = re.match(_INDEX_LINE, line)
-            if found is not None and found.group(1).strip("0"):  # all zeros: no pre-image (a new file)
-                section.base_blob = found.group(1).lower()
+            blob = index_blob(line)
+            if blob is not None and blob.strip("0"):  # all zeros: no pre-image (a new file)
+                section.base_blob = blob.lower()
         elif line.startswith(("rename from ", "rename old ")):
             section.rename_from = unquote(line.split(" ", 2)[2], line_number)
         elif line.startswith(("rename to ", "rename new ")):
@@ -283,12 +312,12 @@ class _Parser:
                 header_number,
                 hint="diff against one parent, e.g. git diff HEAD^1",
             )
-        match = _HUNK_HEADER.match(header)
-        if match is None:
+        numbers = hunk_numbers(header)
+        if numbers is None:
             self.index += 1
             return self._loose_hunk(header_number)
         try:
-            return self._counted_hunk(header_number, match)
+            return self._counted_hunk(header_number, numbers)
         except PatchSyntaxError as error:
             if error.line is None or error.line > len(self.lines) or self.index >= len(self.lines):
                 raise  # the text ends inside the hunk: cut off, not miscounted
@@ -301,9 +330,10 @@ class _Parser:
                 raise error
             return loose
 
-    def _counted_hunk(self, header_number: int, match: re.Match[str]) -> Hunk:
-        """A hunk whose header's line numbers and counts agree with its body."""
-        old_text, old_count_text, _, new_count_text = match.groups()
+    def _counted_hunk(self, header_number: int, numbers: Numbers) -> Hunk:
+        """A hunk whose header's line numbers and counts agree with its body (``numbers``: its header's
+        ``diff_lines.hunk_numbers``)."""
+        old_text, old_count_text, _, new_count_text = numbers
         old_start = int(old_text)
         old_count = 1 if old_count_text is None else int(old_count_text)
         new_count = 1 if new_count_text is None else int(new_count_text)

@@ -19,13 +19,14 @@ hunks it made stays the same size however long the patch is.
 
 from __future__ import annotations
 
-import re
+import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import accumulate, compress, islice, repeat
 from operator import add, eq, itemgetter, not_, sub
 
+from nbedit.engine.diff_lines import HAND_READ, HUNK_HEADER, RUN_END, header_numbers, run_end
 from nbedit.engine.models import Hunk
 
 TYPE_CHECKING = False
@@ -42,15 +43,12 @@ __all__ = [
     "text_lines",
 ]
 
-HUNK_HEADER = re.compile(r"@@ -([0-9]{1,9})(?:,([0-9]{1,9}))? \+([0-9]{1,9})(?:,([0-9]{1,9}))? @@(?!@)")
-# The same header as a whole line after the newline before it (a literal start: ``re`` finds it
-# with a fast scan, where a ``^`` under MULTILINE is tried at every character).
-_HEADER_LINE = re.compile(r"\n" + HUNK_HEADER.pattern + r"[^\n]*")
-# The first line from which a run of hunks surely ends: one that is neither a hunk header nor a
-# body line ('@@@', a bad header, a blank line, '\ No newline', 'diff'...), or a '--- ' line (the
-# next file's header in a diff without 'diff' lines).
-_RUN_END = re.compile(r"\n(?:[^ +\-@]|--- |@(?!" + HUNK_HEADER.pattern[1:] + "))")
-_AT = re.compile("@")
+# HUNK_HEADER (a pattern's text) and RUN_END are in ``diff_lines``, with their readers by hand: a text of
+# up to HAND_READ characters is read without ``re`` (a small command's start-up), a longer one by the
+# patterns, compiled (and cached by re) when first needed. The header as a whole line after the newline
+# before it: a literal start, which ``re`` finds with a fast scan (a ``^`` under MULTILINE is tried at
+# every character).
+_HEADER_LINE = r"\n" + HUNK_HEADER + r"[^\n]*"
 _AFTER_MARKER = slice(1, None)
 # ``compress`` selectors made from a run's markers (one byte a line: ' ', '-', '+' or '@') by one
 # C-level ``bytes.translate``; a ``map(ne, markers, repeat("+"))`` made a Python-level call a line
@@ -155,17 +153,17 @@ def read_run(text: str, lines: list[str] | LineIndex, index: int, start: int) ->
         limit = lines.starts[index + RUN_LINES] - 1  # the newline that ends the last line read at once
     # the window's last line is checked too: a line ends the run by its first character, one past the
     # newline before it (an empty last line is that newline's own next one, at ``limit``)
-    end = _RUN_END.search(text, start - 1, limit + 1 if limit < len(text) else limit)
-    stop = end.start() if end else limit
+    end = _run_end(text, start - 1, limit + 1 if limit < len(text) else limit)
+    stop = limit if end is None else end
     size = text.count("\n", start, stop) + (stop < len(text) or not text.endswith("\n"))
     run = lines[index : index + size]
     markers = "".join(map(itemgetter(0), run))  # no line of a run is empty
-    heads = [found.start() for found in _AT.finditer(markers)]
+    heads = _heads(markers)
     if len(heads) < 2 or heads[0] != 0 or text.find("\x00", start, stop) != -1 or not markers.isascii():
         return [], index  # not two hunks in a row; or a NUL, which marks the headers below
     marks = markers.encode()  # every line starts with ' ', '-', '+' or '@' (``_RUN_END``): a byte each
     last = heads[-1]  # the last hunk of the run is read by the hunk readers
-    numbers = _HEADER_LINE.findall("\n" + "\n".join([run[head] for head in heads[:-1]]))
+    numbers = _numbers([run[head] for head in heads[:-1]], stop - start <= _hand_read())
     stripped = list(map(itemgetter(_AFTER_MARKER), run[:last]))
     del run
     for head in heads[:-1]:
@@ -213,6 +211,43 @@ def read_run(text: str, lines: list[str] | LineIndex, index: int, start: int) ->
         )
     )
     return hunks, index + read
+
+
+def _hand_read() -> int:
+    """How much of a run is read by hand: ``HAND_READ`` characters while ``re`` is not loaded (a
+    command's start-up), none once it is (in a kernel or a server: the compiled pattern is faster)."""
+    return -1 if "re" in sys.modules else HAND_READ
+
+
+def _run_end(text: str, position: int, end: int) -> int | None:
+    """Where ``RUN_END`` first matches in ``text[:end]`` from ``position`` (its newline), or None."""
+    stop = position + max(_hand_read(), 0)  # by hand up to here (most runs end sooner), then by the pattern
+    found_by_hand = run_end(text, position, end, stop)
+    if found_by_hand is not None or stop >= end:
+        return found_by_hand
+    import re
+
+    found = re.compile(RUN_END).search(text, stop, end)
+    return None if found is None else found.start()
+
+
+def _heads(markers: str) -> list[int]:
+    """Where the hunk headers ('@') are among a run's line markers."""
+    heads: list[int] = []
+    place = markers.find("@")
+    while place >= 0:
+        heads.append(place)
+        place = markers.find("@", place + 1)
+    return heads
+
+
+def _numbers(headers: list[str], by_hand: bool) -> list[tuple[str, str | None, str, str | None]]:
+    """The numbers of a run's hunk headers (each a whole line that matches ``HUNK_HEADER``)."""
+    if by_hand:
+        return header_numbers(headers)
+    import re
+
+    return re.compile(_HEADER_LINE).findall("\n" + "\n".join(headers))
 
 
 def plain_hunk_body(

@@ -14,8 +14,7 @@ different files).
 
 from __future__ import annotations
 
-import re
-
+# re is imported by the two readers below that need it, for the unusual line (start-up time)
 from nbedit.engine.hunk_table import HunkTable
 from nbedit.engine.models import FileChange, Hunk
 from nbedit.errors import PatchSyntaxError
@@ -139,8 +138,13 @@ def epoch_timestamp(line: str) -> bool:
     ``diff -N`` / ``diff -ruN`` write an absent file as an empty one dated at the
     epoch; GNU patch reads that date as "this file is created/deleted".
     """
-    # a header without a tab has no timestamp; the pattern is compiled (and cached by re) at the first tab
-    return "\t" in line and re.search(_EPOCH, line) is not None
+    # a header without a tab has no timestamp; re is imported, and the pattern compiled (and cached by
+    # re), at the first tab
+    if "\t" not in line:
+        return False
+    import re
+
+    return re.search(_EPOCH, line) is not None
 
 
 def _closing_quote(text: str) -> int | None:
@@ -153,6 +157,12 @@ def _closing_quote(text: str) -> int | None:
             return position
         position += 1
     return None
+
+
+def _octal_escape(digits: str) -> bool:
+    """``re.fullmatch("[0-3][0-7][0-7]", digits) is not None``."""
+    first, second, third = (digits + "xxx")[:3]
+    return len(digits) == 3 and "0" <= first <= "3" and "0" <= second <= "7" and "0" <= third <= "7"
 
 
 def unquote(text: str, line_number: int) -> str:
@@ -172,7 +182,7 @@ def unquote(text: str, line_number: int) -> str:
         if escape in _GIT_ESCAPES:
             data += _GIT_ESCAPES[escape].encode()
             position += 2
-        elif re.fullmatch(r"[0-3][0-7][0-7]", body[position + 1 : position + 4]):
+        elif _octal_escape(body[position + 1 : position + 4]):
             data.append(int(body[position + 1 : position + 4], 8))
             position += 4
         else:

@@ -12,7 +12,6 @@ line positions) between every hunk located in the same file.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from itertools import accumulate
 from operator import methodcaller
@@ -28,7 +27,7 @@ if TYPE_CHECKING:
 DEFAULT_THRESHOLD = 0.9
 
 _SPACES = (" ", "\t", "\r", "\f", "\v")
-_LEADING_SPACE = re.compile(r"\n[ \t]+")
+_LEADING_SPACE = r"\n[ \t]+"  # compiled (and cached by re) when the indentation tier is first reached
 _RSTRIP = methodcaller("rstrip", " \t\r\f\v")
 
 # then the blank-lines tier (``_locate_blank_lines``) and the fuzzy tier
@@ -73,7 +72,9 @@ def _normalise_step(text: str, tier: Tier) -> str:
 
         return text.translate(UNICODE_TABLE)
     if tier is Tier.INDENTATION:
-        return _LEADING_SPACE.sub("\n", text).lstrip(" \t")
+        import re  # not on the way of a hunk found where it says (start-up time)
+
+        return re.sub(_LEADING_SPACE, "\n", text).lstrip(" \t")
     return text
 
 
