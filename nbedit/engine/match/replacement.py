@@ -96,6 +96,18 @@ def _replacement(
         if isinstance(carried, Refusal):
             return carried
         replacement = carried
+    if (
+        tier is not Tier.EXACT
+        and hunk.whole_lines
+        and hunk.old
+        and not hunk.old.endswith("\n")
+        and replacement.endswith("\n")
+        and _final_newline_follows(text, hit.end)
+    ):
+        # the old text's last line had no newline ("\\ No newline at end of file") and was found as the
+        # file's last line, whose newline follows the match: the file gives the newline the new text
+        # ends with, so it is not written twice (the change "add the final newline" is already there)
+        return replacement[:-2] if replacement.endswith("\r\n") else replacement[:-1]
     if hunk.whole_lines and not matched.endswith("\n") and hit.end == len(text) and hunk.old.endswith("\n"):
         # matched a last line without "\n" through the relaxed rule: keep it absent
         if replacement.endswith("\r\n"):
@@ -103,6 +115,14 @@ def _replacement(
         elif replacement.endswith("\n"):
             replacement = replacement[:-1]
     return replacement
+
+
+def _final_newline_follows(text: str, end: int) -> bool:
+    """Whether all that follows ``end`` is the file's final newline (LF, or a whole CRLF)."""
+    rest = len(text) - end
+    if rest == 2:
+        return text.endswith("\r\n")
+    return rest == 1 and text.endswith("\n") and not text.endswith("\r\n")
 
 
 def _refusal_error(index: FileIndex, hunk: Hunk, hit: _Hit, tier: Tier, refusal: Refusal) -> UnsafeChange:
