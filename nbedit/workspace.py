@@ -147,7 +147,10 @@ class Workspace(ApplyPipeline):
 
     @home.setter
     def home(self, home: str | os.PathLike[str]) -> None:
-        self._home_text = normal(home)
+        text = normal(home)
+        if text != self._home_text:
+            self._home_text = text
+            self._close(keep_log=False)  # the store of the old home: the next use opens the new one
 
     def __repr__(self) -> str:
         return f"Workspace(root={self._root_text!r}, session={self.session!r})"
