@@ -243,7 +243,7 @@ class ToolSession:
         full = Path(raw) if Path(raw).is_absolute() else Path(source.root) / raw
         try:
             resolved = Path(full).resolve()
-        except (RuntimeError, ValueError):  # a link loop, or a name no file has: no folder (normalise says why)
+        except (RuntimeError, ValueError):  # a link loop, or a name no file has (normalise says why)
             return None
         try:
             resolved.relative_to(source.real_root)
