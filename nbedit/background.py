@@ -61,6 +61,9 @@ class Background:
             _thread.start_new_thread(run, ())
         except RuntimeError:
             run()
+        except BaseException:  # an interrupt while it is started: the exit never waits for a call
+            _running.discard(self)  # that may not run (its thread, if it runs, ends as usual)
+            raise
 
     def running(self) -> bool:
         """Whether the call has not ended yet."""

@@ -33,7 +33,7 @@ import os
 import sys
 import warnings
 
-from nbedit._path_text import normal
+from nbedit._path_text import expanduser, normal
 from nbedit.apply_pipeline import UNSET_LIVE_CLIENT, ApplyPipeline
 from nbedit.apply_result import ApplyResult  # re-exported: nbedit.workspace.ApplyResult
 from nbedit.background import Background
@@ -147,7 +147,10 @@ class Workspace(ApplyPipeline):
 
     @home.setter
     def home(self, home: str | os.PathLike[str]) -> None:
-        self._home_text = normal(home)
+        text = normal(home)
+        if text != self._home_text:
+            self._home_text = text
+            self._close(keep_log=False)  # the store of the old home: the next use opens the new one
 
     def __repr__(self) -> str:
         return f"Workspace(root={self._root_text!r}, session={self.session!r})"
@@ -387,9 +390,9 @@ class Workspace(ApplyPipeline):
         if not self.history_enabled or self._history is not None or self._opening is not None:
             return
         home = self._home_text
-        try:
-            existing = os.stat(os.path.join(home, DATABASE_NAME)).st_size > 0
-        except OSError:
+        try:  # the store expands ``~`` in the home (``HistoryStore``): look where it will
+            existing = os.stat(os.path.join(expanduser(home), DATABASE_NAME)).st_size > 0
+        except (OSError, RuntimeError):  # (RuntimeError: ``~user`` of no user; the store says so)
             existing = False
         else:
             if not existing:

@@ -102,3 +102,20 @@ def test_a_forked_child_does_not_wait_for_its_parents_call() -> None:
         gate.set()
     assert reported == "None"  # never ran here
     assert held.result() == "parent"
+
+
+def test_an_interrupt_while_the_thread_is_started_does_not_hold_up_the_exit(tmp_path: Path) -> None:
+    """Ctrl-C arriving while a call's thread is being started: the interpreter still exits (it
+    waited at exit for a call that never ran, for ever)."""
+    program = (
+        "from nbedit import background\n"
+        "def interrupted(*arguments):\n    raise KeyboardInterrupt\n"
+        "real = background._thread.start_new_thread\n"
+        "background._thread.start_new_thread = interrupted\n"
+        "try:\n    background.Background(lambda: None, 'test')\nexcept KeyboardInterrupt:\n    pass\n"
+        "background._thread.start_new_thread = real\n"
+        "assert not background._running\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    completed = subprocess.run([sys.executable, "-c", program], env=env, timeout=30, capture_output=True)
+    assert completed.returncode == 0, completed.stderr

@@ -239,6 +239,37 @@ def test_a_thread_that_cannot_be_started_hashes_on_the_caller(monkeypatch: pytes
         assert all(entry.data is not data for entry in digest._recent)  # never remembered half-done
 
 
+def test_an_interrupt_while_the_thread_is_started_leaves_nothing_to_wait_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C (a kernel interrupt) arriving while the hashing thread is being started: the buffer,
+    already remembered, must not stay a base that the next edit's hashing (or the same bytes asked
+    again) waits for forever."""
+    data = os.urandom(3 * CHECKPOINT + 5)
+
+    def interrupted(*arguments: object) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(digest._thread, "start_new_thread", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        fingerprint_meanwhile(data)
+    monkeypatch.undo()
+    assert not digest._running and all(entry.data is not data for entry in digest._recent)
+    edited = data[: 2 * CHECKPOINT] + b"edited" + data[2 * CHECKPOINT + 6 :]
+    results: dict[str, str] = {}
+
+    def later() -> None:
+        results["same object"] = fingerprint_meanwhile(data)()
+        results["same bytes"] = fingerprint_meanwhile(bytes(bytearray(data)))()
+        results["edited"] = fingerprint_meanwhile(edited)()
+
+    waiting = threading.Thread(target=later, daemon=True)
+    waiting.start()
+    waiting.join(30)
+    assert not waiting.is_alive(), "a later fingerprint waits for a hashing that never started"
+    assert results == {"same object": sha(data), "same bytes": sha(data), "edited": sha(edited)}
+
+
 def test_a_hash_that_fails_on_its_thread_is_done_again_by_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
     data = os.urandom(digest.HASHED_APART + 10)  # under IN_BACKGROUND: the thread hashes it whole
     calls: list[int] = []

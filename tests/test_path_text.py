@@ -146,3 +146,24 @@ def test_the_public_paths_are_still_paths(tmp_path: Path) -> None:
     assert workspace._source.real_root == Path(os.path.realpath(tmp_path))  # noqa: SLF001
     with HistoryStore(tmp_path / "home") as store:
         assert store.home == tmp_path / "home" and store.database == tmp_path / "home" / "history.sqlite3"
+
+
+def test_a_home_set_after_the_history_was_used_is_the_one_used(tmp_path: Path) -> None:
+    """``Workspace.home`` is settable: entries recorded after it is set go to the new home (the
+    store of the old one is closed), so ``home`` never names a folder the history is not in."""
+    from nbedit.storage.history import HistoryStore
+    from nbedit.workspace import Workspace
+
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "a.py").write_text("x = 1\n")
+    workspace = Workspace(tmp_path / "root", home=tmp_path / "first")
+    workspace.apply(workspace.plan_edit("a.py", "x = 1", "x = 2"))
+    workspace.home = str(tmp_path / "first") + "/"  # the same folder: nothing changes
+    assert len(workspace.history()) == 1
+    workspace.home = tmp_path / "second"
+    workspace.apply(workspace.plan_edit("a.py", "x = 2", "x = 3"))
+    assert [entry.summary for entry in workspace.history()] == ["a.py"]  # the new home's one entry
+    workspace.close()
+    for home in ("first", "second"):
+        with HistoryStore(tmp_path / home) as store:
+            assert len(store.entries()) == 1, home

@@ -306,16 +306,21 @@ def test_an_existing_store_is_opened_while_the_change_is_planned(tmp_path: Path)
     workspace.close()
 
 
-def test_a_preview_never_sets_a_damaged_history_aside(tmp_path: Path) -> None:
+@pytest.mark.parametrize("given", ["as a path", "from ~"])
+def test_a_preview_never_sets_a_damaged_history_aside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str
+) -> None:
     """The store opened while planning is only opened: a damaged one is left as it is until a
-    write needs the history, which sets it aside and warns, as it did before."""
+    write needs the history, which sets it aside and warns, as it did before. A home named from
+    ``~`` (expanded by the store) is found as existing too, not opened as a new one."""
     from nbedit.warnings import NbeditWarning
 
     root, home = _seeded(tmp_path)
     database = home / "history.sqlite3"
     database.write_text("just some text, not a database\n" * 100)
     damaged = database.read_bytes()
-    workspace = nbedit.Workspace(root, history=True, home=home)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    workspace = nbedit.Workspace(root, history=True, home=home if given == "as a path" else "~/home")
     workspace.plan_edit("a.py", "x = 2", "x = 3")  # a preview alone
     workspace._opening[1].wait()  # type: ignore[index]  # the opening thread is done
     assert database.read_bytes() == damaged and not list(home.glob("history.sqlite3.corrupt-*"))

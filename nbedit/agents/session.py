@@ -241,7 +241,10 @@ class ToolSession:
         source = self.workspace._source
         raw = check_path(path).strip() or "."
         full = Path(raw) if Path(raw).is_absolute() else Path(source.root) / raw
-        resolved = Path(full).resolve()
+        try:
+            resolved = Path(full).resolve()
+        except (RuntimeError, ValueError):  # a link loop, or a name no file has (normalise says why)
+            return None
         try:
             resolved.relative_to(source.real_root)
         except ValueError:

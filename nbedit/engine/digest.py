@@ -128,7 +128,13 @@ def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = HASHED_APART)
         if started is not None:
             return lambda: _joined(started)
         target = lambda: _hash(hashed, bases)  # noqa: E731
-    wait = _start(target)
+    try:
+        wait = _start(target)
+    except BaseException:  # an interrupt while the thread is started: remembered, so let it go
+        if entry is not None:  # (no later buffer may wait for a hashing that may never run)
+            forget(data)
+            _finished(entry)
+        raise
     if entry is not None:
         entry.wait = wait
     if wait is None:  # no thread to be had (a process at its thread limit): hash here
@@ -187,6 +193,10 @@ def _start(target: Callable[[], object]) -> Callable[[], None] | None:
         with _lock:
             _running.discard(finished)
         return None
+    except BaseException:  # an interrupt: not left listed as running (the caller lets the buffer go)
+        with _lock:
+            _running.discard(finished)
+        raise
 
     def wait() -> None:
         with finished:  # released when the thread ends (or, in a forked child, at once)

@@ -87,7 +87,21 @@ class RootSource:
             raise OutsideWorkspace("empty path; name a file relative to the workspace root")
         # strings, not pathlib (start-up time of a one-shot command); the same steps as
         # ``Path(raw).expanduser()``, ``root / candidate``, ``.parent``/``.name``, ``relative_to``
-        candidate = expanduser(normal(raw))
+        try:
+            os.fsencode(raw)  # a lone surrogate (JSON allows one) is no file name on this system
+            candidate = expanduser(normal(raw))
+        except UnicodeEncodeError as error:
+            raise NotAFile(
+                f"{path!r}: cannot be a file name here (it holds {raw[error.start : error.end]!r}, which no "
+                "file name encodes); name the file in plain text",
+                path=path,
+            ) from None
+        except RuntimeError:  # ``~user`` of a user this system does not know
+            raise OutsideWorkspace(
+                f"{path}: names the home folder of {raw.partition('/')[0]}, a user this system does not "
+                "know; name the file relative to the workspace root",
+                path=path,
+            ) from None
         full = normal(os.path.join(os.fspath(self.root), candidate))
         folder, name = os.path.split(full)
         try:

@@ -97,3 +97,40 @@ def test_a_non_utf8_file_name_blames_the_name_not_the_history(tmp_path: Path, nb
     plain.apply(plain.plan_edit(name, "one", "two"))
     with open(raw, "rb") as handle:
         assert handle.read() == b"two\n"
+
+
+def _unknown_user() -> str:
+    import pwd
+
+    name = "nbedit-no-such-user-27"
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return name
+    pytest.skip(f"the user {name} exists here")
+
+
+def test_a_path_naming_an_unknown_users_home_or_no_file_name_is_a_clear_error(tmp_path: Path) -> None:
+    """A model-written path ``~someone/x`` (a user this system does not know), one holding a lone
+    surrogate (JSON allows ``\\ud800``; no file name encodes it) or through a link to itself is
+    refused, not a crash."""
+    from nbedit.agents.text_editor import TextEditorTool
+
+    user = _unknown_user()
+    ws = nbedit.Workspace(tmp_path, history=False)
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")  # a link to itself: the tool's view refuses it too
+    for name in (f"~{user}/x.py", "\ud800.py", "loop", "loop/x.py"):
+        with pytest.raises(NbeditError):
+            ws.plan_edit(name, "", "hi\n")
+        with pytest.raises(NbeditError):
+            ws.plan_patch(f"--- /dev/null\n+++ b/{name}\n@@ -0,0 +1 @@\n+hi\n")
+        tool = TextEditorTool(ws)
+        for command in ({"command": "view"}, {"command": "create", "file_text": "hi\n"}):
+            result = tool.run({"id": "t1", "name": tool.name, "input": {**command, "path": name}})
+            assert result["is_error"] and result["content"].startswith("Error"), result
+    assert sorted(os.listdir(tmp_path)) == ["loop"]
+    (tmp_path / "p.diff").write_text(f"--- /dev/null\n+++ b/~{user}/x.py\n@@ -0,0 +1 @@\n+hi\n")
+    completed = run_cli([b"apply", b"p.diff", b"--yes"], tmp_path)
+    assert completed.returncode == 1 and b"Traceback" not in completed.stderr, completed.stderr
+    assert user.encode() in completed.stderr
+    assert sorted(os.listdir(tmp_path)) == ["loop", "p.diff"]
