@@ -8,7 +8,6 @@ threads; with no thread to be had the call runs at once.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -16,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from fork_support import reported_by_child
 
 from nbedit import background
 from nbedit.background import Background
@@ -80,25 +80,9 @@ def test_the_interpreter_waits_for_a_call_that_is_not_a_daemons(tmp_path: Path) 
 def test_a_forked_child_does_not_wait_for_its_parents_call() -> None:
     gate = threading.Event()
     held = Background(lambda: gate.wait(30) and "parent", "test")
-    reader, writer = os.pipe()
-    child = os.fork()
-    if child == 0:  # pragma: no cover - the child reports through the pipe
-        try:
-            os.write(writer, repr(held.result()).encode())
-        finally:
-            os._exit(0)
-    os.close(writer)
     try:
-        deadline = time.monotonic() + 20
-        while not os.waitpid(child, os.WNOHANG)[0]:
-            if time.monotonic() > deadline:
-                os.kill(child, signal.SIGKILL)
-                os.waitpid(child, 0)
-                pytest.fail("the child waited for its parent's thread")
-            time.sleep(0.01)
-        reported = os.read(reader, 100).decode()
+        reported = reported_by_child(lambda: repr(held.result()), "its parent's thread")
     finally:
-        os.close(reader)
         gate.set()
     assert reported == "None"  # never ran here
     assert held.result() == "parent"

@@ -11,12 +11,11 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-import signal
 import threading
-import time
 from pathlib import Path
 
 import pytest
+from fork_support import reported_by_child
 
 from nbedit import _hashing
 from nbedit.engine import digest
@@ -301,25 +300,9 @@ def test_a_forked_child_does_not_wait_for_its_parents_hashing_thread(monkeypatch
     monkeypatch.setattr(digest, "fingerprint", gated)
     join = fingerprint_meanwhile(data)
     assert digest._running  # the thread is held
-    reader, writer = os.pipe()
-    child = os.fork()
-    if child == 0:  # pragma: no cover - the child reports through the pipe
-        try:
-            os.write(writer, join().encode())
-        finally:
-            os._exit(0)
-    os.close(writer)
     try:
-        deadline = time.monotonic() + 20
-        while not os.waitpid(child, os.WNOHANG)[0]:
-            if time.monotonic() > deadline:
-                os.kill(child, signal.SIGKILL)
-                os.waitpid(child, 0)
-                pytest.fail("the child waited for its parent's hashing thread")
-            time.sleep(0.01)
-        reported = os.read(reader, 100).decode()
+        reported = reported_by_child(join, "its parent's hashing thread")
     finally:
-        os.close(reader)
         release.set()
     assert reported == sha(data)  # hashed again in the child
     assert join() == sha(data)  # and in the parent, by its own thread
