@@ -288,18 +288,10 @@ def run(scratch: Path, repeat: int = 5) -> list[Row]:
 
 
 def _seeded_home(scratch: Path) -> Path:
-    """A history home with one entry (another file edited in another process): what a user's is."""
-    home = scratch / "seeded-home"
-    seed = scratch / "seed"
-    seed.mkdir()
-    (seed / "seed.txt").write_text("a\n")
-    script = (
-        "import sys\nfrom nbedit.workspace import Workspace\n"
-        "w = Workspace(sys.argv[1], history=True, home=sys.argv[2])\n"
-        "w.apply(w.plan_edit('seed.txt', 'a', 'b'))\n"
-    )
-    subprocess.run([sys.executable, "-c", script, str(seed), str(home)], check=True)
-    return home
+    """A history home with one entry (``bench_scale._seed_home``), beside this section's own homes."""
+    from benchmarks.bench_scale import _seed_home
+
+    return Path(_seed_home(scratch, "seeded-home"))
 
 
 def _small_commit_rows(scratch: Path) -> list[Row]:

@@ -360,9 +360,10 @@ def _load() -> str:
     return f"load {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
 
 
-def _seed_home(scratch: Path) -> str:
-    """A home that exists, with a history in it: the rows edit files new to it."""
-    home = scratch / "home"
+def _seed_home(scratch: Path, name: str = "home") -> str:
+    """A home that exists, with a history in it (another file edited in another process: what a
+    user's is): the rows edit files new to it. ``name``: the home's folder in ``scratch``."""
+    home = scratch / name
     seed = scratch / "seed"
     seed.mkdir()
     (seed / "seed.txt").write_text("a\n")
