@@ -224,6 +224,11 @@ def locate_as_meant(
         matches = locate(index, reading, options=MatchOptions(threshold=1.01), region=region, path=path)
     except NoMatch:
         return None
+    if not matches:
+        # "already applied" of a reading is two leniencies on top of each other, and its evidence is
+        # weak here: without the fuzzy tier no near miss of the old text elsewhere is known (a
+        # stub's "..." read as an elision, its change standing in another overload)
+        return None
     how = _how(hunk, reading)
     return reading, [
         replace(match, tier=Tier.READING, explanation=(("read as meant", how), *match.explanation))

@@ -175,6 +175,18 @@ def _new_text_standing(index: FileIndex, hunk: Hunk, low: int, high: int) -> _Hi
     return None
 
 
+def _layout_only(hunk: Hunk) -> bool:
+    """Old and new differ only in indentation or blank lines: a change no lenient tier can see.
+
+    Such a change, found only leniently where its new text already stands exactly, reads two
+    ways: applied already, or an old text whose indentation drifted by as much as the change
+    moves it (a dedent sent four spaces deep is the file's own lines). Neither is evidence.
+    """
+    old = [line.strip() for line in hunk.old.splitlines() if line.strip()]
+    new = [line.strip() for line in hunk.new.splitlines() if line.strip()]
+    return old == new
+
+
 def _applied_instead(
     index: FileIndex,
     hunk: Hunk,
@@ -233,6 +245,21 @@ def _applied_instead(
     if not over and not near:
         if near_line is not None or _non_blank_lines(hunk.new) < APPLIED_ELSEWHERE_LINES:
             return False  # the line number places the change; or the new text is too short to tell
+    if (over or near) and _layout_only(hunk):
+        place = places[0]
+        raise AmbiguousMatch(
+            f"{path or 'file'}: the change only moves lines' indentation (or blank lines), the old text is "
+            f"found only at {_span(place)} ({tier.explanation}), and the new text already stands exactly at "
+            f"{_span(standing)}: either the change was applied already or the old text's indentation is off; "
+            "nbedit will not guess which",
+            path=path,
+            locations=sorted({(place.first_line + 1, 1), (standing.first_line + 1, 1)}),
+            tier=tier.value,
+            detail=(
+                "re-read the file: if its lines already have the new indentation, nothing is left to do; "
+                "otherwise copy the old text with the file's exact indentation"
+            ),
+        )
     if (over or near) and new_text_present(index, hunk, (low, high), near_line=near_line):
         return True
     place = places[0]

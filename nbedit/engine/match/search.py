@@ -163,6 +163,10 @@ def _hit_at(index: FileIndex, hunk: Hunk, tier: Tier, text: str, position: int, 
         return _Hit(start, stop, first, line_count)
     # substring hunk: map columns in the first and last line
     column = position - normalised_starts[first]
+    if tier is Tier.INDENTATION and column != 0 and hunk.old[:1] in (" ", "\t"):
+        # the old text starts with indentation, so with a line's text: it never starts inside a
+        # token ("    slots__" is not the tail of "    __slots__", whatever the depth)
+        return None
     start = starts[first] + _original_column(index.line(first), column, tier)
     if tier is Tier.INDENTATION and column == 0 and hunk.old[:1] in (" ", "\t"):
         # the old text starts with (other) indentation: it starts at the line start, not after it
