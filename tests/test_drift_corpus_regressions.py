@@ -2,7 +2,7 @@
 
 The full drift corpus (``python -m benchmarks.drift_corpus``, 166,901 runs) gave 16 wrong
 results on 2026-11-27 that its stratified sample in ``test_drift_corpus.py`` never drew.
-Three causes, each refused now with every byte left alone (a refusal is due: a careful
+Four causes, each refused now with every byte left alone (a refusal is due: a careful
 reader cannot tell which of two readings is meant):
 
 - the indentation tier matched an old text that starts with indentation as the tail of a
@@ -11,7 +11,10 @@ reader cannot tell which of two readings is meant):
   already stands exactly, was called "already applied" (a dedent sent four spaces deep is
   the file's own lines: drifted, or applied, nothing tells which);
 - a stub body's ``...`` read as an elision gave a reading whose "already applied" skipped
-  the near miss of the old text elsewhere (an overload holding the change).
+  the near miss of the old text elsewhere (an overload holding the change);
+- and, once those were refused, the run found one more: a doctest's ``...     title: str``
+  line, mis-copied at the edge of an old text, dropped as an elision (the file has lines of
+  dots right there: they are its text, not an elision).
 
 Each runs through every dialect that produced it; each has a control that must still apply.
 """
@@ -200,3 +203,53 @@ def test_stub_body_read_as_elision_is_not_called_applied(tmp_path: Path) -> None
     with pytest.raises(MatchError):
         workspace.plan_patch(SEARCH_GORUP)
     _refused(workspace, path, before, lambda: workspace.apply(workspace.plan_patch(SEARCH_GORUP)), MatchError)
+
+
+# ---------------------------------------------------------------- a doctest's "..." line read as an elision
+
+
+TYPING = (
+    "def is_typeddict(tp):\n"
+    '    """Check if an annotation is a TypedDict class.\n'
+    "\n"
+    "    For example::\n"
+    "\n"
+    "        >>> from typing import TypedDict\n"
+    "        >>> class Film(TypedDict):\n"
+    "        ...     title: str\n"
+    "        ...     year: int\n"
+    "        ...\n"
+    "        >>> add(1,\n"
+    "        ...     2)\n"
+    "        3\n"
+    '    """\n'
+)
+
+
+def test_doctest_dots_line_at_the_end_is_not_an_elision(tmp_path: Path) -> None:
+    # the reply's last line mis-copies the file's "...     title: str": dropping it as an
+    # elision would apply a change whose context the file does not have
+    workspace, path, before = _workspace(tmp_path, "typing_.py", TYPING)
+    old = "    For example::\n\n        >>> from typing import TypedDict\n        >>> class Film(TypedDict):\n        ...     titles: str\n"
+    new = old.replace("\n        >>> from", "\n    >>> from")
+    _refused(
+        workspace, path, before, lambda: workspace.apply(workspace.plan_edit("typing_.py", old, new)), NoMatch
+    )
+
+
+def test_doctest_dots_line_at_the_start_is_not_an_elision(tmp_path: Path) -> None:
+    workspace, path, before = _workspace(tmp_path, "typing_.py", TYPING)
+    old = "        ...     3)\n        3\n"
+    new = "        ...     3)\n        4\n"
+    _refused(
+        workspace, path, before, lambda: workspace.apply(workspace.plan_edit("typing_.py", old, new)), NoMatch
+    )
+
+
+def test_elision_beside_code_lines_is_still_read(tmp_path: Path) -> None:
+    workspace, path, _ = _workspace(tmp_path, "g.py", "def f():\n    x = 1\n    y = 2\n    return x + y\n")
+    plan = workspace.plan_edit(
+        "g.py", "def f():\n    x = 1\n    # ... rest\n", "def f():\n    x = 10\n    # ... rest\n"
+    )
+    workspace.apply(plan)
+    assert path.read_text() == "def f():\n    x = 10\n    y = 2\n    return x + y\n"

@@ -229,11 +229,39 @@ def locate_as_meant(
         # weak here: without the fuzzy tier no near miss of the old text elsewhere is known (a
         # stub's "..." read as an elision, its change standing in another overload)
         return None
+    if any(_dots_beside(index.text, hunk, match) for match in matches):
+        return None
     how = _how(hunk, reading)
     return reading, [
         replace(match, tier=Tier.READING, explanation=(("read as meant", how), *match.explanation))
         for match in matches
     ]
+
+
+def _dots_beside(text: str, hunk: Hunk, match: Match) -> bool:
+    """An edge elision of ``hunk`` dropped by the reading stands where the file has a line of dots too.
+
+    Then the file holds such lines as text there (a doctest's ``...     title: str``, a stub's
+    ``...``) and the reply's line is most likely its copy, mis-copied or not: dropping it would
+    drop whatever the reply changed in it. Not an elision, so no reading.
+    """
+    old_lines, _ = _lines(hunk.old)
+    if not old_lines:
+        return False
+    dots = ("...", "\u2026")
+    if _is_elision(old_lines[-1]):
+        end = match.end
+        if end and text[end - 1] != "\n":  # the match ends inside its last line: the next line follows it
+            found = text.find("\n", end)
+            end = len(text) if found < 0 else found + 1
+        found = text.find("\n", end)
+        if text[end : len(text) if found < 0 else found].strip().startswith(dots):
+            return True
+    if _is_elision(old_lines[0]):
+        start = text.rfind("\n", 0, match.start)  # the line before the match's first line ends here
+        if start >= 0 and text[text.rfind("\n", 0, start) + 1 : start].strip().startswith(dots):
+            return True
+    return False
 
 
 def elision_noted(error: NoMatch, hunk: Hunk) -> NoMatch:
