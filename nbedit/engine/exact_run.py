@@ -11,7 +11,10 @@ the rest of the diff to the full search (``engine/locate_hunks.py``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
+from operator import attrgetter
 
+from nbedit._dataclass import made_in_bulk
 from nbedit.engine.models import Hunk, LocatedHunk, Match, Tier
 from nbedit.engine.text import UTF8, Codec
 
@@ -36,6 +39,7 @@ STREAMED_FROM = 4 << 20
 # needle (the two-way search costs about a microsecond of that for a hunk of a few lines)
 _WINDOW = 2_400
 _NEAR = 1_200
+_NEW = attrgetter("new")
 
 
 def exact_in_place(
@@ -56,14 +60,17 @@ def exact_in_place(
     offsets: the newlines between hunks are then counted in the bytes (``bytes.count`` of
     one byte is about three times quicker than ``str.count`` over the same 4 MB).
     """
-    located: list[LocatedHunk] = []
+    found: list[Hunk] = []  # the hunks found, and where: their matches are made at once after
+    starts: list[int] = []
+    ends: list[int] = []
+    lines: list[int] = []
+    sizes: list[int] = []
     find = text.find
     in_bytes = isinstance(text, bytes)
     newline: str | bytes = b"\n" if in_bytes else "\n"
     counted = text if data is None else data
     count, counted_newline = counted.count, b"\n" if isinstance(counted, bytes) else "\n"
     offset = line = 0  # the end of the last hunk found: a line start, and its 0-based line
-    exact = Tier.EXACT
     for hunk in hunks:
         old = hunk.old
         if (
@@ -93,10 +100,20 @@ def exact_in_place(
         if first + 1 != hunk.start_line:
             break
         end = position + len(needle)
-        # the span is the old text itself, line endings included, so the new text goes in as written
-        located.append(LocatedHunk(hunk, Match(position, end, hunk.new, exact, 1.0, first + 1, size, 0)))
+        found.append(hunk)
+        starts.append(position)
+        ends.append(end)
+        lines.append(first + 1)
+        sizes.append(size)
         offset, line = end, first + size
-    return located, (offset, line)
+    # the span is the old text itself, line endings included, so the new text goes in as written;
+    # each field set for every match at once (two ``__init__`` calls a hunk were half of this loop)
+    count = len(found)
+    news = list(map(_NEW, found))
+    matches = made_in_bulk(
+        Match, count, starts, ends, news, repeat(Tier.EXACT), repeat(1.0), lines, sizes, repeat(0), repeat(())
+    )
+    return made_in_bulk(LocatedHunk, count, found, matches, repeat(None)), (offset, line)
 
 
 def kept_slices(located: Sequence[LocatedHunk]) -> list[slice]:
