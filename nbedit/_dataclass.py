@@ -471,14 +471,16 @@ else:
         if fields_ is None or len(columns) != len(fields_):
             raise TypeError(f"{getattr(cls, '__name__', cls)!r}: made_in_bulk needs one column a field")
         columns = [
-            column if type(column) is repeat or hasattr(column, "__len__") else list(column) for column in columns
+            column if type(column) is repeat or hasattr(column, "__len__") else list(column)
+            for column in columns
         ]
         for column in columns:
             if type(column) is not repeat and len(column) != count:
                 raise ValueError(f"a column of {len(column)} values for {count} instances")
         params = cls.__dict__.get("__dataclass_params__")
         setters = [cls.__dict__.get(name) for name in fields_]
-        if params is None or not params.frozen or not all(type(item) is _MemberDescriptor for item in setters):
+        slotted = all(type(item) is _MemberDescriptor for item in setters)
+        if params is None or not params.frozen or not slotted:
             return list(islice(map(cls, *columns), count))
         made = list(map(cls.__new__, repeat(cls, count)))
         for setter, column in zip(setters, columns, strict=True):

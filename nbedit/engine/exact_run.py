@@ -110,9 +110,8 @@ def exact_in_place(
     # each field set for every match at once (two ``__init__`` calls a hunk were half of this loop)
     count = len(found)
     news = list(map(_NEW, found))
-    matches = made_in_bulk(
-        Match, count, starts, ends, news, repeat(Tier.EXACT), repeat(1.0), lines, sizes, repeat(0), repeat(())
-    )
+    exact, score, moved, explanation = repeat(Tier.EXACT), repeat(1.0), repeat(0), repeat(())
+    matches = made_in_bulk(Match, count, starts, ends, news, exact, score, lines, sizes, moved, explanation)
     return made_in_bulk(LocatedHunk, count, found, matches, repeat(None)), (offset, line)
 
 
