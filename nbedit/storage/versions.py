@@ -360,6 +360,9 @@ def pack_regions(
     """``data`` as a packed region delta of ``base_data`` (needs no database: the caller may make
     it while something else waits), or None when the spans do not give ``data`` or the delta
     could never pay (over half the size of ``data``)."""
+    least = getattr(spans, "least_payload", None)  # a lower bound, known without encoding the spans
+    if least is not None and not _fits_as_delta(0, 0, least() + 24 * len(spans), len(data)):
+        return None  # the hunks cover most of the file: not worth checking the spans
     from nbedit.storage.delta import region_delta
 
     regions = region_delta(base_data, data, spans)
