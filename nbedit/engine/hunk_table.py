@@ -4,8 +4,10 @@ A 100,000-hunk ``git diff`` (36 MB) parsed into ``Hunk`` values holds every hunk
 new text as strings: the context lines twice, plus an object header per string, 2.4x the
 patch next to the patch itself. The patch text already holds every one of those lines, so a
 big patch's hunks are kept as a ``HunkTable``: where each hunk's body lies in the text and
-the numbers its header gave (a few bytes a hunk), each ``Hunk`` made again from its lines when
-it is read (about 4 microseconds), exactly as the run reader made it the first time.
+the numbers its header gave (a few bytes a hunk), each ``Hunk`` made from its lines when it is
+read (about 4 microseconds), exactly as the run reader makes it for a list. While the patch is
+parsed its run hunks are not made at all: the run reader hands over their numbers alone
+(``unified_runs.read_run_places``), so no text of theirs is built only to be let go.
 
 The located hunks of a big file are kept the same way (``LocatedTable``): where each hunk
 landed, as arrays, and a ``LocatedHunk`` (with its ``Match``) made when read, instead of two

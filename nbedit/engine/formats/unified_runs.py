@@ -14,7 +14,9 @@ for a 40-character line, over twice the text). A text of a mebibyte or more is
 read through a ``LineIndex`` instead (where each line starts, 4 bytes a line;
 a line's string is made when it is read), and a run is read at most
 ``RUN_LINES`` lines at a time, so what the reader holds besides the text and the
-hunks it made stays the same size however long the patch is.
+hunks it made stays the same size however long the patch is. Such a text's hunks are kept as
+places (``engine.hunk_table``), so its runs are read for their numbers only (``read_run_places``:
+the same checks, no side's text and no ``Hunk`` made).
 """
 
 from __future__ import annotations
