@@ -151,7 +151,9 @@ def edit_bytes(
         return None
     if len(text) != len(data) if text is not None else not (ascii_bytes or data.isascii()):
         return None
-    if len(data) >= STREAMED_FROM:
+    if len(data) >= STREAMED_FROM or hasattr(hunks, "texts"):
+        # a big file; or a big patch's hunks, kept as places (``engine.hunk_table``): located from
+        # their texts without making each hunk, and spliced as the trimmed spans the history records
         return located_table(data, hunks)
     located, _ = exact_in_place(data, hunks) if text is None else exact_in_place(text, hunks, data)
     if len(located) != len(hunks):
