@@ -209,13 +209,19 @@ def located_table(data: bytes, hunks: Sequence[Hunk]) -> tuple[LocatedTable, Spl
         ):
             return None
         needle = old.encode("utf-8", "surrogatepass")  # not ASCII: not in these bytes
-        position = find(needle, offset)
+        size = old.count("\n")
+        # a hunk expected near is looked for in a short window first (as ``exact_in_place`` does)
+        if (start_line - line) * len(needle) < _NEAR * size:  # type: ignore[operator]
+            position = find(needle, offset, offset + _WINDOW)
+            if position == -1:
+                position = find(needle, offset)
+        else:
+            position = find(needle, offset)
         if position == -1 or (position and data[position - 1] != 10):  # not at a line start
             return None
         first = line + count(b"\n", offset, position)
         if first + 1 != start_line:
             return None
-        size = old.count("\n")
         whole = whole and (not new or new.endswith("\n"))
         try:
             encoded = new.encode()
