@@ -411,6 +411,7 @@ else:
         cls.__dataclass_params__ = _Parameters(frozen, eq, slots)
         if "__init__" not in class_dict:
             cls.__init__ = _LazyInit(cls.__qualname__, field_list, frozen)
+            cls.__dataclass_init_made__ = True  # its __init__ sets each field, nothing else (made_in_bulk)
         if "__repr__" not in class_dict:
             shown = tuple(item.name for item in field_list if item.repr)
             cls.__dataclass_shown__ = (shown, _tuple_getter(shown))
@@ -465,7 +466,8 @@ else:
         another, through the slot's own descriptor (what its ``__init__`` calls, value for value).
         Every field needs a column: ``count`` values (any iterable) or ``itertools.repeat(value)``;
         a column of another length raises ``ValueError`` before anything is made (no instance is
-        left with an empty slot). Any other class is made by its ``__init__``.
+        left with an empty slot). Any other class (not frozen, not slotted, with an ``__init__`` or a
+        ``__new__`` of its own) is made by its ``__init__``.
         """
         fields_ = getattr(cls, "__dataclass_fields__", None)
         if fields_ is None or len(columns) != len(fields_):
@@ -480,7 +482,8 @@ else:
         params = cls.__dict__.get("__dataclass_params__")
         setters = [cls.__dict__.get(name) for name in fields_]
         slotted = all(type(item) is _MemberDescriptor for item in setters)
-        if params is None or not params.frozen or not slotted:
+        own = not cls.__dict__.get("__dataclass_init_made__") or cls.__new__ is not object.__new__
+        if params is None or not params.frozen or not slotted or own:
             return list(islice(map(cls, *columns), count))
         made = list(map(cls.__new__, repeat(cls, count)))
         for setter, column in zip(setters, columns, strict=True):

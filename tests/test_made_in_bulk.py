@@ -86,5 +86,14 @@ def test_no_rows_and_other_classes() -> None:
         a: int
         b: list[int] = field(default_factory=list)
 
+    @dataclass(frozen=True, slots=True)
+    class Own:  # its own __init__ does more than set the fields: it is called
+        a: int
+
+        def __init__(self, a: int) -> None:
+            object.__setattr__(self, "a", a * 10)
+
+    assert made_in_bulk(Own, 2, [1, 2]) == [Own(1), Own(2)]
+    assert [item.a for item in made_in_bulk(Own, 2, [1, 2])] == [10, 20]
     assert made_in_bulk(Frozen, 2, [1, 2], repeat("y")) == [Frozen(1, "y"), Frozen(2, "y")]
     assert made_in_bulk(Open, 2, [1, 2], [[3], [4]]) == [Open(1, [3]), Open(2, [4])]
