@@ -139,7 +139,7 @@ import nbedit.engine.formats.unified, nbedit.storage.history  # imports are not 
 with open(before_path, "rb") as handle:
     before = handle.read()
 baseline = peak_kib()
-start = time.perf_counter()
+cpu, start = time.process_time(), time.perf_counter()
 with open(patch_path, encoding="utf-8") as handle:
     patch = handle.read()
 workspace = Workspace(root, history=True, home=home)
@@ -147,13 +147,14 @@ plan = workspace.plan_patch(patch)
 planned = time.perf_counter() - start
 workspace.apply(plan)
 cold = time.perf_counter() - start
+cpu = time.process_time() - cpu
 grown = peak_kib() - baseline
 with open(os.path.join(root, name), "wb") as handle:  # back to the start: the history knows it now
     handle.write(before)
 start = time.perf_counter()
 workspace.apply(workspace.plan_patch(patch))
 warm = time.perf_counter() - start
-print(json.dumps({"plan": planned, "cold": cold, "warm": warm, "grown_kib": grown}))
+print(json.dumps({"plan": planned, "cold": cold, "cpu": cpu, "warm": warm, "grown_kib": grown}))
 """
 )
 
@@ -192,7 +193,7 @@ _WHATTHEPATCH = (
 path, patch_path = sys.argv[1:3]
 import whatthepatch
 baseline = peak_kib()
-start = time.perf_counter()
+cpu, start = time.process_time(), time.perf_counter()
 with open(patch_path, encoding="utf-8") as handle:
     patch = handle.read()
 with open(path, encoding="utf-8") as handle:
@@ -201,10 +202,21 @@ diff = next(iter(whatthepatch.parse_patch(patch)))
 lines = whatthepatch.apply_diff(diff, text.split("\n"))
 with open(path, "w", encoding="utf-8") as handle:
     handle.write("\n".join(lines))
-seconds = time.perf_counter() - start
-print(json.dumps({"cold": seconds, "grown_kib": peak_kib() - baseline}))
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+print(json.dumps({"cold": seconds, "cpu": cpu, "grown_kib": peak_kib() - baseline}))
 """
 )
+
+
+def _cpu_note(ours: dict[str, float], peer: dict[str, float]) -> str:
+    """Both sides' CPU time (all threads) and its ratio: on a loaded machine the steady figure, where
+    wall time is mostly waiting for a core."""
+    if "cpu" not in ours or "cpu" not in peer:
+        return ""
+    return (
+        f"; CPU {ours['cpu'] * 1e3:.0f} ms vs whatthepatch {peer['cpu'] * 1e3:.0f} ms "
+        f"({peer['cpu'] / ours['cpu']:.2f}x)"
+    )
 
 
 def small_cells_notebook(cells: int, edit_every: int = 0) -> bytes:
@@ -304,6 +316,7 @@ def _close_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
         section = f"scale: {hunks:,} close hunks, {CLOSE_APART} lines apart ({size / 1e6:.1f} MB, {scale})"
         note = (
             f"{load}; wall {ours['cold']:.2f} s; plan {ours['plan_cpu']:.2f} s CPU"
+            + _cpu_note(ours, peer)
             + ("" if correct else "; result WRONG")
             + _stopped(peer)
         )
@@ -510,7 +523,8 @@ def _patch_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
         size = len(patch.encode())
         megabytes = f"{size / 1e6:.1f} MB) on {len(before) / 1e6:.1f} MB"
         section = f"scale: patch of {hunks:,} hunks ({megabytes}, {scale}"
-        note = f"{load}; plan {ours['plan']:.2f} s" + ("" if correct else "; result WRONG") + _stopped(peer)
+        note = f"{load}; plan {ours['plan']:.2f} s" + _cpu_note(ours, peer)
+        note += ("" if correct else "; result WRONG") + _stopped(peer)
         if not peer_correct:
             note += "; whatthepatch result wrong"
         rows.append(

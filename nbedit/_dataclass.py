@@ -50,6 +50,13 @@ if TYPE_CHECKING:
     from dataclasses import fields as fields
     from dataclasses import replace as replace
     from typing import NamedTuple as NamedTuple
+
+    def made_in_bulk(cls: type[T], count: int, *columns: Iterable[object]) -> list[T]: ...
+
+    from collections.abc import Iterable
+    from typing import TypeVar
+
+    T = TypeVar("T")
 else:
     import sys
     from collections import namedtuple
@@ -404,6 +411,7 @@ else:
         cls.__dataclass_params__ = _Parameters(frozen, eq, slots)
         if "__init__" not in class_dict:
             cls.__init__ = _LazyInit(cls.__qualname__, field_list, frozen)
+            cls.__dataclass_init_made__ = True  # its __init__ sets each field, nothing else (made_in_bulk)
         if "__repr__" not in class_dict:
             shown = tuple(item.name for item in field_list if item.repr)
             cls.__dataclass_shown__ = (shown, _tuple_getter(shown))
@@ -448,6 +456,45 @@ else:
             if "__setstate__" not in class_dict:
                 rebuilt.__setstate__ = _setstate
         return rebuilt
+
+    def made_in_bulk(cls, count, *columns):
+        """``[cls(*row) for row in zip(*columns)]`` for ``count`` rows, each field column set at C speed.
+
+        A parser that makes a thousand hunks at once spends most of that on the calls of their
+        ``__init__`` (one call a field, each through Python): here a frozen slotted data class's
+        instances are made empty in one map and each field's slot is filled for all of them in
+        another, through the slot's own descriptor (what its ``__init__`` calls, value for value).
+        Every field needs a column: ``count`` values (any iterable) or ``itertools.repeat(value)``;
+        a column of another length raises ``ValueError`` before anything is made (no instance is
+        left with an empty slot). Any other class (not frozen, not slotted, with an ``__init__`` or a
+        ``__new__`` of its own) is made by its ``__init__``.
+        """
+        fields_ = getattr(cls, "__dataclass_fields__", None)
+        if fields_ is None or len(columns) != len(fields_):
+            raise TypeError(f"{getattr(cls, '__name__', cls)!r}: made_in_bulk needs one column a field")
+        columns = [
+            column if type(column) is repeat or hasattr(column, "__len__") else list(column)
+            for column in columns
+        ]
+        for column in columns:
+            if type(column) is not repeat and len(column) != count:
+                raise ValueError(f"a column of {len(column)} values for {count} instances")
+        params = cls.__dict__.get("__dataclass_params__")
+        setters = [cls.__dict__.get(name) for name in fields_]
+        slotted = all(type(item) is _MemberDescriptor for item in setters)
+        own = not cls.__dict__.get("__dataclass_init_made__") or cls.__new__ is not object.__new__
+        if params is None or not params.frozen or not slotted or own:
+            return list(islice(map(cls, *columns), count))
+        made = list(map(cls.__new__, repeat(cls, count)))
+        for setter, column in zip(setters, columns, strict=True):
+            consume(map(setter.__set__, made, column))
+        return made
+
+    from collections import deque as _deque
+    from functools import partial as _partial
+    from itertools import islice, repeat
+
+    consume = _partial(_deque, maxlen=0)
 
     def dataclass(cls=None, /, *, frozen=False, slots=False, eq=True):
         """``@dataclass`` / ``@dataclass(frozen=True, slots=True, eq=False)``, as the stdlib's."""

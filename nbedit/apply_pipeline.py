@@ -36,7 +36,9 @@ from nbedit.warnings import NbeditWarning
 __all__ = ["UNSET_LIVE_CLIENT", "ApplyPipeline"]
 
 UNSET_LIVE_CLIENT = object()  # the live client is found on the first write
-_TIER_NAME = attrgetter("tier.value")  # of a located hunk
+# a located hunk's tier, read from its match in C (its ``tier`` property and the enum's ``value`` were
+# two Python calls a hunk); the names are taken of the few distinct tiers
+_TIER = attrgetter("match.tier")
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
@@ -472,7 +474,10 @@ class ApplyPipeline:
                 )
             )
             names = getattr(file_plan.hunks, "tier_names", None)  # a big file's table: without making each
-            tiers.extend(names() if names is not None else map(_TIER_NAME, file_plan.hunks))
+            if names is not None:
+                tiers.extend(names())
+            else:
+                tiers.extend(tier.value for tier in dict.fromkeys(map(_TIER, file_plan.hunks)))
         summary = ", ".join(f.target_path for f in files)
         draft = EntryDraft(
             root=self._source.real_root_text,

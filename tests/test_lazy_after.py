@@ -23,6 +23,7 @@ import nbedit
 from nbedit._dataclass import replace
 from nbedit.engine import plan as planner
 from nbedit.engine.models import FilePlan, Plan, _TextWhenRead, decoded_when_read
+from nbedit.storage.versions import joined
 from tests.release_history import release_patches
 
 DATA = Path(__file__).parent / "data"
@@ -50,7 +51,8 @@ def plan_both_ways(monkeypatch: pytest.MonkeyPatch, root: Path, patch: str) -> t
     when_read = outcome()
     waiting = len(lazy(when_read)) if isinstance(when_read, Plan) else 0
     with monkeypatch.context() as patched:
-        patched.setattr(planner, "decoded_when_read", bytes.decode)
+        # at once: the new bytes, joined first when they are a big patch's pieces (``engine.spliced``)
+        patched.setattr(planner, "decoded_when_read", lambda data: bytes.decode(joined(data)))
         eager = outcome()
     return when_read, eager, waiting
 

@@ -245,3 +245,20 @@ def test_a_hunk_expected_near_but_past_the_short_window_is_still_found(in_bytes:
     located, _ = exact_run.exact_in_place(haystack, hunks)
     assert [item.match.line for item in located] == [1, 2, 35]
     assert [item.match.start for item in located] == [0, 5, text.rindex("a = 1\n")]
+
+
+def test_located_table_looks_in_the_short_window_first_and_finds_what_the_exact_run_finds() -> None:
+    """``located_table`` (a big file's, or a big patch's hunks) tries the same short window first: a
+    hunk that seems near but lies past it is still found, at the same place as ``exact_in_place``."""
+    long_lines = [f"{number:04d} " + "x" * 300 + "\n" for number in range(30)]
+    short = ["a = 1\n", "b = 2\n", "c = 3\n"]
+    text = "".join(["head\n", *short, *long_lines, *short, "tail\n"]).encode()
+    hunks = [
+        Hunk(old="head\n", new="HEAD\n", start_line=1),
+        Hunk(old="".join(short), new="a = 9\n", start_line=2),
+        Hunk(old="".join(short), new="b = 9\n", start_line=35),  # past the window
+    ]
+    table, spliced = exact_run.located_table(text, hunks)
+    located, _ = exact_run.exact_in_place(text, hunks)
+    assert list(table) == located
+    assert spliced.join() == "".join(["HEAD\n", "a = 9\n", *long_lines, "b = 9\n", "tail\n"]).encode()

@@ -11,7 +11,10 @@ the rest of the diff to the full search (``engine/locate_hunks.py``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
+from operator import attrgetter
 
+from nbedit._dataclass import made_in_bulk
 from nbedit.engine.models import Hunk, LocatedHunk, Match, Tier
 from nbedit.engine.text import UTF8, Codec
 
@@ -36,6 +39,7 @@ STREAMED_FROM = 4 << 20
 # needle (the two-way search costs about a microsecond of that for a hunk of a few lines)
 _WINDOW = 2_400
 _NEAR = 1_200
+_NEW = attrgetter("new")
 
 
 def exact_in_place(
@@ -56,14 +60,17 @@ def exact_in_place(
     offsets: the newlines between hunks are then counted in the bytes (``bytes.count`` of
     one byte is about three times quicker than ``str.count`` over the same 4 MB).
     """
-    located: list[LocatedHunk] = []
+    found: list[Hunk] = []  # the hunks found, and where: their matches are made at once after
+    starts: list[int] = []
+    ends: list[int] = []
+    lines: list[int] = []
+    sizes: list[int] = []
     find = text.find
     in_bytes = isinstance(text, bytes)
     newline: str | bytes = b"\n" if in_bytes else "\n"
     counted = text if data is None else data
     count, counted_newline = counted.count, b"\n" if isinstance(counted, bytes) else "\n"
     offset = line = 0  # the end of the last hunk found: a line start, and its 0-based line
-    exact = Tier.EXACT
     for hunk in hunks:
         old = hunk.old
         if (
@@ -93,10 +100,19 @@ def exact_in_place(
         if first + 1 != hunk.start_line:
             break
         end = position + len(needle)
-        # the span is the old text itself, line endings included, so the new text goes in as written
-        located.append(LocatedHunk(hunk, Match(position, end, hunk.new, exact, 1.0, first + 1, size, 0)))
+        found.append(hunk)
+        starts.append(position)
+        ends.append(end)
+        lines.append(first + 1)
+        sizes.append(size)
         offset, line = end, first + size
-    return located, (offset, line)
+    # the span is the old text itself, line endings included, so the new text goes in as written;
+    # each field set for every match at once (two ``__init__`` calls a hunk were half of this loop)
+    count = len(found)
+    news = list(map(_NEW, found))
+    exact, score, moved, explanation = repeat(Tier.EXACT), repeat(1.0), repeat(0), repeat(())
+    matches = made_in_bulk(Match, count, starts, ends, news, exact, score, lines, sizes, moved, explanation)
+    return made_in_bulk(LocatedHunk, count, found, matches, repeat(None)), (offset, line)
 
 
 def kept_slices(located: Sequence[LocatedHunk]) -> list[slice]:
@@ -135,7 +151,9 @@ def edit_bytes(
         return None
     if len(text) != len(data) if text is not None else not (ascii_bytes or data.isascii()):
         return None
-    if len(data) >= STREAMED_FROM:
+    if len(data) >= STREAMED_FROM or hasattr(hunks, "texts"):
+        # a big file; or a big patch's hunks, kept as places (``engine.hunk_table``): located from
+        # their texts without making each hunk, and spliced as the trimmed spans the history records
         return located_table(data, hunks)
     located, _ = exact_in_place(data, hunks) if text is None else exact_in_place(text, hunks, data)
     if len(located) != len(hunks):
@@ -191,13 +209,19 @@ def located_table(data: bytes, hunks: Sequence[Hunk]) -> tuple[LocatedTable, Spl
         ):
             return None
         needle = old.encode("utf-8", "surrogatepass")  # not ASCII: not in these bytes
-        position = find(needle, offset)
+        size = old.count("\n")
+        # a hunk expected near is looked for in a short window first (as ``exact_in_place`` does)
+        if (start_line - line) * len(needle) < _NEAR * size:  # type: ignore[operator]
+            position = find(needle, offset, offset + _WINDOW)
+            if position == -1:
+                position = find(needle, offset)
+        else:
+            position = find(needle, offset)
         if position == -1 or (position and data[position - 1] != 10):  # not at a line start
             return None
         first = line + count(b"\n", offset, position)
         if first + 1 != start_line:
             return None
-        size = old.count("\n")
         whole = whole and (not new or new.endswith("\n"))
         try:
             encoded = new.encode()

@@ -4,8 +4,10 @@ A 100,000-hunk ``git diff`` (36 MB) parsed into ``Hunk`` values holds every hunk
 new text as strings: the context lines twice, plus an object header per string, 2.4x the
 patch next to the patch itself. The patch text already holds every one of those lines, so a
 big patch's hunks are kept as a ``HunkTable``: where each hunk's body lies in the text and
-the numbers its header gave (a few bytes a hunk), each ``Hunk`` made again from its lines when
-it is read (about 4 microseconds), exactly as the run reader made it the first time.
+the numbers its header gave (a few bytes a hunk), each ``Hunk`` made from its lines when it is
+read (about 4 microseconds), exactly as the run reader makes it for a list. While the patch is
+parsed its run hunks are not made at all: the run reader hands over their numbers alone
+(``unified_runs.read_run_places``), so no text of theirs is built only to be let go.
 
 The located hunks of a big file are kept the same way (``LocatedTable``): where each hunk
 landed, as arrays, and a ``LocatedHunk`` (with its ``Match``) made when read, instead of two
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator, Sequence
+from itertools import chain
 from operator import eq
 
 from nbedit.engine.models import Hunk, LocatedHunk, Match, Tier
@@ -26,6 +29,8 @@ from nbedit.engine.models import Hunk, LocatedHunk, Match, Tier
 __all__ = ["HunkTable", "LocatedTable", "offset_type"]
 
 _FOUR_BYTES = 0xFFFFFFFF  # offsets below this fit in 4 bytes; a 4-byte table marks held hunks with it
+_UNKNOWN = (-1, -1)  # changed_lines None, as the table keeps it
+_BEFORE = (1).__rsub__  # a header's 1-based line: the 0-based line before it, where the body above ends
 
 
 def offset_type(size: int) -> str:
@@ -104,17 +109,34 @@ class HunkTable(_Table):
     def extend_run(self, hunks: Sequence[Hunk], line_starts: Sequence[int], end: int) -> None:
         """The hunks of one run, whose lines end before line ``end`` (0-based); ``line_starts``:
         where each line of the text starts (``unified_runs.LineIndex.starts``)."""
-        firsts = [hunk.source_line for hunk in hunks]  # the header's 1-based line: its body's 0-based
-        stops = [*(first - 1 for first in firsts[1:]), end]  # type: ignore[operator]
-        bodies = self._bodies
-        for first, stop in zip(firsts, stops, strict=True):
-            bodies.append(line_starts[first])  # type: ignore[index]
-            bodies.append(line_starts[stop])
-        self._starts.extend([hunk.start_line for hunk in hunks])  # type: ignore[misc]
-        self._sources.extend(firsts)  # type: ignore[arg-type]
-        changed = self._changed
-        for hunk in hunks:
-            changed.extend(hunk.changed_lines or (-1, -1))
+        self.extend_places(
+            [hunk.source_line for hunk in hunks],  # type: ignore[misc]
+            [hunk.start_line for hunk in hunks],  # type: ignore[misc]
+            [hunk.changed_lines for hunk in hunks],
+            line_starts,
+            end,
+        )
+
+    def extend_places(
+        self,
+        source_lines: list[int],
+        start_lines: list[int],
+        changed: list[tuple[int, int] | None],
+        line_starts: Sequence[int],
+        end: int,
+    ) -> None:
+        """The hunks of one run by their numbers (``unified_runs.read_run_places``: the hunks are
+        never made): each header's 1-based line, which is its body's first 0-based line, its
+        ``start_line`` and its ``changed_lines``; the run's lines end before line ``end``. Kept
+        with C-level maps (a Python step a hunk was a sixth of reading a big patch)."""
+        count = len(source_lines)
+        bounds = [0] * (2 * count)  # each body's start and end: the next header's line, or ``end``
+        bounds[0::2] = map(line_starts.__getitem__, source_lines)
+        bounds[1::2] = map(line_starts.__getitem__, [*map(_BEFORE, source_lines[1:]), end])
+        self._bodies.extend(bounds)
+        self._starts.extend(start_lines)
+        self._sources.extend(source_lines)
+        self._changed.extend(chain.from_iterable([pair or _UNKNOWN for pair in changed]))
 
     def changed_lines(self, index: int) -> tuple[int, int] | None:
         """``self[index].changed_lines`` without making the hunk."""

@@ -31,6 +31,7 @@ Span = tuple[int, int, bytes]  # (start, end, replacement): data[start:end] beco
 
 _SINGLE_BYTE = frozenset({"cp1252", "iso8859-1", "iso8859-15", "ascii"})
 _MATCH, _START, _END = attrgetter("match"), attrgetter("start"), attrgetter("end")
+_REPLACEMENT = attrgetter("replacement")
 
 
 class EncodedSpans:
@@ -47,6 +48,11 @@ class EncodedSpans:
 
     def __len__(self) -> int:
         return len(self.matches)
+
+    def least_payload(self) -> int:
+        """At least the bytes of all replacements (each character encodes to one byte or more),
+        without encoding any: what tells a region delta that could never pay before it is checked."""
+        return sum(map(len, map(_REPLACEMENT, self.matches)))
 
     def __getitem__(self, index: int) -> Span:
         match = self.matches[index]

@@ -7,10 +7,12 @@ bytes are packed: 0 as they are, 1 zlib, 2 zstd. Big blobs (a keyframe of a file
 not seen yet, the first thing recorded for it) use zstd, which packs text as tightly as zlib at
 a quarter of the time, so the first edit of a big file is not dominated by compression; small
 ones keep zlib, which is built in, so a one-line edit of a small file never imports the zstd
-bindings (their import costs more than it saves). A delta's payload under ``ZSTD_COLD_FROM`` (the
-hunks of a patch of a thousand hunks: a few hundred kilobytes) is packed with zlib's fastest level
-while the process has not loaded the zstd bindings (a command that records one entry and exits,
-the first entry of a session): loading them costs some 15 ms, packing that payload with zlib 2-3 ms.
+bindings (their import costs more than it saves). What an entry records under ``ZSTD_COLD_FROM``
+(a delta's payload: the hunks of a patch of a thousand hunks, a few hundred kilobytes; or a
+keyframe of a file that size, such as the "after" of a patch whose hunks cover most of the file)
+is packed with zlib's fastest level while the process has not loaded the zstd bindings (a command
+that records one entry and exits, the first entry of a session): loading them costs some 15 ms,
+packing that payload with zlib 1-3 ms. Compaction, off the path a person waits on, packs with zstd.
 Entries written as zlib by older versions read as before. The "after" of an edit is
 stored as a delta against its "before", and the "before" is usually the previous
 edit's "after", already stored: so the history grows with the size of the changes,
@@ -128,6 +130,9 @@ def _zstd() -> Any:
 
 
 def _pack(data: bytes, *, delta: bool = False) -> tuple[int, bytes]:
+    """(packing, bytes); ``delta``: packed while an entry is recorded (a delta, or the keyframe
+    ``store_version`` makes there), so a payload under ``ZSTD_COLD_FROM`` takes zlib's fastest
+    level while zstd is not loaded (a command that records one entry and exits)."""
     if len(data) < 64:
         return RAW, data
     if delta and ZSTD_FROM <= len(data) < ZSTD_COLD_FROM and "zstandard" not in sys.modules:
@@ -330,7 +335,9 @@ def store_version(
                  chain_bytes + len(delta.middle), compressed),
                 packed,
             )  # fmt: skip
-    compressed, packed = _pack(joined(data))
+    # a keyframe made while the entry is recorded (a close-hunk patch's "after", whose hunks cover
+    # most of a 370 KB file): zlib's fastest level rather than importing zstd (~15 ms) for it
+    compressed, packed = _pack(joined(data), delta=True)
     return _insert(
         connection,
         "INSERT INTO versions (fingerprint, size, compressed, data) VALUES (?, ?, ?, {data})",
@@ -353,6 +360,9 @@ def pack_regions(
     """``data`` as a packed region delta of ``base_data`` (needs no database: the caller may make
     it while something else waits), or None when the spans do not give ``data`` or the delta
     could never pay (over half the size of ``data``)."""
+    least = getattr(spans, "least_payload", None)  # a lower bound, known without encoding the spans
+    if least is not None and not _fits_as_delta(0, 0, least() + 24 * len(spans), len(data)):
+        return None  # the hunks cover most of the file: not worth checking the spans
     from nbedit.storage.delta import region_delta
 
     regions = region_delta(base_data, data, spans)

@@ -36,7 +36,13 @@ from __future__ import annotations
 from nbedit._gc import paused
 from nbedit.engine.diff_lines import HAND_READ, Numbers, hunk_numbers, index_blob, is_mode
 from nbedit.engine.diff_lines import HUNK_HEADER as _HUNK_HEADER
-from nbedit.engine.formats.unified_runs import LineIndex, plain_hunk_body, read_run, text_lines
+from nbedit.engine.formats.unified_runs import (
+    LineIndex,
+    plain_hunk_body,
+    read_run,
+    read_run_places,
+    text_lines,
+)
 from nbedit.engine.formats.unified_sections import (
     DIALECT,
     Section,
@@ -280,13 +286,20 @@ class _Parser:
         while self.index < len(lines):
             line = lines[self.index]
             if line.startswith("@@"):
-                run = self._hunk_run()
-                if run:
-                    if isinstance(section.hunks, HunkTable):
-                        section.hunks.extend_run(run, lines.starts, self.index)  # type: ignore[union-attr]
-                    else:
+                table = section.hunks
+                if isinstance(table, HunkTable):  # the table keeps numbers: no hunk is made
+                    assert isinstance(lines, LineIndex)
+                    places = read_run_places(self.text, lines, self.index, self._offset(self.index))
+                    if places is not None:
+                        sources, starts, changed = places.source_lines, places.start_lines, places.changed
+                        table.extend_places(sources, starts, changed, lines.starts, places.end)
+                        self.index = places.end
+                        continue
+                else:
+                    run = self._hunk_run()
+                    if run:
                         section.hunks.extend(run)
-                    continue
+                        continue
                 hunk = self._hunk()
                 if hunk is not None:
                     section.hunks.append(hunk)

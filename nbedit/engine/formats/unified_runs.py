@@ -14,7 +14,9 @@ for a 40-character line, over twice the text). A text of a mebibyte or more is
 read through a ``LineIndex`` instead (where each line starts, 4 bytes a line;
 a line's string is made when it is read), and a run is read at most
 ``RUN_LINES`` lines at a time, so what the reader holds besides the text and the
-hunks it made stays the same size however long the patch is.
+hunks it made stays the same size however long the patch is. Such a text's hunks are kept as
+places (``engine.hunk_table``), so its runs are read for their numbers only (``read_run_places``:
+the same checks, no side's text and no ``Hunk`` made).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from collections.abc import Iterator
 from itertools import accumulate, compress, islice, repeat
 from operator import add, eq, itemgetter, not_, sub
 
+from nbedit._dataclass import made_in_bulk
 from nbedit.engine.diff_lines import HAND_READ, HUNK_HEADER, RUN_END, header_numbers, run_end
 from nbedit.engine.models import Hunk
 
@@ -39,7 +42,9 @@ __all__ = [
     "RUN_LINES",
     "LineIndex",
     "plain_hunk_body",
+    "RunPlaces",
     "read_run",
+    "read_run_places",
     "text_lines",
 ]
 
@@ -146,8 +151,62 @@ def read_run(text: str, lines: list[str] | LineIndex, index: int, start: int) ->
     so, is left to the hunk readers, which give the precise errors; no hunks means
     nothing was consumed.
     """
+    read = _read(text, lines, index, start, True)
+    if read is None:
+        return [], index
+    places, olds, news = read
+    # each field set for every hunk at once (a call of ``Hunk.__init__`` a hunk was a fifth of the read)
+    hunks = made_in_bulk(
+        Hunk,
+        len(olds),
+        olds,
+        news,
+        repeat(True),
+        places.start_lines,
+        repeat(()),
+        repeat(False),
+        repeat(False),
+        repeat(False),
+        places.source_lines,
+        repeat(()),
+        places.changed,
+    )
+    return hunks, places.end
+
+
+class RunPlaces:
+    """What a ``HunkTable`` keeps of a run's hunks (``read_run_places``): for each, its header's
+    1-based line (``Hunk.source_line``), its ``start_line`` and its ``changed_lines``; ``end``:
+    the index of the line after the run's hunks."""
+
+    __slots__ = ("changed", "end", "source_lines", "start_lines")
+
+    def __init__(
+        self, source_lines: list[int], start_lines: list[int], changed: list[tuple[int, int] | None], end: int
+    ) -> None:
+        self.source_lines = source_lines
+        self.start_lines = start_lines
+        self.changed = changed
+        self.end = end
+
+    def __len__(self) -> int:
+        return len(self.source_lines)
+
+
+def read_run_places(text: str, lines: LineIndex, index: int, start: int) -> RunPlaces | None:
+    """``read_run`` for a ``HunkTable``: the same hunks, checked the same way, but only the numbers
+    the table keeps (it makes each hunk's texts again from its body when they are read), so
+    neither side's texts nor the hunks are made here; None: no hunks, nothing consumed."""
+    read = _read(text, lines, index, start, False)
+    return None if read is None else read[0]
+
+
+def _read(
+    text: str, lines: list[str] | LineIndex, index: int, start: int, with_texts: bool
+) -> tuple[RunPlaces, list[str], list[str]] | None:
+    """``read_run``'s reading: the run's places, and with ``with_texts`` each hunk's old and new text."""
     if start == 0:
-        return [], index  # the run's end is found by the newline before each line
+        return None  # the run's end is found by the newline before each line
     limit = len(text)
     if isinstance(lines, LineIndex) and index + RUN_LINES < len(lines):
         limit = lines.starts[index + RUN_LINES] - 1  # the newline that ends the last line read at once
@@ -160,7 +219,7 @@ def read_run(text: str, lines: list[str] | LineIndex, index: int, start: int) ->
     markers = "".join(map(itemgetter(0), run))  # no line of a run is empty
     heads = _heads(markers)
     if len(heads) < 2 or heads[0] != 0 or text.find("\x00", start, stop) != -1 or not markers.isascii():
-        return [], index  # not two hunks in a row; or a NUL, which marks the headers below
+        return None  # not two hunks in a row; or a NUL, which marks the headers below
     marks = markers.encode()  # every line starts with ' ', '-', '+' or '@' (``_RUN_END``): a byte each
     last = heads[-1]  # the last hunk of the run is read by the hunk readers
     numbers = _numbers([run[head] for head in heads[:-1]], stop - start <= _hand_read())
@@ -168,11 +227,16 @@ def read_run(text: str, lines: list[str] | LineIndex, index: int, start: int) ->
     del run
     for head in heads[:-1]:
         stripped[head] = "\x00"
-    olds = ("\n".join(compress(stripped, marks.translate(_OLD_SIDE))) + "\n").split("\x00\n")
-    news = ("\n".join(compress(stripped, marks.translate(_NEW_SIDE))) + "\n").split("\x00\n")
-    del olds[0], news[0]
-    if not (len(olds) == len(news) == len(numbers) == len(heads) - 1):
-        return [], index  # cannot happen: every header starts one hunk and is one NUL line
+    if len(numbers) != len(heads) - 1:
+        return None  # cannot happen: every header but the last is a hunk's, read by the pattern
+    olds: list[str] = []
+    news: list[str] = []
+    if with_texts:
+        olds = ("\n".join(compress(stripped, marks.translate(_OLD_SIDE))) + "\n").split("\x00\n")
+        news = ("\n".join(compress(stripped, marks.translate(_NEW_SIDE))) + "\n").split("\x00\n")
+        del olds[0], news[0]
+        if not (len(olds) == len(news) == len(numbers)):
+            return None  # cannot happen: every header starts one hunk and is one NUL line
     # every hunk's line counts against its header's, in C-level maps over each hunk's markers (its
     # lines without '+' are its old text's, each ending in the one newline the join put after it)
     shapes = markers[:last].split("@")[1:]
@@ -187,30 +251,16 @@ def read_run(text: str, lines: list[str] | LineIndex, index: int, start: int) ->
         while old_sizes[fits] == expected_old[fits] and new_sizes[fits] == expected_new[fits]:
             fits += 1
         if not fits:
-            return [], index  # the careful reader says how the counts are off
+            return None  # the careful reader says how the counts are off
         del olds[fits:], news[fits:], numbers[fits:], shapes[fits:], added[fits:], removed[fits:]
-    header_lines = list(map(add, heads[: len(olds)], repeat(index + 1)))
-    read = heads[len(olds)]  # the lines of the hunks read here (up to the next header)
-    # a pure insertion's start is the line after the one its header names
-    starts = list(map(add, map(int, [number[0] for number in numbers]), map(not_, olds)))
-    changed = _changed_lines(markers[:read], stripped[:read], heads[: len(olds)], shapes, added, removed)
-    hunks = list(
-        map(
-            Hunk,
-            olds,
-            news,
-            repeat(True),
-            starts,
-            repeat(()),
-            repeat(False),
-            repeat(False),
-            repeat(False),
-            header_lines,
-            repeat(()),
-            changed,
-        )
-    )
-    return hunks, index + read
+        del old_sizes[fits:]
+    count = len(numbers)
+    header_lines = list(map(add, heads[:count], repeat(index + 1)))
+    read = heads[count]  # the lines of the hunks read here (up to the next header)
+    # a pure insertion's start (no old line: an empty old text) is the line after the one its header names
+    starts = list(map(add, map(int, [number[0] for number in numbers]), map(not_, old_sizes)))
+    changed = _changed_lines(markers[:read], stripped[:read], heads[:count], shapes, added, removed)
+    return RunPlaces(header_lines, starts, changed, index + read), olds, news
 
 
 def _hand_read() -> int:
