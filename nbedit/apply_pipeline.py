@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import stat
 import sys
-import warnings
 from collections.abc import Callable, Sequence
 from operator import attrgetter
 
@@ -223,6 +222,8 @@ class ApplyPipeline:
                 "the Jupyter server's environment, the tab takes the change in place instead)",
                 path=file_plan.path,
             )
+        import warnings  # a kernel's own notebook only (start-up: a command never gets here)
+
         warnings.warn(
             f"{file_plan.path} is open in this kernel's tab: reload it from disk before saving",
             NbeditWarning,

@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import os
 import sys
-import zlib
 from collections.abc import Callable, Iterable, Sequence
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
@@ -130,6 +129,8 @@ def _zstd() -> Any:
 def _pack(data: bytes, *, delta: bool = False) -> tuple[int, bytes]:
     if len(data) < 64:
         return RAW, data
+    import zlib  # here: an edit whose versions the history has already packs nothing (start-up)
+
     if delta and ZSTD_FROM <= len(data) < ZSTD_COLD_FROM and "zstandard" not in sys.modules:
         method, packed = ZLIB, zlib.compress(data, ZLIB_FAST_LEVEL)  # cheaper than importing zstd
     elif len(data) >= ZSTD_FROM:
@@ -177,6 +178,8 @@ def _unpack(compressed: int, data: bytes) -> bytes:
     if compressed == RAW:
         return bytes(data)
     if compressed == ZLIB:
+        import zlib
+
         try:
             return zlib.decompress(data)
         except zlib.error:

@@ -21,13 +21,17 @@ from __future__ import annotations
 
 import sys
 from array import array
-from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import accumulate, compress, islice, repeat
 from operator import add, eq, itemgetter, not_, sub
 
 from nbedit.engine.diff_lines import HAND_READ, HUNK_HEADER, RUN_END, header_numbers, run_end
 from nbedit.engine.models import Hunk
+
+try:  # bisect's own function, without bisect.py (start-up)
+    from _bisect import bisect_right
+except ImportError:  # an interpreter without the C module
+    from bisect import bisect_right
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

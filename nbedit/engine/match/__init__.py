@@ -36,6 +36,8 @@ never runs.
 
 from __future__ import annotations
 
+import sys as _sys
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
     from nbedit.engine.match.cascade import locate
@@ -58,9 +60,9 @@ def __getattr__(name: str) -> object:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"{__name__}.{home}"), name)
+    module = f"{__name__}.{home}"
+    __import__(module)  # importlib.import_module, for an absolute name (importlib imports warnings)
+    value = getattr(_sys.modules[module], name)
     globals()[name] = value
     return value
 

@@ -12,13 +12,17 @@ line positions) between every hunk located in the same file.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from itertools import accumulate
 from operator import methodcaller
 
 from nbedit._dataclass import dataclass, field
 from nbedit.engine.models import Tier
 from nbedit.engine.text import line_starts
+
+try:  # bisect's own function, without bisect.py (start-up)
+    from _bisect import bisect_right
+except ImportError:  # an interpreter without the C module
+    from bisect import bisect_right
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
