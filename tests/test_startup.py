@@ -166,6 +166,9 @@ MATCHER = (
     "nbedit.engine.match.evidence",
     "nbedit.engine.match.candidates",
     "nbedit.engine.readings",
+    # the tiers' tables and per-file index: the planner and the workspace read the options (and their
+    # default threshold) from engine/match/options.py
+    "nbedit.engine.match.tiers",
 )
 
 

@@ -43,12 +43,13 @@ if TYPE_CHECKING:
     from nbedit.engine.match.cascade import locate
     from nbedit.engine.match.context import context_free
     from nbedit.engine.match.evidence import new_text_present, removed_lines_unique
-    from nbedit.engine.match.tiers import DEFAULT_THRESHOLD, FileIndex, MatchOptions
+    from nbedit.engine.match.options import DEFAULT_THRESHOLD, MatchOptions
+    from nbedit.engine.match.tiers import FileIndex
 
 _HOMES = {
-    "DEFAULT_THRESHOLD": "tiers",
+    "DEFAULT_THRESHOLD": "options",
     "FileIndex": "tiers",
-    "MatchOptions": "tiers",
+    "MatchOptions": "options",
     "context_free": "context",
     "locate": "cascade",
     "new_text_present": "evidence",
