@@ -50,7 +50,6 @@ from nbedit.errors import FileTooLarge, LiveConflict, NbeditError, NotAFile, Pat
 from nbedit.inputs import cell_selector, check_text, refine, valid_encoding, valid_limit, valid_threshold
 from nbedit.storage.records import DATABASE_NAME, default_home, default_home_text  # default_home re-exported
 from nbedit.storage.root_source import OverlaySource, RootSource
-from nbedit.warnings import NbeditWarning
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -371,6 +370,8 @@ class Workspace(ApplyPipeline):
             store = self._opened_store()
             if store.notice:
                 import warnings  # a damaged history only (start-up)
+
+                from nbedit.warnings import NbeditWarning
 
                 warnings.warn(store.notice, NbeditWarning, stacklevel=3)
             self._history = store

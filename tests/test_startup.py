@@ -216,9 +216,9 @@ def test_a_reply_with_prose_before_its_diff_imports_no_regex(project: Path) -> N
 # background work starts ``_thread`` threads, nbedit.background; the history's "closed" flag makes its
 # Event only when the idle compactor waits, storage/history_state.py), contextlib (``try``/``except``,
 # and ``lock_paths`` is a class), warnings and importlib (imported where a warning is given, and
-# ``__import__`` for a lazy name), bisect (``_bisect``'s function) and, for a change the history
-# already holds, zlib (imported where a version is packed or unpacked)
-NOT_ON_A_COMMAND = ("threading", "contextlib", "warnings", "importlib", "bisect")
+# ``__import__`` for a lazy name; nbedit's own warning class with them), bisect (``_bisect``'s
+# function) and, for a change the history already holds, zlib (imported where a version is packed)
+NOT_ON_A_COMMAND = ("threading", "contextlib", "warnings", "importlib", "bisect", "nbedit.warnings")
 
 
 def test_the_program_applies_a_diff_without_the_modules_it_does_not_need(project: Path) -> None:
