@@ -180,3 +180,32 @@ def test_the_locks_are_the_ones_threading_would_make(tmp_path: Path) -> None:
     assert type(digest._lock) is type(threading.Lock())  # noqa: SLF001
     database = Database(str(tmp_path / "history.sqlite3"), busy_timeout=1.0)
     assert type(database._lock) is type(threading.RLock()) is _thread.RLock  # noqa: SLF001
+
+
+def test_the_open_databases_are_held_weakly_for_the_fork_handlers(tmp_path: Path) -> None:
+    # what a WeakSet did, without _weakrefset: each live Database is listed (the fork handlers take
+    # its lock), and one that is gone is dropped from the list
+    import gc
+
+    from nbedit.storage import database as database_module
+
+    first = Database(str(tmp_path / "one.sqlite3"), busy_timeout=1.0)
+    second = Database(str(tmp_path / "two.sqlite3"), busy_timeout=1.0)
+    key = id(first)
+    live = [weak() for weak in database_module._OPEN.values()]  # noqa: SLF001
+    assert first in live and second in live
+    first.close()
+    del first, live
+    gc.collect()
+    assert key not in database_module._OPEN  # noqa: SLF001
+    assert any(weak() is second for weak in database_module._OPEN.values())  # noqa: SLF001
+    pid = os.fork()  # the handlers run over the list: the child gets fresh locks and works
+    if pid == 0:
+        try:
+            second.connect().execute("SELECT 1").fetchall()
+            os._exit(0 if type(second._lock) is _thread.RLock else 1)  # noqa: SLF001
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    second.close()

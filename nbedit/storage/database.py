@@ -43,7 +43,7 @@ from __future__ import annotations
 import _thread  # not threading (start-up: ~1 ms; nor contextlib, ~0.8 ms)
 import os
 import time
-from _weakrefset import WeakSet  # weakref.WeakSet itself (weakref: ~0.5 ms)
+from _weakref import ref as _weak  # weakref.ref, without weakref.py or _weakrefset (start-up)
 from collections.abc import Callable
 
 from nbedit.errors import HistoryError
@@ -229,13 +229,14 @@ def move_aside(database: str | os.PathLike[str]) -> Path:
     The highest id it may have handed out is remembered first, so the new database
     never reuses an id of the old one.
     """
-    from pathlib import Path  # a damaged history only
+    import contextlib  # a damaged history only
+    from pathlib import Path
 
     database = Path(database)
-    try:  # noqa: SIM105 - not contextlib (start-up)
-        raise_sequence_floor(database, last_sequence(database) if database.stat().st_size else int(time.time()))
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):
+        raise_sequence_floor(
+            database, last_sequence(database) if database.stat().st_size else int(time.time())
+        )
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = database.with_name(f"{database.name}.corrupt-{stamp}-{os.getpid()}")
     try:
@@ -257,7 +258,7 @@ def move_aside(database: str | os.PathLike[str]) -> Path:
     return target
 
 
-_OPEN: WeakSet[Database] = WeakSet()
+_OPEN: dict[int, Callable[[], Database | None]] = {}  # every live Database, weakly, by id
 _LEFT_OPEN: list[sqlite3.Connection] = []  # Database.close(keep_log=True): kept until the process ends
 
 
@@ -266,14 +267,13 @@ _FORK_WAIT = 5.0  # seconds a fork waits for another thread's history operation 
 
 
 def _before_fork() -> None:
-    # No thread may be inside SQLite when the process forks: SQLite's own mutexes (its
-    # allocator's among them) held by a thread that the child does not have stay held there
-    # forever, and the child's first SQLite call (even freeing an inherited connection)
-    # hangs. Every nbedit use of SQLite runs under its database's lock, so holding each
-    # lock across the fork waits for those operations to end (a bounded wait: a lock not
-    # had in time is left, as before).
+    # No thread may be inside SQLite when the process forks: SQLite's own mutexes (its allocator's
+    # among them) held by a thread the child does not have stay held there forever, and the child's
+    # first SQLite call (even freeing an inherited connection) hangs. Every nbedit use of SQLite runs
+    # under its database's lock, so holding each lock across the fork waits for those operations to
+    # end (a bounded wait: a lock not had in time is left, as before).
     held = []
-    for database in list(_OPEN):
+    for database in [found for weak in list(_OPEN.values()) if (found := weak()) is not None]:
         if database._lock.acquire(timeout=_FORK_WAIT):
             held.append(database)
     _HELD_AT_FORK[:] = held
@@ -289,7 +289,7 @@ def _after_fork_in_child() -> None:
     # A lock held by another thread (a background compaction) at the fork would stay held
     # forever in the child, where that thread does not exist: give the child fresh ones.
     _HELD_AT_FORK.clear()
-    for database in list(_OPEN):
+    for database in [found for weak in list(_OPEN.values()) if (found := weak()) is not None]:
         database._lock = _thread.RLock()  # what threading.RLock is
 
 
@@ -316,7 +316,8 @@ class Database:
         self._connection: sqlite3.Connection | None = None
         self._connection_pid = -1
         self._inherited: list[sqlite3.Connection] = []  # kept alive, never closed, after a fork
-        _OPEN.add(self)
+        key = id(self)  # dropped when the object goes (not a later object given the same id)
+        _OPEN[key] = _weak(self, lambda gone: _OPEN.pop(key, None) if _OPEN.get(key) is gone else None)
         self.connect()
 
     def connect(self) -> sqlite3.Connection:
