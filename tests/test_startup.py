@@ -248,6 +248,9 @@ def test_the_program_applies_a_diff_without_the_modules_it_does_not_need(project
     # nor zlib (nothing is packed) or array: a diff read by hand builds no line index or hunk table,
     # and only a new version's region delta (storage/delta.py) needs one
     assert loaded(modules, (*NOT_ON_A_COMMAND, "zlib", "array")) == []
+    # the interpreter's SHA-256 is asked for under this Python's name first (a missing name is a
+    # search of every folder of the path, nbedit/_hashing.py): 3.11's is _sha256, 3.12's _sha2
+    assert ("_sha2" in modules) == (sys.version_info >= (3, 12))
 
 
 def test_the_program_edits_without_the_modules_it_does_not_need(project: Path) -> None:
