@@ -226,6 +226,7 @@ NOT_ON_A_COMMAND = (
     "bisect",
     "nbedit.warnings",
     "_weakrefset",  # the open databases are weak references in a dict (storage/database.py)
+    "nbedit.storage.entries",  # Entry and FileSummary (namedtuples) are made when history is listed
 )
 
 

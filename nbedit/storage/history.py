@@ -56,10 +56,8 @@ from nbedit.storage.history_recovery import HistoryRecovery
 from nbedit.storage.history_upkeep import HistoryRetention
 from nbedit.storage.records import (
     DATABASE_NAME,
-    Entry,
     EntryDraft,
     FileRecord,
-    FileSummary,
     FileVersion,
     PruneResult,
     default_home,
@@ -79,6 +77,8 @@ if TYPE_CHECKING:
     import threading
     from pathlib import Path
 
+    from nbedit.storage.entries import Entry, FileSummary
+
 __all__ = [
     "DATABASE_NAME",
     "DamagedHistory",
@@ -92,6 +92,17 @@ __all__ = [
     "default_home",
     "format_id",
 ]
+
+
+
+def __getattr__(name: str) -> object:
+    # ``Entry`` and ``FileSummary``, made when first read (``storage.entries``: start-up)
+    if name in ("Entry", "FileSummary"):
+        from nbedit.storage import entries
+
+        return getattr(entries, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 LINKED_BUDGET = 128 << 20  # bytes of linked copies a store lets wait for compaction
 LINKED_ENTRIES = 16  # a linked copy is packed by the first begin this many entries after it
