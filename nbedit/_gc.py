@@ -16,12 +16,12 @@ off itself keeps it off).
 
 from __future__ import annotations
 
+import _thread  # not threading: a command that never starts one does not import it (start-up)
 import gc
-import threading
 
 __all__ = ["paused"]
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()  # what threading.Lock is
 _depth = 0
 _restore = False
 

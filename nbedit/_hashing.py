@@ -24,13 +24,23 @@ if TYPE_CHECKING:
 else:
     _LARGE = 256 * 1024  # from here on OpenSSL's speed pays for loading it
 
+    import sys
+
+    # the module this Python has asked first: a name that is not there is looked for on every
+    # folder of the path before the ImportError (start-up)
     try:
-        from _sha2 import sha256 as _built_in  # Python 3.12 and later
+        if sys.version_info >= (3, 12):
+            from _sha2 import sha256 as _built_in  # Python 3.12 and later
+        else:
+            from _sha256 import sha256 as _built_in  # Python 3.10 and 3.11
     except ImportError:
         try:
-            from _sha256 import sha256 as _built_in  # Python 3.10 and 3.11
+            from _sha256 import sha256 as _built_in
         except ImportError:
-            _built_in = None
+            try:
+                from _sha2 import sha256 as _built_in
+            except ImportError:
+                _built_in = None
 
     _openssl = None  # OpenSSL's constructor, once loaded
 

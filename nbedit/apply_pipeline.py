@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import stat
 import sys
-import warnings
 from collections.abc import Callable, Sequence
 from operator import attrgetter
 
@@ -31,7 +30,6 @@ from nbedit.engine.models import FilePlan, Plan, unjoined_after
 from nbedit.engine.text import decode, fingerprint
 from nbedit.errors import NbeditError, NotAFile, NotebookError, StaleFile, option
 from nbedit.inputs import encodable
-from nbedit.warnings import NbeditWarning
 
 __all__ = ["UNSET_LIVE_CLIENT", "ApplyPipeline"]
 
@@ -225,6 +223,10 @@ class ApplyPipeline:
                 "the Jupyter server's environment, the tab takes the change in place instead)",
                 path=file_plan.path,
             )
+        import warnings  # a kernel's own notebook only (start-up: a command never gets here)
+
+        from nbedit.warnings import NbeditWarning
+
         warnings.warn(
             f"{file_plan.path} is open in this kernel's tab: reload it from disk before saving",
             NbeditWarning,

@@ -28,17 +28,15 @@ The session's rooms: ``apply_pipeline`` (the write path, a mixin of ``Workspace`
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-import warnings
 
 from nbedit._path_text import expanduser, normal
 from nbedit.apply_pipeline import UNSET_LIVE_CLIENT, ApplyPipeline
 from nbedit.apply_result import ApplyResult  # re-exported: nbedit.workspace.ApplyResult
 from nbedit.background import Background
 from nbedit.engine import formats
-from nbedit.engine.match.tiers import DEFAULT_THRESHOLD
+from nbedit.engine.match.options import DEFAULT_THRESHOLD
 from nbedit.engine.models import Change, FileChange, Hunk, Plan, is_notebook_path, unjoined_after
 from nbedit.engine.plan import plan_change
 from nbedit.engine.text import decode, fingerprint
@@ -52,7 +50,6 @@ from nbedit.errors import FileTooLarge, LiveConflict, NbeditError, NotAFile, Pat
 from nbedit.inputs import cell_selector, check_text, refine, valid_encoding, valid_limit, valid_threshold
 from nbedit.storage.records import DATABASE_NAME, default_home, default_home_text  # default_home re-exported
 from nbedit.storage.root_source import OverlaySource, RootSource
-from nbedit.warnings import NbeditWarning
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -372,6 +369,10 @@ class Workspace(ApplyPipeline):
 
             store = self._opened_store()
             if store.notice:
+                import warnings  # a damaged history only (start-up)
+
+                from nbedit.warnings import NbeditWarning
+
                 warnings.warn(store.notice, NbeditWarning, stacklevel=3)
             self._history = store
             recover(store, self._source.pinned, self._source.read)
@@ -436,10 +437,12 @@ class Workspace(ApplyPipeline):
     def _close(self, *, keep_log: bool) -> None:
         opening, self._opening = self._opening, None
         if opening is not None:
-            with contextlib.suppress(Exception):  # an error opening it is no error closing it
+            try:
                 opened = opening[1].result()
                 if opened is not None:
                     opened.close(keep_log=keep_log)  # type: ignore[attr-defined]
+            except Exception:  # an error opening it is no error closing it
+                pass
         store, self._history = self._history, None
         if store is not None:
             store.close(keep_log=keep_log)
@@ -531,8 +534,10 @@ def _fingerprint_meanwhile(data: bytes) -> None:
     from nbedit.engine.digest import IN_BACKGROUND, fingerprint_meanwhile
 
     if len(data) >= IN_BACKGROUND:
-        with contextlib.suppress(Exception):  # the plan hashes the bytes again and hears the error itself
+        try:  # noqa: SIM105 - not contextlib (start-up)
             fingerprint_meanwhile(data)
+        except Exception:  # the plan hashes the bytes again and hears the error itself
+            pass
 
 
 def _hash_notebooks_meanwhile(plan: Plan) -> None:

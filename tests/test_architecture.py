@@ -35,6 +35,7 @@ VALUE_MODULES = frozenset(
     {
         "nbedit.engine.models",
         "nbedit.storage.records",
+        "nbedit.storage.entries",  # records' Entry and FileSummary, in a module of their own (start-up)
         "nbedit.errors",
         "nbedit.warnings",
         "nbedit.live.protocol",

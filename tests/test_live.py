@@ -196,6 +196,25 @@ def test_no_server_and_the_override(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert find_server() == Server("http://127.0.0.1:9", "t", os.path.realpath(tmp_path))
 
 
+def test_no_runtime_folder_means_no_server_and_no_process_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # every write asks; with no runtime folder no server can have written its file, so the
+    # process tree is not read (its /proc files are most of the cost of asking)
+    from nbedit.live import discovery
+
+    def walked() -> list[int]:
+        raise AssertionError("the process tree was walked")
+
+    monkeypatch.delenv("NBEDIT_SERVER_URL", raising=False)
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "never made"))
+    monkeypatch.setattr(discovery, "_ancestors", walked)
+    assert find_server() is None
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path))  # a runtime folder: the walk happens
+    with pytest.raises(AssertionError, match="walked"):
+        find_server()
+
+
 def test_server_relative_paths_stay_inside_the_root(tmp_path: Path) -> None:
     server = Server("http://x", "", os.path.realpath(tmp_path))
     (tmp_path / "sub").mkdir()

@@ -97,6 +97,33 @@ def imported(
     return result, modules
 
 
+# what the console script runs (``nbedit`` as pip installs it: no ``runpy``, which ``-m`` imports and
+# which imports contextlib, importlib and warnings itself)
+CONSOLE_SCRIPT = "import sys; from nbedit.cli import run; sys.argv[0] = 'nbedit'; sys.exit(run())"
+
+
+def imported_by_the_program(*arguments: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """``imported``, for the ``nbedit`` console script (what a user runs) rather than ``-m nbedit``."""
+    completed = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", CONSOLE_SCRIPT, *arguments],
+        cwd=cwd,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"},
+        timeout=120,
+    )
+    stderr = completed.stderr.decode("utf-8", "replace")
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    messages = "\n".join(line for line in stderr.splitlines() if not line.startswith("import time:"))
+    result = subprocess.CompletedProcess(
+        completed.args, completed.returncode, completed.stdout.decode("utf-8", "replace"), messages
+    )
+    return result, modules
+
+
 def loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
     return sorted(name for name in names if name in modules or any(m.startswith(name + ".") for m in modules))
 
@@ -139,6 +166,9 @@ MATCHER = (
     "nbedit.engine.match.evidence",
     "nbedit.engine.match.candidates",
     "nbedit.engine.readings",
+    # the tiers' tables and per-file index: the planner and the workspace read the options (and their
+    # default threshold) from engine/match/options.py
+    "nbedit.engine.match.tiers",
 )
 
 
@@ -180,6 +210,59 @@ def test_a_reply_with_prose_before_its_diff_imports_no_regex(project: Path) -> N
     assert result.returncode == 0, result.stderr
     assert "return value + 200" in (project / "app.py").read_text(encoding="utf-8")
     assert loaded(modules, (*HEAVY, *SLOW_STDLIB, *REGEX, "argparse")) == []
+
+
+# what the program needs no more on a command's way, each some 0.2-1 ms of its start-up: threading (the
+# background work starts ``_thread`` threads, nbedit.background; the history's "closed" flag makes its
+# Event only when the idle compactor waits, storage/history_state.py), contextlib (``try``/``except``,
+# and ``lock_paths`` is a class), warnings and importlib (imported where a warning is given, and
+# ``__import__`` for a lazy name; nbedit's own warning class with them), bisect (``_bisect``'s
+# function) and, for a change the history already holds, zlib (imported where a version is packed)
+NOT_ON_A_COMMAND = (
+    "threading",
+    "contextlib",
+    "warnings",
+    "importlib",
+    "bisect",
+    "nbedit.warnings",
+    "_weakrefset",  # the open databases are weak references in a dict (storage/database.py)
+    "nbedit.storage.entries",  # Entry and FileSummary (namedtuples) are made when history is listed
+)
+
+
+def test_the_program_applies_a_diff_without_the_modules_it_does_not_need(project: Path) -> None:
+    before = (project / "app.py").read_bytes()
+    patch = (
+        "diff --git a/app.py b/app.py\nindex 3b18e51..a1f2c3d 100644\n"
+        + (project / "change.diff").read_text(encoding="utf-8")
+    )
+    (project / "commit.diff").write_text(patch, encoding="utf-8")
+    result, modules = imported_by_the_program("apply", "--yes", "commit.diff", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert loaded(modules, (*HEAVY, *SLOW_STDLIB, *REGEX, *NOT_ON_A_COMMAND, "argparse", "runpy")) == []
+    # the history has both versions now: the same change again (the benchmark's case) packs nothing
+    (project / "app.py").write_bytes(before)
+    result, modules = imported_by_the_program("apply", "--yes", "commit.diff", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "return value + 200" in (project / "app.py").read_text(encoding="utf-8")
+    assert "_sqlite3" in modules  # the entry was recorded
+    # nor zlib (nothing is packed) or array: a diff read by hand builds no line index or hunk table,
+    # and only a new version's region delta (storage/delta.py) needs one
+    assert loaded(modules, (*NOT_ON_A_COMMAND, "zlib", "array")) == []
+    # the interpreter's SHA-256 is asked for under this Python's name first (a missing name is a
+    # search of every folder of the path, nbedit/_hashing.py): 3.11's is _sha256, 3.12's _sha2
+    assert ("_sha2" in modules) == (sys.version_info >= (3, 12))
+
+
+def test_the_program_edits_without_the_modules_it_does_not_need(project: Path) -> None:
+    result, modules = imported_by_the_program(
+        "edit", "app.py", "--old", "return value + 3\n", "--new", "return value + 33\n", "--yes", cwd=project
+    )
+    assert result.returncode == 0, result.stderr
+    assert "return value + 33" in (project / "app.py").read_text(encoding="utf-8")
+    # but warnings: the syntax guard compiles the edited Python with warnings silenced (engine/syntax.py)
+    unwanted = tuple(name for name in NOT_ON_A_COMMAND if name != "warnings")
+    assert loaded(modules, (*HEAVY, *SLOW_STDLIB, *REGEX, *unwanted, "argparse", "runpy")) == []
 
 
 def test_apply_from_stdin_imports_nothing_heavy(project: Path) -> None:

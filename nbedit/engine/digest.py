@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import _thread
 import os
-import threading
 from collections.abc import Callable
 
 from nbedit._hashing import load_openssl, openssl_sha256
@@ -80,14 +79,17 @@ class _Hashed:
         self.wait: Callable[[], None] | None = None  # waits for the thread hashing it (``_start``)
         self.states: list[Any] = []
         self.value: str | None = None
-        self.done = threading.Event()
+        self.done = _new_event()
 
 
 _recent: list[_Hashed] = []  # newest first
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()  # what ``threading.Lock`` is
 # a new checkpoint or a finished buffer: the "after" of an edit needs the "before"'s checkpoints only
-# up to the edited place, so it starts from there while the "before" is still being hashed
-_progress = threading.Condition()
+# up to the edited place, so it starts from there while the "before" is still being hashed. A
+# ``threading.Condition``, made with the first remembered buffer (``_new_event``): a small edit never
+# needs one, and ``threading`` costs a command a millisecond to import (tests/test_startup.py)
+_progress: Any = None
+_setting_up = _thread.allocate_lock()
 # the hashing threads not finished yet, each by the lock it holds until it ends (``_start``)
 _running: set[Any] = set()
 
@@ -153,6 +155,17 @@ def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = HASHED_APART)
     return join
 
 
+def _new_event() -> Any:
+    """A ``threading.Event`` for a remembered buffer; ``_progress`` is made with the first one."""
+    global _progress
+    import threading
+
+    with _setting_up:
+        if _progress is None:
+            _progress = threading.Condition()
+    return threading.Event()
+
+
 def _joined(entry: _Hashed) -> str:
     """``entry``'s digest once its thread is done (hashed here if that thread failed, or is gone:
     in a child forked meanwhile the wait returns at once and ``value`` is still None)."""
@@ -208,8 +221,12 @@ def _start(target: Callable[[], object]) -> Callable[[], None] | None:
 def _after_fork_in_child() -> None:
     """A forked child has none of its parent's hashing threads: their callers hash again
     (``join`` finds no value), nothing waits for them, and no lock they held stays held."""
-    global _lock, _progress
-    _lock, _progress = threading.Lock(), threading.Condition()
+    global _lock, _progress, _setting_up
+    _lock, _setting_up = _thread.allocate_lock(), _thread.allocate_lock()
+    if _progress is not None:  # (then threading is imported)
+        import threading
+
+        _progress = threading.Condition()
     for finished in _running:
         if finished.locked():  # (a thread may have ended just before the fork, still listed)
             finished.release()

@@ -19,12 +19,15 @@ Both are read-only sequences that compare equal to the tuple of the values they 
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterator, Sequence
 from itertools import chain
 from operator import eq
 
 from nbedit.engine.models import Hunk, LocatedHunk, Match, Tier
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from array import array
 
 __all__ = ["HunkTable", "LocatedTable", "offset_type"]
 
@@ -86,6 +89,8 @@ class HunkTable(_Table):
     __slots__ = ("_bodies", "_changed", "_eager", "_held", "_sources", "_starts", "text")
 
     def __init__(self, text: str) -> None:
+        from array import array  # here: a diff read by hand never builds a table (start-up)
+
         self.text = text
         offsets = offset_type(len(text))  # offsets and line numbers of the text: 4 bytes each up to 4 GiB
         self._bodies = array(offsets)  # start, end of each body in the text

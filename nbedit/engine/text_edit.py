@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from nbedit._dataclass import dataclass
-from nbedit.engine.match.tiers import DEFAULT_THRESHOLD, MatchOptions
+from nbedit.engine.match.options import DEFAULT_THRESHOLD, MatchOptions
 from nbedit.engine.models import LocatedHunk, Tier
 
 __all__ = [

@@ -128,6 +128,8 @@ def find_server() -> Server | None:
     if not os.path.isdir("/proc/self"):
         return None  # no process tree to walk (macOS, Windows): only the override
     folder = _runtime_folder()
+    if not os.path.isdir(folder):
+        return None  # no Jupyter server ever ran as this user here: no process tree to walk either
     for pid in _ancestors():
         candidate = os.path.join(folder, f"jpserver-{pid}.json")
         if os.path.exists(candidate):

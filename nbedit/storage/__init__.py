@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from importlib import import_module
+import sys  # not importlib, which imports warnings (start-up)
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
@@ -40,7 +40,9 @@ _HOMES = {
 
 def __getattr__(name: str) -> Any:
     if name in _HOMES:
-        return getattr(import_module(f"nbedit.storage.{_HOMES[name]}"), name)
+        module = f"nbedit.storage.{_HOMES[name]}"
+        __import__(module)  # importlib.import_module, for an absolute name
+        return getattr(sys.modules[module], name)
     raise AttributeError(f"module 'nbedit.storage' has no attribute {name!r}")
 
 

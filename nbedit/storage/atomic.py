@@ -51,7 +51,6 @@ replaced and the link itself is kept, as editors do. Deleting a link removes the
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
@@ -245,8 +244,10 @@ def _owner_of(info: os.stat_result | None) -> tuple[int, int] | None:
 def _restore(target: _Target, token: str) -> None:
     """Put a replaced target back to its original bytes, mode and owner, atomically."""
     if target.write.original is None:
-        with contextlib.suppress(FileNotFoundError):
+        try:  # noqa: SIM105 - not contextlib (start-up)
             os.unlink(target.name, dir_fd=target.directory)
+        except FileNotFoundError:
+            pass
         return
     temp = temp_name(target.name, token, "back")
     try:
@@ -256,8 +257,10 @@ def _restore(target: _Target, token: str) -> None:
         )  # fmt: skip
         os.replace(temp, target.name, src_dir_fd=target.directory, dst_dir_fd=target.directory)
     except BaseException:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - not contextlib (start-up)
             os.unlink(temp, dir_fd=target.directory)
+        except OSError:
+            pass
         raise
 
 
@@ -276,14 +279,20 @@ def _roll_back(progress: _Progress, targets: Sequence[_Target], token: str) -> l
         except OSError as error:
             problems.append(f"{target.write.path}: could not restore it from {parked} ({error})")
     for index, temp in progress.temp_files.items():
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - not contextlib (start-up)
             os.unlink(temp, dir_fd=targets[index].directory)
+        except OSError:
+            pass
     for parent, name in reversed(progress.created_directories):
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - not contextlib (start-up)
             os.rmdir(name, dir_fd=parent)
+        except OSError:
+            pass
     for directory in progress.touched:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - not contextlib (start-up)
             fsync_directory(directory)
+        except OSError:
+            pass
     return problems
 
 
@@ -408,8 +417,10 @@ def apply_writes(
         raise WriteError(message, path=str(current) if current else None) from error
 
     for target, parked in progress.parked:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - not contextlib (start-up)
             os.unlink(parked, dir_fd=target.directory)
+        except OSError:
+            pass
     _close(progress, targets)
 
 
@@ -489,8 +500,10 @@ def _close_unflushed(progress: _Progress) -> None:
     progress.unflushed.clear()
     progress.anonymous.clear()
     for descriptor in open_descriptors:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - not contextlib (start-up)
             os.close(descriptor)
+        except OSError:
+            pass
 
 
 def _beside(work: Callable[[], None], meanwhile: Callable[[], object], progress: _Progress) -> None:
@@ -564,9 +577,13 @@ def _trusted_root(path: str | os.PathLike[str]) -> str:
 
 def _close(progress: _Progress, targets: Sequence[_Target]) -> None:
     for target in targets:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - not contextlib (start-up)
             os.close(target.directory)
+        except OSError:
+            pass
     for parent, _name in progress.created_directories:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - not contextlib (start-up)
             os.close(parent)
+        except OSError:
+            pass
     progress.created_directories.clear()

@@ -24,7 +24,6 @@ never restored.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
@@ -85,8 +84,10 @@ def link_copy(
             return False
         folder = _folder(destination)
         name = os.path.basename(os.fspath(destination))
-        with contextlib.suppress(FileNotFoundError):
+        try:  # noqa: SIM105 - not contextlib (start-up)
             os.unlink(name, dir_fd=folder)
+        except FileNotFoundError:
+            pass
         try:
             if os.path.isdir(PROC_FD):
                 os.link(f"{PROC_FD}/{descriptor}", name, dst_dir_fd=folder, follow_symlinks=True)
@@ -103,8 +104,10 @@ def link_copy(
             os.fsync(descriptor)  # the old bytes reach the disk before the entry that names them commits
             os.fsync(folder)
         except OSError:
-            with contextlib.suppress(OSError):
+            try:  # noqa: SIM105 - not contextlib (start-up)
                 os.unlink(name, dir_fd=folder)
+            except OSError:
+                pass
             return False
         return True
     except OSError:

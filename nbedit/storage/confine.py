@@ -32,7 +32,6 @@ must be relative, inside their root, with no ``..`` (``check_recorded_path``).
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
@@ -375,14 +374,18 @@ def _is_link(location: Location, error: OSError) -> bool:
     current = location.root
     for part in location.folder:
         current = os.path.join(current, part)
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - not contextlib (start-up)
             if stat.S_ISLNK(os.lstat(current).st_mode):
                 return True
+        except OSError:
+            pass
     return False
 
 
 def close_directories(descriptors: dict[object, int] | list[int]) -> None:
     values = descriptors.values() if isinstance(descriptors, dict) else descriptors
     for descriptor in values:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - not contextlib (start-up)
             os.close(descriptor)
+        except OSError:
+            pass

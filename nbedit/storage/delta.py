@@ -36,10 +36,14 @@ from __future__ import annotations
 
 import sys
 from array import array
-from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 
 from nbedit._dataclass import dataclass, field
+
+try:  # bisect's own function, without bisect.py (start-up)
+    from _bisect import bisect_right
+except ImportError:  # an interpreter without the C module
+    from bisect import bisect_right
 
 __all__ = [
     "Delta",

@@ -33,9 +33,7 @@ linked copies (on the store's own background thread).
 
 from __future__ import annotations
 
-import contextlib
 import os
-import threading
 import time
 from collections.abc import Sequence
 
@@ -53,14 +51,13 @@ from nbedit.storage.database import (
 )
 from nbedit.storage.history_read import HistoryReading
 from nbedit.storage.history_record import HistoryRecording
+from nbedit.storage.history_state import Closing
 from nbedit.storage.history_recovery import HistoryRecovery
 from nbedit.storage.history_upkeep import HistoryRetention
 from nbedit.storage.records import (
     DATABASE_NAME,
-    Entry,
     EntryDraft,
     FileRecord,
-    FileSummary,
     FileVersion,
     PruneResult,
     default_home,
@@ -77,7 +74,10 @@ from nbedit.storage.versions import (
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
+    import threading
     from pathlib import Path
+
+    from nbedit.storage.entries import Entry, FileSummary
 
 __all__ = [
     "DATABASE_NAME",
@@ -92,6 +92,17 @@ __all__ = [
     "default_home",
     "format_id",
 ]
+
+
+
+def __getattr__(name: str) -> object:
+    # ``Entry`` and ``FileSummary``, made when first read (``storage.entries``: start-up)
+    if name in ("Entry", "FileSummary"):
+        from nbedit.storage import entries
+
+        return getattr(entries, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 LINKED_BUDGET = 128 << 20  # bytes of linked copies a store lets wait for compaction
 LINKED_ENTRIES = 16  # a linked copy is packed by the first begin this many entries after it
@@ -112,7 +123,7 @@ class HistoryStore(HistoryRecording, HistoryReading, HistoryRecovery, HistoryRet
         self._recent: dict[str, tuple[int, str, bytes]] = {}
         self._floor = read_sequence_floor(self._database_path)
         self._compactor: Background | None = None
-        self._closed = threading.Event()
+        self._closed = Closing()  # not a threading.Event: no threading on a command's way (start-up)
         self._linked = False  # this process linked a copy since its last compaction
         self._last_activity = 0.0
 
@@ -181,7 +192,7 @@ class HistoryStore(HistoryRecording, HistoryReading, HistoryRecovery, HistoryRet
         """Bytes of linked copies waiting to be packed into the database."""
         return sum(size for _, _, size in self._database.read(linked_versions))
 
-    def compact(self, *, keep_bytes: int = 0, stop: threading.Event | None = None) -> int:
+    def compact(self, *, keep_bytes: int = 0, stop: threading.Event | Closing | None = None) -> int:
         """Pack linked copies into the database, oldest first, until at most ``keep_bytes`` wait.
 
         Each is read, checked against its SHA-256 and packed outside any transaction;
@@ -222,8 +233,10 @@ class HistoryStore(HistoryRecording, HistoryReading, HistoryRecovery, HistoryRet
         if self._closed.is_set():
             return
         self._linked = False
-        with contextlib.suppress(HistoryError, OSError, sqlite3.Error):
+        try:  # noqa: SIM105 - not contextlib (start-up)
             self.compact(stop=self._closed)  # close() stops it between two copies
+        except (HistoryError, OSError, sqlite3.Error):
+            pass
 
     def _pack_overdue(self) -> None:
         """Pack links older than ``LINKED_ENTRIES`` entries, and the oldest beyond ``LINKED_BUDGET`` bytes."""
@@ -254,7 +267,7 @@ class HistoryStore(HistoryRecording, HistoryReading, HistoryRecovery, HistoryRet
             self._pack_linked(chosen, stop=None)
             self._sweep()
 
-    def _pack_linked(self, versions: Sequence[int] | set[int], stop: threading.Event | None) -> int:
+    def _pack_linked(self, versions: Sequence[int] | set[int], stop: threading.Event | Closing | None) -> int:
         packed_count = 0
         for version in sorted(versions):
             if stop is not None and stop.is_set():
@@ -293,8 +306,10 @@ class HistoryStore(HistoryRecording, HistoryReading, HistoryRecovery, HistoryRet
                 if not self._database.write(store):
                     continue  # stopped, or packed by another process (which removes the link)
                 packed_count += 1
-            with contextlib.suppress(OSError):
+            try:  # noqa: SIM105 - not contextlib (start-up)
                 os.unlink(blob)
+            except OSError:
+                pass
         return packed_count
 
     def _sweep(self) -> None:
@@ -305,8 +320,10 @@ class HistoryStore(HistoryRecording, HistoryReading, HistoryRecovery, HistoryRet
 
         def sweep(connection: sqlite3.Connection) -> None:
             for orphan in orphan_blobs(connection):
-                with contextlib.suppress(OSError):
+                try:  # noqa: SIM105 - not contextlib (start-up)
                     os.unlink(orphan)
+                except OSError:
+                    pass
 
         with self._database_lock():
             if not self._closed.is_set():

@@ -14,8 +14,6 @@ from nbedit.storage.database import (
 )
 from nbedit.storage.history_state import HistoryState
 from nbedit.storage.records import (
-    Entry,
-    FileSummary,
     FileVersion,
 )
 from nbedit.storage.sqlite import sqlite3
@@ -25,6 +23,8 @@ from nbedit.storage.versions import (
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nbedit.storage.entries import Entry, FileSummary
 
 __all__ = ["HistoryReading"]
 
@@ -84,6 +84,8 @@ class HistoryReading(HistoryState):
             + " ORDER BY e.seq DESC",
             arguments,
         ).fetchall()
+        from nbedit.storage.entries import Entry, FileSummary  # made when first listed (start-up)
+
         make = tuple.__new__
         more: dict[int, list[FileSummary]] = {}
         for seq, path, new_path, added, removed in connection.execute(

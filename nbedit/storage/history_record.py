@@ -8,7 +8,6 @@ replaced. Apart from reading and upkeep because it is the path a person waits on
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 
@@ -95,8 +94,10 @@ class HistoryRecording(HistoryState):
             # Ids are handed out in blocks remembered outside the database, so a new database
             # (after damage, or a file truncated to 0 bytes) never hands out an id again.
             self._floor = max(read_sequence_floor(self._database_path), seq + _ID_BLOCK)
-            with contextlib.suppress(OSError):
+            try:  # noqa: SIM105 - not contextlib (start-up)
                 raise_sequence_floor(self._database_path, self._floor)
+            except OSError:
+                pass
         return format_id(seq)
 
     def _store_file(self, connection: sqlite3.Connection, file: FileRecord) -> tuple[int | None, int | None]:
@@ -260,7 +261,7 @@ class HistoryRecording(HistoryState):
             return
         try:
             for version in versions:
-                with contextlib.suppress(OSError):
+                try:  # noqa: SIM105 - not contextlib (start-up)
                     descriptor = os.open(str(version), os.O_RDONLY | no_follow, dir_fd=folder)
                     try:
                         info = os.fstat(descriptor)
@@ -268,6 +269,8 @@ class HistoryRecording(HistoryState):
                             os.fchmod(descriptor, 0o600)  # the version's mode is recorded apart
                     finally:
                         os.close(descriptor)
+                except OSError:
+                    pass
         finally:
             os.close(folder)
 

@@ -14,14 +14,13 @@ from nbedit.storage.database import (
     format_id,
 )
 from nbedit.storage.history_state import HistoryState
-from nbedit.storage.records import (
-    Entry,
-)
 from nbedit.storage.sqlite import sqlite3
 from nbedit.storage.temp_names import process_alive
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nbedit.storage.entries import Entry
 
 __all__ = ["HistoryRecovery"]
 

@@ -19,7 +19,6 @@ linked) into place: a link planted in the home can never make nbedit write throu
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 
@@ -76,8 +75,10 @@ def prepare_home(home: str | os.PathLike[str], database_name: str) -> list[str]:
             "set NBEDIT_HOME to a writable directory"
         ) from None
     else:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - not contextlib (start-up)
             os.chmod(home, PRIVATE_FOLDER)  # whatever the umask
+        except OSError:
+            pass
     try:
         info = os.stat(home)
     except OSError as error:
@@ -143,8 +144,10 @@ def tighten(home: str | os.PathLike[str]) -> list[str]:
             try:
                 os.chmod(path, stat.S_IMODE(info.st_mode) & mode, follow_symlinks=False)
             except (OSError, NotImplementedError):
-                with contextlib.suppress(OSError):
+                try:  # noqa: SIM105 - not contextlib (start-up)
                     os.chmod(path, stat.S_IMODE(info.st_mode) & mode)
+                except OSError:
+                    pass
             was = stat.S_IMODE(info.st_mode)
             changed.append(f"{path}: {oct(was)} -> {oct(was & mode)}")
 
@@ -159,9 +162,11 @@ def tighten(home: str | os.PathLike[str]) -> list[str]:
         path = os.path.join(home, name)
         if os.path.isdir(path) and not os.path.islink(path):
             narrow(path, PRIVATE_FOLDER)
-            with contextlib.suppress(OSError):
+            try:  # noqa: SIM105 - not contextlib (start-up)
                 for inner in sorted(os.listdir(path)):
                     narrow(os.path.join(path, inner), PRIVATE_FILE)
+            except OSError:
+                pass
         else:
             narrow(path, PRIVATE_FILE)
     return changed
@@ -186,7 +191,7 @@ def wider_than_private(home: str | os.PathLike[str]) -> list[str]:
         return found
     if stat.S_IMODE(info.st_mode) & 0o077:
         found.append(f"{home} is {oct(stat.S_IMODE(info.st_mode))}")
-    with contextlib.suppress(OSError):
+    try:  # noqa: SIM105 - not contextlib (start-up)
         for name in sorted(os.listdir(home)):
             if not name.startswith(_OWN_PREFIXES):
                 continue
@@ -194,6 +199,8 @@ def wider_than_private(home: str | os.PathLike[str]) -> list[str]:
             mode = stat.S_IMODE(os.lstat(path).st_mode)
             if not stat.S_ISLNK(os.lstat(path).st_mode) and mode & 0o077:
                 found.append(f"{path} is {oct(mode)}")
+    except OSError:
+        pass
     return found
 
 
@@ -214,8 +221,10 @@ def create_private(folder: str | os.PathLike[str], prefix: str, suffix: str) -> 
             os.fchmod(descriptor, PRIVATE_FILE)  # an odd umask (0o700) must not leave it unreadable
         except OSError:
             os.close(descriptor)
-            with contextlib.suppress(OSError):
+            try:  # noqa: SIM105 - not contextlib (start-up)
                 os.unlink(os.path.join(folder, name))
+            except OSError:
+                pass
             raise
         return descriptor, name
     raise FileExistsError(f"could not make a new file in {folder}")
@@ -236,8 +245,10 @@ def write_private(path: str | os.PathLike[str], data: bytes) -> None:
             os.close(descriptor)
         os.replace(temporary, path)
     except BaseException:
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - not contextlib (start-up)
             os.unlink(temporary)
+        except OSError:
+            pass
         raise
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from nbedit._dataclass import NamedTuple, dataclass
+from nbedit._dataclass import dataclass
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
@@ -45,7 +45,17 @@ else:
         "Origin": ORIGINS,
         "Status": ("pending", "applied"),
     }
-    __getattr__ = literal_aliases(__name__, _TYPE_ALIASES)
+    _aliases = literal_aliases(__name__, _TYPE_ALIASES)
+
+    def __getattr__(name: str) -> object:
+        # ``Entry`` and ``FileSummary`` (what listing the history gives) live in ``entries``: made
+        # when first read, so that a command that only records a change never builds them (each
+        # ``namedtuple`` compiles its ``__new__``: start-up, tests/test_startup.py)
+        if name in ("Entry", "FileSummary"):
+            from nbedit.storage import entries
+
+            return getattr(entries, name)
+        return _aliases(name)
 
 
 # a model's tool call: "agent:<tool name>:<call id>", so the history names who changed what
@@ -142,36 +152,6 @@ class EntryDraft:
     root: str | None = None
     token: str | None = None
     turn: str | None = None  # the agent turn (one model response) this change belongs to
-
-
-class FileSummary(NamedTuple):
-    path: str
-    new_path: str | None
-    added: int
-    removed: int
-
-    @property
-    def target_path(self) -> str:
-        return self.new_path or self.path
-
-
-class Entry(NamedTuple):
-    """One recorded change. A NamedTuple rather than a dataclass: listing builds thousands
-    of them, and a tuple is built several times faster than a frozen dataclass."""
-
-    id: str
-    session: str
-    time: float  # seconds since the epoch, when the entry was begun
-    origin: str
-    execution_count: int | None
-    status: Status
-    files: tuple[FileSummary, ...]
-    tiers: tuple[str, ...]
-    summary: str
-    undoes: str | None
-    root: str | None = None
-    partial: bool = False  # a crash cut the write short; only some files were written (see reconcile)
-    turn: str | None = None  # the agent turn it belongs to (``ToolSession.turn``); a checkpoint
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,6 @@ nothing here follows a link or knows about the rollback.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 from collections.abc import Callable
@@ -113,8 +112,10 @@ def keep_owner(descriptor: int, owner: tuple[int, int]) -> None:
     try:
         os.fchown(descriptor, *owner)
     except PermissionError:
-        with contextlib.suppress(PermissionError):
+        try:  # noqa: SIM105 - not contextlib (start-up)
             os.fchown(descriptor, -1, owner[1])
+        except PermissionError:
+            pass
 
 
 def fsync_directory(directory: int) -> None:

@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import os
 import sys
-import zlib
 from collections.abc import Callable, Iterable, Sequence
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
@@ -135,6 +134,8 @@ def _pack(data: bytes, *, delta: bool = False) -> tuple[int, bytes]:
     level while zstd is not loaded (a command that records one entry and exits)."""
     if len(data) < 64:
         return RAW, data
+    import zlib  # here: an edit whose versions the history has already packs nothing (start-up)
+
     if delta and ZSTD_FROM <= len(data) < ZSTD_COLD_FROM and "zstandard" not in sys.modules:
         method, packed = ZLIB, zlib.compress(data, ZLIB_FAST_LEVEL)  # cheaper than importing zstd
     elif len(data) >= ZSTD_FROM:
@@ -182,6 +183,8 @@ def _unpack(compressed: int, data: bytes) -> bytes:
     if compressed == RAW:
         return bytes(data)
     if compressed == ZLIB:
+        import zlib
+
         try:
             return zlib.decompress(data)
         except zlib.error:

@@ -22,8 +22,6 @@ the same checks, no side's text and no ``Hunk`` made).
 from __future__ import annotations
 
 import sys
-from array import array
-from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import accumulate, compress, islice, repeat
 from operator import add, eq, itemgetter, not_, sub
@@ -31,6 +29,11 @@ from operator import add, eq, itemgetter, not_, sub
 from nbedit._dataclass import made_in_bulk
 from nbedit.engine.diff_lines import HAND_READ, HUNK_HEADER, RUN_END, header_numbers, run_end
 from nbedit.engine.models import Hunk
+
+try:  # bisect's own function, without bisect.py (start-up)
+    from _bisect import bisect_right
+except ImportError:  # an interpreter without the C module
+    from bisect import bisect_right
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,6 +83,8 @@ class LineIndex:
     __slots__ = ("_size", "starts", "text")
 
     def __init__(self, text: str) -> None:
+        from array import array  # here: a diff read by hand never builds one (start-up: array ~0.3 ms)
+
         self.text = text
         starts = array("I" if len(text) < 0xFFFFFFFF else "q", [0])  # 4 bytes a line up to 4 GiB
         size = len(text)

@@ -36,17 +36,20 @@ never runs.
 
 from __future__ import annotations
 
+import sys as _sys
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
     from nbedit.engine.match.cascade import locate
     from nbedit.engine.match.context import context_free
     from nbedit.engine.match.evidence import new_text_present, removed_lines_unique
-    from nbedit.engine.match.tiers import DEFAULT_THRESHOLD, FileIndex, MatchOptions
+    from nbedit.engine.match.options import DEFAULT_THRESHOLD, MatchOptions
+    from nbedit.engine.match.tiers import FileIndex
 
 _HOMES = {
-    "DEFAULT_THRESHOLD": "tiers",
+    "DEFAULT_THRESHOLD": "options",
     "FileIndex": "tiers",
-    "MatchOptions": "tiers",
+    "MatchOptions": "options",
     "context_free": "context",
     "locate": "cascade",
     "new_text_present": "evidence",
@@ -58,9 +61,9 @@ def __getattr__(name: str) -> object:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"{__name__}.{home}"), name)
+    module = f"{__name__}.{home}"
+    __import__(module)  # importlib.import_module, for an absolute name (importlib imports warnings)
+    value = getattr(_sys.modules[module], name)
     globals()[name] = value
     return value
 

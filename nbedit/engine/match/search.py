@@ -13,12 +13,15 @@ this module's.
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
 from nbedit._dataclass import dataclass
 from nbedit.engine.match.tiers import FileIndex, _normalise
 from nbedit.engine.models import Hunk, Tier
 from nbedit.engine.text import strip_newline
+
+try:  # bisect's own function, without bisect.py (start-up)
+    from _bisect import bisect_right
+except ImportError:  # an interpreter without the C module
+    from bisect import bisect_right
 
 MAX_LOCATIONS = 50
 

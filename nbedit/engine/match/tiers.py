@@ -7,24 +7,28 @@ That keeps a 100,000-line file fast without a Python loop over characters. ``Fil
 builds each tier's text once, from the previous tier's, and shares it (with line starts and
 line positions) between every hunk located in the same file.
 
-``MatchOptions`` (how lenient the matcher may be) lives here with the tiers it chooses among.
+``MatchOptions`` (how lenient the matcher may be) and ``DEFAULT_THRESHOLD`` are importable from here,
+with the tiers they choose among; they live in ``options``, which a change found in place loads alone.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from itertools import accumulate
 from operator import methodcaller
 
 from nbedit._dataclass import dataclass, field
+from nbedit.engine.match.options import DEFAULT_THRESHOLD, MatchOptions  # noqa: F401 - importable here too
 from nbedit.engine.models import Tier
 from nbedit.engine.text import line_starts
+
+try:  # bisect's own function, without bisect.py (start-up)
+    from _bisect import bisect_right
+except ImportError:  # an interpreter without the C module
+    from bisect import bisect_right
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from nbedit.engine.match.line_table import LineTable
-
-DEFAULT_THRESHOLD = 0.9
 
 _SPACES = (" ", "\t", "\r", "\f", "\v")
 _LEADING_SPACE = r"\n[ \t]+"  # compiled (and cached by re) when the indentation tier is first reached
@@ -34,14 +38,6 @@ _RSTRIP = methodcaller("rstrip", " \t\r\f\v")
 _NORMALISED_TIERS = (Tier.LINE_ENDINGS, Tier.TRAILING_WHITESPACE, Tier.UNICODE, Tier.INDENTATION)
 _ORDER = (Tier.EXACT, *_NORMALISED_TIERS)
 _TIER_RANK = {tier: rank for rank, tier in enumerate(Tier)}
-
-
-@dataclass(frozen=True, slots=True)
-class MatchOptions:
-    """How lenient the matcher may be: the exact tier only, or down to the fuzzy ``threshold``."""
-
-    exact: bool = False  # only the exact tier
-    threshold: float = DEFAULT_THRESHOLD
 
 
 def _normalise(text: str, tier: Tier) -> str:
