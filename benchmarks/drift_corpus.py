@@ -8,6 +8,10 @@ category x dialect: cases, correct, refused, wrong, and the recovery (or refusal
 rate against the issue's targets. ``--sample N`` runs a stratified sample of about
 N runs instead (the test suite runs one, ``tests/test_drift_corpus.py``), ``--json``
 prints the rows and wrong cases for machines. Exit status 1 when a target fails.
+``--dump FILE`` writes one line a run (case number, dialect, category, outcome, detail,
+a hash of the planned bytes or of the refusal's message, tiers, scores, lines, CPU ms of
+planning): two trees' dumps compared line by line prove a change of the engine changed
+no outcome and no byte, and give the time a run by category and outcome.
 
 The outcome of one run:
 
