@@ -177,8 +177,16 @@ def run_case(workspace: Workspace, case: Case, dialect: str) -> Result:
     result = _judge(case, dialect, expect, plan)
     digest = _digest(b"".join(file_plan.after_bytes or b"" for file_plan in plan.files))
     return Result(
-        result.case, result.dialect, result.outcome, result.detail, result.tiers, result.scores,
-        result.got, result.lines, digest, seconds,
+        result.case,
+        result.dialect,
+        result.outcome,
+        result.detail,
+        result.tiers,
+        result.scores,
+        result.got,
+        result.lines,
+        digest,
+        seconds,
     )
 
 
