@@ -8,6 +8,10 @@ category x dialect: cases, correct, refused, wrong, and the recovery (or refusal
 rate against the issue's targets. ``--sample N`` runs a stratified sample of about
 N runs instead (the test suite runs one, ``tests/test_drift_corpus.py``), ``--json``
 prints the rows and wrong cases for machines. Exit status 1 when a target fails.
+``--dump FILE`` writes one line a run (case number, dialect, category, outcome, detail,
+a hash of the planned bytes or of the refusal's message, tiers, scores, lines, CPU ms of
+planning): two trees' dumps compared line by line prove a change of the engine changed
+no outcome and no byte, and give the time a run by category and outcome.
 
 The outcome of one run:
 
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import json
 import random
 import sys
@@ -79,6 +84,8 @@ class Result:
     scores: tuple[float, ...]
     got: str | None = None  # the planned text, kept for wrong results only
     lines: tuple[int, ...] = ()  # 1-based first line of each located hunk
+    digest: str = ""  # sha256 of the planned bytes, or of the refusal's message (``--dump``)
+    seconds: float = 0.0  # CPU time of planning this run
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,16 +153,44 @@ def _guarded(case: Case, error: NbeditError) -> bool:
     return False
 
 
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
 def run_case(workspace: Workspace, case: Case, dialect: str) -> Result:
     expect = expectation(case, dialect)
+    started = time.process_time()
     try:
         plan = plan_case(workspace, case, dialect)
     except NbeditError as error:
+        seconds = time.process_time() - started
+        message = f"{type(error).__name__}: {error}".replace(str(workspace.root), "<root>")
+        digest = _digest(message.encode("utf-8", "surrogatepass"))
         if _guarded(case, error):
-            return Result(case, dialect, "guarded", str(error).split("\n")[0], (), ())
-        return Result(case, dialect, "refused", type(error).__name__, (), ())
+            return Result(
+                case, dialect, "guarded", str(error).split("\n")[0], (), (), digest=digest, seconds=seconds
+            )
+        return Result(case, dialect, "refused", type(error).__name__, (), (), digest=digest, seconds=seconds)
     except Exception as error:  # anything else escaping the engine is a bug
         return Result(case, dialect, "wrong", f"{type(error).__name__}: {error}", (), ())
+    seconds = time.process_time() - started
+    result = _judge(case, dialect, expect, plan)
+    digest = _digest(b"".join(file_plan.after_bytes or b"" for file_plan in plan.files))
+    return Result(
+        result.case,
+        result.dialect,
+        result.outcome,
+        result.detail,
+        result.tiers,
+        result.scores,
+        result.got,
+        result.lines,
+        digest,
+        seconds,
+    )
+
+
+def _judge(case: Case, dialect: str, expect: str, plan) -> Result:  # type: ignore[no-untyped-def]
     hunks = [hunk for file_plan in plan.files for hunk in file_plan.hunks]
     tiers = tuple(hunk.tier.value for hunk in hunks)
     scores = tuple(hunk.score for hunk in hunks)
@@ -409,6 +444,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print rows and wrong cases as JSON")
     parser.add_argument("--wrong", type=int, default=5, metavar="N", help="wrong cases to show per cell")
+    parser.add_argument(
+        "--dump",
+        metavar="FILE",
+        help="write one line a run (case, dialect, category, outcome, detail, sha256 of the planned bytes "
+        "or of the refusal's message, CPU ms), to compare two trees' outcomes run by run",
+    )
     arguments = parser.parse_args(argv)
 
     started = time.perf_counter()
@@ -422,6 +463,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="nbedit-drift-") as folder:
         results = run(runs, Path(folder))
     finished = time.perf_counter()
+    if arguments.dump:
+        with open(arguments.dump, "w", encoding="utf-8") as dump:
+            for result in results:
+                detail = result.detail.split("\n")[0].replace("\t", " ")
+                dump.write(
+                    f"{result.case.number}\t{result.dialect}\t{result.case.category}\t{result.outcome}\t"
+                    f"{detail}\t{result.digest}\t{','.join(result.tiers)}\t"
+                    f"{','.join(f'{score:.6f}' for score in result.scores)}\t"
+                    f"{','.join(map(str, result.lines))}\t{1000 * result.seconds:.3f}\n"
+                )
 
     table = rows(results)
     wrong: dict[tuple[str, str], list[Result]] = {}

@@ -76,14 +76,18 @@ def rejoined(text: str, hunk: Hunk, region: tuple[int, int], path: str | None) -
     indent = old_lines[0][: len(old_lines[0]) - len(old_lines[0].lstrip())]
     file_lines = _region_lines(text, region)
     places: list[tuple[int, int]] = []
-    first = _squashed(old_lines[0])
+    # a place starts with a line at the old text's indentation whose first character after it is the
+    # old text's first non-blank one (``head``: squashing takes out whitespace only), and whose squashed
+    # text starts the squashed old text (``first`` starts ``wanted``, so ``wanted`` alone decides):
+    # the line is squashed only when its first character says it may be one (a file of thousands of
+    # lines is read with one comparison a line)
+    head = wanted[0]
+    after = len(indent)
     for start, line in enumerate(file_lines):
+        if line[after : after + 1] != head or not line.startswith(indent):
+            continue
         piece = _squashed(line)
-        if piece == "\n" or not (wanted.startswith(piece) or first.startswith(piece)):
-            continue
-        if not line.startswith(indent):
-            continue
-        if line[len(indent) : len(indent) + 1].isspace():
+        if not wanted.startswith(piece):
             continue
         gathered = piece
         end = start
@@ -184,7 +188,8 @@ def fill_skipped_context(text: str, hunk: Hunk, region: tuple[int, int], path: s
     places: list[list[int]] = []  # file line of each old line
     head = old_lines[0].rstrip()
     for start, line in enumerate(file_lines):
-        if line.rstrip() != head:
+        # ``startswith`` first: most lines differ at once, and only a candidate is copied by ``rstrip``
+        if not line.startswith(head) or line.rstrip() != head:
             continue
         found = _skipping(file_lines, old_lines, start, allowed)
         if found is None or found[-1] - found[0] + 1 == len(old_lines):
@@ -225,6 +230,8 @@ def _region_lines(text: str, region: tuple[int, int]) -> list[str]:
     lines = part.split("\n")
     if part.endswith("\n"):
         lines.pop()
+    if "\r" not in part:
+        return lines  # no line to take a carriage return off (one C-level test instead of one a line)
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 

@@ -290,12 +290,14 @@ def blank_runs_noted(error: NoMatch, hunk: Hunk, text: str, region: tuple[int, i
     """
     old_lines, _ = _lines(hunk.old)
     wanted = [(number, line.strip()) for number, line in enumerate(old_lines) if line.strip()]
-    if len(wanted) < 2 or len(wanted) == len(old_lines) and "\n\n" not in text[region[0] : region[1]]:
+    if len(wanted) < 2 or len(wanted) == len(old_lines) and text.find("\n\n", region[0], region[1]) == -1:
         return error
     file_lines = _region_lines(text, region)
     places = []
+    head = wanted[0][1]
     for start, line in enumerate(file_lines):
-        if line.strip() != wanted[0][1]:
+        # ``in`` first: most lines do not hold the first line at all, and are not copied by ``strip``
+        if head not in line or line.strip() != head:
             continue
         matched, cursor = [start], start
         for _, expected in wanted[1:]:

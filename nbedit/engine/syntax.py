@@ -259,10 +259,12 @@ def _block(text: str, start: int, end: int, replacement: str) -> tuple[int, int,
 
 
 def _whole(before: str, after: str) -> SyntaxProblem | None:
-    if _python_error(before) is not None:
-        return None
+    # the result first: when it parses (an excerpt that could not stand alone, the common case
+    # here) the original need not be parsed at all; the original only decides a result that does not
     error = _python_error(after)
-    return SyntaxProblem(error[0], error[1]) if error is not None else None
+    if error is None or _python_error(before) is not None:
+        return None
+    return SyntaxProblem(error[0], error[1])
 
 
 def _groups(
