@@ -78,6 +78,9 @@ class Spliced:
 
     def pieces(self) -> Iterator[bytes | memoryview]:
         """The kept slices (views of ``data``) and the new bytes of each span, in order."""
+        if not isinstance(self.data, (bytes, bytearray, memoryview)):
+            yield from self._streamed_pieces()
+            return
         view, new, cursor = memoryview(self.data), memoryview(self.inserted), 0
         cuts = self.cuts
         for index, (start, end) in enumerate(zip(self.starts, self.ends)):  # noqa: B905 - same length
@@ -85,6 +88,34 @@ class Spliced:
             yield new[cuts[index] : cuts[index + 1]]
             cursor = end
         yield view[cursor:]
+
+    def _streamed_pieces(self) -> Iterator[bytes | memoryview]:
+        """``pieces`` of old bytes not held (``storage.streamed_file``): cut from its chunks as they
+        are read (which raise ``StaleFile`` if the file no longer holds the planned bytes)."""
+        starts, ends, cuts = self.starts, self.ends, self.cuts
+        new = memoryview(self.inserted)
+        count = len(starts)
+        index = cursor = position = 0  # the next span; the next old byte to keep or skip; the block's start
+        for block in self.data.chunks():
+            block_end = position + len(block)
+            view = memoryview(block)
+            while cursor < block_end:
+                if index < count and starts[index] <= cursor:
+                    if starts[index] == cursor and (index == 0 or ends[index - 1] <= cursor):
+                        yield new[cuts[index] : cuts[index + 1]]  # the span's new bytes, once
+                    if ends[index] > block_end:  # its old bytes go on in the next block
+                        cursor = block_end
+                        break
+                    cursor = ends[index]
+                    index += 1
+                    continue
+                stop = min(starts[index], block_end) if index < count else block_end
+                yield view[cursor - position : stop - position]
+                cursor = stop
+            position = block_end
+        while index < count:  # spans at the very end (an insertion after the last line)
+            yield new[cuts[index] : cuts[index + 1]]
+            index += 1
 
     def spans(self) -> _Spans:
         """The spans as the history stores them: (start, end, new bytes), in order."""

@@ -132,6 +132,9 @@ class _Target:
     directory: int  # descriptor of the file's folder
     name: str
     old: os.stat_result | None  # the file there now (lstat), None: no file
+    # the old file, kept open from the last check when its bytes are not held (a big file's,
+    # ``storage.streamed_file``): a rollback copies them back from it
+    kept: int | None = None
 
 
 @dataclass(slots=True)
@@ -249,9 +252,14 @@ def _restore(target: _Target, token: str) -> None:
             os.unlink(target.name, dir_fd=target.directory)
         return
     temp = temp_name(target.name, token, "back")
+    original: object = target.write.original
+    if not isinstance(original, (bytes, bytearray, memoryview)):
+        if target.kept is None:
+            raise OSError(errno.EBADF, "the old file was not kept open")
+        original = _OldInode(target.kept, original)  # checked by its SHA-256 as it is copied back
     try:
         write_temp(
-            target.write.original, target.directory, temp, _mode_of(target.old), target.write.path, None,
+            original, target.directory, temp, _mode_of(target.old), target.write.path, None,
             _owner_of(target.old),
         )  # fmt: skip
         os.replace(temp, target.name, src_dir_fd=target.directory, dst_dir_fd=target.directory)
@@ -385,6 +393,7 @@ def apply_writes(
             step == "meanwhile"
             or progress.meanwhile_failed
             or (step in ("prepare", "verify") and not isinstance(error, OSError))
+            or (step == "write" and isinstance(error, StaleFile))  # a big file's copy read it changed
         ):
             raise  # refused before any file was replaced (NotAFile, StaleFile, OutsideWorkspace, ...)
         what = {
@@ -551,8 +560,22 @@ def _verify(target: _Target, progress: _Progress) -> None:
         if not stat.S_ISREG(info.st_mode) or not holds_bytes(descriptor, write.original):
             raise _stale(write, "changed on disk")
         _check_mode(write, info)
+        if not isinstance(write.original, (bytes, bytearray, memoryview)) and write.data is not None:
+            target.kept = os.dup(descriptor)  # the old bytes are not held: the rollback's copy
     finally:
         os.close(descriptor)
+
+
+class _OldInode:
+    """The bytes of a replaced file not held in memory, read back from its old inode (kept open)."""
+
+    __slots__ = ("descriptor", "original")
+
+    def __init__(self, descriptor: int, original: object) -> None:
+        self.descriptor, self.original = descriptor, original
+
+    def chunks(self) -> object:
+        return self.original.read_from(self.descriptor)  # type: ignore[attr-defined]
 
 
 def _trusted_root(path: str | os.PathLike[str]) -> str:
@@ -566,6 +589,10 @@ def _close(progress: _Progress, targets: Sequence[_Target]) -> None:
     for target in targets:
         with contextlib.suppress(OSError):
             os.close(target.directory)
+        if target.kept is not None:
+            with contextlib.suppress(OSError):
+                os.close(target.kept)
+            target.kept = None
     for parent, _name in progress.created_directories:
         with contextlib.suppress(OSError):
             os.close(parent)

@@ -1,0 +1,149 @@
+"""A big file's old bytes, not held: read again, and proved the same by SHA-256, whenever needed.
+
+A 100,000-hunk patch of an 80 MB file needs the old bytes four times after the plan: to write
+the new copy (the bytes between the hunks), to hash the new bytes for the history, for the
+writer's last check before the rename, and for the history's check of its linked copy. Held
+in memory for those, the file is over twice the patch (the rest of the apply is well under
+one patch). ``StreamedFile`` stands for those bytes instead: the planner reads the file once
+in chunks (``first_pass``: it locates the hunks in them while this hashes them), and keeps
+their size and SHA-256. Each later use reads the file again in chunks and hashes every byte
+it reads: ``chunks`` raises ``StaleFile`` after the last chunk when the bytes are not the
+ones planned (the writer's temporary copy is then discarded; nothing is replaced), and
+``held_by`` is the writer's and the history's check of an open file (``content_identity``).
+The proof is the SHA-256 of every byte, the fingerprint the history already names versions
+by, in place of a byte-for-byte compare with a copy held in memory.
+
+Reading ``FilePlan.before_bytes`` (or ``before``) of such a plan reads the file then (``join``),
+checked the same way: once the file is replaced, the old bytes are the history's (undo and
+restore read them there), and reading the field raises ``StaleFile``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable, Iterator
+
+from nbedit.errors import StaleFile
+
+__all__ = ["CHUNK", "StreamedFile"]
+
+CHUNK = 1 << 20  # bytes read at a time
+
+
+class StreamedFile:
+    """The bytes of the file ``opener()`` opens (a read-only descriptor, or None when it is gone),
+    known by ``size`` and ``fingerprint`` (SHA-256, hex) once ``first_pass`` has read them all."""
+
+    __slots__ = ("fingerprint", "identity", "opener", "path", "size")
+
+    def __init__(self, opener: Callable[[], int | None], path: str) -> None:
+        self.opener = opener
+        self.path = path
+        self.size = -1  # unknown until the first pass has read every byte
+        self.fingerprint: str | None = None
+        self.identity: tuple[int, int, int, int, int] | None = None
+
+    def __len__(self) -> int:
+        if self.fingerprint is None:
+            raise ValueError("the file has not been read yet")
+        return self.size
+
+    def __repr__(self) -> str:
+        return f"<StreamedFile {self.path}: {self.size:,} bytes>"
+
+    def first_pass(self, descriptor: int, chunk: int = CHUNK) -> Iterator[bytes]:
+        """The bytes of the open ``descriptor``, in chunks, hashed as they go by; once every
+        chunk was taken, ``size``, ``fingerprint`` and (if the file did not change while it
+        was read) ``identity`` are set. The descriptor is closed at the end (or when the
+        caller lets go of the iterator)."""
+        from nbedit._hashing import openssl_sha256
+
+        digest = openssl_sha256()
+        size = 0
+        try:
+            opened = os.fstat(descriptor)
+            while True:
+                block = os.read(descriptor, chunk)
+                if not block:
+                    break
+                digest.update(block)
+                size += len(block)
+                yield block
+            read = os.fstat(descriptor)
+        finally:
+            os.close(descriptor)
+        self.size, self.fingerprint = size, digest.hexdigest()
+        if _identity(opened) == _identity(read) and read.st_size == size:
+            self.identity = _identity(read)
+
+    def chunks(self, chunk: int = CHUNK) -> Iterator[bytes]:
+        """The planned bytes again, read from the file in chunks; ``StaleFile`` (after the last
+        chunk, or as soon as the size shows it) when the file no longer holds them."""
+        descriptor = self.opener()
+        if descriptor is None:
+            raise self._stale("was deleted")
+        try:
+            yield from _checked(descriptor, self, chunk, self._stale)
+        finally:
+            os.close(descriptor)
+
+    def held_by(self, descriptor: int) -> bool:
+        """True if the open file holds exactly these bytes (its size, then the SHA-256 of every byte)."""
+        try:
+            for _block in _checked(descriptor, self, CHUNK, lambda _: ValueError()):
+                pass
+        except ValueError:
+            return False
+        return True
+
+    def read_from(self, descriptor: int) -> Iterator[bytes]:
+        """These bytes read from an open file (the writer's rollback reads the old inode it kept);
+        ``OSError`` (ESTALE) after the last chunk if they are not these bytes."""
+        yield from _checked(descriptor, self, CHUNK, lambda what: OSError(errno.ESTALE, f"the old file {what}"))
+
+    def join(self) -> bytes:
+        """The bytes, read whole from the file and checked (``StaleFile`` if they changed)."""
+        return b"".join(self.chunks())
+
+    def decode(self) -> str:
+        return self.join().decode()
+
+    def _stale(self, what: str) -> StaleFile:
+        return StaleFile(
+            f"{self.path}: {what} since the preview (its SHA-256 is not the planned one); nothing was "
+            "written. Plan the change again to review it against the file as it is now",
+            path=self.path,
+            expected=self.fingerprint,
+            actual=None,
+        )
+
+
+def _checked(
+    descriptor: int, expected: StreamedFile, chunk: int, failure: Callable[[str], Exception]
+) -> Iterator[bytes]:
+    """The file's bytes from its start (``pread``: the descriptor's offset is left alone), hashed;
+    ``failure(...)`` raised when the size or the digest is not ``expected``'s."""
+    from nbedit._hashing import openssl_sha256
+
+    if expected.fingerprint is None:
+        raise ValueError("the file has not been read yet")
+    if os.fstat(descriptor).st_size != expected.size:
+        raise failure("changed on disk")
+    digest = openssl_sha256()
+    position = 0
+    while True:
+        block = os.pread(descriptor, chunk, position)
+        if not block:
+            break
+        position += len(block)
+        if position > expected.size:
+            raise failure("changed on disk")
+        digest.update(block)
+        yield block
+    if position != expected.size or digest.hexdigest() != expected.fingerprint:
+        raise failure("changed on disk")
+
+
+def _identity(info: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)

@@ -1,0 +1,249 @@
+"""A big file planned without being held: read in chunks, proved unchanged by its SHA-256.
+
+From ``plan.STREAMED_FILE_FROM`` bytes, a patch of a file whose hunks are all exactly in place in
+ASCII bytes is planned from one pass over the file in chunks (``engine.streamed_splice``); the
+plan keeps the file's size and SHA-256 (``storage.streamed_file.StreamedFile``), and the writer,
+the history and the stale checks read it again. These tests lower the threshold and the chunk
+size, so small files take that path with hunks across chunk ends, and check: the same bytes as
+the ordinary path (CRLF, no final newline, the mode kept), the same located hunks as
+``located_table``, undo/restore give the exact bytes back; a file changed between plan and apply
+(before the write, while the copy is written, right before the rename) is refused and left as it
+is, with no temporary file and no history entry; a rollback after a rename copies the old bytes
+back from the old inode; what is not so (a hunk elsewhere, non-ASCII bytes) takes the ordinary path.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import nbedit
+from nbedit.apply_pipeline import ApplyPipeline
+from nbedit.engine import exact_run
+from nbedit.engine import plan as plan_module
+from nbedit.engine.formats import parse
+from nbedit.engine.models import unjoined_after, unjoined_before
+from nbedit.engine.spliced import Spliced
+from nbedit.engine.streamed_splice import located_in_chunks
+from nbedit.errors import StaleFile, WriteError
+from nbedit.storage import atomic, streamed_file
+from nbedit.storage.streamed_file import StreamedFile
+
+
+@pytest.fixture
+def streamed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plan_module, "STREAMED_FILE_FROM", 1)
+    monkeypatch.setattr(streamed_file, "CHUNK", 97)  # chunk ends fall inside hunks, lines and spans
+
+
+def lines_of(count: int, newline: str = "\n", last_newline: bool = True) -> list[str]:
+    lines = [f"value_{number} = compute({number}, scale=2){newline}" for number in range(count)]
+    if not last_newline:
+        lines[-1] = lines[-1].rstrip("\r\n")
+    return lines
+
+
+def patch_of(lines: list[str], every: int = 37, name: str = "big.py") -> tuple[bytes, bytes, str]:
+    changed = list(lines)
+    for number in range(3, len(lines), every):
+        changed[number] = changed[number].replace("scale=2", "scale=3")
+    if lines[-1].endswith("\n"):  # a hunk of a last line without its newline takes the text path
+        changed[-1] = changed[-1].replace("scale=2", "scale=4")
+    changed.insert(len(lines) // 2, "inserted = True" + ("\r\n" if lines[0].endswith("\r\n") else "\n"))
+    del changed[len(lines) // 3]
+    diff = "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+        for line in difflib.unified_diff(lines, changed, f"a/{name}", f"b/{name}")
+    )
+    return "".join(lines).encode(), "".join(changed).encode(), diff
+
+
+def chunked(data: bytes, size: int) -> Iterator[bytes]:
+    return (data[start : start + size] for start in range(0, len(data), size))
+
+
+@pytest.mark.parametrize(("newline", "last_newline"), [("\n", True), ("\r\n", True), ("\n", False)])
+def test_a_streamed_plan_writes_the_ordinary_bytes_and_undo_gives_them_back(
+    tmp_path: Path, streamed: None, newline: str, last_newline: bool
+) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    data, after, diff = patch_of(lines_of(600, newline, last_newline))
+    (root / "big.py").write_bytes(data)
+    os.chmod(root / "big.py", 0o751)
+    workspace = nbedit.Workspace(root, history=True, home=tmp_path / "home")
+    plan = workspace.plan_patch(diff)
+    file_plan = plan.files[0]
+    stand_in = unjoined_before(file_plan)
+    assert isinstance(stand_in, StreamedFile) and len(stand_in) == len(data)
+    assert isinstance(unjoined_after(file_plan), Spliced) and file_plan.changed
+    result = workspace.apply(plan)
+    assert (root / "big.py").read_bytes() == after
+    assert os.stat(root / "big.py").st_mode & 0o7777 == 0o751
+    assert sorted(path.name for path in root.iterdir()) == ["big.py"]
+    assert isinstance(unjoined_before(file_plan), StreamedFile)  # never read whole by the apply
+    workspace.undo()
+    assert (root / "big.py").read_bytes() == data
+    workspace.restore(result.entry_id or "", which="after")
+    assert (root / "big.py").read_bytes() == after
+
+
+def test_the_fields_read_the_file_and_refuse_it_once_replaced(tmp_path: Path, streamed: None) -> None:
+    data, after, diff = patch_of(lines_of(300))
+    (tmp_path / "big.py").write_bytes(data)
+    workspace = nbedit.Workspace(tmp_path, history=False)
+    plan = workspace.plan_patch(diff)
+    assert plan.files[0].after_bytes == after  # the new bytes, cut from the file read again
+    assert plan.files[0].before == data.decode()
+    again = workspace.plan_patch(diff)
+    workspace.apply(again)
+    with pytest.raises(StaleFile):
+        _ = again.files[0].before_bytes  # the file was replaced: its old bytes are gone from it
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 7, 64, 97, 4096, 1 << 20])
+def test_located_in_chunks_finds_what_located_table_finds(chunk: int) -> None:
+    data, _, diff = patch_of(lines_of(500, "\r\n"))
+    hunks = parse(diff).files[0].hunks
+    table, spliced = exact_run.located_table(data, hunks)  # type: ignore[misc]
+    found = located_in_chunks(chunked(data, chunk), hunks)
+    assert found is not None
+    located, (starts, ends, inserted, cuts) = found
+    assert list(located) == list(table)
+    assert (list(starts), list(ends), inserted, list(cuts)) == (
+        list(spliced.starts), list(spliced.ends), spliced.inserted, list(spliced.cuts)
+    )  # fmt: skip
+
+
+def test_located_in_chunks_refuses_what_is_not_in_place() -> None:
+    data, _, diff = patch_of(lines_of(200))
+    hunks = parse(diff).files[0].hunks
+    assert located_in_chunks(chunked(b"# one more line\n" + data, 50), hunks) is None  # every line moved
+    assert located_in_chunks(chunked(data.replace(b"value_150 ", b"valu\xc3\xa9_150 "), 50), hunks) is None
+    assert located_in_chunks(chunked(data[:1000], 50), hunks) is None  # a hunk past the end
+
+
+@pytest.mark.parametrize("change", ["a line moved", "not ASCII"])
+def test_what_cannot_stream_takes_the_ordinary_path(tmp_path: Path, streamed: None, change: str) -> None:
+    data, after, diff = patch_of(lines_of(300))
+    if change == "a line moved":
+        data, after = b"# new first line\n" + data, b"# new first line\n" + after
+    else:
+        data, after = data + "# é\n".encode(), after + "# é\n".encode()
+    (tmp_path / "big.py").write_bytes(data)
+    workspace = nbedit.Workspace(tmp_path, history=False)
+    plan = workspace.plan_patch(diff)
+    assert isinstance(unjoined_before(plan.files[0]), bytes)
+    workspace.apply(plan)
+    assert (tmp_path / "big.py").read_bytes() == after
+
+
+def changed_in_place(path: Path) -> bytes:
+    """One byte of ``path`` changed, same size: what a quick edit elsewhere does."""
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2 + 3] ^= 0x01
+    path.write_bytes(bytes(data))
+    return bytes(data)
+
+
+def refused_as_is(workspace: nbedit.Workspace, root: Path, plan: nbedit.Plan, now: bytes) -> None:
+    with pytest.raises(StaleFile):
+        workspace.apply(plan)
+    assert (root / "big.py").read_bytes() == now
+    assert sorted(path.name for path in root.iterdir()) == ["big.py"]
+    assert len(workspace.history()) == 0
+
+
+def test_a_file_changed_between_plan_and_apply_is_refused(tmp_path: Path, streamed: None) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    data, _, diff = patch_of(lines_of(400))
+    (root / "big.py").write_bytes(data)
+    workspace = nbedit.Workspace(root, history=True, home=tmp_path / "home")
+    plan = workspace.plan_patch(diff)
+    refused_as_is(workspace, root, plan, changed_in_place(root / "big.py"))
+
+
+@pytest.mark.parametrize("when", ["after the early check", "while the copy is written", "before the rename"])
+def test_a_file_changed_during_the_apply_is_refused(
+    tmp_path: Path, streamed: None, monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    data, _, diff = patch_of(lines_of(400))
+    (root / "big.py").write_bytes(data)
+    workspace = nbedit.Workspace(root, history=True, home=tmp_path / "home")
+    plan = workspace.plan_patch(diff)
+    now: list[bytes] = []
+
+    def change_first(original, *arguments, **keywords):  # type: ignore[no-untyped-def]
+        if not now:
+            now.append(changed_in_place(root / "big.py"))
+        return original(*arguments, **keywords)
+
+    if when == "after the early check":
+        check = ApplyPipeline._check_fresh
+        monkeypatch.setattr(
+            ApplyPipeline, "_check_fresh", lambda self, *a: (check(self, *a), change_first(lambda: None))[0]
+        )
+    elif when == "while the copy is written":
+        monkeypatch.setattr(atomic, "fill", functools.partial(change_first, atomic.fill))
+    else:
+        monkeypatch.setattr(atomic, "_verify", functools.partial(change_first, atomic._verify))
+    with pytest.raises(StaleFile):
+        workspace.apply(plan)
+    assert now and (root / "big.py").read_bytes() == now[0]
+    assert sorted(path.name for path in root.iterdir()) == ["big.py"]
+    assert len(workspace.history()) == 0
+
+
+def test_a_rollback_copies_the_old_bytes_back_from_the_old_inode(
+    tmp_path: Path, streamed: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two files: the big one is replaced first, then the second's rename fails."""
+    root = tmp_path / "root"
+    root.mkdir()
+    data, _, diff = patch_of(lines_of(400))
+    (root / "big.py").write_bytes(data)
+    (root / "zz.txt").write_text("old\n")
+    diff += "--- a/zz.txt\n+++ b/zz.txt\n@@ -1 +1 @@\n-old\n+new\n"
+    workspace = nbedit.Workspace(root, history=True, home=tmp_path / "home")
+    plan = workspace.plan_patch(diff)
+    assert isinstance(unjoined_before(plan.files[0]), StreamedFile)
+    inode = os.stat(root / "big.py").st_ino
+
+    def fault(step: str, path: object) -> None:
+        if step == "replace" and str(path).endswith("zz.txt"):
+            raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(atomic, "apply_writes", functools.partial(atomic.apply_writes, fault=fault))
+    with pytest.raises(WriteError, match="rolled back"):
+        workspace.apply(plan)
+    assert (root / "big.py").read_bytes() == data and os.stat(root / "big.py").st_ino != inode
+    assert (root / "zz.txt").read_text() == "old\n"
+    assert sorted(path.name for path in root.iterdir()) == ["big.py", "zz.txt"]
+    assert len(workspace.history()) == 0
+
+
+def test_held_by_and_the_chunks_prove_every_byte(tmp_path: Path) -> None:
+    path = tmp_path / "file"
+    path.write_bytes(b"abc\n" * 100)
+    opener = functools.partial(os.open, path, os.O_RDONLY)
+    content = StreamedFile(opener, "file")
+    assert b"".join(content.first_pass(opener(), 33)) == b"abc\n" * 100
+    with open(path, "rb") as handle:
+        assert content.held_by(handle.fileno())
+    assert content.join() == b"abc\n" * 100
+    path.write_bytes(b"abd\n" + b"abc\n" * 99)  # same size, one byte
+    with open(path, "rb") as handle:
+        assert not content.held_by(handle.fileno())
+    with pytest.raises(StaleFile):
+        content.join()
+    path.write_bytes(b"abc\n" * 101)
+    with pytest.raises(StaleFile):
+        next(content.chunks())  # the size tells at once
