@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,7 +82,9 @@ def test_a_streamed_plan_writes_the_ordinary_bytes_and_undo_gives_them_back(
     file_plan = plan.files[0]
     stand_in = unjoined_before(file_plan)
     assert isinstance(stand_in, StreamedFile) and len(stand_in) == len(data)
-    assert isinstance(unjoined_after(file_plan), Spliced) and file_plan.changed
+    spliced = unjoined_after(file_plan)
+    assert isinstance(spliced, Spliced) and file_plan.changed
+    assert spliced.known_fingerprint == hashlib.sha256(after).hexdigest()  # hashed while planned
     result = workspace.apply(plan)
     assert (root / "big.py").read_bytes() == after
     assert os.stat(root / "big.py").st_mode & 0o7777 == 0o751
@@ -111,8 +114,10 @@ def test_located_in_chunks_finds_what_located_table_finds(chunk: int) -> None:
     data, _, diff = patch_of(lines_of(500, "\r\n"))
     hunks = parse(diff).files[0].hunks
     table, spliced = exact_run.located_table(data, hunks)  # type: ignore[misc]
-    found = located_in_chunks(chunked(data, chunk), hunks)
+    after = hashlib.sha256()
+    found = located_in_chunks(chunked(data, chunk), hunks, after)
     assert found is not None
+    assert after.hexdigest() == hashlib.sha256(spliced.join()).hexdigest()  # the new bytes, fed in order
     located, (starts, ends, inserted, cuts) = found
     assert list(located) == list(table)
     assert (list(starts), list(ends), inserted, list(cuts)) == (

@@ -328,11 +328,13 @@ def _plan_streamed(change: FileChange, source: FileSource, content: Any, chunks:
     located as it goes by (``engine.streamed_splice``) and the new bytes kept as trimmed spans
     of the old ones (``engine.spliced``). None when a hunk is not exactly in place, the bytes
     are not ASCII, or nothing would change: the caller plans the file read whole."""
+    from nbedit._hashing import openssl_sha256
     from nbedit.engine.spliced import Spliced
     from nbedit.engine.streamed_splice import located_in_chunks
 
+    after = openssl_sha256()  # the new bytes' SHA-256, made on the way (no pass over them later)
     try:
-        found = located_in_chunks(chunks, change.hunks)
+        found = located_in_chunks(chunks, change.hunks, after)
     except OSError as error:
         raise NotAFile(f"{change.path}: cannot be read ({error.strerror or error})", path=change.path) from None
     finally:
@@ -343,6 +345,7 @@ def _plan_streamed(change: FileChange, source: FileSource, content: Any, chunks:
     if not inserted and starts == ends:
         return None  # every hunk's new text is its old one
     spliced = Spliced.of_spans(content, starts, ends, inserted, cuts)
+    spliced.known_fingerprint = after.hexdigest()
     before_mode = source.mode(change.path)
     mode = change.new_mode if change.new_mode is not None else before_mode
     return FilePlan(

@@ -41,7 +41,7 @@ class Spliced:
     ``Spliced(data, matches)`` takes located matches (each replacement encoded as UTF-8);
     ``Spliced.of_spans`` the arrays themselves."""
 
-    __slots__ = ("_joined", "cuts", "data", "ends", "inserted", "size", "starts")
+    __slots__ = ("_joined", "cuts", "data", "ends", "inserted", "known_fingerprint", "size", "starts")
 
     def __init__(self, data: bytes, matches: Sequence[Match] = ()) -> None:
         """Raises ``UnicodeEncodeError`` for a replacement UTF-8 cannot encode (a lone surrogate)."""
@@ -69,6 +69,9 @@ class Spliced:
         self.cuts = cuts
         self.size = len(data) + len(inserted) - sum(ends) + sum(starts)
         self._joined: bytes | None = None
+        # the SHA-256 of the joined bytes when the planner hashed them as it made the spans
+        # (``engine.streamed_splice``: from old bytes it proved by their own SHA-256)
+        self.known_fingerprint: str | None = None
 
     def __len__(self) -> int:
         return self.size
@@ -164,6 +167,8 @@ class Spliced:
         """The SHA-256 of the joined bytes, hashed piece by piece (``engine.text.fingerprint``)."""
         from nbedit._hashing import openssl_sha256  # a file this big is hashed by OpenSSL's SHA-256
 
+        if self.known_fingerprint is not None:
+            return self.known_fingerprint
         if self._joined is not None:
             return openssl_sha256(self._joined).hexdigest()
         digest = openssl_sha256()

@@ -23,16 +23,28 @@ from nbedit.engine.models import Hunk
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from nbedit.engine.hunk_table import LocatedTable
+else:
+    Protocol = object
 
 __all__ = ["located_in_chunks"]
 
 Spans = tuple[array, array, bytes, array]  # span starts, span ends, new bytes, cuts in them
 
 
-def located_in_chunks(chunks: Iterable[bytes], hunks: Sequence[Hunk]) -> tuple[LocatedTable, Spans] | None:
+class Hasher(Protocol):
+    def update(self, data: bytes | memoryview, /) -> None: ...
+
+
+def located_in_chunks(
+    chunks: Iterable[bytes], hunks: Sequence[Hunk], after: Hasher | None = None
+) -> tuple[LocatedTable, Spans] | None:
     """(the located hunks, the trimmed spans their new bytes replace) of a file read as ``chunks``;
-    every chunk is taken (so a hasher of them sees every byte), unless the answer is None."""
+    every chunk is taken (so a hasher of them sees every byte), unless the answer is None.
+    ``after``: a hash (``update``) fed the new bytes in order as they are made, so their
+    SHA-256, which the history names them by, needs no second pass over the file."""
     from nbedit.engine.hunk_table import LocatedTable
 
     stream = iter(chunks)
@@ -46,6 +58,8 @@ def located_in_chunks(chunks: Iterable[bytes], hunks: Sequence[Hunk]) -> tuple[L
     before = 10  # the byte before the window (a newline stands in for the file's start)
     ended = False
     whole = True
+    fed = 0  # the new bytes are hashed up to this old byte (``after``)
+    feed = after.update if after is not None else None
     from_bytes = int.from_bytes
     texts = getattr(hunks, "texts", None)  # a HunkTable's texts, without making each Hunk
     items = texts() if texts is not None else ((hunk, hunk.old, hunk.new, hunk.start_line) for hunk in hunks)
@@ -74,6 +88,9 @@ def located_in_chunks(chunks: Iterable[bytes], hunks: Sequence[Hunk]) -> tuple[L
             line += window.count(b"\n", scan - base, keep)
             if keep:
                 before = window[keep - 1]
+                if feed is not None:  # no span starts before this: old bytes kept as they are
+                    feed(memoryview(window)[fed - base : keep])
+                    fed = base + keep
             block = next(stream, None)
             if block is None:
                 ended = True
@@ -103,8 +120,13 @@ def located_in_chunks(chunks: Iterable[bytes], hunks: Sequence[Hunk]) -> tuple[L
             encoded[len(encoded) - shortest :], "big"
         )
         tail = ((differ & -differ).bit_length() - 1) >> 3 if differ else shortest
-        inserted += encoded[head : len(encoded) - tail]
+        piece = encoded[head : len(encoded) - tail]
+        inserted += piece
         at = base + position
+        if feed is not None:
+            feed(memoryview(window)[fed - base : position + head])
+            feed(piece)
+            fed = at + len(needle) - tail
         starts.append(at)
         lines.append(first + 1)
         sizes.append(size)
@@ -114,7 +136,11 @@ def located_in_chunks(chunks: Iterable[bytes], hunks: Sequence[Hunk]) -> tuple[L
         scan, line = at + len(needle), first + size
     if not starts:
         return None
+    if feed is not None:
+        feed(memoryview(window)[fed - base :])
     for block in stream:  # the rest of the file: checked, and seen by whoever hashes the chunks
         if not block.isascii() or b"\0" in block:
             return None
+        if feed is not None:
+            feed(block)
     return LocatedTable(hunks, starts, lines, sizes, whole), (cut_starts, cut_ends, bytes(inserted), cuts)
