@@ -28,7 +28,7 @@ from nbedit.errors import StaleFile
 
 __all__ = ["CHUNK", "StreamedFile"]
 
-CHUNK = 1 << 20  # bytes read at a time
+CHUNK = 1 << 18  # bytes read at a time (the planner's window holds about two, and a copy of them while it slides)
 
 
 class StreamedFile:
@@ -52,13 +52,14 @@ class StreamedFile:
     def __repr__(self) -> str:
         return f"<StreamedFile {self.path}: {self.size:,} bytes>"
 
-    def first_pass(self, descriptor: int, chunk: int = CHUNK) -> Iterator[bytes]:
+    def first_pass(self, descriptor: int, chunk: int | None = None) -> Iterator[bytes]:
         """The bytes of the open ``descriptor``, in chunks, hashed as they go by; once every
         chunk was taken, ``size``, ``fingerprint`` and (if the file did not change while it
         was read) ``identity`` are set. The descriptor is closed at the end (or when the
         caller lets go of the iterator)."""
         from nbedit._hashing import openssl_sha256
 
+        chunk = chunk or CHUNK
         digest = openssl_sha256()
         size = 0
         try:
@@ -77,14 +78,14 @@ class StreamedFile:
         if _identity(opened) == _identity(read) and read.st_size == size:
             self.identity = _identity(read)
 
-    def chunks(self, chunk: int = CHUNK) -> Iterator[bytes]:
+    def chunks(self, chunk: int | None = None) -> Iterator[bytes]:
         """The planned bytes again, read from the file in chunks; ``StaleFile`` (after the last
         chunk, or as soon as the size shows it) when the file no longer holds them."""
         descriptor = self.opener()
         if descriptor is None:
             raise self._stale("was deleted")
         try:
-            yield from _checked(descriptor, self, chunk, self._stale)
+            yield from _checked(descriptor, self, chunk or CHUNK, self._stale)
         finally:
             os.close(descriptor)
 
