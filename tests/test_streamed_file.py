@@ -257,3 +257,61 @@ def test_held_by_and_the_chunks_prove_every_byte(tmp_path: Path) -> None:
     path.write_bytes(b"abc\n" * 101)
     with pytest.raises(StaleFile):
         next(content.chunks())  # the size tells at once
+
+
+def test_a_plan_that_cannot_stream_leaves_no_descriptor_open(tmp_path: Path, streamed: None) -> None:
+    """The last line without its newline changes: the first hunk cannot stream, before any read."""
+    lines = lines_of(200, last_newline=False)
+    changed = [*lines[:-1], lines[-1].replace("scale=2", "scale=9")]
+    diff = "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+        for line in difflib.unified_diff(lines, changed, "a/big.py", "b/big.py")
+    )
+    (tmp_path / "big.py").write_text("".join(lines))
+    workspace = nbedit.Workspace(tmp_path, history=False)
+    opened = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    for _ in range(5):
+        plan = workspace.plan_patch(diff)
+        assert isinstance(unjoined_before(plan.files[0]), bytes)
+    if opened is not None:
+        assert len(os.listdir("/proc/self/fd")) == opened
+    workspace.apply(plan)
+    assert (tmp_path / "big.py").read_text() == "".join(changed)
+
+
+def test_a_history_on_another_file_system_stores_the_old_bytes_read_and_checked(
+    tmp_path: Path, streamed: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No hard link to be had (EXDEV): the "before" is read whole (checked) and stored; undo is exact."""
+    from nbedit.storage import blobs
+
+    monkeypatch.setattr(blobs, "link_copy", lambda *arguments: False)
+    root = tmp_path / "root"
+    root.mkdir()
+    data, after, diff = patch_of(lines_of(500))
+    (root / "big.py").write_bytes(data)
+    workspace = nbedit.Workspace(root, history=True, home=tmp_path / "home")
+    plan = workspace.plan_patch(diff)
+    assert isinstance(unjoined_before(plan.files[0]), StreamedFile)
+    workspace.apply(plan)
+    assert (root / "big.py").read_bytes() == after
+    workspace.undo()
+    assert (root / "big.py").read_bytes() == data
+
+
+def test_a_rewrite_of_every_line_is_recorded_and_undone_exactly(tmp_path: Path, streamed: None) -> None:
+    """The spans cover the whole file, so no region delta pays: the history reads the old bytes."""
+    root = tmp_path / "root"
+    root.mkdir()
+    lines = lines_of(300)
+    data, after, diff = patch_of(lines, every=1)
+    (root / "big.py").write_bytes(data)
+    workspace = nbedit.Workspace(root, history=True, home=tmp_path / "home")
+    plan = workspace.plan_patch(diff)
+    assert isinstance(unjoined_before(plan.files[0]), StreamedFile)
+    result = workspace.apply(plan)
+    assert (root / "big.py").read_bytes() == after
+    workspace.undo()
+    assert (root / "big.py").read_bytes() == data
+    workspace.restore(result.entry_id or "", which="after")
+    assert (root / "big.py").read_bytes() == after

@@ -339,6 +339,7 @@ def _plan_streamed(change: FileChange, source: FileSource, content: Any, chunks:
         raise NotAFile(f"{change.path}: cannot be read ({error.strerror or error})", path=change.path) from None
     finally:
         chunks.close()
+        content.release()  # a pass that never started (the first hunk could not stream) still closes
     if found is None:
         return None
     located, (starts, ends, inserted, cuts) = found

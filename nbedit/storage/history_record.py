@@ -178,7 +178,7 @@ class HistoryRecording(HistoryState):
             elif file.after is not None:
                 from nbedit.storage.delta import make_delta  # loaded when a delta is made
 
-                compared = make_delta(expected, joined(file.after))
+                compared = make_delta(joined(expected), joined(file.after))
         except BaseException:
             linking.wait()  # never left linking behind a transaction that is rolled back
             raise

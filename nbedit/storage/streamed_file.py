@@ -35,7 +35,7 @@ class StreamedFile:
     """The bytes of the file ``opener()`` opens (a read-only descriptor, or None when it is gone),
     known by ``size`` and ``fingerprint`` (SHA-256, hex) once ``first_pass`` has read them all."""
 
-    __slots__ = ("fingerprint", "identity", "opener", "path", "size")
+    __slots__ = ("_unread", "fingerprint", "identity", "opener", "path", "size")
 
     def __init__(self, opener: Callable[[], int | None], path: str) -> None:
         self.opener = opener
@@ -43,6 +43,7 @@ class StreamedFile:
         self.size = -1  # unknown until the first pass has read every byte
         self.fingerprint: str | None = None
         self.identity: tuple[int, int, int, int, int] | None = None
+        self._unread: int | None = None  # the first pass's descriptor until that pass starts
 
     def __len__(self) -> int:
         if self.fingerprint is None:
@@ -56,10 +57,20 @@ class StreamedFile:
         """The bytes of the open ``descriptor``, in chunks, hashed as they go by; once every
         chunk was taken, ``size``, ``fingerprint`` and (if the file did not change while it
         was read) ``identity`` are set. The descriptor is closed at the end (or when the
-        caller lets go of the iterator)."""
+        caller lets go of the iterator; ``release`` closes it if the pass never started)."""
+        self._unread = descriptor
+        return self._first_pass(descriptor, chunk or CHUNK)
+
+    def release(self) -> None:
+        """Close the first pass's descriptor if that pass never started (a caller that gave up)."""
+        descriptor, self._unread = self._unread, None
+        if descriptor is not None:
+            os.close(descriptor)
+
+    def _first_pass(self, descriptor: int, chunk: int) -> Iterator[bytes]:
         from nbedit._hashing import openssl_sha256
 
-        chunk = chunk or CHUNK
+        self._unread = None  # this pass closes it
         digest = openssl_sha256()
         size = 0
         try:
