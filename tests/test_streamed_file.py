@@ -315,3 +315,26 @@ def test_a_rewrite_of_every_line_is_recorded_and_undone_exactly(tmp_path: Path, 
     assert (root / "big.py").read_bytes() == data
     workspace.restore(result.entry_id or "", which="after")
     assert (root / "big.py").read_bytes() == after
+
+
+def test_a_stale_big_file_is_not_replanned_without_its_old_bytes(
+    tmp_path: Path, streamed: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The three-way re-plan needs the previewed bytes, which a streamed plan does not hold: it
+    gives up (None) for a file that changed, and keeps the plan of one that did not."""
+    from nbedit.replan import replan_stale
+
+    monkeypatch.setattr(plan_module, "STREAMED_FILE_FROM", 1024)  # the small file is held as usual
+
+    data, _, diff = patch_of(lines_of(300))
+    (tmp_path / "big.py").write_bytes(data)
+    (tmp_path / "zz.txt").write_text("old\n2\n3\n4\n5\n6\n")
+    diff += "--- a/zz.txt\n+++ b/zz.txt\n@@ -1,2 +1,2 @@\n-old\n+new\n 2\n"
+    workspace = nbedit.Workspace(tmp_path, history=False)
+    plan = workspace.plan_patch(diff)
+    (tmp_path / "zz.txt").write_text("old\n2\n3\n4\n5\nsix\n")  # the small file changed: merged as before
+    replanned = replan_stale(workspace, plan)
+    assert replanned is not None and replanned.paths == ("zz.txt",)
+    assert replanned.plan.files[0] is plan.files[0]
+    changed_in_place(tmp_path / "big.py")
+    assert replan_stale(workspace, plan) is None
