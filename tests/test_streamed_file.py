@@ -338,3 +338,14 @@ def test_a_stale_big_file_is_not_replanned_without_its_old_bytes(
     assert replanned.plan.files[0] is plan.files[0]
     changed_in_place(tmp_path / "big.py")
     assert replan_stale(workspace, plan) is None
+
+
+def test_offsets_past_what_the_arrays_hold_give_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file that grew past its opened size's offset width while read: None (the caller reads it whole)."""
+    from nbedit.engine import hunk_table
+
+    data, _, diff = patch_of(lines_of(200))
+    hunks = parse(diff).files[0].hunks
+    assert located_in_chunks(chunked(data, 64), hunks, None, len(data)) is not None
+    monkeypatch.setattr(hunk_table, "offset_type", lambda size: "B")  # one byte: offsets up to 255
+    assert located_in_chunks(chunked(data, 64), hunks, None, len(data)) is None

@@ -334,7 +334,7 @@ def _plan_streamed(change: FileChange, source: FileSource, content: Any, chunks:
 
     after = openssl_sha256()  # the new bytes' SHA-256, made on the way (no pass over them later)
     try:
-        found = located_in_chunks(chunks, change.hunks, after)
+        found = located_in_chunks(chunks, change.hunks, after, content.size)
     except OSError as error:
         raise NotAFile(f"{change.path}: cannot be read ({error.strerror or error})", path=change.path) from None
     finally:

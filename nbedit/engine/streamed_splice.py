@@ -17,7 +17,7 @@ is not so: the caller reads the file whole and plans it as usual.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from nbedit.engine.models import Hunk
 
@@ -39,16 +39,25 @@ class Hasher(Protocol):
 
 
 def located_in_chunks(
-    chunks: Iterable[bytes], hunks: Sequence[Hunk], after: Hasher | None = None
+    chunks: Iterable[bytes], hunks: Sequence[Hunk], after: Hasher | None = None, size: int | None = None
 ) -> tuple[LocatedTable, Spans] | None:
     """(the located hunks, the trimmed spans their new bytes replace) of a file read as ``chunks``;
     every chunk is taken (so a hasher of them sees every byte), unless the answer is None.
     ``after``: a hash (``update``) fed the new bytes in order as they are made, so their
-    SHA-256, which the history names them by, needs no second pass over the file."""
-    from nbedit.engine.hunk_table import LocatedTable
+    SHA-256, which the history names them by, needs no second pass over the file. ``size``: the
+    file's size when it was opened, so offsets take 4 bytes below 4 GiB (a file that grows past
+    that while it is read gives None)."""
+    from nbedit.engine.hunk_table import LocatedTable, offset_type
 
-    stream = iter(chunks)
-    offsets = "q"  # the file's size is not known yet: 8-byte offsets (a few bytes a hunk)
+    try:
+        return _located(iter(chunks), hunks, after, "q" if size is None else offset_type(size), LocatedTable)
+    except OverflowError:  # an offset past what the arrays hold: the file grew while it was read
+        return None
+
+
+def _located(
+    stream: Iterator[bytes], hunks: Sequence[Hunk], after: Hasher | None, offsets: str, table: type
+) -> tuple[LocatedTable, Spans] | None:
     starts, lines, sizes = array(offsets), array(offsets), array(offsets)
     cut_starts, cut_ends, cuts = array(offsets), array(offsets), array("q", [0])
     inserted = bytearray()
@@ -143,4 +152,4 @@ def located_in_chunks(
             return None
         if feed is not None:
             feed(block)
-    return LocatedTable(hunks, starts, lines, sizes, whole), (cut_starts, cut_ends, bytes(inserted), cuts)
+    return table(hunks, starts, lines, sizes, whole), (cut_starts, cut_ends, bytes(inserted), cuts)

@@ -45,7 +45,7 @@ class StreamedFile:
     def __init__(self, opener: Callable[[], int | None], path: str) -> None:
         self.opener = opener
         self.path = path
-        self.size = -1  # unknown until the first pass has read every byte
+        self.size = -1  # the size as opened, then what the first pass read
         self.fingerprint: str | None = None
         self.identity: tuple[int, int, int, int, int] | None = None
         self._unread: int | None = None  # the first pass's descriptor until that pass starts
@@ -65,6 +65,7 @@ class StreamedFile:
         was read) ``identity`` are set. The descriptor is closed at the end (or when the
         caller lets go of the iterator; ``release`` closes it if the pass never started)."""
         self._unread = descriptor
+        self.size = os.fstat(descriptor).st_size  # as opened (the pass sets what it read)
         return self._first_pass(descriptor, chunk or CHUNK)
 
     def release(self) -> None:
