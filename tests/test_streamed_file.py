@@ -349,3 +349,35 @@ def test_offsets_past_what_the_arrays_hold_give_none(monkeypatch: pytest.MonkeyP
     assert located_in_chunks(chunked(data, 64), hunks, None, len(data)) is not None
     monkeypatch.setattr(hunk_table, "offset_type", lambda size: "B")  # one byte: offsets up to 255
     assert located_in_chunks(chunked(data, 64), hunks, None, len(data)) is None
+
+
+@pytest.mark.parametrize("thread", [True, False])
+def test_the_first_pass_hashes_beside_or_inline_and_can_be_left_early(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, thread: bool
+) -> None:
+    """Its digests are hashed on a thread of their own (or inline when no thread can start); a pass
+    left after a few chunks stops that thread and closes the file."""
+    import _thread
+
+    if not thread:
+
+        def refused(*arguments: object) -> None:
+            raise RuntimeError("can't start new thread")
+
+        monkeypatch.setattr(_thread, "start_new_thread", refused)
+    data = os.urandom(5000)
+    path = tmp_path / "file"
+    path.write_bytes(data)
+    opener = functools.partial(os.open, path, os.O_RDONLY)
+    opened = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    for _ in range(20):
+        left = StreamedFile(opener, "file")
+        passing = left.first_pass(opener(), 7)
+        next(passing), next(passing)
+        passing.close()
+        assert left.fingerprint is None
+    if opened is not None:
+        assert len(os.listdir("/proc/self/fd")) == opened
+    content = StreamedFile(opener, "file")
+    assert b"".join(content.first_pass(opener(), 7)) == data
+    assert content.fingerprint == hashlib.sha256(data).hexdigest() and content.join() == data
