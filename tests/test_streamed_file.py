@@ -381,3 +381,30 @@ def test_the_first_pass_hashes_beside_or_inline_and_can_be_left_early(
     content = StreamedFile(opener, "file")
     assert b"".join(content.first_pass(opener(), 7)) == data
     assert content.fingerprint == hashlib.sha256(data).hexdigest() and content.join() == data
+
+
+def git_diff_of(lines: list[str], changed: list[str], base: bytes, context: int) -> str:
+    """A git diff with its ``index`` line naming ``base``'s blob."""
+    blob = hashlib.sha1(b"blob %d\0" % len(base) + base).hexdigest()[:12]
+    body = "".join(difflib.unified_diff(lines, changed, "a/big.py", "b/big.py", n=context))
+    return f"diff --git a/big.py b/big.py\nindex {blob}..0123456789ab 100644\n" + body
+
+
+@pytest.mark.parametrize("context", [3, 0])
+@pytest.mark.parametrize("base", ["this file", "another file"])
+def test_a_git_diff_with_its_index_line_streams_as_the_ordinary_path_decides(
+    tmp_path: Path, streamed: None, monkeypatch: pytest.MonkeyPatch, context: int, base: str
+) -> None:
+    """The ``index`` line matters only for context-free hunks (``-U0``): in a file that is not the
+    diff's base their line numbers are no evidence, so such a plan is made from the file read whole."""
+    lines = lines_of(400)
+    changed = [line.replace("scale=2", "scale=5") if number % 50 == 7 else line for number, line in enumerate(lines)]
+    data = "".join(lines).encode()
+    diff = git_diff_of(lines, changed, data if base == "this file" else b"other\n", context)
+    (tmp_path / "big.py").write_bytes(data)
+    plan = nbedit.Workspace(tmp_path, history=False).plan_patch(diff)
+    streams = base == "this file" or context == 3
+    assert isinstance(unjoined_before(plan.files[0]), StreamedFile) is streams
+    monkeypatch.setattr(plan_module, "STREAMED_FILE_FROM", 1 << 40)  # the ordinary path, for reference
+    ordinary = nbedit.Workspace(tmp_path, history=False).plan_patch(diff)
+    assert plan.files[0].after_bytes == ordinary.files[0].after_bytes == "".join(changed).encode()

@@ -214,7 +214,6 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
         and change.hunks
         and change.cell is None
         and not change.sequential
-        and change.base_blob is None
         and options.encoding is None
         and not is_notebook_path(path)
     ):
@@ -333,8 +332,15 @@ def _plan_streamed(change: FileChange, source: FileSource, content: Any, chunks:
     from nbedit.engine.streamed_splice import located_in_chunks
 
     after = openssl_sha256()  # the new bytes' SHA-256, made on the way (no pass over them later)
+    blob = None
+    read = chunks
+    if change.base_blob is not None:  # git's ``index`` line: is this file the diff's base (``_is_base``)?
+        import hashlib
+
+        blob = (hashlib.sha256 if len(change.base_blob) > 40 else hashlib.sha1)(b"blob %d\0" % content.size)
+        read = _fed(chunks, blob.update)
     try:
-        found = located_in_chunks(chunks, change.hunks, after, content.size)
+        found = located_in_chunks(read, change.hunks, after, content.size)
     except OSError as error:
         raise NotAFile(f"{change.path}: cannot be read ({error.strerror or error})", path=change.path) from None
     finally:
@@ -342,6 +348,12 @@ def _plan_streamed(change: FileChange, source: FileSource, content: Any, chunks:
         content.release()  # a pass that never started (the first hunk could not stream) still closes
     if found is None:
         return None
+    if (
+        blob is not None
+        and not blob.hexdigest().startswith(change.base_blob)  # type: ignore[arg-type]
+        and any(map(context_free, change.hunks))
+    ):
+        return None  # not the base: a context-free hunk's line number is no evidence here; the full search
     located, (starts, ends, inserted, cuts) = found
     if not inserted and starts == ends:
         return None  # every hunk's new text is its old one
@@ -362,6 +374,13 @@ def _plan_streamed(change: FileChange, source: FileSource, content: Any, chunks:
         mode=mode,
         before_mode=before_mode,
     )
+
+
+def _fed(chunks: Any, update: Any) -> Any:
+    """``chunks``, each also handed to ``update`` as it goes by."""
+    for block in chunks:
+        update(block)
+        yield block
 
 
 def _is_base(change: FileChange, data: bytes) -> bool | None:
