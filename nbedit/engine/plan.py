@@ -327,11 +327,13 @@ def _plan_streamed(change: FileChange, source: FileSource, content: Any, chunks:
     located as it goes by (``engine.streamed_splice``) and the new bytes kept as trimmed spans
     of the old ones (``engine.spliced``). None when a hunk is not exactly in place, the bytes
     are not ASCII, or nothing would change: the caller plans the file read whole."""
+    from nbedit._hashing import HashedBeside
     from nbedit._hashing import openssl_sha256
     from nbedit.engine.spliced import Spliced
     from nbedit.engine.streamed_splice import located_in_chunks
 
     after = openssl_sha256()  # the new bytes' SHA-256, made on the way (no pass over them later)
+    hashing = HashedBeside((after.update,))  # on another core while this one locates the hunks
     blob = None
     read = chunks
     if change.base_blob is not None:  # git's ``index`` line: is this file the diff's base (``_is_base``)?
@@ -340,12 +342,13 @@ def _plan_streamed(change: FileChange, source: FileSource, content: Any, chunks:
         blob = (hashlib.sha256 if len(change.base_blob) > 40 else hashlib.sha1)(b"blob %d\0" % content.size)
         read = _fed(chunks, blob.update)
     try:
-        found = located_in_chunks(read, change.hunks, after, content.size)
+        found = located_in_chunks(read, change.hunks, hashing, content.size)
     except OSError as error:
         raise NotAFile(f"{change.path}: cannot be read ({error.strerror or error})", path=change.path) from None
     finally:
         chunks.close()
         content.release()  # a pass that never started (the first hunk could not stream) still closes
+        hashing.close()
     if found is None:
         return None
     if (

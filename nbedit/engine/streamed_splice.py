@@ -31,6 +31,8 @@ else:
 
 __all__ = ["located_in_chunks"]
 
+_BATCH = 1 << 18  # bytes of new bytes handed to ``after`` at a time (a hash on another thread takes them)
+
 Spans = tuple[array, array, bytes, array]  # span starts, span ends, new bytes, cuts in them
 
 
@@ -43,8 +45,9 @@ def located_in_chunks(
 ) -> tuple[LocatedTable, Spans] | None:
     """(the located hunks, the trimmed spans their new bytes replace) of a file read as ``chunks``;
     every chunk is taken (so a hasher of them sees every byte), unless the answer is None.
-    ``after``: a hash (``update``) fed the new bytes in order as they are made, so their
-    SHA-256, which the history names them by, needs no second pass over the file. ``size``: the
+    ``after``: a hash (``update``) fed the new bytes in order as they are made, in batches (it
+    may hash them on another thread: ``nbedit._hashing.HashedBeside``), so their SHA-256, which the
+    history names them by, needs no second pass over the file. ``size``: the
     file's size when it was opened, so offsets take 4 bytes below 4 GiB (a file that grows past
     that while it is read gives None)."""
     from nbedit.engine.hunk_table import LocatedTable, offset_type
@@ -69,6 +72,7 @@ def _located(
     whole = True
     fed = 0  # the new bytes are hashed up to this old byte (``after``)
     feed = after.update if after is not None else None
+    pending = bytearray()  # new bytes not handed to ``after`` yet: handed over a batch at a time
     from_bytes = int.from_bytes
     texts = getattr(hunks, "texts", None)  # a HunkTable's texts, without making each Hunk
     items = texts() if texts is not None else ((hunk, hunk.old, hunk.new, hunk.start_line) for hunk in hunks)
@@ -98,8 +102,11 @@ def _located(
             if keep:
                 before = window[keep - 1]
                 if feed is not None:  # no span starts before this: old bytes kept as they are
-                    feed(memoryview(window)[fed - base : keep])
+                    pending += memoryview(window)[fed - base : keep]
                     fed = base + keep
+                    if len(pending) >= _BATCH:
+                        feed(bytes(pending))
+                        pending.clear()
             block = next(stream, None)
             if block is None:
                 ended = True
@@ -133,8 +140,8 @@ def _located(
         inserted += piece
         at = base + position
         if feed is not None:
-            feed(memoryview(window)[fed - base : position + head])
-            feed(piece)
+            pending += memoryview(window)[fed - base : position + head]
+            pending += piece
             fed = at + len(needle) - tail
         starts.append(at)
         lines.append(first + 1)
@@ -146,7 +153,8 @@ def _located(
     if not starts:
         return None
     if feed is not None:
-        feed(memoryview(window)[fed - base :])
+        pending += memoryview(window)[fed - base :]
+        feed(bytes(pending))
     for block in stream:  # the rest of the file: checked, and seen by whoever hashes the chunks
         if not block.isascii() or b"\0" in block:
             return None

@@ -25,11 +25,11 @@ import errno
 import os
 from collections.abc import Callable, Iterator
 
+from nbedit._hashing import HashedBeside
 from nbedit.errors import StaleFile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from queue import Queue
     from typing import Any
 
 __all__ = ["CHUNK", "StreamedFile"]
@@ -80,7 +80,7 @@ class StreamedFile:
 
         self._unread = None  # this pass closes it
         digest, check = openssl_sha256(), _checker()
-        hasher = _Hasher((digest.update, check.update))  # beside the planner, which locates the hunks
+        hasher = HashedBeside((digest.update, check.update))  # beside the planner, which locates the hunks
         size = 0
         try:
             opened = os.fstat(descriptor)
@@ -88,7 +88,7 @@ class StreamedFile:
                 block = os.read(descriptor, chunk)
                 if not block:
                     break
-                hasher.put(block)
+                hasher.update(block)
                 size += len(block)
                 yield block
             read = os.fstat(descriptor)
@@ -168,59 +168,6 @@ def _checked(
         yield block
     if position != expected.size or check.digest() != expected._check:  # noqa: SLF001 - this module's
         raise failure("changed on disk")
-
-
-class _Hasher:
-    """The first pass's two digests, updated on a thread of their own while the planner searches the
-    same chunks (both hashes let go of the interpreter's lock): a few chunks queued at most, so a
-    slow hasher holds the reader back rather than the chunks piling up. No thread to be had (a
-    process at its limit): each chunk is hashed as it is put."""
-
-    __slots__ = ("_done", "_failure", "_queue", "_updates")
-
-    def __init__(self, updates: tuple[Callable[[bytes], object], ...]) -> None:
-        import _thread
-        from queue import Queue
-
-        self._updates = updates
-        self._failure: BaseException | None = None
-        self._queue: Queue[bytes | None] | None = Queue(maxsize=4)
-        self._done = _thread.allocate_lock()
-        self._done.acquire()  # released when the thread has hashed everything it was given
-        try:
-            _thread.start_new_thread(self._run, (self._queue,))
-        except RuntimeError:
-            self._queue = None
-            self._done.release()
-
-    def _run(self, queue: Queue[bytes | None]) -> None:
-        try:
-            while (block := queue.get()) is not None:
-                if self._failure is None:  # after a failure the queue is still drained: put never blocks
-                    try:
-                        for update in self._updates:
-                            update(block)
-                    except BaseException as error:  # raised by close, on the reader's thread
-                        self._failure = error
-        finally:
-            self._done.release()
-
-    def put(self, block: bytes) -> None:
-        if self._queue is None:
-            for update in self._updates:
-                update(block)
-        else:
-            self._queue.put(block)
-
-    def close(self) -> None:
-        """Wait until every chunk put is hashed (the digests are complete then)."""
-        if self._queue is not None:
-            self._queue.put(None)
-            self._queue = None
-        with self._done:
-            pass
-        if self._failure is not None:
-            raise self._failure
 
 
 def _checker() -> Any:
