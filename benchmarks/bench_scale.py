@@ -551,9 +551,10 @@ def _patch_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
                 peer["grown_kib"] * 1024 / size if "grown_kib" in peer else None,
                 "< 3x the patch",
                 ours["grown_kib"] * 1024 < 3 * size,
-                note=f"the file is {len(before) / size:.1f}x the patch and is held once, as read (from 4 MiB "
-                "its new bytes are written piece by piece, its located hunks are arrays); a big patch's "
-                "hunks are places in its text",
+                note=f"the file is {len(before) / size:.1f}x the patch: from 16 MiB it is never held (read in "
+                "chunks, proved unchanged by its SHA-256), below that held once, as read (from 4 MiB its new "
+                "bytes are written piece by piece); a big patch's hunks are places in its text; the child's "
+                "own read of the patch (its bytes decoded: 2x the patch for a moment) counts",
             )
         )
         rows.append(
@@ -563,8 +564,9 @@ def _patch_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
                 (ours["grown_kib"] - alone) * 1024 / size,
                 "x patch",
                 note=f"the row above less the growth of applying the patch's first hunk alone "
-                f"({alone / 1024:.1f} MiB: the file as read, imports, SQLite's cache, thread stacks): "
-                "what the hunks themselves cost",
+                f"({alone / 1024:.1f} MiB: imports, OpenSSL's hashing, SQLite's cache, thread stacks, and "
+                "the file as read when it is under 16 MiB): what the hunks (and the child's read of the "
+                "patch) cost",
             )
         )
         parsed = _child(_NBEDIT_PARSE, str(patch_path))

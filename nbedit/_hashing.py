@@ -10,6 +10,10 @@ that constructor is missing or refuses (an interpreter built without OpenSSL, a 
 OpenSSL), :mod:`hashlib` decides, as it would. All compute the same digest: the history written by
 either reads the same. Where the interpreter has no built-in sha256 (a build without it), OpenSSL's
 does everything.
+
+``HashedBeside`` updates digests on a thread of its own while the caller goes on reading: a big
+file planned in chunks (``engine.plan``, ``storage.streamed_file``) is hashed at no wall time on a
+second core.
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ from __future__ import annotations
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from hashlib import sha256 as openssl_sha256
     from hashlib import sha256 as sha256
+    from queue import Queue
 
     def load_openssl() -> None: ...
 else:
@@ -69,3 +75,56 @@ else:
         if _built_in is not None and len(data) < _LARGE:
             return _built_in(data)
         return openssl_sha256(data)
+
+
+class HashedBeside:
+    """Digests updated on a thread of their own while the caller goes on (OpenSSL's and BLAKE2b's
+    ``update`` let go of the interpreter's lock for big buffers): a few buffers queued at most, so
+    a slow hasher holds the caller back rather than the buffers piling up. No thread to be had (a
+    process at its limit): each buffer is hashed as it is given. ``close`` waits for the last one."""
+
+    __slots__ = ("_done", "_failure", "_queue", "_updates")
+
+    def __init__(self, updates: tuple[Callable[[bytes], object], ...]) -> None:
+        import _thread
+        from queue import Queue
+
+        self._updates = updates
+        self._failure: BaseException | None = None
+        self._queue: Queue[bytes | None] | None = Queue(maxsize=4)
+        self._done = _thread.allocate_lock()
+        self._done.acquire()  # released when the thread has hashed everything it was given
+        try:
+            _thread.start_new_thread(self._run, (self._queue,))
+        except RuntimeError:
+            self._queue = None
+            self._done.release()
+
+    def _run(self, queue: Queue[bytes | None]) -> None:
+        try:
+            while (block := queue.get()) is not None:
+                if self._failure is None:  # after a failure the queue is still drained: put never blocks
+                    try:
+                        for update in self._updates:
+                            update(block)
+                    except BaseException as error:  # raised by close, on the reader's thread
+                        self._failure = error
+        finally:
+            self._done.release()
+
+    def update(self, block: bytes) -> None:
+        if self._queue is None:
+            for update in self._updates:
+                update(block)
+        else:
+            self._queue.put(block)
+
+    def close(self) -> None:
+        """Wait until every chunk put is hashed (the digests are complete then)."""
+        if self._queue is not None:
+            self._queue.put(None)
+            self._queue = None
+        with self._done:
+            pass
+        if self._failure is not None:
+            raise self._failure

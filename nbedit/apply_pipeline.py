@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from operator import attrgetter
 
 from nbedit.apply_result import ApplyResult
-from nbedit.engine.models import FilePlan, Plan, unjoined_after
+from nbedit.engine.models import FilePlan, Plan, unjoined_after, unjoined_before
 from nbedit.engine.text import decode, fingerprint
 from nbedit.errors import NbeditError, NotAFile, NotebookError, StaleFile, option
 from nbedit.inputs import encodable
@@ -162,8 +162,8 @@ class ApplyPipeline:
             from nbedit.engine.digest import forget
 
             for file_plan in files:
-                if file_plan.before_bytes is not None:
-                    forget(file_plan.before_bytes)
+                if isinstance(before := unjoined_before(file_plan), bytes):
+                    forget(before)
         written = tuple(dict.fromkeys(p for f in files for p in (f.path, f.new_path) if p))
         return ApplyResult(plan, entry_id, written, already_applied=False)
 
@@ -192,10 +192,12 @@ class ApplyPipeline:
     def _mode_now(self, file_plan: FilePlan) -> tuple[int | None, int | None]:
         """(mode the file has now, mode to write): the change's own mode if it sets one,
         else the file's mode at write time (a chmod made during review is kept)."""
-        current = self._source.mode(file_plan.path) if file_plan.before_bytes is not None else None
+        # a big file not held stands in for its bytes (``storage.streamed_file``): not read here
+        exists = unjoined_before(file_plan) is not None
+        current = self._source.mode(file_plan.path) if exists else None
         if file_plan.operation == "delete":
             return current, None
-        if file_plan.before_bytes is not None and file_plan.before_mode is None:
+        if exists and file_plan.before_mode is None:
             return current, current  # a planner that did not say what mode it saw: keep the file's
         sets_mode = file_plan.mode is not None and file_plan.mode != file_plan.before_mode
         return current, file_plan.mode if sets_mode else current
@@ -323,9 +325,9 @@ class ApplyPipeline:
     def _check_contents(self, files: Sequence[FilePlan]) -> None:
         """StaleFile if a file was created, deleted or changed since the plan read it."""
         for file_plan in files:
-            if file_plan.before_bytes is not None and (
-                self._source.unchanged(file_plan.path, file_plan.before_bytes)
-                or self._source.holds(file_plan.path, file_plan.before_bytes)
+            before = unjoined_before(file_plan)  # a big file's stand-in is compared by its SHA-256
+            if before is not None and (
+                self._source.unchanged(file_plan.path, before) or self._source.holds(file_plan.path, before)
             ):
                 continue  # the very bytes the plan was computed from, compared in chunks
             current = self._source.read(file_plan.path)
@@ -399,7 +401,7 @@ class ApplyPipeline:
     ) -> list:
         source = self._source
         mode = modes[1]
-        path, before = file_plan.path, file_plan.before_bytes
+        path, before = file_plan.path, unjoined_before(file_plan)  # or a big file's stand-in
         original_mode = _mode_from(file_plan)
         after = unjoined_after(file_plan)  # unjoined new bytes are written piece by piece (engine.spliced)
         if file_plan.operation == "delete":
@@ -460,7 +462,7 @@ class ApplyPipeline:
                     spans=byte_spans(file_plan) if after is not None else None,
                     path=file_plan.path,
                     new_path=file_plan.new_path,
-                    before=file_plan.before_bytes,
+                    before=unjoined_before(file_plan),  # or a big file's stand-in (storage.streamed_file)
                     after=after,
                     before_fingerprint=file_plan.fingerprint,
                     after_fingerprint=(
@@ -519,7 +521,7 @@ class ApplyPipeline:
     def _replaced_file(self, file_plan: FilePlan) -> str | None:
         """The file whose inode the write will detach from its name (so the history may link it):
         a regular file, not a symbolic link (deleting a link leaves its target in place)."""
-        if file_plan.before_bytes is None:
+        if unjoined_before(file_plan) is None:
             return None
         location = self._source.absolute(file_plan.path)
         try:
@@ -532,7 +534,7 @@ class ApplyPipeline:
 
 def _mode_from(file_plan: FilePlan) -> int | None:
     """The mode a change that sets the file's mode was previewed from (None: it sets none)."""
-    if file_plan.before_bytes is None or file_plan.operation == "delete":
+    if unjoined_before(file_plan) is None or file_plan.operation == "delete":
         return None
     if file_plan.mode is None or file_plan.before_mode is None or file_plan.mode == file_plan.before_mode:
         return None
@@ -544,8 +546,8 @@ def _constant(value: str) -> Callable[[], str]:
 
 
 def _short_diff(file_plan: FilePlan, current: bytes | None, limit: int = 40) -> str:
-    if current is None or file_plan.before is None:
-        return ""
+    if current is None or not isinstance(unjoined_before(file_plan), bytes) or file_plan.before is None:
+        return ""  # a big file not held has no old text to diff against (storage.streamed_file)
     try:
         text, _ = decode(current, file_plan.path)
     except NbeditError:

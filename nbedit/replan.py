@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from nbedit._dataclass import dataclass, replace
 from nbedit.engine.merge import merge_bytes, mergeable
-from nbedit.engine.models import FilePlan, Plan, is_notebook_path
+from nbedit.engine.models import FilePlan, Plan, is_notebook_path, unjoined_before
 from nbedit.engine.whole_diff import text_diff
 
 if TYPE_CHECKING:
@@ -51,6 +51,14 @@ def replan_stale(workspace: Workspace, plan: Plan) -> Replanned | None:
     files: list[FilePlan] = []
     moved: list[tuple[str, str]] = []
     for file_plan in plan.files:
+        held = unjoined_before(file_plan)
+        if held is not None and not isinstance(held, (bytes, bytearray)):
+            # a big file planned without holding it (``storage.streamed_file``): no old bytes to
+            # merge from, so a file that changed cannot be moved onto; the person re-plans it
+            if workspace._source.holds(file_plan.path, held):
+                files.append(file_plan)
+                continue
+            return None
         current = workspace._source.read(file_plan.path)
         if current == file_plan.before_bytes:
             files.append(file_plan)

@@ -105,6 +105,9 @@ def fingerprint_meanwhile(data: bytes | Spliced, *, minimum: int = HASHED_APART)
     """
     # unjoined new bytes (``engine.spliced.Spliced``) are hashed piece by piece
     spliced = not isinstance(data, (bytes, bytearray, memoryview))
+    known = getattr(data, "known_fingerprint", None) if spliced else None
+    if known is not None:  # hashed by the planner as it made them (``engine.streamed_splice``)
+        return lambda: known
     digest: Callable[[], str] = data.fingerprint if spliced else (lambda: fingerprint(data))  # type: ignore[union-attr]
     if len(data) < minimum:
         value = digest()

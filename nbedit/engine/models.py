@@ -333,6 +333,14 @@ def unjoined_after(file_plan: FilePlan) -> Any:
     return value.pieces if value.__class__ is _BytesWhenRead else value
 
 
+def unjoined_before(file_plan: FilePlan) -> Any:
+    """``file_plan.before_bytes`` as it is held: a big file's stand-in while it is not read
+    (``storage.streamed_file``: its size, its SHA-256, and its bytes read again in chunks when
+    needed), else the bytes (or None); for the readers that take either (the writer, the history)."""
+    value = _BEFORE_BYTES_SLOT.__get__(file_plan, FilePlan)
+    return value.pieces if value.__class__ is _BytesWhenRead else value
+
+
 def digested_when_read(join: Callable[[], str]) -> str:
     """``join()`` for ``FilePlan(fingerprint=...)``, called the first time the field is read.
 
@@ -383,6 +391,7 @@ type.__setattr__(FilePlan, "after", _DecodedOnRead(FilePlan.__dict__["after"]))
 type.__setattr__(FilePlan, "fingerprint", _DecodedOnRead(FilePlan.__dict__["fingerprint"]))
 type.__setattr__(FilePlan, "before", _DecodedOnRead(FilePlan.__dict__["before"]))
 type.__setattr__(FilePlan, "after_bytes", _DecodedOnRead(FilePlan.__dict__["after_bytes"]))
+type.__setattr__(FilePlan, "before_bytes", _DecodedOnRead(FilePlan.__dict__["before_bytes"]))
 
 
 def undecoded_before(file_plan: FilePlan) -> bytes | None:
@@ -390,7 +399,8 @@ def undecoded_before(file_plan: FilePlan) -> bytes | None:
     (None once it is, or when it never was lazy): what reads the text of an ASCII file can
     read these bytes instead, at the same offsets, without making the text."""
     value = _BEFORE_SLOT.__get__(file_plan, FilePlan)
-    return value.data if value.__class__ is _TextWhenRead else None
+    # a big file not held (``storage.streamed_file``) has no bytes to read at offsets
+    return value.data if value.__class__ is _TextWhenRead and isinstance(value.data, bytes) else None
 
 
 def undecoded_after(file_plan: FilePlan) -> bytes | None:
@@ -401,6 +411,7 @@ def undecoded_after(file_plan: FilePlan) -> bytes | None:
 
 _BEFORE_SLOT = FilePlan.__dict__["before"].slot
 _AFTER_BYTES_SLOT = FilePlan.__dict__["after_bytes"].slot
+_BEFORE_BYTES_SLOT = FilePlan.__dict__["before_bytes"].slot
 _AFTER_SLOT = FilePlan.__dict__["after"].slot
 
 

@@ -47,10 +47,16 @@ from nbedit.errors import (
     FileMissing,
     FileTooLarge,
     NoMatch,
+    NotAFile,
     NotebookError,
     PartlyApplied,
     option,
 )
+
+# typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "DEFAULT_MAX_CELLS",
@@ -71,6 +77,13 @@ __all__ = [
 # take 0.1 ms (a CPU with SHA instructions) to 0.7 ms (one without), a thread ~0.05 ms. Below
 # it the interpreter's own SHA-256 holds the GIL, so a thread would only add its start.
 HASH_MEANWHILE = 256 << 10
+# bytes; from this size an updated file whose source can stream it (``storage.root_source``) is
+# first read in chunks, its hunks located as they go by (``engine.streamed_splice``): when all are
+# exactly in place in ASCII bytes the plan never holds the file, only its size and SHA-256, and
+# the writer and the history read it again (``storage.streamed_file``). Each such reading costs
+# a pass of SHA-256 (~0.25 s a 80 MB file on a CPU without SHA instructions), so files that
+# are cheap to hold are held as before.
+STREAMED_FILE_FROM = 16 << 20
 
 
 def plan_change(change: Change, source: FileSource, options: PlanOptions, *, root: str = ".") -> Plan:
@@ -196,6 +209,20 @@ def __getattr__(name: str) -> object:
 
 def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dialect: str = "") -> FilePlan:
     path = change.path
+    if (
+        change.operation == "update"
+        and change.hunks
+        and change.cell is None
+        and not change.sequential
+        and options.encoding is None
+        and not is_notebook_path(path)
+    ):
+        streamed = getattr(source, "streamed", None)  # a source that can read a big file in chunks
+        opened = streamed(path, STREAMED_FILE_FROM) if streamed is not None else None
+        if opened is not None:
+            planned = _plan_streamed(change, source, *opened)
+            if planned is not None:
+                return planned  # else: not every hunk exactly in place, or not ASCII: read it whole
     data = source.read(path)
     if is_notebook_path(path) and change.operation == "update" and data is not None:
         from nbedit.engine.notebook import plan_notebook
@@ -292,6 +319,71 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
     # reads it: the history and the counts read the bytes (``models.undecoded_before``)
     before = decoded_when_read(data)
     return _file_plan(change, source, data, before, codec, after, after_bytes, located, before_fingerprint)
+
+
+def _plan_streamed(change: FileChange, source: FileSource, content: Any, chunks: Any) -> FilePlan | None:
+    """The plan of a big file read once in chunks (``content``: the stand-in for its bytes,
+    ``storage.streamed_file``; ``chunks``: its first pass, which hashes them): every hunk
+    located as it goes by (``engine.streamed_splice``) and the new bytes kept as trimmed spans
+    of the old ones (``engine.spliced``). None when a hunk is not exactly in place, the bytes
+    are not ASCII, or nothing would change: the caller plans the file read whole."""
+    from nbedit._hashing import HashedBeside
+    from nbedit._hashing import openssl_sha256
+    from nbedit.engine.spliced import Spliced
+    from nbedit.engine.streamed_splice import located_in_chunks
+
+    after = openssl_sha256()  # the new bytes' SHA-256, made on the way (no pass over them later)
+    hashing = HashedBeside((after.update,))  # on another core while this one locates the hunks
+    blob = None
+    read = chunks
+    if change.base_blob is not None:  # git's ``index`` line: is this file the diff's base (``_is_base``)?
+        import hashlib
+
+        blob = (hashlib.sha256 if len(change.base_blob) > 40 else hashlib.sha1)(b"blob %d\0" % content.size)
+        read = _fed(chunks, blob.update)
+    try:
+        found = located_in_chunks(read, change.hunks, hashing, content.size)
+    except OSError as error:
+        raise NotAFile(f"{change.path}: cannot be read ({error.strerror or error})", path=change.path) from None
+    finally:
+        chunks.close()
+        content.release()  # a pass that never started (the first hunk could not stream) still closes
+        hashing.close()
+    if found is None:
+        return None
+    if (
+        blob is not None
+        and not blob.hexdigest().startswith(change.base_blob)  # type: ignore[arg-type]
+        and any(map(context_free, change.hunks))
+    ):
+        return None  # not the base: a context-free hunk's line number is no evidence here; the full search
+    located, (starts, ends, inserted, cuts) = found
+    if not inserted and starts == ends:
+        return None  # every hunk's new text is its old one
+    spliced = Spliced.of_spans(content, starts, ends, inserted, cuts)
+    spliced.known_fingerprint = after.hexdigest()
+    before_mode = source.mode(change.path)
+    mode = change.new_mode if change.new_mode is not None else before_mode
+    return FilePlan(
+        path=change.path,
+        operation="update",
+        before=decoded_when_read(content),  # read again (and checked) only if something reads them
+        after=decoded_when_read(spliced),
+        before_bytes=joined_when_read(content),
+        after_bytes=joined_when_read(spliced),
+        fingerprint=content.fingerprint,
+        hunks=located,
+        new_path=change.new_path if change.new_path != change.path else None,
+        mode=mode,
+        before_mode=before_mode,
+    )
+
+
+def _fed(chunks: Any, update: Any) -> Any:
+    """``chunks``, each also handed to ``update`` as it goes by."""
+    for block in chunks:
+        update(block)
+        yield block
 
 
 def _is_base(change: FileChange, data: bytes) -> bool | None:

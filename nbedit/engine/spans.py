@@ -23,7 +23,7 @@ import codecs
 from collections.abc import Iterator, Sequence
 from operator import attrgetter, le
 
-from nbedit.engine.models import FilePlan, Match, undecoded_before, unjoined_after
+from nbedit.engine.models import FilePlan, Match, undecoded_before, unjoined_after, unjoined_before
 
 __all__ = ["EncodedSpans", "Span", "byte_spans"]
 
@@ -76,12 +76,14 @@ class EncodedSpans:
 
 def byte_spans(file_plan: FilePlan) -> Sequence[Span] | None:
     """The byte spans of ``file_plan.before_bytes`` its hunks replace, in order; None when unknown."""
-    data = file_plan.before_bytes
+    data = unjoined_before(file_plan)  # a big file not held: its stand-in (storage.streamed_file)
     after = unjoined_after(file_plan)
     if file_plan.notebook or not file_plan.hunks or data is None or after is None:
         return None
     if getattr(after, "data", None) is data:  # new bytes not joined (engine.spliced): its own spans
         return after.spans()  # type: ignore[no-any-return]
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        data = file_plan.before_bytes  # read (and checked) now: the hunks' spans are mapped in them
     encoding = file_plan.encoding or "utf-8"
     matches = list(map(_MATCH, file_plan.hunks))
     starts, ends = list(map(_START, matches)), list(map(_END, matches))

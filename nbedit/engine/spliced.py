@@ -41,7 +41,7 @@ class Spliced:
     ``Spliced(data, matches)`` takes located matches (each replacement encoded as UTF-8);
     ``Spliced.of_spans`` the arrays themselves."""
 
-    __slots__ = ("_joined", "cuts", "data", "ends", "inserted", "size", "starts")
+    __slots__ = ("_joined", "cuts", "data", "ends", "inserted", "known_fingerprint", "size", "starts")
 
     def __init__(self, data: bytes, matches: Sequence[Match] = ()) -> None:
         """Raises ``UnicodeEncodeError`` for a replacement UTF-8 cannot encode (a lone surrogate)."""
@@ -69,6 +69,9 @@ class Spliced:
         self.cuts = cuts
         self.size = len(data) + len(inserted) - sum(ends) + sum(starts)
         self._joined: bytes | None = None
+        # the SHA-256 of the joined bytes when the planner hashed them as it made the spans
+        # (``engine.streamed_splice``: from old bytes it proved by their own SHA-256)
+        self.known_fingerprint: str | None = None
 
     def __len__(self) -> int:
         return self.size
@@ -78,6 +81,9 @@ class Spliced:
 
     def pieces(self) -> Iterator[bytes | memoryview]:
         """The kept slices (views of ``data``) and the new bytes of each span, in order."""
+        if not isinstance(self.data, (bytes, bytearray, memoryview)):
+            yield from self._streamed_pieces()
+            return
         view, new, cursor = memoryview(self.data), memoryview(self.inserted), 0
         cuts = self.cuts
         for index, (start, end) in enumerate(zip(self.starts, self.ends)):  # noqa: B905 - same length
@@ -85,6 +91,34 @@ class Spliced:
             yield new[cuts[index] : cuts[index + 1]]
             cursor = end
         yield view[cursor:]
+
+    def _streamed_pieces(self) -> Iterator[bytes | memoryview]:
+        """``pieces`` of old bytes not held (``storage.streamed_file``): cut from its chunks as they
+        are read (which raise ``StaleFile`` if the file no longer holds the planned bytes)."""
+        starts, ends, cuts = self.starts, self.ends, self.cuts
+        new = memoryview(self.inserted)
+        count = len(starts)
+        index = cursor = position = 0  # the next span; the next old byte to keep or skip; the block's start
+        for block in self.data.chunks():
+            block_end = position + len(block)
+            view = memoryview(block)
+            while cursor < block_end:
+                if index < count and starts[index] <= cursor:
+                    if starts[index] == cursor and (index == 0 or ends[index - 1] <= cursor):
+                        yield new[cuts[index] : cuts[index + 1]]  # the span's new bytes, once
+                    if ends[index] > block_end:  # its old bytes go on in the next block
+                        cursor = block_end
+                        break
+                    cursor = ends[index]
+                    index += 1
+                    continue
+                stop = min(starts[index], block_end) if index < count else block_end
+                yield view[cursor - position : stop - position]
+                cursor = stop
+            position = block_end
+        while index < count:  # spans at the very end (an insertion after the last line)
+            yield new[cuts[index] : cuts[index + 1]]
+            index += 1
 
     def spans(self) -> _Spans:
         """The spans as the history stores them: (start, end, new bytes), in order."""
@@ -133,6 +167,8 @@ class Spliced:
         """The SHA-256 of the joined bytes, hashed piece by piece (``engine.text.fingerprint``)."""
         from nbedit._hashing import openssl_sha256  # a file this big is hashed by OpenSSL's SHA-256
 
+        if self.known_fingerprint is not None:
+            return self.known_fingerprint
         if self._joined is not None:
             return openssl_sha256(self._joined).hexdigest()
         digest = openssl_sha256()

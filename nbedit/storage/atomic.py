@@ -57,8 +57,8 @@ import stat
 from collections.abc import Callable, Sequence
 
 from nbedit._dataclass import dataclass, field
-from nbedit.background import Background
 from nbedit.errors import NotAFile, StaleFile, WriteError
+from nbedit.storage.beside import beside
 from nbedit.storage.confine import Location, locate, open_directory
 from nbedit.storage.content_identity import Identity, holds_bytes, holds_in_folder, identity_of
 from nbedit.storage.temp_copies import (
@@ -131,6 +131,9 @@ class _Target:
     directory: int  # descriptor of the file's folder
     name: str
     old: os.stat_result | None  # the file there now (lstat), None: no file
+    # the old file, kept open from the last check when its bytes are not held (a big file's,
+    # ``storage.streamed_file``): a rollback copies them back from it
+    kept: int | None = None
 
 
 @dataclass(slots=True)
@@ -250,9 +253,14 @@ def _restore(target: _Target, token: str) -> None:
             pass
         return
     temp = temp_name(target.name, token, "back")
+    original: object = target.write.original
+    if not isinstance(original, (bytes, bytearray, memoryview)):
+        if target.kept is None:
+            raise OSError(errno.EBADF, "the old file was not kept open")
+        original = _OldInode(target.kept, original)  # checked by its SHA-256 as it is copied back
     try:
         write_temp(
-            target.write.original, target.directory, temp, _mode_of(target.old), target.write.path, None,
+            original, target.directory, temp, _mode_of(target.old), target.write.path, None,
             _owner_of(target.old),
         )  # fmt: skip
         os.replace(temp, target.name, src_dir_fd=target.directory, dst_dir_fd=target.directory)
@@ -338,7 +346,7 @@ def apply_writes(
         step = "write"
         if meanwhile is not None and _write_temps(targets, progress, token, fault, anonymous=True):
             # unnamed until meanwhile is done: a crash in between leaves no file behind
-            _beside(lambda: _flush_temps(progress, fault), meanwhile, progress)
+            beside(lambda: _flush_temps(progress, fault), meanwhile, progress)
             _name_temps(targets, progress, token)
         else:
             if meanwhile is not None:  # no unnamed files here: the caller's step first, as it always was
@@ -394,6 +402,7 @@ def apply_writes(
             step == "meanwhile"
             or progress.meanwhile_failed
             or (step in ("prepare", "verify") and not isinstance(error, OSError))
+            or (step == "write" and isinstance(error, StaleFile))  # a big file's copy read it changed
         ):
             raise  # refused before any file was replaced (NotAFile, StaleFile, OutsideWorkspace, ...)
         what = {
@@ -506,38 +515,6 @@ def _close_unflushed(progress: _Progress) -> None:
             pass
 
 
-def _beside(work: Callable[[], None], meanwhile: Callable[[], object], progress: _Progress) -> None:
-    """Run ``work`` on another thread and ``meanwhile`` here; both have finished when this
-    returns or raises. ``meanwhile``'s error wins (``progress.meanwhile_failed`` says so),
-    then ``work``'s."""
-    failures: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            work()
-        except BaseException as error:  # handed to the calling thread below
-            failures.append(error)
-
-    # started without waiting for the scheduler (``nbedit.background``); no thread to be had: the
-    # writing runs first, then ``meanwhile``
-    writing = Background(run, "nbedit-write")
-    interrupted: BaseException | None = None
-    try:
-        meanwhile()
-    except BaseException as error:
-        interrupted = error
-        progress.meanwhile_failed = True
-    while writing.running():  # a temporary file is never left half-written behind the rollback
-        try:
-            writing.wait()
-        except BaseException as error:  # an interrupt while waiting: kept, raised once joined
-            interrupted = interrupted or error
-    if interrupted is not None:
-        raise interrupted
-    if failures:
-        raise failures[0]
-
-
 def _verify(target: _Target, progress: _Progress) -> None:
     """The last check before the replace: the file holds ``original`` byte for byte and has
     ``original_mode`` when one is given (a file to be created is still absent, a regular file
@@ -564,8 +541,22 @@ def _verify(target: _Target, progress: _Progress) -> None:
         if not stat.S_ISREG(info.st_mode) or not holds_bytes(descriptor, write.original):
             raise _stale(write, "changed on disk")
         _check_mode(write, info)
+        if not isinstance(write.original, (bytes, bytearray, memoryview)) and write.data is not None:
+            target.kept = os.dup(descriptor)  # the old bytes are not held: the rollback's copy
     finally:
         os.close(descriptor)
+
+
+class _OldInode:
+    """The bytes of a replaced file not held in memory, read back from its old inode (kept open)."""
+
+    __slots__ = ("descriptor", "original")
+
+    def __init__(self, descriptor: int, original: object) -> None:
+        self.descriptor, self.original = descriptor, original
+
+    def chunks(self) -> object:
+        return self.original.read_from(self.descriptor)  # type: ignore[attr-defined]
 
 
 def _trusted_root(path: str | os.PathLike[str]) -> str:
@@ -581,6 +572,12 @@ def _close(progress: _Progress, targets: Sequence[_Target]) -> None:
             os.close(target.directory)
         except OSError:
             pass
+        if target.kept is not None:
+            try:  # noqa: SIM105 - not contextlib (start-up)
+                os.close(target.kept)
+            except OSError:
+                pass
+            target.kept = None
     for parent, _name in progress.created_directories:
         try:  # noqa: SIM105 - not contextlib (start-up)
             os.close(parent)

@@ -39,8 +39,12 @@ def holds_bytes(descriptor: int, expected: bytes, chunk: int = 1 << 20) -> bool:
     Each chunk is compared in place (``startswith`` at an offset: a C memcmp, no slice
     of ``expected`` copied), so checking a 50 MB file costs its read and one compare.
     Not ``mmap``: a file truncated by another program while mapped would kill this
-    process with SIGBUS.
+    process with SIGBUS. ``expected`` may also stand for bytes not held (an object with
+    ``held_by(descriptor)``, ``storage.streamed_file``): it checks them by their SHA-256.
     """
+    if not isinstance(expected, (bytes, bytearray, memoryview)):
+        # a big file's bytes not held (``storage.streamed_file``): its size and SHA-256 checked
+        return expected.held_by(descriptor)  # type: ignore[no-any-return]
     if os.fstat(descriptor).st_size != len(expected):
         return False
     buffer = bytearray(min(chunk, max(len(expected), 1)))

@@ -211,6 +211,8 @@ def region_delta(base: bytes, target: bytes, spans: Sequence[tuple[int, int, byt
         return Regions(tuple(spans) if isinstance(spans, (tuple, list)) else spans, numbers)
     # Compared piece by piece with ``startswith`` at an offset: a C memcmp against a
     # memoryview of the base, with no joined copy of the target.
+    if not isinstance(base, (bytes, bytearray, memoryview)):
+        base = base.join()  # a big file's old bytes not held (``storage.streamed_file``): read, checked
     view = memoryview(base)
     cursor = 0  # in base
     position = 0  # in target

@@ -179,7 +179,7 @@ class HistoryRecording(HistoryState):
             elif file.after is not None:
                 from nbedit.storage.delta import make_delta  # loaded when a delta is made
 
-                compared = make_delta(expected, joined(file.after))
+                compared = make_delta(joined(expected), joined(file.after))
         except BaseException:
             linking.wait()  # never left linking behind a transaction that is rolled back
             raise
@@ -213,6 +213,8 @@ class HistoryRecording(HistoryState):
 
     def _remember(self, path: str, version: int, fingerprint: str, data: bytes) -> None:
         self._recent.pop(path, None)
+        if not isinstance(getattr(data, "data", b""), (bytes, bytearray, memoryview)):
+            return  # new bytes made from a file not held (storage.streamed_file): it is replaced now
         self._recent[path] = (version, fingerprint, data)
         while len(self._recent) > 8 or sum(len(item[2]) for item in self._recent.values()) > 64 << 20:
             self._recent.pop(next(iter(self._recent)))

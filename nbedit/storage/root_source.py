@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from nbedit._path_text import expanduser, normal, relative_to
 from nbedit.background import Background
@@ -25,6 +25,8 @@ from nbedit.errors import FileTooLarge, NbeditError, NotAFile, OutsideWorkspace
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from nbedit.storage.streamed_file import StreamedFile
 
 __all__ = ["OverlaySource", "RootSource", "identity_now", "stat_identity"]
 
@@ -211,6 +213,41 @@ class RootSource:
                 self._identities.pop(next(iter(self._identities)))
         return data
 
+    def streamed(self, path: str, minimum: int) -> tuple[StreamedFile, Iterator[bytes]] | None:
+        """A file of ``minimum`` bytes or more, not read whole: the stand-in for its bytes
+        (``storage.streamed_file``) and its first pass over them, in chunks; None when the file
+        does not exist or is smaller (the caller reads it as usual). Raises what ``read`` raises."""
+        from nbedit.storage.confine import open_file
+        from nbedit.storage.streamed_file import StreamedFile
+
+        if path in self._prefetched:
+            return None
+        descriptor = open_file(self.absolute(path), self.pinned, shown=path)
+        if descriptor is None:
+            return None
+        try:
+            info = os.fstat(descriptor)
+            if not stat.S_ISREG(info.st_mode) or info.st_size < minimum:
+                os.close(descriptor)
+                return None
+            if info.st_size > self.max_file_size:
+                os.close(descriptor)
+                raise FileTooLarge(
+                    f"{path}: is {info.st_size:,} bytes, over the {self.max_file_size:,}-byte limit; "
+                    "raise max_file_size (Workspace(max_file_size=...)) if you really mean to edit it",
+                    path=path,
+                    size=info.st_size,
+                    limit=self.max_file_size,
+                )
+            if self.sync_reads:
+                self._sync_meanwhile(path, descriptor)
+        except OSError as error:
+            os.close(descriptor)
+            raise NotAFile(f"{path}: cannot be read ({error.strerror or error})", path=path) from None
+        absolute, pinned = self.absolute(path), self.pinned
+        content = StreamedFile(lambda: open_file(absolute, pinned, shown=path), path)
+        return content, content.first_pass(descriptor)
+
     def _sync_meanwhile(self, path: str, descriptor: int) -> None:
         duplicate = os.dup(descriptor)
 
@@ -232,6 +269,9 @@ class RootSource:
 
     def identity(self, path: str, data: bytes | None) -> tuple[int, int, int, int, int] | None:
         """The file's identity when exactly ``data`` (this very object) was read from it."""
+        identity = getattr(data, "identity", None)  # a big file not held (storage.streamed_file)
+        if identity is not None:
+            return identity  # type: ignore[no-any-return]
         known = self._identities.get(path)
         return known[1] if known is not None and data is not None and known[0] is data else None
 

@@ -147,7 +147,8 @@ def _pack(data: bytes, *, delta: bool = False) -> tuple[int, bytes]:
 
 
 def joined(data: bytes) -> bytes:
-    """``data``, or the joined bytes of new bytes not joined yet (``engine.spliced.Spliced``)."""
+    """``data``, or the joined bytes of new bytes not joined yet (``engine.spliced.Spliced``), or
+    the bytes of a big file not held, read and checked now (``storage.streamed_file``)."""
     if isinstance(data, (bytes, bytearray, memoryview)):
         return data
     return data.join()  # type: ignore[attr-defined,no-any-return]
@@ -292,7 +293,7 @@ def store_version(
             from nbedit.storage.delta import make_delta
 
             data = joined(data)
-            delta = make_delta(base[1], data)
+            delta = make_delta(joined(base[1]), data)
         fingerprint = fingerprint()
     if fingerprint is None:
         data = joined(data)
@@ -327,7 +328,8 @@ def store_version(
                 make_delta,  # loaded when a delta is made (a small change needs none)
             )
 
-            delta = make_delta(base_data, data)
+            # a big file's old bytes not held (``storage.streamed_file``) are read now, checked
+            delta = make_delta(joined(base_data), data)
         if _fits_as_delta(depth, chain_bytes, len(delta.middle), len(data)):
             compressed, packed = _pack(delta.middle, delta=True)
             return _insert(

@@ -1,0 +1,47 @@
+"""Two jobs at once for the atomic writer: its temporary copies flushed on another thread while
+the calling thread does ``meanwhile`` (a big file's last check, read again from disk).
+
+Both have finished when ``beside`` returns or raises, so a temporary file is never left
+half-written behind a rollback; an interrupt while waiting is kept and raised once the other
+thread is done. ``progress`` is the writer's record of what it did (``atomic._Progress``):
+``meanwhile_failed`` tells the rollback which of the two failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from nbedit.background import Background
+
+__all__ = ["beside"]
+
+
+def beside(work: Callable[[], None], meanwhile: Callable[[], object], progress: object) -> None:
+    """Run ``work`` on another thread and ``meanwhile`` here; both have finished when this
+    returns or raises. ``meanwhile``'s error wins (``progress.meanwhile_failed`` says so),
+    then ``work``'s."""
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as error:  # handed to the calling thread below
+            failures.append(error)
+
+    # started without waiting for the scheduler (``nbedit.background``); no thread to be had: the
+    # writing runs first, then ``meanwhile``
+    writing = Background(run, "nbedit-write")
+    interrupted: BaseException | None = None
+    try:
+        meanwhile()
+    except BaseException as error:
+        interrupted = error
+        progress.meanwhile_failed = True  # type: ignore[attr-defined]
+    while writing.running():  # a temporary file is never left half-written behind the rollback
+        try:
+            writing.wait()
+        except BaseException as error:  # an interrupt while waiting: kept, raised once joined
+            interrupted = interrupted or error
+    if interrupted is not None:
+        raise interrupted
+    if failures:
+        raise failures[0]
