@@ -10,6 +10,7 @@ thread is done. ``progress`` is the writer's record of what it did (``atomic._Pr
 from __future__ import annotations
 
 from collections.abc import Callable
+
 from nbedit.background import Background
 
 __all__ = ["beside"]

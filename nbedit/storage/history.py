@@ -51,8 +51,8 @@ from nbedit.storage.database import (
 )
 from nbedit.storage.history_read import HistoryReading
 from nbedit.storage.history_record import HistoryRecording
-from nbedit.storage.history_state import Closing
 from nbedit.storage.history_recovery import HistoryRecovery
+from nbedit.storage.history_state import Closing
 from nbedit.storage.history_upkeep import HistoryRetention
 from nbedit.storage.records import (
     DATABASE_NAME,

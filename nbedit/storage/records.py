@@ -21,10 +21,10 @@ __all__ = [
     "AGENT_ORIGIN_PREFIX",
     "DATABASE_NAME",
     "ORIGINS",
-    "Entry",
+    "Entry",  # noqa: F822 - given by __getattr__ (storage.entries)
     "EntryDraft",
     "FileRecord",
-    "FileSummary",
+    "FileSummary",  # noqa: F822 - given by __getattr__ (storage.entries)
     "FileVersion",
     "Origin",
     "PruneResult",
