@@ -103,7 +103,7 @@ def test_spans_that_cover_most_of_the_file_are_not_checked_as_a_region_delta(
 
     before = b"".join(b"line %05d\n" % number for number in range(4_000))
     matches = [
-        Match(start, start + 11, "LINE %05d\n" % (start // 11), Tier.EXACT, 1.0, start // 11 + 1, 1)
+        Match(start, start + 11, f"LINE {start // 11:05d}\n", Tier.EXACT, 1.0, start // 11 + 1, 1)
         for start in range(0, len(before), 11)
     ]
     dense = EncodedSpans(matches[::2], "utf-8")  # half the lines: over half the file with the table

@@ -327,8 +327,7 @@ def _plan_streamed(change: FileChange, source: FileSource, content: Any, chunks:
     located as it goes by (``engine.streamed_splice``) and the new bytes kept as trimmed spans
     of the old ones (``engine.spliced``). None when a hunk is not exactly in place, the bytes
     are not ASCII, or nothing would change: the caller plans the file read whole."""
-    from nbedit._hashing import HashedBeside
-    from nbedit._hashing import openssl_sha256
+    from nbedit._hashing import HashedBeside, openssl_sha256
     from nbedit.engine.spliced import Spliced
     from nbedit.engine.streamed_splice import located_in_chunks
 
