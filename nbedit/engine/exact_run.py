@@ -10,7 +10,7 @@ the rest of the diff to the full search (``engine/locate_hunks.py``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import repeat
 from operator import attrgetter
 
@@ -193,20 +193,8 @@ def located_table(data: bytes, hunks: Sequence[Hunk]) -> tuple[LocatedTable, Spl
     find, count, from_bytes = data.find, data.count, int.from_bytes
     offset = line = 0  # the end of the last hunk found: a line start, and its 0-based line
     whole = True
-    texts = getattr(hunks, "texts", None)  # a HunkTable's texts, without making each Hunk
-    items = texts() if texts is not None else ((hunk, hunk.old, hunk.new, hunk.start_line) for hunk in hunks)
-    for hunk, old, new, start_line in items:
-        if not old.endswith("\n") or (
-            hunk is not None
-            and (
-                start_line is None
-                or not hunk.whole_lines
-                or hunk.replace_all
-                or hunk.anchors
-                or hunk.at_end
-                or hunk.alternatives
-            )
-        ):
+    for hunk, old, new, start_line in hunk_texts(hunks):
+        if not placed_by_line(hunk, old, start_line):
             return None
         needle = old.encode("utf-8", "surrogatepass")  # not ASCII: not in these bytes
         size = old.count("\n")
@@ -248,4 +236,28 @@ def located_table(data: bytes, hunks: Sequence[Hunk]) -> tuple[LocatedTable, Spl
         return None
     return LocatedTable(hunks, starts, lines, sizes, whole), Spliced.of_spans(
         data, cut_starts, cut_ends, bytes(inserted), cuts
+    )
+
+
+def hunk_texts(hunks: Iterable[Hunk]) -> Iterator[tuple[Hunk | None, str, str, int | None]]:
+    """(hunk, old, new, start_line) of each hunk; a ``HunkTable``'s from its texts, without making
+    each ``Hunk`` (its hunk is None then: a table holds plain line-numbered whole-line hunks only)."""
+    texts = getattr(hunks, "texts", None)
+    if texts is not None:
+        return texts()  # type: ignore[no-any-return]
+    return ((hunk, hunk.old, hunk.new, hunk.start_line) for hunk in hunks)
+
+
+def placed_by_line(hunk: Hunk | None, old: str, start_line: int | None) -> bool:
+    """The hunk is whole lines, ends with a newline and is placed by its line number alone (no
+    anchors, no alternatives, not replace-all, not "at the end"): one a table may place."""
+    if not old.endswith("\n"):
+        return False
+    return hunk is None or not (
+        start_line is None
+        or not hunk.whole_lines
+        or hunk.replace_all
+        or hunk.anchors
+        or hunk.at_end
+        or hunk.alternatives
     )

@@ -19,6 +19,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 
+from nbedit.engine.exact_run import hunk_texts, placed_by_line
 from nbedit.engine.models import Hunk
 
 TYPE_CHECKING = False
@@ -74,20 +75,8 @@ def _located(
     feed = after.update if after is not None else None
     pending = bytearray()  # new bytes not handed to ``after`` yet: handed over a batch at a time
     from_bytes = int.from_bytes
-    texts = getattr(hunks, "texts", None)  # a HunkTable's texts, without making each Hunk
-    items = texts() if texts is not None else ((hunk, hunk.old, hunk.new, hunk.start_line) for hunk in hunks)
-    for hunk, old, new, start_line in items:
-        if not old.endswith("\n") or (
-            hunk is not None
-            and (
-                start_line is None
-                or not hunk.whole_lines
-                or hunk.replace_all
-                or hunk.anchors
-                or hunk.at_end
-                or hunk.alternatives
-            )
-        ):
+    for hunk, old, new, start_line in hunk_texts(hunks):
+        if not placed_by_line(hunk, old, start_line):
             return None
         needle = old.encode("utf-8", "surrogatepass")  # not ASCII: never in these bytes
         while True:

@@ -186,13 +186,7 @@ class RootSource:
         info = os.fstat(descriptor)
         if info.st_size > self.max_file_size:
             os.close(descriptor)
-            raise FileTooLarge(
-                f"{path}: is {info.st_size:,} bytes, over the {self.max_file_size:,}-byte limit; "
-                "raise max_file_size (Workspace(max_file_size=...)) if you really mean to edit it",
-                path=path,
-                size=info.st_size,
-                limit=self.max_file_size,
-            )
+            raise self._too_large(path, info.st_size)
         try:
             with open(descriptor, "rb", buffering=0) as handle:
                 opened = os.fstat(handle.fileno())
@@ -213,6 +207,15 @@ class RootSource:
                 self._identities.pop(next(iter(self._identities)))
         return data
 
+    def _too_large(self, path: str, size: int) -> FileTooLarge:
+        return FileTooLarge(
+            f"{path}: is {size:,} bytes, over the {self.max_file_size:,}-byte limit; "
+            "raise max_file_size (Workspace(max_file_size=...)) if you really mean to edit it",
+            path=path,
+            size=size,
+            limit=self.max_file_size,
+        )
+
     def streamed(self, path: str, minimum: int) -> tuple[StreamedFile, Iterator[bytes]] | None:
         """A file of ``minimum`` bytes or more, not read whole: the stand-in for its bytes
         (``storage.streamed_file``) and its first pass over them, in chunks; None when the file
@@ -232,13 +235,7 @@ class RootSource:
                 return None
             if info.st_size > self.max_file_size:
                 os.close(descriptor)
-                raise FileTooLarge(
-                    f"{path}: is {info.st_size:,} bytes, over the {self.max_file_size:,}-byte limit; "
-                    "raise max_file_size (Workspace(max_file_size=...)) if you really mean to edit it",
-                    path=path,
-                    size=info.st_size,
-                    limit=self.max_file_size,
-                )
+                raise self._too_large(path, info.st_size)
             if self.sync_reads:
                 self._sync_meanwhile(path, descriptor)
         except OSError as error:

@@ -242,39 +242,43 @@ def _applied_instead(
         return False  # the new text is lines the change keeps, still among the old text's: not applied
     near = near_line is not None and abs(standing.first_line + 1 - near_line) <= APPLIED_DISTANCE
     over = any(_overlaps(standing, place) for place in places)
-    if not over and not near:
-        if near_line is not None or _non_blank_lines(hunk.new) < APPLIED_ELSEWHERE_LINES:
-            return False  # the line number places the change; or the new text is too short to tell
-    if (over or near) and _layout_only(hunk):
-        place = places[0]
-        raise AmbiguousMatch(
-            f"{path or 'file'}: the change only moves lines' indentation (or blank lines), the old text is "
-            f"found only at {_span(place)} ({tier.explanation}), and the new text already stands exactly at "
-            f"{_span(standing)}: either the change was applied already or the old text's indentation is off; "
-            "nbedit will not guess which",
-            path=path,
-            locations=sorted({(place.first_line + 1, 1), (standing.first_line + 1, 1)}),
-            tier=tier.value,
-            detail=(
-                "re-read the file: if its lines already have the new indentation, nothing is left to do; "
-                "otherwise copy the old text with the file's exact indentation"
-            ),
-        )
-    if (over or near) and new_text_present(index, hunk, (low, high), near_line=near_line):
-        return True
+    if (
+        not over
+        and not near
+        and (near_line is not None or _non_blank_lines(hunk.new) < APPLIED_ELSEWHERE_LINES)
+    ):
+        return False  # the line number places the change; or the new text is too short to tell
     place = places[0]
-    raise AmbiguousMatch(
-        f"{path or 'file'}: the old text is found only at {_span(place)} ({tier.explanation}), "
-        f"and the change's new text already stands exactly at {_span(standing)}: the change may have been "
-        "applied already; nbedit will not apply it a second time nor guess",
-        path=path,
-        locations=sorted({(place.first_line + 1, 1), (standing.first_line + 1, 1)}),
-        tier=tier.value,
-        detail=(
+    layout_only = (over or near) and _layout_only(hunk)
+    if not layout_only and (over or near) and new_text_present(index, hunk, (low, high), near_line=near_line):
+        return True
+    if layout_only:
+        message = (
+            f"the change only moves lines' indentation (or blank lines), the old text is found only at "
+            f"{_span(place)} ({tier.explanation}), and the new text already stands exactly at {_span(standing)}: "
+            "either the change was applied already or the old text's indentation is off; nbedit will not guess which"
+        )
+        detail = (
+            "re-read the file: if its lines already have the new indentation, nothing is left to do; "
+            "otherwise copy the old text with the file's exact indentation"
+        )
+    else:
+        message = (
+            f"the old text is found only at {_span(place)} ({tier.explanation}), and the change's new text "
+            f"already stands exactly at {_span(standing)}: the change may have been applied already; nbedit "
+            "will not apply it a second time nor guess"
+        )
+        detail = (
             f"old text (leniently) at line {place.first_line + 1}, new text (exactly) at line "
             f"{standing.first_line + 1}\nre-read the file: if the change is there, nothing is left to do; "
             "otherwise copy the old text exactly from the place meant"
-        ),
+        )
+    raise AmbiguousMatch(
+        f"{path or 'file'}: {message}",
+        path=path,
+        locations=sorted({(place.first_line + 1, 1), (standing.first_line + 1, 1)}),
+        tier=tier.value,
+        detail=detail,
     )
 
 
