@@ -76,25 +76,7 @@ def imported(
     *arguments: str, cwd: Path, stdin: bytes = b""
 ) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     """Run ``python -X importtime -m nbedit ARGUMENTS``; return the process and the modules it imported."""
-    completed = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "nbedit", *arguments],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        env={**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"},
-        timeout=120,
-    )
-    stderr = completed.stderr.decode("utf-8", "replace")
-    modules = {
-        line.rsplit("|", 1)[1].strip()
-        for line in stderr.splitlines()
-        if line.startswith("import time:") and "|" in line
-    }
-    messages = "\n".join(line for line in stderr.splitlines() if not line.startswith("import time:"))
-    result = subprocess.CompletedProcess(
-        completed.args, completed.returncode, completed.stdout.decode("utf-8", "replace"), messages
-    )
-    return result, modules
+    return _imported(["-m", "nbedit", *arguments], cwd=cwd, stdin=stdin)
 
 
 # what the console script runs (``nbedit`` as pip installs it: no ``runpy``, which ``-m`` imports and
@@ -104,9 +86,16 @@ CONSOLE_SCRIPT = "import sys; from nbedit.cli import run; sys.argv[0] = 'nbedit'
 
 def imported_by_the_program(*arguments: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     """``imported``, for the ``nbedit`` console script (what a user runs) rather than ``-m nbedit``."""
+    return _imported(["-c", CONSOLE_SCRIPT, *arguments], cwd=cwd)
+
+
+def _imported(
+    command: list[str], *, cwd: Path, stdin: bytes = b""
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     completed = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", CONSOLE_SCRIPT, *arguments],
+        [sys.executable, "-X", "importtime", *command],
         cwd=cwd,
+        input=stdin,
         capture_output=True,
         env={**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"},
         timeout=120,
@@ -180,10 +169,9 @@ NOT_IN_PLACE = ("nbedit.engine.syntax_guard", "nbedit.engine.whole_diff")
 def test_a_git_commit_diff_in_place_imports_no_matcher(project: Path) -> None:
     # git's own header (the `index` line names the diff's base: the planner asks whether any hunk is
     # context-free), as `git diff` writes it
-    patch = (
-        "diff --git a/app.py b/app.py\nindex 3b18e51..a1f2c3d 100644\n"
-        + (project / "change.diff").read_text(encoding="utf-8")
-    )
+    patch = "diff --git a/app.py b/app.py\nindex 3b18e51..a1f2c3d 100644\n" + (
+        project / "change.diff"
+    ).read_text(encoding="utf-8")
     (project / "commit.diff").write_text(patch, encoding="utf-8")
     result, modules = imported("apply", "--yes", "commit.diff", cwd=project)
     assert result.returncode == 0, result.stderr
@@ -232,10 +220,9 @@ NOT_ON_A_COMMAND = (
 
 def test_the_program_applies_a_diff_without_the_modules_it_does_not_need(project: Path) -> None:
     before = (project / "app.py").read_bytes()
-    patch = (
-        "diff --git a/app.py b/app.py\nindex 3b18e51..a1f2c3d 100644\n"
-        + (project / "change.diff").read_text(encoding="utf-8")
-    )
+    patch = "diff --git a/app.py b/app.py\nindex 3b18e51..a1f2c3d 100644\n" + (
+        project / "change.diff"
+    ).read_text(encoding="utf-8")
     (project / "commit.diff").write_text(patch, encoding="utf-8")
     result, modules = imported_by_the_program("apply", "--yes", "commit.diff", cwd=project)
     assert result.returncode == 0, result.stderr
@@ -299,7 +286,9 @@ def test_the_program_leaves_its_history_log_for_the_next_run(project: Path, tmp_
             timeout=120,
         )
         assert completed.returncode == 0, completed.stderr
-        assert completed.stdout.decode().rstrip().endswith("undo with: nbedit undo)")  # flushed before the end
+        assert (
+            completed.stdout.decode().rstrip().endswith("undo with: nbedit undo)")
+        )  # flushed before the end
         # the blob folder is made with the database (one fsync of the home for both); the log is left
         assert sorted(path.name for path in home.iterdir()) == [
             "blobs",
