@@ -190,7 +190,7 @@ def located_table(data: bytes, hunks: Sequence[Hunk]) -> tuple[LocatedTable, Spl
     starts, lines, sizes = array(offsets), array(offsets), array(offsets)
     cut_starts, cut_ends, cuts = array(offsets), array(offsets), array("q", [0])
     inserted = bytearray()
-    find, count, from_bytes = data.find, data.count, int.from_bytes
+    find, count = data.find, data.count
     offset = line = 0  # the end of the last hunk found: a line start, and its 0-based line
     whole = True
     for hunk, old, new, start_line in hunk_texts(hunks):
@@ -215,15 +215,7 @@ def located_table(data: bytes, hunks: Sequence[Hunk]) -> tuple[LocatedTable, Spl
             encoded = new.encode()
         except UnicodeEncodeError:
             return None
-        # the bytes both ends share, from where they first differ: one XOR of each end read as an integer
-        shortest = min(len(needle), len(encoded))
-        differ = from_bytes(needle[:shortest], "little") ^ from_bytes(encoded[:shortest], "little")
-        head = ((differ & -differ).bit_length() - 1) >> 3 if differ else shortest
-        shortest -= head
-        differ = from_bytes(needle[len(needle) - shortest :], "big") ^ from_bytes(
-            encoded[len(encoded) - shortest :], "big"
-        )
-        tail = ((differ & -differ).bit_length() - 1) >> 3 if differ else shortest
+        head, tail = shared_ends(needle, encoded)
         inserted += encoded[head : len(encoded) - tail]
         starts.append(position)
         lines.append(first + 1)
@@ -261,3 +253,17 @@ def placed_by_line(hunk: Hunk | None, old: str, start_line: int | None) -> bool:
         or hunk.at_end
         or hunk.alternatives
     )
+
+
+def shared_ends(old: bytes, new: bytes) -> tuple[int, int]:
+    """How many bytes ``old`` and ``new`` share at their start and then at their end (never
+    overlapping): one XOR of each end read as an integer, so a hunk's splice keeps only the bytes
+    it really changes."""
+    from_bytes = int.from_bytes
+    shortest = min(len(old), len(new))
+    differ = from_bytes(old[:shortest], "little") ^ from_bytes(new[:shortest], "little")
+    head = ((differ & -differ).bit_length() - 1) >> 3 if differ else shortest
+    shortest -= head
+    differ = from_bytes(old[len(old) - shortest :], "big") ^ from_bytes(new[len(new) - shortest :], "big")
+    tail = ((differ & -differ).bit_length() - 1) >> 3 if differ else shortest
+    return head, tail

@@ -19,7 +19,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 
-from nbedit.engine.exact_run import hunk_texts, placed_by_line
+from nbedit.engine.exact_run import hunk_texts, placed_by_line, shared_ends
 from nbedit.engine.models import Hunk
 
 TYPE_CHECKING = False
@@ -74,7 +74,6 @@ def _located(
     fed = 0  # the new bytes are hashed up to this old byte (``after``)
     feed = after.update if after is not None else None
     pending = bytearray()  # new bytes not handed to ``after`` yet: handed over a batch at a time
-    from_bytes = int.from_bytes
     for hunk, old, new, start_line in hunk_texts(hunks):
         if not placed_by_line(hunk, old, start_line):
             return None
@@ -116,15 +115,7 @@ def _located(
             encoded = new.encode()
         except UnicodeEncodeError:
             return None
-        # the bytes both ends share, from where they first differ (as ``exact_run.located_table``)
-        shortest = min(len(needle), len(encoded))
-        differ = from_bytes(needle[:shortest], "little") ^ from_bytes(encoded[:shortest], "little")
-        head = ((differ & -differ).bit_length() - 1) >> 3 if differ else shortest
-        shortest -= head
-        differ = from_bytes(needle[len(needle) - shortest :], "big") ^ from_bytes(
-            encoded[len(encoded) - shortest :], "big"
-        )
-        tail = ((differ & -differ).bit_length() - 1) >> 3 if differ else shortest
+        head, tail = shared_ends(needle, encoded)  # only the bytes the hunk really changes
         piece = encoded[head : len(encoded) - tail]
         inserted += piece
         at = base + position
