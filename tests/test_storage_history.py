@@ -587,6 +587,10 @@ def _packings(store: HistoryStore) -> list[tuple[int, int]]:
 
 
 def test_a_big_keyframe_is_zstd_and_a_small_one_zlib(store: HistoryStore) -> None:
+    # in a process that has loaded the zstd bindings (a kernel, a long session); a process that has
+    # not packs a keyframe under 1 MiB with zlib instead: tests/test_record_cold_packing.py
+    import zstandard  # noqa: F401
+
     big_before = b"".join(numbered_lines(20_000))  # about 700 KB: over the zstd threshold
     big_after = big_before.replace(b"alpha", b"ALPHA", 1)
     small = b"".join(numbered_lines(200, seed=1))
