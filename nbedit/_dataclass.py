@@ -256,9 +256,7 @@ else:
         # A frozen slotted class sets each field through its slot's own descriptor: the same store
         # ``object.__setattr__`` ends in, without looking the name up on the class for every field
         # (a patch of 900 hunks makes thousands of these objects).
-        slots = owner is not None and all(
-            type(owner.__dict__.get(item.name)) is _MemberDescriptor for item in field_list
-        )
+        slots = owner is not None and all(_slot(owner, item.name) is not None for item in field_list)
         if owner is not None:
             made = _from_template(qualname, field_list, owner, frozen, slots)
             if made is not None:
@@ -279,7 +277,7 @@ else:
                     parameters.append(name)
                 value = name
             if frozen and slots:
-                namespace[f"_set_{name}"] = owner.__dict__[name].__set__
+                namespace[f"_set_{name}"] = _slot(owner, name).__set__
                 body.append(f"    _set_{name}(self, {value})")
             else:
                 body.append(
@@ -304,7 +302,7 @@ else:
         defaults = []
         for index, item in enumerate(field_list):
             if frozen and slots:
-                setter = owner.__dict__[item.name].__set__
+                setter = _slot(owner, item.name).__set__
             elif frozen:
                 setter = _object_setter(item.name)
             else:
@@ -324,6 +322,15 @@ else:
         return function
 
     _Function = type(_from_template)  # types.FunctionType, without types
+
+    def _slot(owner, name):
+        # the field's slot (its member descriptor), or None. A descriptor that reads a slot through
+        # (``models._DecodedOnRead``: a value made when first read) names it ``slot`` and stores
+        # into it unchanged, so ``__init__`` and ``made_in_bulk`` fill the slot itself.
+        found = owner.__dict__.get(name)
+        if type(found) is not _MemberDescriptor:
+            found = getattr(found, "slot", None)
+        return found if type(found) is _MemberDescriptor else None
 
     def _object_setter(name):
         def set_field(self, value):
@@ -480,8 +487,8 @@ else:
             if type(column) is not repeat and len(column) != count:
                 raise ValueError(f"a column of {len(column)} values for {count} instances")
         params = cls.__dict__.get("__dataclass_params__")
-        setters = [cls.__dict__.get(name) for name in fields_]
-        slotted = all(type(item) is _MemberDescriptor for item in setters)
+        setters = [_slot(cls, name) for name in fields_]
+        slotted = all(item is not None for item in setters)
         own = not cls.__dict__.get("__dataclass_init_made__") or cls.__new__ is not object.__new__
         if params is None or not params.frozen or not slotted or own:
             return list(islice(map(cls, *columns), count))

@@ -20,8 +20,9 @@ through ``nbedit._conveniences``, filled by the package's root, and never import
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from operator import attrgetter
 
 from nbedit import _conveniences as conveniences
 from nbedit._dataclass import dataclass, field
@@ -30,6 +31,8 @@ from nbedit._dataclass import dataclass, field
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Literal
+
+    from nbedit.engine.tier import Tier
 
 if TYPE_CHECKING:
     Operation = Literal["update", "add", "delete"]
@@ -40,39 +43,55 @@ else:
     _TYPE_ALIASES = {
         "Operation": ("update", "add", "delete"),
     }
-    __getattr__ = literal_aliases(__name__, _TYPE_ALIASES)
+    _aliases = literal_aliases(__name__, _TYPE_ALIASES)
+
+    def __getattr__(name: str) -> Any:
+        # ``Tier`` lives in engine/tier.py, imported on first use (enum costs milliseconds of a start)
+        if name == "Tier":
+            from nbedit.engine.tier import Tier
+
+            return Tier
+        return _aliases(name)
 
 
-class Tier(enum.Enum):
-    """How a hunk was located; order is the matcher's cascade."""
+class _TierWhenRead:
+    """A ``Match.tier`` not made yet: the value of the ``Tier`` it stands for (``"exact"``).
 
-    EXACT = "exact"
-    LINE_ENDINGS = "line-endings"
-    TRAILING_WHITESPACE = "trailing-whitespace"
-    UNICODE = "unicode-punctuation"
-    INDENTATION = "indentation"
-    BLANK_LINES = "blank-lines"
-    READING = "reading"
-    FUZZY = "fuzzy"
+    ``Tier`` is an enum, and :mod:`enum` costs milliseconds of a start (``engine/tier.py``). The
+    planner's exact paths mark their matches with ``EXACT_WHEN_READ``; ``Match.tier`` gives
+    ``Tier.EXACT`` for it, made the first time any match's tier is read (a preview, equality,
+    ``repr``, ``replace``, pickling: every reader sees the enum). What reads only whether a match is
+    exact, or its tier's name (``Match.exact``, ``tier_value``), does not make it.
+    """
 
-    @property
-    def explanation(self) -> str:
-        return _EXPLANATIONS[self]
+    __slots__ = ("value",)
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"<Tier.EXACT: {self.value!r} (when read)>"
 
 
-_EXPLANATIONS = {
-    Tier.EXACT: "exact match",
-    Tier.LINE_ENDINGS: "matched ignoring line endings",
-    Tier.TRAILING_WHITESPACE: "matched ignoring trailing whitespace",
-    Tier.UNICODE: "matched ignoring curly quotes, dashes and non-breaking spaces",
-    Tier.INDENTATION: "matched at a different indentation; replacement re-indented",
-    Tier.BLANK_LINES: "matched with a different number of blank lines between its lines",
-    Tier.READING: (
-        "matched once the reply was read as meant: an elision line expanded to the file's lines, "
-        "pasted line numbers dropped, or one block given once for each place"
-    ),
-    Tier.FUZZY: "fuzzy match",
-}
+EXACT_WHEN_READ: Tier = _TierWhenRead("exact")  # type: ignore[assignment]
+
+
+def _made_tier(value: object) -> object:
+    # the Tier a stand-in means (the enum is imported then); any other value as it is
+    if value.__class__ is _TierWhenRead:
+        from nbedit.engine.tier import Tier
+
+        return Tier(value.value)  # type: ignore[attr-defined]
+    return value
+
+
+_MATCH = attrgetter("match")
+
+
+def _loaded_exact() -> object:
+    # Tier.EXACT when the enum has been made, else a value no match holds
+    module = sys.modules.get("nbedit.engine.tier")
+    return module.Tier.EXACT if module is not None else EXACT_WHEN_READ
 
 
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -180,7 +199,59 @@ class Match:
 
     @property
     def exact(self) -> bool:
-        return self.tier is Tier.EXACT
+        tier = _TIER_SLOT.__get__(self, Match)
+        return tier is EXACT_WHEN_READ or tier is _loaded_exact()
+
+
+class _TierOnRead:
+    """``Match.tier``'s slot, read through: a stand-in (``EXACT_WHEN_READ``) becomes its ``Tier``,
+    kept in the slot from then on (the frozen value keeps what it always meant)."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:
+        self.slot = slot
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = self.slot.__get__(instance, owner)
+        if value.__class__ is _TierWhenRead:
+            value = _made_tier(value)
+            self.slot.__set__(instance, value)
+        return value
+
+    def __set__(self, instance: object, value: object) -> None:
+        self.slot.__set__(instance, value)
+
+    def __delete__(self, instance: object) -> None:
+        self.slot.__delete__(instance)
+
+
+type.__setattr__(Match, "tier", _TierOnRead(Match.__dict__["tier"]))
+_TIER_SLOT = Match.__dict__["tier"].slot
+# ``match.tier`` as held, in C: a ``Tier``, or ``EXACT_WHEN_READ`` (what a loop over many matches reads)
+held_tier: Callable[[Match], object] = _TIER_SLOT.__get__
+
+
+def exact_tiers() -> tuple[object, object]:
+    """What an exact match's tier is held as (``held_tier``): ``EXACT_WHEN_READ``, and ``Tier.EXACT``
+    once the enum is made (until then a second ``EXACT_WHEN_READ``)."""
+    return EXACT_WHEN_READ, _loaded_exact()
+
+
+def tier_value(match: Match) -> str:
+    """``match.tier.value`` (``"exact"``, ``"fuzzy"`` ...) without making the ``Tier`` (see
+    ``EXACT_WHEN_READ``)."""
+    value: str = _TIER_SLOT.__get__(match, Match).value
+    return value
+
+
+def tier_values(located: Iterable[LocatedHunk]) -> list[str]:
+    """The distinct ``tier.value`` of located hunks, in order, without making the ``Tier``: each
+    hunk's tier is read in C (from its match's slot), the value only of the few distinct ones."""
+    held = dict.fromkeys(map(_TIER_SLOT.__get__, map(_MATCH, located)))
+    return list(dict.fromkeys([tier.value for tier in held]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,8 +327,10 @@ class FilePlan:
 
     def tiers(self) -> tuple[str, ...]:
         """How the hunks matched, each tier once ("exact", "fuzzy 0.93", ...)."""
+        values = [tier_value(h.match) for h in self.hunks]  # without making the Tier (EXACT_WHEN_READ)
         names = (
-            f"{h.tier.value} {h.score:.2f}" if h.tier is Tier.FUZZY else h.tier.value for h in self.hunks
+            f"{value} {h.score:.2f}" if value == "fuzzy" else value
+            for value, h in zip(values, self.hunks, strict=True)
         )
         return tuple(dict.fromkeys(names))
 

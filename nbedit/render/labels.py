@@ -7,14 +7,16 @@ paying for the row builder's import.
 
 from __future__ import annotations
 
-from nbedit.engine.models import Tier
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nbedit.engine.tier import Tier
 
 __all__ = ["offset_note", "tier_label"]
 
 
 def tier_label(tier: Tier, score: float = 1.0) -> str:
     """Short badge text: ``fuzzy 0.93`` for fuzzy matches, the tier name otherwise."""
-    if tier is Tier.FUZZY:
+    if tier.value == "fuzzy":  # by value: this module does not load the enum (engine/tier.py)
         return f"fuzzy {score:.2f}"
     return str(tier.value)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 
 from nbedit._dataclass import dataclass
-from nbedit.engine.models import FilePlan, Plan, Tier
+from nbedit.engine.models import FilePlan, Plan
 from nbedit.render.labels import offset_note, tier_label
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
@@ -221,8 +221,10 @@ def _flags(file_plan: FilePlan) -> tuple[HunkFlag, ...]:
     for index, located in enumerate(file_plan.hunks):
         match = located.match
         note = offset_note(match.offset)
-        if match.tier is Tier.EXACT and note is None:
+        if match.exact and note is None:
             continue
+        from nbedit.engine.tier import Tier  # a flagged hunk (the enum is not loaded for exact ones)
+
         line, place = match.line, None
         if file_plan.notebook and located.cell:
             from nbedit.engine.explain import cell_place, hunk_place
