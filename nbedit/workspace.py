@@ -36,8 +36,15 @@ from nbedit.apply_pipeline import UNSET_LIVE_CLIENT, ApplyPipeline
 from nbedit.apply_result import ApplyResult  # re-exported: nbedit.workspace.ApplyResult
 from nbedit.background import Background
 from nbedit.engine import formats
-from nbedit.engine.match.options import DEFAULT_THRESHOLD
-from nbedit.engine.models import Change, FileChange, Hunk, Plan, is_notebook_path, unjoined_after
+from nbedit.engine.models import (
+    DEFAULT_THRESHOLD,
+    Change,
+    FileChange,
+    Hunk,
+    Plan,
+    is_notebook_path,
+    unjoined_after,
+)
 from nbedit.engine.plan import plan_change
 from nbedit.engine.text import decode, fingerprint
 from nbedit.engine.text_edit import (

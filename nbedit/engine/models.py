@@ -95,6 +95,9 @@ def _loaded_exact() -> object:
 
 
 NOTEBOOK_SUFFIX = ".ipynb"
+# the fuzzy tier's least similarity, by default (``match.options.MatchOptions``, ``PlanOptions``); here so
+# that the planner's options need not load the matcher's package to name it
+DEFAULT_THRESHOLD = 0.9
 
 
 def is_notebook_path(path: str) -> bool:
@@ -145,6 +148,28 @@ class Hunk:
     # context lines, and no removed line equals an added one); None: not known, count them.
     # A fact about old and new: a copy that changes either must leave it None.
     changed_lines: tuple[int, int] | None = field(default=None, compare=False, repr=False)
+
+
+def context_free(hunk: Hunk) -> bool:
+    """A diff hunk with a line number and no context lines (``git diff -U0``, or a model's bare hunk).
+
+    Its old text is only the lines it removes (none for a pure insertion), so nothing but
+    those lines and the line number says where it goes. The number is the diff's base's:
+    in any other file it is evidence only where the removed lines confirm it (issue 21,
+    rule 5; see ``match.evidence.removed_lines_unique`` and the planner's use of git's ``index``
+    line). Here, with the hunk, because the planner asks it of every hunk of a git diff before it
+    locates any (``match.context`` and ``match.evidence`` give it too): a diff whose hunks all
+    stand where they say never loads the matcher's package (start-up, tests/test_startup.py).
+    """
+    if hunk.start_line is None or hunk.anchors or hunk.replace_all:
+        return False
+    if not hunk.old or not hunk.new:
+        return True
+    if hunk.old.partition("\n")[0] == hunk.new.partition("\n")[0]:
+        return False  # leading context (the common case, decided without splitting the texts)
+    old_lines, new_lines = hunk.old.removesuffix("\n").split("\n"), hunk.new.removesuffix("\n").split("\n")
+    # context lines are shared at an edge (a blank one too)
+    return old_lines[0] != new_lines[0] and old_lines[-1] != new_lines[-1]
 
 
 @dataclass(frozen=True, slots=True)

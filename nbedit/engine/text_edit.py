@@ -14,11 +14,11 @@ from collections.abc import Sequence
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from nbedit.engine.match.options import MatchOptions
     from nbedit.engine.tier import Tier
 
 from nbedit._dataclass import dataclass
-from nbedit.engine.match.options import DEFAULT_THRESHOLD, MatchOptions
-from nbedit.engine.models import LocatedHunk, tier_value
+from nbedit.engine.models import DEFAULT_THRESHOLD, LocatedHunk, tier_value
 
 __all__ = [
     "DEFAULT_MAX_CELLS",
@@ -76,6 +76,9 @@ class PlanOptions:
 
     @property
     def match(self) -> MatchOptions:
+        # the matcher's package loads when a hunk needs matching (an exact diff in place never does)
+        from nbedit.engine.match.options import MatchOptions
+
         return MatchOptions(exact=self.exact, threshold=self.threshold)
 
 

@@ -19,7 +19,6 @@ import functools
 
 from nbedit._dataclass import dataclass
 from nbedit.engine.models import FilePlan, Plan
-from nbedit.render.labels import offset_note, tier_label
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
@@ -220,11 +219,13 @@ def _flags(file_plan: FilePlan) -> tuple[HunkFlag, ...]:
     flags = []
     for index, located in enumerate(file_plan.hunks):
         match = located.match
-        note = offset_note(match.offset)
-        if match.exact and note is None:
+        if match.exact and not match.offset:  # (offset_note gives None for no offset)
             continue
-        from nbedit.engine.tier import Tier  # a flagged hunk (the enum is not loaded for exact ones)
+        # a flagged hunk: the enum and the labels are not loaded for exact ones in place (start-up)
+        from nbedit.engine.tier import Tier
+        from nbedit.render.labels import offset_note, tier_label
 
+        note = offset_note(match.offset)
         line, place = match.line, None
         if file_plan.notebook and located.cell:
             from nbedit.engine.explain import cell_place, hunk_place
