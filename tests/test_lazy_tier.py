@@ -89,7 +89,8 @@ def test_tier_names_of_a_file_plan() -> None:
 
 
 def test_structure_keeping_is_still_the_tiers() -> None:
-    assert text_edit.STRUCTURE_KEEPING == frozenset({Tier.EXACT, Tier.LINE_ENDINGS, Tier.TRAILING_WHITESPACE})
+    structure_keeping = frozenset({Tier.EXACT, Tier.LINE_ENDINGS, Tier.TRAILING_WHITESPACE})
+    assert structure_keeping == text_edit.STRUCTURE_KEEPING
     hunk = Hunk("a\n", "b\n")
     kept = text_edit.TextEdit("", (LocatedHunk(hunk, _match(EXACT_WHEN_READ)),), False, ())
     moved = text_edit.TextEdit("", (LocatedHunk(hunk, _match(Tier.INDENTATION)),), False, ())
