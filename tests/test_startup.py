@@ -229,6 +229,7 @@ NOT_ON_A_COMMAND = (
     "nbedit.storage.entries",  # Entry and FileSummary (namedtuples) are made when history is listed
     "nbedit.engine.hunk_table",  # a big patch's table of hunks (formats/unified.py imports it for one)
     "nbedit.storage.streamed_file",  # a big file's stand-in (root_source imports it past the size check)
+    "nbedit.recovery",  # settles what a writer that died left pending: only when there is some
 )
 
 
