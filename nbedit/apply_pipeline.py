@@ -237,6 +237,11 @@ class ApplyPipeline:
         if self._live_client is None:
             return None
         if self._live_client is UNSET_LIVE_CLIENT:
+            from nbedit.live import could_be_served
+
+            if not could_be_served():  # no server to find: discovery is not even imported
+                self._live_client = None
+                return None
             from nbedit.live.discovery import find_server
 
             server = find_server()  # cheap, and imports nothing more when there is no server

@@ -230,6 +230,7 @@ NOT_ON_A_COMMAND = (
     "nbedit.engine.hunk_table",  # a big patch's table of hunks (formats/unified.py imports it for one)
     "nbedit.storage.streamed_file",  # a big file's stand-in (root_source imports it past the size check)
     "nbedit.recovery",  # settles what a writer that died left pending: only when there is some
+    "nbedit.render.text",  # the plain preview is render.summary.plain_diff
 )
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "Role",
     "cached_view",
     "header_lines",
+    "plain_diff",
     "summarize",
     "summarize_file",
 ]
@@ -316,3 +317,15 @@ def header_lines(summary: PlanSummary) -> list[list[Piece]]:
             text = f"  {mark} {file.path}: {flag.describe_with_label()}"
             lines.append([(text, "note" if flag.exact else "warning")])
     return lines
+
+
+def plain_diff(plan: Plan) -> str:
+    """Header lines, file notes, a blank line, then the unified diff (ends with a newline): what
+    ``nbedit apply`` prints when stdout is not a terminal (``render.text.plan_to_plain_diff``, which
+    says why). Here, beside the header it is made of, so that a command loads one module for both."""
+    diff = plan.diff  # first: the counts below (and the history entry's) then come from its text
+    summary = summarize(plan, from_diff=True)
+    lines = ["".join(text for text, _ in pieces) for pieces in header_lines(summary)]
+    lines.extend(f"  note: {file.path}: {note}" for file in summary.files for note in file.notes)
+    header = "\n".join(lines) + "\n"
+    return header + "\n" + diff if diff else header
