@@ -228,33 +228,7 @@ class Match:
         return tier is EXACT_WHEN_READ or tier is _loaded_exact()
 
 
-class _TierOnRead:
-    """``Match.tier``'s slot, read through: a stand-in (``EXACT_WHEN_READ``) becomes its ``Tier``,
-    kept in the slot from then on (the frozen value keeps what it always meant)."""
-
-    __slots__ = ("slot",)
-
-    def __init__(self, slot: Any) -> None:
-        self.slot = slot
-
-    def __get__(self, instance: object, owner: type | None = None) -> Any:
-        if instance is None:
-            return self
-        value = self.slot.__get__(instance, owner)
-        if value.__class__ is _TierWhenRead:
-            value = _made_tier(value)
-            self.slot.__set__(instance, value)
-        return value
-
-    def __set__(self, instance: object, value: object) -> None:
-        self.slot.__set__(instance, value)
-
-    def __delete__(self, instance: object) -> None:
-        self.slot.__delete__(instance)
-
-
-type.__setattr__(Match, "tier", _TierOnRead(Match.__dict__["tier"]))
-_TIER_SLOT = Match.__dict__["tier"].slot
+_TIER_SLOT = Match.__dict__["tier"]
 # ``match.tier`` as held, in C: a ``Tier``, or ``EXACT_WHEN_READ`` (what a loop over many matches reads)
 held_tier: Callable[[Match], object] = _TIER_SLOT.__get__
 
@@ -455,7 +429,9 @@ def digested_when_read(join: Callable[[], str]) -> str:
 class _DecodedOnRead:
     """A slot of ``FilePlan`` whose value may be computed late: decoding a ``_TextWhenRead``
     (``after``, ``before``), joining a ``_DigestWhenRead`` (``fingerprint``) or a ``_BytesWhenRead``
-    (``after_bytes``) the first time it is read."""
+    (``after_bytes``) the first time it is read; ``Match.tier``'s, making the ``Tier`` a
+    ``_TierWhenRead`` stands for. The value read is kept in the slot (the frozen value keeps what it
+    always meant)."""
 
     __slots__ = ("slot",)
 
@@ -476,6 +452,9 @@ class _DecodedOnRead:
         elif kind is _BytesWhenRead:
             value = value.pieces.join()
             self.slot.__set__(instance, value)
+        elif kind is _TierWhenRead:
+            value = _made_tier(value)
+            self.slot.__set__(instance, value)
         return value
 
     def __set__(self, instance: object, value: object) -> None:
@@ -485,6 +464,7 @@ class _DecodedOnRead:
         self.slot.__delete__(instance)
 
 
+type.__setattr__(Match, "tier", _DecodedOnRead(_TIER_SLOT))  # (a Tier made when read: EXACT_WHEN_READ)
 type.__setattr__(FilePlan, "after", _DecodedOnRead(FilePlan.__dict__["after"]))
 type.__setattr__(FilePlan, "fingerprint", _DecodedOnRead(FilePlan.__dict__["fingerprint"]))
 type.__setattr__(FilePlan, "before", _DecodedOnRead(FilePlan.__dict__["before"]))
