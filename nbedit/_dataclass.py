@@ -72,13 +72,22 @@ else:
 
     MISSING = _MissingType()
 
-    class _SlotProbe:
-        __slots__ = ("slot",)
+    # types.MemberDescriptorType (what a slot is), without types or a class made to find it
+    _MemberDescriptor = type(type.__dict__["__basicsize__"])
 
-    _MemberDescriptor = type(_SlotProbe.__dict__["slot"])  # types.MemberDescriptorType, without types
+    # Every class is ~30 us of a start (each special method is looked up along its bases): the error,
+    # NamedTuple's machinery and the empty metadata's class are made when first needed (``__getattr__``).
+    _made: dict[str, object] = {}
 
-    class FrozenInstanceError(AttributeError):
-        """Assignment to, or deletion of, a field of a frozen data class."""
+    def _frozen_instance_error():
+        if "FrozenInstanceError" not in _made:
+
+            class FrozenInstanceError(AttributeError):
+                """Assignment to, or deletion of, a field of a frozen data class."""
+
+            FrozenInstanceError.__qualname__ = "FrozenInstanceError"
+            _made["FrozenInstanceError"] = FrozenInstanceError
+        return _made["FrozenInstanceError"]
 
     _both_frozen_errors: list[type] = []
 
@@ -86,12 +95,12 @@ else:
         # a caller that imported dataclasses may catch its FrozenInstanceError: raise one that is both
         stdlib = sys.modules.get("dataclasses")
         if stdlib is None:
-            return FrozenInstanceError(message)
+            return _frozen_instance_error()(message)
         if not _both_frozen_errors:
             _both_frozen_errors.append(
                 type(
                     "FrozenInstanceError",
-                    (FrozenInstanceError, stdlib.FrozenInstanceError),
+                    (_frozen_instance_error(), stdlib.FrozenInstanceError),
                     {"__module__": __name__},
                 )
             )
@@ -100,7 +109,7 @@ else:
     class Field:
         """One field of a data class; read by this module and, lazily, by :mod:`dataclasses`."""
 
-        __slots__ = ("name", "type", "_default", "_default_factory", "repr", "compare", "_hash", "metadata")
+        __slots__ = ("name", "type", "_default", "_default_factory", "repr", "compare", "_hash")
 
         def __init__(self, default, default_factory, repr, compare):
             if default is not MISSING and default_factory is not MISSING:
@@ -112,7 +121,6 @@ else:
             self.repr = repr
             self.compare = compare
             self._hash = None
-            self.metadata = _EMPTY_METADATA
 
         # what the stdlib reads: its own markers, fetched only when it asks (it is imported then)
         @property
@@ -136,6 +144,10 @@ else:
         def hash(self):
             return self._hash
 
+        @property
+        def metadata(self):
+            return _empty_metadata()
+
         def __repr__(self) -> str:
             return (
                 f"Field(name={self.name!r},type={self.type!r},default={self._default!r},"
@@ -148,10 +160,16 @@ else:
 
         return dataclasses.MISSING
 
-    class _EmptyMetadata(dict):
-        __slots__ = ()
+    def _empty_metadata():
+        # what the stdlib gives a field without metadata: an empty mapping (one, made once)
+        if "_EMPTY_METADATA" not in _made:
 
-    _EMPTY_METADATA = _EmptyMetadata()
+            class _EmptyMetadata(dict):
+                __slots__ = ()
+                __qualname__ = "_EmptyMetadata"
+
+            _made["_EMPTY_METADATA"] = _EmptyMetadata()
+        return _made["_EMPTY_METADATA"]
 
     class _Parameters:
         """What the stdlib reads of a class's options (``frozen``, when it makes a subclass of it)."""
@@ -256,9 +274,7 @@ else:
         # A frozen slotted class sets each field through its slot's own descriptor: the same store
         # ``object.__setattr__`` ends in, without looking the name up on the class for every field
         # (a patch of 900 hunks makes thousands of these objects).
-        slots = owner is not None and all(
-            type(owner.__dict__.get(item.name)) is _MemberDescriptor for item in field_list
-        )
+        slots = owner is not None and all(_slot(owner, item.name) is not None for item in field_list)
         if owner is not None:
             made = _from_template(qualname, field_list, owner, frozen, slots)
             if made is not None:
@@ -279,7 +295,7 @@ else:
                     parameters.append(name)
                 value = name
             if frozen and slots:
-                namespace[f"_set_{name}"] = owner.__dict__[name].__set__
+                namespace[f"_set_{name}"] = _slot(owner, name).__set__
                 body.append(f"    _set_{name}(self, {value})")
             else:
                 body.append(
@@ -304,7 +320,7 @@ else:
         defaults = []
         for index, item in enumerate(field_list):
             if frozen and slots:
-                setter = owner.__dict__[item.name].__set__
+                setter = _slot(owner, item.name).__set__
             elif frozen:
                 setter = _object_setter(item.name)
             else:
@@ -324,6 +340,14 @@ else:
         return function
 
     _Function = type(_from_template)  # types.FunctionType, without types
+
+    def _slot(owner, name):
+        # the field's slot (its member descriptor), or None. A descriptor that reads a slot through (a value
+        # made when read: models._DecodedOnRead) names it ``slot``; __init__ and made_in_bulk fill that.
+        found = owner.__dict__.get(name)
+        if type(found) is not _MemberDescriptor:
+            found = getattr(found, "slot", None)
+        return found if type(found) is _MemberDescriptor else None
 
     def _object_setter(name):
         def set_field(self, value):
@@ -480,8 +504,8 @@ else:
             if type(column) is not repeat and len(column) != count:
                 raise ValueError(f"a column of {len(column)} values for {count} instances")
         params = cls.__dict__.get("__dataclass_params__")
-        setters = [cls.__dict__.get(name) for name in fields_]
-        slotted = all(type(item) is _MemberDescriptor for item in setters)
+        setters = [_slot(cls, name) for name in fields_]
+        slotted = all(item is not None for item in setters)
         own = not cls.__dict__.get("__dataclass_init_made__") or cls.__new__ is not object.__new__
         if params is None or not params.frozen or not slotted or own:
             return list(islice(map(cls, *columns), count))
@@ -513,38 +537,53 @@ else:
         | {"_make", "_replace", "_asdict", "_source"}
     )
 
-    class _NamedTupleMeta(type):
-        # as typing.NamedTuple: collections.namedtuple of the annotated fields, then the class's own
-        # methods, properties and docstring; annotations stay as written (typing turns strings into
-        # ForwardRef objects, compiling each one, which is most of what such a class costs to make)
-        def __new__(metaclass, name, bases, namespace):
-            if bases != (NamedTuple,):
-                raise TypeError("can only inherit from a NamedTuple type here")
-            annotations = namespace.get("__annotations__", {})
-            default_names = []
-            for field_name in annotations:
-                if field_name in namespace:
-                    default_names.append(field_name)
-                elif default_names:
-                    raise TypeError(
-                        f"Non-default namedtuple field {field_name} cannot follow default field"
-                        f"{'s' if len(default_names) > 1 else ''} {', '.join(default_names)}"
-                    )
-            made = namedtuple(
-                name,
-                list(annotations),
-                defaults=[namespace[field_name] for field_name in default_names],
-                module=namespace["__module__"],
-            )
-            made.__annotations__ = made.__new__.__annotations__ = dict(annotations)
-            for key, value in namespace.items():
-                if key in _NAMED_TUPLE_PROHIBITED:
-                    raise AttributeError("Cannot overwrite NamedTuple attribute " + key)
-                if key not in ("__module__", "__name__", "__annotations__") and key not in made._fields:
-                    setattr(made, key, value)
-            return made
+    def _named_tuple_classes():
+        # ``NamedTuple`` and its metaclass, made when a module first names them (``__getattr__``)
+        if "NamedTuple" not in _made:
 
-    NamedTuple = type.__new__(_NamedTupleMeta, "NamedTuple", (), {})
+            class _NamedTupleMeta(type):
+                # as typing.NamedTuple: collections.namedtuple of the annotated fields, then the class's own
+                # methods, properties and docstring; annotations stay as written (typing turns strings into
+                # ForwardRef objects, compiling each one, which is most of what such a class costs to make)
+                def __new__(metaclass, name, bases, namespace):
+                    if bases != (_made["NamedTuple"],):
+                        raise TypeError("can only inherit from a NamedTuple type here")
+                    annotations = namespace.get("__annotations__", {})
+                    default_names = []
+                    for field_name in annotations:
+                        if field_name in namespace:
+                            default_names.append(field_name)
+                        elif default_names:
+                            raise TypeError(
+                                f"Non-default namedtuple field {field_name} cannot follow default field"
+                                f"{'s' if len(default_names) > 1 else ''} {', '.join(default_names)}"
+                            )
+                    made = namedtuple(
+                        name,
+                        list(annotations),
+                        defaults=[namespace[field_name] for field_name in default_names],
+                        module=namespace["__module__"],
+                    )
+                    made.__annotations__ = made.__new__.__annotations__ = dict(annotations)
+                    for key, value in namespace.items():
+                        if key in _NAMED_TUPLE_PROHIBITED:
+                            raise AttributeError("Cannot overwrite NamedTuple attribute " + key)
+                        kept = key not in ("__module__", "__name__", "__annotations__")
+                        if kept and key not in made._fields:
+                            setattr(made, key, value)
+                    return made
+
+            _NamedTupleMeta.__qualname__ = "_NamedTupleMeta"
+            _made["_NamedTupleMeta"] = _NamedTupleMeta
+            _made["NamedTuple"] = type.__new__(_NamedTupleMeta, "NamedTuple", (), {})
+        return _made
+
+    def __getattr__(name):
+        if name == "FrozenInstanceError":
+            return _frozen_instance_error()
+        if name in ("NamedTuple", "_NamedTupleMeta"):
+            return _named_tuple_classes()[name]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
     def literal_aliases(module, aliases):
         """A module ``__getattr__`` giving ``Literal`` type aliases to a program that reads them at

@@ -23,10 +23,9 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Sequence
-from operator import attrgetter
 
 from nbedit.apply_result import ApplyResult
-from nbedit.engine.models import FilePlan, Plan, unjoined_after, unjoined_before
+from nbedit.engine.models import FilePlan, Plan, tier_values, unjoined_after, unjoined_before
 from nbedit.engine.text import decode, fingerprint
 from nbedit.errors import NbeditError, NotAFile, NotebookError, StaleFile, option
 from nbedit.inputs import encodable
@@ -34,9 +33,6 @@ from nbedit.inputs import encodable
 __all__ = ["UNSET_LIVE_CLIENT", "ApplyPipeline"]
 
 UNSET_LIVE_CLIENT = object()  # the live client is found on the first write
-# a located hunk's tier, read from its match in C (its ``tier`` property and the enum's ``value`` were
-# two Python calls a hunk); the names are taken of the few distinct tiers
-_TIER = attrgetter("match.tier")
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
@@ -241,6 +237,11 @@ class ApplyPipeline:
         if self._live_client is None:
             return None
         if self._live_client is UNSET_LIVE_CLIENT:
+            from nbedit.live import could_be_served
+
+            if not could_be_served():  # no server to find: discovery is not even imported
+                self._live_client = None
+                return None
             from nbedit.live.discovery import find_server
 
             server = find_server()  # cheap, and imports nothing more when there is no server
@@ -481,7 +482,7 @@ class ApplyPipeline:
             if names is not None:
                 tiers.extend(names())
             else:
-                tiers.extend(tier.value for tier in dict.fromkeys(map(_TIER, file_plan.hunks)))
+                tiers.extend(tier_values(file_plan.hunks))
         summary = ", ".join(f.target_path for f in files)
         draft = EntryDraft(
             root=self._source.real_root_text,

@@ -106,9 +106,9 @@ def _confirm(question: str = "Apply?") -> bool:
 def _preview(plan: Plan) -> Callable[[str], None]:
     """Print the plan (rows on a terminal, plain diff elsewhere); return how to print what follows."""
     if not _is_terminal(sys.stdout):
-        from nbedit.render.text import plan_to_plain_diff
+        from nbedit.render.summary import plain_diff  # (render.text.plan_to_plain_diff: one module less)
 
-        sys.stdout.write(plan_to_plain_diff(plan) + "\n")
+        sys.stdout.write(plain_diff(plan) + "\n")
         return _say
     from nbedit.render.terminal import print_plan
 

@@ -36,8 +36,15 @@ from nbedit.apply_pipeline import UNSET_LIVE_CLIENT, ApplyPipeline
 from nbedit.apply_result import ApplyResult  # re-exported: nbedit.workspace.ApplyResult
 from nbedit.background import Background
 from nbedit.engine import formats
-from nbedit.engine.match.options import DEFAULT_THRESHOLD
-from nbedit.engine.models import Change, FileChange, Hunk, Plan, is_notebook_path, unjoined_after
+from nbedit.engine.models import (
+    DEFAULT_THRESHOLD,
+    Change,
+    FileChange,
+    Hunk,
+    Plan,
+    is_notebook_path,
+    unjoined_after,
+)
 from nbedit.engine.plan import plan_change
 from nbedit.engine.text import decode, fingerprint
 from nbedit.engine.text_edit import (
@@ -365,8 +372,6 @@ class Workspace(ApplyPipeline):
         """The history store, opened once; a damaged one is moved aside (with a warning)
         and entries a crashed writer left pending are settled against the files."""
         if self._history is None:
-            from nbedit.recovery import recover
-
             store = self._opened_store()
             if store.notice:
                 import warnings  # a damaged history only (start-up)
@@ -375,7 +380,10 @@ class Workspace(ApplyPipeline):
 
                 warnings.warn(store.notice, NbeditWarning, stacklevel=3)
             self._history = store
-            recover(store, self._source.pinned, self._source.read)
+            if store.pending():  # a writer died mid-apply (rare): nbedit.recovery settles it
+                from nbedit.recovery import recover
+
+                recover(store, self._source.pinned, self._source.read)
         return self._history
 
     def _open_store_meanwhile(self) -> None:

@@ -34,6 +34,7 @@ KNOWN_CIRCLES: dict[frozenset[str], str] = {}
 VALUE_MODULES = frozenset(
     {
         "nbedit.engine.models",
+        "nbedit.engine.tier",  # models' Tier enum, in a module of its own (start-up: enum loads when used)
         "nbedit.storage.records",
         "nbedit.storage.entries",  # records' Entry and FileSummary, in a module of their own (start-up)
         "nbedit.errors",

@@ -215,6 +215,25 @@ def test_no_runtime_folder_means_no_server_and_no_process_walk(
         find_server()
 
 
+def test_could_be_served_is_false_only_where_find_server_finds_nothing_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nbedit.live import could_be_served, discovery
+
+    monkeypatch.delenv("NBEDIT_SERVER_URL", raising=False)
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "never made"))
+    assert not could_be_served() and find_server() is None
+    assert discovery.runtime_dir() == tmp_path / "never made"
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path))  # a runtime folder: find_server walks
+    assert could_be_served()
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "never made"))
+    monkeypatch.setenv("NBEDIT_SERVER_URL", "http://127.0.0.1:9")  # the override: always asked
+    assert could_be_served() and find_server() is not None
+    monkeypatch.delenv("JUPYTER_RUNTIME_DIR")
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "data"))
+    assert discovery.runtime_dir() == tmp_path / "data" / "runtime"
+
+
 def test_server_relative_paths_stay_inside_the_root(tmp_path: Path) -> None:
     server = Server("http://x", "", os.path.realpath(tmp_path))
     (tmp_path / "sub").mkdir()
@@ -294,9 +313,8 @@ def test_the_running_notebook_still_needs_force_when_no_tab_takes_the_change(tmp
     assert path.read_bytes() == before
 
 
-@pytest.mark.parametrize(
-    ("live", "loaded"), [("None", "[]"), ("'auto'", "['nbedit.live', 'nbedit.live.discovery']")]
-)
+# 'auto' with no runtime folder: the package's could_be_served answers, discovery is not imported
+@pytest.mark.parametrize(("live", "loaded"), [("None", "[]"), ("'auto'", "['nbedit.live']")])
 def test_live_off_and_outside_a_server_import_nothing_of_it(tmp_path: Path, live: str, loaded: str) -> None:
     code = (
         "import sys, pathlib; from nbedit.workspace import Workspace; "

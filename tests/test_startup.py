@@ -162,8 +162,20 @@ MATCHER = (
 
 
 # what an in-place change never runs: the syntax guard (lenient matches, new files), a whole-file diff
-# (restores, moves)
-NOT_IN_PLACE = ("nbedit.engine.syntax_guard", "nbedit.engine.whole_diff")
+# (restores, moves), the ``Tier`` enum (with ``enum``: ~3 ms; its matches hold
+# ``models.EXACT_WHEN_READ`` until a tier is read, engine/tier.py), the matcher's package at all (the
+# planner's first question, ``context_free``, and the default threshold are in engine/models.py), the
+# ``FileSource`` protocol (typing only) and the tier/offset labels (for flagged hunks); each module
+# kept off a command's way is some 0.1 ms of import machinery besides its own code
+NOT_IN_PLACE = (
+    "nbedit.engine.syntax_guard",
+    "nbedit.engine.whole_diff",
+    "enum",
+    "nbedit.engine.tier",
+    "nbedit.engine.match",
+    "nbedit.engine.source",
+    "nbedit.render.labels",
+)
 
 
 def test_a_git_commit_diff_in_place_imports_no_matcher(project: Path) -> None:
@@ -215,6 +227,10 @@ NOT_ON_A_COMMAND = (
     "nbedit.warnings",
     "_weakrefset",  # the open databases are weak references in a dict (storage/database.py)
     "nbedit.storage.entries",  # Entry and FileSummary (namedtuples) are made when history is listed
+    "nbedit.engine.hunk_table",  # a big patch's table of hunks (formats/unified.py imports it for one)
+    "nbedit.storage.streamed_file",  # a big file's stand-in (root_source imports it past the size check)
+    "nbedit.recovery",  # settles what a writer that died left pending: only when there is some
+    "nbedit.render.text",  # the plain preview is render.summary.plain_diff
 )
 
 
@@ -226,7 +242,8 @@ def test_the_program_applies_a_diff_without_the_modules_it_does_not_need(project
     (project / "commit.diff").write_text(patch, encoding="utf-8")
     result, modules = imported_by_the_program("apply", "--yes", "commit.diff", cwd=project)
     assert result.returncode == 0, result.stderr
-    assert loaded(modules, (*HEAVY, *SLOW_STDLIB, *REGEX, *NOT_ON_A_COMMAND, "argparse", "runpy")) == []
+    unwanted = (*HEAVY, *SLOW_STDLIB, *REGEX, *NOT_ON_A_COMMAND, *NOT_IN_PLACE, "argparse", "runpy")
+    assert loaded(modules, unwanted) == []
     # the history has both versions now: the same change again (the benchmark's case) packs nothing
     (project / "app.py").write_bytes(before)
     result, modules = imported_by_the_program("apply", "--yes", "commit.diff", cwd=project)
@@ -235,7 +252,9 @@ def test_the_program_applies_a_diff_without_the_modules_it_does_not_need(project
     assert "_sqlite3" in modules  # the entry was recorded
     # nor zlib (nothing is packed) or array: a diff read by hand builds no line index or hunk table,
     # and only a new version's region delta (storage/delta.py) needs one
-    assert loaded(modules, (*NOT_ON_A_COMMAND, "zlib", "array")) == []
+    # nor the class of a packed region delta (a namedtuple: storage/packed_regions.py)
+    unwanted = (*NOT_ON_A_COMMAND, *NOT_IN_PLACE, "zlib", "array", "nbedit.storage.packed_regions")
+    assert loaded(modules, unwanted) == []
     # the interpreter's SHA-256 is asked for under this Python's name first (a missing name is a
     # search of every folder of the path, nbedit/_hashing.py): 3.11's is _sha256, 3.12's _sha2
     assert ("_sha2" in modules) == (sys.version_info >= (3, 12))

@@ -422,26 +422,30 @@ def _changed_spans(before: str, file_plan: FilePlan, context: int) -> list[tuple
     spans: list[tuple[str, str]] = []
     group: list[tuple[int, int, str]] = []
 
-    def close() -> None:
+    def closed() -> bool:
+        # the group's pieces added to ``spans``; False (nothing added): count this file the long way
         end = group[-1][1]
         pieces = change_pieces(before, group, group[0][0], end) if len(group) > WHOLE_BLOCK_CHANGES else None
         if pieces is None:  # changes sharing a line: the block's texts whole, as the diff aligns them
             pieces = [(before[group[0][0] : end], _joined(before, group))]
         new = next((new for _, new in reversed(pieces) if new), "")
         if new and not new.endswith("\n") and end < len(before):
-            raise _CountWithContext  # rare: count this file the long way
+            return False  # rare: a block whose new text runs into its trailing context
         spans.extend(piece for piece in pieces if piece[0] != piece[1])
+        return True
 
-    try:
-        for change in changes:
-            # the diff joins hunks whose changed lines are at most 2 * context lines apart
-            if group and holds_newlines(before, group[-1][1], change[0], 2 * context + 1):
-                close()
-                group = []
-            group.append(change)
-        if group:
-            close()
-    except _CountWithContext:
+    counted = True
+    for change in changes:
+        # the diff joins hunks whose changed lines are at most 2 * context lines apart
+        if group and holds_newlines(before, group[-1][1], change[0], 2 * context + 1):
+            counted = closed()
+            if not counted:
+                break
+            group = []
+        group.append(change)
+    else:
+        counted = closed() if group else True
+    if not counted:  # counted with the context, as the diff does
         walker, groups = _changes(before, file_plan, context)
         return [piece for group in groups for piece in _block_segments(walker, group, context)[1]]
     return spans
@@ -454,10 +458,6 @@ def _joined(before: str, group: list[tuple[int, int, str]]) -> str:
         pieces.append(new_text)
         pieces.append(before[last_offset:following])
     return "".join(pieces)
-
-
-class _CountWithContext(Exception):
-    """A block whose new text runs into its trailing context: counted with the context."""
 
 
 def _rename_only(file_plan: FilePlan, old_name: str, new_name: str) -> str:

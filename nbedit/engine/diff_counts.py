@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from operator import itemgetter
 
-from nbedit.engine.models import FilePlan, Tier, undecoded_before
+from nbedit.engine.models import FilePlan, exact_tiers, held_tier, undecoded_before
 from nbedit.engine.text import split_lines
 
 __all__ = [
@@ -95,7 +95,7 @@ def lone_exact_hunks(
     olds: list[str] = []
     news: list[str] = []
     known: list[tuple[int, int]] = []
-    exact = Tier.EXACT
+    exact = exact_tiers()  # the tier as held: an exact match's Tier is not made for this
     previous_end = -2 * context - 1  # the 1-based line after the previous hunk
     joined = 1  # hunks in the diff block so far
     for located in file_plan.hunks:
@@ -110,7 +110,7 @@ def lone_exact_hunks(
         else:
             joined += 1
         if (
-            match.tier is not exact
+            held_tier(match) not in exact  # both are compared by identity
             or match.replacement is not new
             or match.end - start != len(old)
             or not old.endswith("\n")

@@ -15,7 +15,7 @@ from itertools import repeat
 from operator import attrgetter
 
 from nbedit._dataclass import made_in_bulk
-from nbedit.engine.models import Hunk, LocatedHunk, Match, Tier
+from nbedit.engine.models import EXACT_WHEN_READ, Hunk, LocatedHunk, Match
 from nbedit.engine.text import UTF8, Codec
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
@@ -110,7 +110,7 @@ def exact_in_place(
     # each field set for every match at once (two ``__init__`` calls a hunk were half of this loop)
     count = len(found)
     news = list(map(_NEW, found))
-    exact, score, moved, explanation = repeat(Tier.EXACT), repeat(1.0), repeat(0), repeat(())
+    exact, score, moved, explanation = repeat(EXACT_WHEN_READ), repeat(1.0), repeat(0), repeat(())
     matches = made_in_bulk(Match, count, starts, ends, news, exact, score, lines, sizes, moved, explanation)
     return made_in_bulk(LocatedHunk, count, found, matches, repeat(None)), (offset, line)
 

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from itertools import chain
 from operator import eq
 
-from nbedit.engine.models import Hunk, LocatedHunk, Match, Tier
+from nbedit.engine.models import EXACT_WHEN_READ, Hunk, LocatedHunk, Match
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -219,12 +219,12 @@ class LocatedTable(_Table):
         hunk = self.hunks[index]
         start = self.starts[index]
         end = start + len(hunk.old)
-        match = Match(start, end, hunk.new, Tier.EXACT, 1.0, self.lines[index], self.sizes[index], 0)
+        match = Match(start, end, hunk.new, EXACT_WHEN_READ, 1.0, self.lines[index], self.sizes[index], 0)
         return LocatedHunk(hunk, match)
 
     def tier_names(self) -> tuple[str, ...]:
         """Each located hunk's tier name, in order, without making them (all exact)."""
-        return (Tier.EXACT.value,) * len(self)
+        return (EXACT_WHEN_READ.value,) * len(self)
 
     def lone_counts(self, context: int, joined_limit: int | None, counted: object) -> tuple[int, int] | None:
         """What ``diff_counts.lone_exact_hunks`` and the counting of its result give, from the

@@ -20,8 +20,9 @@ through ``nbedit._conveniences``, filled by the package's root, and never import
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from operator import attrgetter
 
 from nbedit import _conveniences as conveniences
 from nbedit._dataclass import dataclass, field
@@ -30,6 +31,8 @@ from nbedit._dataclass import dataclass, field
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Literal
+
+    from nbedit.engine.tier import Tier
 
 if TYPE_CHECKING:
     Operation = Literal["update", "add", "delete"]
@@ -40,42 +43,61 @@ else:
     _TYPE_ALIASES = {
         "Operation": ("update", "add", "delete"),
     }
-    __getattr__ = literal_aliases(__name__, _TYPE_ALIASES)
+    _aliases = literal_aliases(__name__, _TYPE_ALIASES)
+
+    def __getattr__(name: str) -> Any:
+        # ``Tier`` lives in engine/tier.py, imported on first use (enum costs milliseconds of a start)
+        if name == "Tier":
+            from nbedit.engine.tier import Tier
+
+            return Tier
+        return _aliases(name)
 
 
-class Tier(enum.Enum):
-    """How a hunk was located; order is the matcher's cascade."""
+class _TierWhenRead:
+    """A ``Match.tier`` not made yet: the value of the ``Tier`` it stands for (``"exact"``).
 
-    EXACT = "exact"
-    LINE_ENDINGS = "line-endings"
-    TRAILING_WHITESPACE = "trailing-whitespace"
-    UNICODE = "unicode-punctuation"
-    INDENTATION = "indentation"
-    BLANK_LINES = "blank-lines"
-    READING = "reading"
-    FUZZY = "fuzzy"
+    ``Tier`` is an enum, and :mod:`enum` costs milliseconds of a start (``engine/tier.py``). The
+    planner's exact paths mark their matches with ``EXACT_WHEN_READ``; ``Match.tier`` gives
+    ``Tier.EXACT`` for it, made the first time any match's tier is read (a preview, equality,
+    ``repr``, ``replace``, pickling: every reader sees the enum). What reads only whether a match is
+    exact, or its tier's name (``Match.exact``, ``tier_value``), does not make it.
+    """
 
-    @property
-    def explanation(self) -> str:
-        return _EXPLANATIONS[self]
+    __slots__ = ("value",)
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"<Tier.EXACT: {self.value!r} (when read)>"
 
 
-_EXPLANATIONS = {
-    Tier.EXACT: "exact match",
-    Tier.LINE_ENDINGS: "matched ignoring line endings",
-    Tier.TRAILING_WHITESPACE: "matched ignoring trailing whitespace",
-    Tier.UNICODE: "matched ignoring curly quotes, dashes and non-breaking spaces",
-    Tier.INDENTATION: "matched at a different indentation; replacement re-indented",
-    Tier.BLANK_LINES: "matched with a different number of blank lines between its lines",
-    Tier.READING: (
-        "matched once the reply was read as meant: an elision line expanded to the file's lines, "
-        "pasted line numbers dropped, or one block given once for each place"
-    ),
-    Tier.FUZZY: "fuzzy match",
-}
+EXACT_WHEN_READ: Tier = _TierWhenRead("exact")  # type: ignore[assignment]
+
+
+def _made_tier(value: object) -> object:
+    # the Tier a stand-in means (the enum is imported then); any other value as it is
+    if value.__class__ is _TierWhenRead:
+        from nbedit.engine.tier import Tier
+
+        return Tier(value.value)  # type: ignore[attr-defined]
+    return value
+
+
+_MATCH = attrgetter("match")
+
+
+def _loaded_exact() -> object:
+    # Tier.EXACT when the enum has been made, else a value no match holds
+    module = sys.modules.get("nbedit.engine.tier")
+    return module.Tier.EXACT if module is not None else EXACT_WHEN_READ
 
 
 NOTEBOOK_SUFFIX = ".ipynb"
+# the fuzzy tier's least similarity, by default (``match.options.MatchOptions``, ``PlanOptions``); here so
+# that the planner's options need not load the matcher's package to name it
+DEFAULT_THRESHOLD = 0.9
 
 
 def is_notebook_path(path: str) -> bool:
@@ -126,6 +148,28 @@ class Hunk:
     # context lines, and no removed line equals an added one); None: not known, count them.
     # A fact about old and new: a copy that changes either must leave it None.
     changed_lines: tuple[int, int] | None = field(default=None, compare=False, repr=False)
+
+
+def context_free(hunk: Hunk) -> bool:
+    """A diff hunk with a line number and no context lines (``git diff -U0``, or a model's bare hunk).
+
+    Its old text is only the lines it removes (none for a pure insertion), so nothing but
+    those lines and the line number says where it goes. The number is the diff's base's:
+    in any other file it is evidence only where the removed lines confirm it (issue 21,
+    rule 5; see ``match.evidence.removed_lines_unique`` and the planner's use of git's ``index``
+    line). Here, with the hunk, because the planner asks it of every hunk of a git diff before it
+    locates any (``match.context`` and ``match.evidence`` give it too): a diff whose hunks all
+    stand where they say never loads the matcher's package (start-up, tests/test_startup.py).
+    """
+    if hunk.start_line is None or hunk.anchors or hunk.replace_all:
+        return False
+    if not hunk.old or not hunk.new:
+        return True
+    if hunk.old.partition("\n")[0] == hunk.new.partition("\n")[0]:
+        return False  # leading context (the common case, decided without splitting the texts)
+    old_lines, new_lines = hunk.old.removesuffix("\n").split("\n"), hunk.new.removesuffix("\n").split("\n")
+    # context lines are shared at an edge (a blank one too)
+    return old_lines[0] != new_lines[0] and old_lines[-1] != new_lines[-1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +224,33 @@ class Match:
 
     @property
     def exact(self) -> bool:
-        return self.tier is Tier.EXACT
+        tier = _TIER_SLOT.__get__(self, Match)
+        return tier is EXACT_WHEN_READ or tier is _loaded_exact()
+
+
+_TIER_SLOT = Match.__dict__["tier"]
+# ``match.tier`` as held, in C: a ``Tier``, or ``EXACT_WHEN_READ`` (what a loop over many matches reads)
+held_tier: Callable[[Match], object] = _TIER_SLOT.__get__
+
+
+def exact_tiers() -> tuple[object, object]:
+    """What an exact match's tier is held as (``held_tier``): ``EXACT_WHEN_READ``, and ``Tier.EXACT``
+    once the enum is made (until then a second ``EXACT_WHEN_READ``)."""
+    return EXACT_WHEN_READ, _loaded_exact()
+
+
+def tier_value(match: Match) -> str:
+    """``match.tier.value`` (``"exact"``, ``"fuzzy"`` ...) without making the ``Tier`` (see
+    ``EXACT_WHEN_READ``)."""
+    value: str = _TIER_SLOT.__get__(match, Match).value
+    return value
+
+
+def tier_values(located: Iterable[LocatedHunk]) -> list[str]:
+    """The distinct ``tier.value`` of located hunks, in order, without making the ``Tier``: each
+    hunk's tier is read in C (from its match's slot), the value only of the few distinct ones."""
+    held = dict.fromkeys(map(_TIER_SLOT.__get__, map(_MATCH, located)))
+    return list(dict.fromkeys([tier.value for tier in held]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,8 +326,10 @@ class FilePlan:
 
     def tiers(self) -> tuple[str, ...]:
         """How the hunks matched, each tier once ("exact", "fuzzy 0.93", ...)."""
+        values = [tier_value(h.match) for h in self.hunks]  # without making the Tier (EXACT_WHEN_READ)
         names = (
-            f"{h.tier.value} {h.score:.2f}" if h.tier is Tier.FUZZY else h.tier.value for h in self.hunks
+            f"{value} {h.score:.2f}" if value == "fuzzy" else value
+            for value, h in zip(values, self.hunks, strict=True)
         )
         return tuple(dict.fromkeys(names))
 
@@ -357,7 +429,9 @@ def digested_when_read(join: Callable[[], str]) -> str:
 class _DecodedOnRead:
     """A slot of ``FilePlan`` whose value may be computed late: decoding a ``_TextWhenRead``
     (``after``, ``before``), joining a ``_DigestWhenRead`` (``fingerprint``) or a ``_BytesWhenRead``
-    (``after_bytes``) the first time it is read."""
+    (``after_bytes``) the first time it is read; ``Match.tier``'s, making the ``Tier`` a
+    ``_TierWhenRead`` stands for. The value read is kept in the slot (the frozen value keeps what it
+    always meant)."""
 
     __slots__ = ("slot",)
 
@@ -378,6 +452,9 @@ class _DecodedOnRead:
         elif kind is _BytesWhenRead:
             value = value.pieces.join()
             self.slot.__set__(instance, value)
+        elif kind is _TierWhenRead:
+            value = _made_tier(value)
+            self.slot.__set__(instance, value)
         return value
 
     def __set__(self, instance: object, value: object) -> None:
@@ -387,6 +464,7 @@ class _DecodedOnRead:
         self.slot.__delete__(instance)
 
 
+type.__setattr__(Match, "tier", _DecodedOnRead(_TIER_SLOT))  # (a Tier made when read: EXACT_WHEN_READ)
 type.__setattr__(FilePlan, "after", _DecodedOnRead(FilePlan.__dict__["after"]))
 type.__setattr__(FilePlan, "fingerprint", _DecodedOnRead(FilePlan.__dict__["fingerprint"]))
 type.__setattr__(FilePlan, "before", _DecodedOnRead(FilePlan.__dict__["before"]))

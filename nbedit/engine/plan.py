@@ -19,19 +19,18 @@ from collections.abc import Callable, Sequence
 from nbedit._dataclass import replace
 from nbedit._gc import paused
 from nbedit.engine.exact_run import edit_bytes
-from nbedit.engine.match.context import context_free
 from nbedit.engine.models import (
     Change,
     FileChange,
     FilePlan,
     LocatedHunk,
     Plan,
+    context_free,
     decoded_when_read,
     digested_when_read,
     is_notebook_path,
     joined_when_read,
 )
-from nbedit.engine.source import FileSource  # moved; still importable from here
 from nbedit.engine.text import UTF8, Codec, canonical_encoding, decode, encode, fingerprint
 from nbedit.engine.text_edit import (  # moved; still importable from here
     DEFAULT_MAX_CELLS,
@@ -57,6 +56,8 @@ from nbedit.errors import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from nbedit.engine.source import FileSource
 
 __all__ = [
     "DEFAULT_MAX_CELLS",
@@ -200,6 +201,10 @@ def _edit_text() -> Callable[..., TextEdit]:
 def __getattr__(name: str) -> object:
     if name == "edit_text":  # still importable from here
         return _edit_text()
+    if name == "FileSource":  # moved to nbedit.engine.source (a Protocol: loaded when named)
+        from nbedit.engine.source import FileSource
+
+        return FileSource
     if name == "text_diff":  # moved to nbedit.engine.whole_diff; still importable from here
         from nbedit.engine.whole_diff import text_diff
 

@@ -12,9 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nbedit.engine.match.options import MatchOptions
+    from nbedit.engine.tier import Tier
+
 from nbedit._dataclass import dataclass
-from nbedit.engine.match.options import DEFAULT_THRESHOLD, MatchOptions
-from nbedit.engine.models import LocatedHunk, Tier
+from nbedit.engine.models import DEFAULT_THRESHOLD, LocatedHunk, tier_value
 
 __all__ = [
     "DEFAULT_MAX_CELLS",
@@ -43,8 +47,17 @@ DEFAULT_MAX_HUNKS = 200_000
 # pass it.
 DEFAULT_MAX_SEQUENTIAL_WORK = 10_000_000_000
 
-# tiers that never change a line's structure: the syntax guard treats them as exact
-STRUCTURE_KEEPING = frozenset({Tier.EXACT, Tier.LINE_ENDINGS, Tier.TRAILING_WHITESPACE})
+# tiers that never change a line's structure: the syntax guard treats them as exact. By value here;
+# ``STRUCTURE_KEEPING`` (the ``Tier``s) is made when asked for, since the enum costs a start milliseconds
+_STRUCTURE_KEEPING_VALUES = frozenset({"exact", "line-endings", "trailing-whitespace"})
+
+
+def __getattr__(name: str) -> frozenset[Tier]:
+    if name == "STRUCTURE_KEEPING":
+        from nbedit.engine.tier import Tier
+
+        return frozenset(map(Tier, _STRUCTURE_KEEPING_VALUES))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +76,9 @@ class PlanOptions:
 
     @property
     def match(self) -> MatchOptions:
+        # the matcher's package loads when a hunk needs matching (an exact diff in place never does)
+        from nbedit.engine.match.options import MatchOptions
+
         return MatchOptions(exact=self.exact, threshold=self.threshold)
 
 
@@ -80,7 +96,9 @@ class TextEdit:
     def placed_leniently(self) -> bool:
         """Some hunk was placed by a tier beyond line endings and trailing blanks (those two never
         change a line's structure, so the syntax guard treats them as exact)."""
-        return self.lenient or any(item.match.tier not in STRUCTURE_KEEPING for item in self.hunks)
+        return self.lenient or any(
+            tier_value(item.match) not in _STRUCTURE_KEEPING_VALUES for item in self.hunks
+        )
 
 
 def splice(text: str, located: Sequence[LocatedHunk]) -> str:

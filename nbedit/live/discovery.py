@@ -16,9 +16,9 @@ without importing it.
 from __future__ import annotations
 
 import os
-import sys
 
 from nbedit._dataclass import dataclass
+from nbedit.live import runtime_folder as _runtime_folder  # (in the package: could_be_served asks it)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -55,24 +55,6 @@ def runtime_dir() -> Path:
     from pathlib import Path
 
     return Path(_runtime_folder())
-
-
-def _runtime_folder() -> str:
-    """``runtime_dir()`` as a string: every write asks, and pathlib costs a command milliseconds."""
-    configured = os.environ.get("JUPYTER_RUNTIME_DIR")
-    if configured:
-        return configured
-    data = os.environ.get("JUPYTER_DATA_DIR")
-    if data:
-        return os.path.join(data, "runtime")
-    home = os.path.expanduser("~")
-    if sys.platform == "darwin":
-        return os.path.join(home, "Library", "Jupyter", "runtime")
-    if os.name == "nt":
-        appdata = os.environ.get("APPDATA")
-        return os.path.join(appdata or home, "jupyter", "runtime")
-    xdg = os.environ.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share")
-    return os.path.join(xdg, "jupyter", "runtime")
 
 
 def _parent(pid: int) -> int | None:

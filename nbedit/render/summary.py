@@ -18,23 +18,24 @@ from __future__ import annotations
 import functools
 
 from nbedit._dataclass import dataclass
-from nbedit.engine.models import FilePlan, Plan, Tier
-from nbedit.render.labels import offset_note, tier_label
+from nbedit.engine.models import FilePlan, Plan
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal
 
+    from nbedit.render.labels import HunkFlag
     from nbedit.render.rows import FileView
 
 __all__ = [
     "FileSummary",
-    "HunkFlag",
+    "HunkFlag",  # noqa: F822 - given by __getattr__ (render.labels)
     "PlanSummary",
     "Role",
     "cached_view",
     "header_lines",
+    "plain_diff",
     "summarize",
     "summarize_file",
 ]
@@ -50,41 +51,15 @@ else:
     _TYPE_ALIASES = {
         "Role": ("headline", "path", "added", "removed", "detail", "note", "warning"),
     }
-    __getattr__ = literal_aliases(__name__, _TYPE_ALIASES)
+    _aliases = literal_aliases(__name__, _TYPE_ALIASES)
 
+    def __getattr__(name: str) -> object:
+        # ``HunkFlag`` lives in render/labels.py: made for a plan that flags a hunk (start-up)
+        if name == "HunkFlag":
+            from nbedit.render.labels import HunkFlag
 
-@dataclass(frozen=True, slots=True)
-class HunkFlag:
-    """A hunk the reviewer should look at twice: a non-exact tier or an offset."""
-
-    index: int
-    line: int
-    cell: str | None
-    label: str  # "fuzzy 0.93", "unicode-punctuation", "exact" (exact hunks flag only offsets)
-    explanation: str
-    exact: bool
-    offset: str | None
-    place: str | None = None  # a notebook hunk across cells, in words (``explain.cell_span``)
-
-    @property
-    def where(self) -> str:
-        if self.place is not None:
-            return self.place
-        place = f"line {self.line}"
-        return f"{self.cell}, {place}" if self.cell else place
-
-    def describe(self) -> str:
-        details = [] if self.exact else [self.explanation]
-        if self.offset:
-            details.append(self.offset)
-        return f"hunk {self.index + 1} ({self.where}): " + "; ".join(details)
-
-    def describe_with_label(self) -> str:
-        """``describe`` with the tier's name (``[fuzzy 0.93]``) for lines that stand without a badge."""
-        if self.exact:
-            return self.describe()
-        details = "; ".join([self.explanation, *([self.offset] if self.offset else [])])
-        return f"hunk {self.index + 1} ({self.where}) [{self.label}]: {details}"
+            return HunkFlag
+        return _aliases(name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,9 +195,13 @@ def _flags(file_plan: FilePlan) -> tuple[HunkFlag, ...]:
     flags = []
     for index, located in enumerate(file_plan.hunks):
         match = located.match
-        note = offset_note(match.offset)
-        if match.tier is Tier.EXACT and note is None:
+        if match.exact and not match.offset:  # (offset_note gives None for no offset)
             continue
+        # a flagged hunk: the enum and the labels are not loaded for exact ones in place (start-up)
+        from nbedit.engine.tier import Tier
+        from nbedit.render.labels import HunkFlag, offset_note, tier_label
+
+        note = offset_note(match.offset)
         line, place = match.line, None
         if file_plan.notebook and located.cell:
             from nbedit.engine.explain import cell_place, hunk_place
@@ -313,3 +292,15 @@ def header_lines(summary: PlanSummary) -> list[list[Piece]]:
             text = f"  {mark} {file.path}: {flag.describe_with_label()}"
             lines.append([(text, "note" if flag.exact else "warning")])
     return lines
+
+
+def plain_diff(plan: Plan) -> str:
+    """Header lines, file notes, a blank line, then the unified diff (ends with a newline): what
+    ``nbedit apply`` prints when stdout is not a terminal (``render.text.plan_to_plain_diff``, which
+    says why). Here, beside the header it is made of, so that a command loads one module for both."""
+    diff = plan.diff  # first: the counts below (and the history entry's) then come from its text
+    summary = summarize(plan, from_diff=True)
+    lines = ["".join(text for text, _ in pieces) for pieces in header_lines(summary)]
+    lines.extend(f"  note: {file.path}: {note}" for file in summary.files for note in file.notes)
+    header = "\n".join(lines) + "\n"
+    return header + "\n" + diff if diff else header

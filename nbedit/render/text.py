@@ -28,12 +28,9 @@ def plan_to_text(plan: Plan) -> str:
 
 
 def plan_to_plain_diff(plan: Plan) -> str:
-    """Header lines, file notes, a blank line, then the unified diff (ends with a newline)."""
-    from nbedit.render.summary import header_lines, summarize
+    """Header lines, file notes, a blank line, then the unified diff (ends with a newline).
 
-    diff = plan.diff  # first: the counts below (and the history entry's) then come from its text
-    summary = summarize(plan, from_diff=True)
-    lines = ["".join(text for text, _ in pieces) for pieces in header_lines(summary)]
-    lines.extend(f"  note: {file.path}: {note}" for file in summary.files for note in file.notes)
-    header = "\n".join(lines) + "\n"
-    return header + "\n" + diff if diff else header
+    Made by ``render.summary.plain_diff`` (the ``nbedit`` program imports that module alone)."""
+    from nbedit.render.summary import plain_diff
+
+    return plain_diff(plan)

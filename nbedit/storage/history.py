@@ -58,8 +58,6 @@ from nbedit.storage.records import (
     DATABASE_NAME,
     EntryDraft,
     FileRecord,
-    FileVersion,
-    PruneResult,
     default_home,
 )
 from nbedit.storage.sqlite import sqlite3
@@ -77,7 +75,7 @@ if TYPE_CHECKING:
     import threading
     from pathlib import Path
 
-    from nbedit.storage.entries import Entry, FileSummary
+    from nbedit.storage.entries import Entry, FileSummary, FileVersion, PruneResult
 
 __all__ = [
     "DATABASE_NAME",
@@ -96,8 +94,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    # ``Entry`` and ``FileSummary``, made when first read (``storage.entries``: start-up)
-    if name in ("Entry", "FileSummary"):
+    # made when first read (``storage.entries``: start-up)
+    if name in ("Entry", "FileSummary", "FileVersion", "PruneResult"):
         from nbedit.storage import entries
 
         return getattr(entries, name)

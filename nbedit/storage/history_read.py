@@ -13,9 +13,6 @@ from nbedit.storage.database import (
     format_id,
 )
 from nbedit.storage.history_state import HistoryState
-from nbedit.storage.records import (
-    FileVersion,
-)
 from nbedit.storage.sqlite import sqlite3
 from nbedit.storage.versions import (
     verified_bytes,
@@ -24,7 +21,7 @@ from nbedit.storage.versions import (
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from nbedit.storage.entries import Entry, FileSummary
+    from nbedit.storage.entries import Entry, FileSummary, FileVersion
 
 __all__ = ["HistoryReading"]
 
@@ -208,6 +205,8 @@ class HistoryReading(HistoryState):
         fingerprint unset): a restore needs one side, and rebuilding a 10 MB
         version costs a decompression and a hash.
         """
+
+        from nbedit.storage.entries import FileVersion  # made when first read (start-up)
 
         def load(connection: sqlite3.Connection) -> list[FileVersion]:
             result = []

@@ -30,7 +30,6 @@ from nbedit.storage.records import (
 from nbedit.storage.sqlite import sqlite3
 from nbedit.storage.versions import (
     LINKED,
-    PackedRegions,
     collect_unused,
     joined,
     pack_regions,
@@ -43,6 +42,7 @@ from nbedit.storage.versions import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from nbedit.storage.delta import Delta
+    from nbedit.storage.packed_regions import PackedRegions
 
 __all__ = ["HistoryRecording"]
 

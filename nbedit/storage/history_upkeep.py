@@ -11,9 +11,6 @@ from collections.abc import Sequence
 
 from nbedit.errors import HistoryError
 from nbedit.storage.history_state import HistoryState
-from nbedit.storage.records import (
-    PruneResult,
-)
 from nbedit.storage.sqlite import sqlite3
 from nbedit.storage.versions import (
     LIVE_VERSIONS,
@@ -22,6 +19,8 @@ from nbedit.storage.versions import (
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from nbedit.storage.entries import PruneResult
 
 __all__ = ["HistoryRetention"]
 
@@ -48,6 +47,7 @@ class HistoryRetention(HistoryState):
         """
         if max_entries_per_file is not None and max_entries_per_file < 0:
             raise HistoryError("max_entries_per_file must be 0 or more")
+        from nbedit.storage.entries import PruneResult  # made when first used (start-up)
 
         def prune(connection: sqlite3.Connection) -> PruneResult:
             bytes_before = int(connection.execute(_TOTAL_BYTES).fetchone()[0])

@@ -25,9 +25,9 @@ __all__ = [
     "EntryDraft",
     "FileRecord",
     "FileSummary",  # noqa: F822 - given by __getattr__ (storage.entries)
-    "FileVersion",
+    "FileVersion",  # noqa: F822 - given by __getattr__ (storage.entries)
     "Origin",
-    "PruneResult",
+    "PruneResult",  # noqa: F822 - given by __getattr__ (storage.entries)
     "Status",
     "default_home",
     "known_origin",
@@ -48,10 +48,11 @@ else:
     _aliases = literal_aliases(__name__, _TYPE_ALIASES)
 
     def __getattr__(name: str) -> object:
-        # ``Entry`` and ``FileSummary`` (what listing the history gives) live in ``entries``: made
-        # when first read, so that a command that only records a change never builds them (each
-        # ``namedtuple`` compiles its ``__new__``: start-up, tests/test_startup.py)
-        if name in ("Entry", "FileSummary"):
+        # ``Entry``, ``FileSummary``, ``FileVersion`` and ``PruneResult`` (what listing, reading and
+        # pruning the history give) live in ``entries``: made when first read, so that a command that
+        # only records a change never builds them (a class is some 30 us, and each ``namedtuple``
+        # compiles its ``__new__``: start-up, tests/test_startup.py)
+        if name in ("Entry", "FileSummary", "FileVersion", "PruneResult"):
             from nbedit.storage import entries
 
             return getattr(entries, name)
@@ -152,29 +153,3 @@ class EntryDraft:
     root: str | None = None
     token: str | None = None
     turn: str | None = None  # the agent turn (one model response) this change belongs to
-
-
-@dataclass(frozen=True, slots=True)
-class FileVersion:
-    """Full bytes of one file of an entry; None where the file did not exist."""
-
-    path: str
-    new_path: str | None
-    before: bytes | None
-    after: bytes | None
-    before_fingerprint: str | None
-    after_fingerprint: str | None
-    before_mode: int | None = None
-    after_mode: int | None = None
-
-    @property
-    def target_path(self) -> str:
-        return self.new_path or self.path
-
-
-@dataclass(frozen=True, slots=True)
-class PruneResult:
-    entries_removed: int
-    versions_removed: int
-    bytes_before: int  # stored version data before and after pruning
-    bytes_after: int

@@ -221,7 +221,6 @@ class RootSource:
         (``storage.streamed_file``) and its first pass over them, in chunks; None when the file
         does not exist or is smaller (the caller reads it as usual). Raises what ``read`` raises."""
         from nbedit.storage.confine import open_file
-        from nbedit.storage.streamed_file import StreamedFile
 
         if path in self._prefetched:
             return None
@@ -241,6 +240,8 @@ class RootSource:
         except OSError as error:
             os.close(descriptor)
             raise NotAFile(f"{path}: cannot be read ({error.strerror or error})", path=path) from None
+        from nbedit.storage.streamed_file import StreamedFile  # a big file only (start-up time)
+
         absolute, pinned = self.absolute(path), self.pinned
         content = StreamedFile(lambda: open_file(absolute, pinned, shown=path), path)
         return content, content.first_pass(descriptor)

@@ -54,7 +54,6 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
-from nbedit._dataclass import NamedTuple
 from nbedit.errors import HistoryError
 from nbedit.storage.sqlite import sqlite3
 
@@ -64,6 +63,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from nbedit.storage.delta import Delta, Regions
+    from nbedit.storage.packed_regions import PackedRegions
 
 __all__ = [
     "BLOB_FOLDER",
@@ -351,12 +351,13 @@ def store_version(
     )
 
 
-class PackedRegions(NamedTuple):
-    """A version as a region delta, packed (``pack_regions``): what ``store_version`` stores."""
+def __getattr__(name: str) -> Any:
+    # ``PackedRegions`` is made when a region delta is first packed (storage/packed_regions.py)
+    if name == "PackedRegions":
+        from nbedit.storage.packed_regions import PackedRegions
 
-    packing: int  # RAW, ZLIB or ZSTD
-    data: bytes
-    size: int  # the delta's size before packing: its replacements and its table
+        return PackedRegions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def pack_regions(
@@ -369,6 +370,7 @@ def pack_regions(
     if least is not None and not _fits_as_delta(0, 0, least() + 24 * len(spans), len(data)):
         return None  # the hunks cover most of the file: not worth checking the spans
     from nbedit.storage.delta import region_delta
+    from nbedit.storage.packed_regions import PackedRegions
 
     regions = region_delta(base_data, data, spans)
     if regions is None:

@@ -54,7 +54,6 @@ from nbedit.engine.formats.unified_sections import (
     syntax_error,
     unquote,
 )
-from nbedit.engine.hunk_table import HunkTable
 from nbedit.engine.models import Change, FileChange, Hunk
 from nbedit.errors import PatchSyntaxError
 
@@ -282,12 +281,14 @@ class _Parser:
     def _section(self, section: Section) -> None:
         lines = self.lines
         if isinstance(lines, LineIndex):  # a big patch: its hunks kept as places in its text
+            from nbedit.engine.hunk_table import HunkTable  # (imported for one: start-up time)
+
             section.hunks = HunkTable(self.text)
         while self.index < len(lines):
             line = lines[self.index]
             if line.startswith("@@"):
                 table = section.hunks
-                if isinstance(table, HunkTable):  # the table keeps numbers: no hunk is made
+                if not isinstance(table, list):  # a HunkTable keeps numbers: no hunk is made
                     assert isinstance(lines, LineIndex)
                     places = read_run_places(self.text, lines, self.index, self._offset(self.index))
                     if places is not None:

@@ -15,12 +15,12 @@ different files).
 from __future__ import annotations
 
 # re is imported by the two readers below that need it, for the unusual line (start-up time)
-from nbedit.engine.hunk_table import HunkTable
 from nbedit.engine.models import FileChange, Hunk
 from nbedit.errors import PatchSyntaxError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from nbedit.engine.hunk_table import HunkTable  # a big patch's hunks: imported when one is read
     from nbedit.engine.models import Operation
 
 __all__ = [
@@ -251,7 +251,7 @@ def _strip_prefixes(old: str | None, new: str | None, *, git: bool) -> tuple[str
 def file_change(section: Section) -> FileChange:
     old, new = _strip_prefixes(section.old_path, section.new_path, git=section.git)
     git_old, git_new = _strip_prefixes(section.git_old, section.git_new, git=section.git)
-    hunks = section.hunks if isinstance(section.hunks, HunkTable) else tuple(section.hunks)
+    hunks = tuple(section.hunks) if isinstance(section.hunks, list) else section.hunks  # or a HunkTable
     created = section.created or old == _DEV_NULL
     deleted = section.deleted or new == _DEV_NULL
     if not section.git and hunks:

@@ -9,10 +9,9 @@ names) just to read a default (start-up, tests/test_startup.py).
 from __future__ import annotations
 
 from nbedit._dataclass import dataclass
+from nbedit.engine.models import DEFAULT_THRESHOLD
 
 __all__ = ["DEFAULT_THRESHOLD", "MatchOptions"]
-
-DEFAULT_THRESHOLD = 0.9
 
 
 @dataclass(frozen=True, slots=True)
