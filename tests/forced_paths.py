@@ -61,6 +61,17 @@ INDEXED: Setting = {
     ("nbedit.engine.formats.unified_runs", "_CHUNK"): 61,
 }
 
+# a patch read by hand to its end (what a fresh process does until ``re`` is imported), or by the
+# compiled patterns from its first character
+BY_HAND: Setting = {
+    ("nbedit.engine.formats.unified_runs", "_hand_read"): lambda: HUGE,
+    ("nbedit.engine.formats.unified", "HAND_READ"): HUGE,
+}
+BY_PATTERN: Setting = {
+    ("nbedit.engine.formats.unified_runs", "_hand_read"): lambda: -1,
+    ("nbedit.engine.formats.unified", "HAND_READ"): -1,
+}
+
 # a big held file: hunks located and spliced as arrays, new bytes a Spliced never joined
 ARRAYS: Setting = {
     ("nbedit.engine.exact_run", "STREAMED_FROM"): 1,
@@ -125,11 +136,13 @@ NOTEBOOK_SCAN: Setting = {
 PATHS: dict[str, Setting] = {
     "reference": REFERENCE,
     "indexed": {**REFERENCE, **INDEXED},
+    "by-hand": {**REFERENCE, **BY_HAND},
+    "by-pattern": {**REFERENCE, **BY_PATTERN},
     "arrays": {**REFERENCE, **ARRAYS},
     "streamed-1": {**REFERENCE, **_streamed(1)},
     "streamed-97": {**REFERENCE, **_streamed(97)},
     "storage": {**REFERENCE, **STORAGE},
-    "all": {**REFERENCE, **INDEXED, **ARRAYS, **_streamed(97), **STORAGE, **NOTEBOOK},
+    "all": {**REFERENCE, **INDEXED, **BY_HAND, **ARRAYS, **_streamed(97), **STORAGE, **NOTEBOOK},
     "notebook": {**REFERENCE, **NOTEBOOK},
     "notebook-scan": {**REFERENCE, **NOTEBOOK_SCAN},
     "notebook-all": {**REFERENCE, **NOTEBOOK, **STORAGE},
