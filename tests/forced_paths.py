@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["PATHS", "REFERENCE", "Reached", "forced"]
+__all__ = ["PATHS", "REFERENCE", "Reached", "forced", "streamed"]
 
 HUGE = 1 << 62
 
@@ -80,7 +80,7 @@ ARRAYS: Setting = {
 }
 
 
-def _streamed(chunk: int) -> Setting:
+def streamed(chunk: int) -> Setting:
     """A very big file: never held, read ``chunk`` bytes at a time, proved unchanged by digest."""
     return {
         ("nbedit.engine.plan", "STREAMED_FILE_FROM"): 1,
@@ -139,10 +139,10 @@ PATHS: dict[str, Setting] = {
     "by-hand": {**REFERENCE, **BY_HAND},
     "by-pattern": {**REFERENCE, **BY_PATTERN},
     "arrays": {**REFERENCE, **ARRAYS},
-    "streamed-1": {**REFERENCE, **_streamed(1)},
-    "streamed-97": {**REFERENCE, **_streamed(97)},
+    "streamed-1": {**REFERENCE, **streamed(1)},
+    "streamed-97": {**REFERENCE, **streamed(97)},
     "storage": {**REFERENCE, **STORAGE},
-    "all": {**REFERENCE, **INDEXED, **BY_HAND, **ARRAYS, **_streamed(97), **STORAGE, **NOTEBOOK},
+    "all": {**REFERENCE, **INDEXED, **BY_HAND, **ARRAYS, **streamed(97), **STORAGE, **NOTEBOOK},
     "notebook": {**REFERENCE, **NOTEBOOK},
     "notebook-scan": {**REFERENCE, **NOTEBOOK_SCAN},
     "notebook-all": {**REFERENCE, **NOTEBOOK, **STORAGE},

@@ -281,7 +281,11 @@ def test_a_file_changed_between_plan_and_apply_is_refused_alike(
 @pytest.mark.parametrize("step_name", ["verify", "replace"])
 @pytest.mark.parametrize("identifier", SAMPLE[:3])
 def test_a_write_that_fails_midway_rolls_every_file_back_alike(
-    identifier: str, step_name: str, unpacked: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    identifier: str,
+    step_name: str,
+    unpacked: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The writer fails at its last file (a disk error): files already replaced, added or
     deleted are put back, on every path, and no history entry is left."""
