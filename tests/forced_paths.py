@@ -144,6 +144,7 @@ PATHS: dict[str, Setting] = {
     "storage": {**REFERENCE, **STORAGE},
     "all": {**REFERENCE, **INDEXED, **BY_HAND, **ARRAYS, **streamed(97), **STORAGE, **NOTEBOOK},
     "notebook": {**REFERENCE, **NOTEBOOK},
+    "notebook-batches": {**REFERENCE, **NOTEBOOK, ("nbedit.engine.notebook.fast", "_WHOLE_FROM"): HUGE},
     "notebook-scan": {**REFERENCE, **NOTEBOOK_SCAN},
     "notebook-all": {**REFERENCE, **NOTEBOOK, **STORAGE},
 }
