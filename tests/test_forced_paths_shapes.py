@@ -55,7 +55,7 @@ CASES: dict[str, tuple[dict[str, bytes], str]] = {
     "same-file-twice": ({"f.txt": b"a\nb\nc\n"}, H + "@@ -1 +1 @@\n-a\n+A\n"+H + "@@ -3 +3 @@\n-c\n+C\n"),
     "trailing-space": ({"f.txt": b"a \nb\n"}, H + "@@ -1,2 +1,2 @@\n-a \n+A \n b\n"),
     "tab-vs-space": ({"f.txt": b"\ta\nb\n"}, H + "@@ -1,2 +1,2 @@\n-    a\n+    A\n b\n"),
-    "big-line": ({"f.txt": b"x"*1000+b"\ny\n"}, H + "@@ -1,2 +1,2 @@\n-"+"x"*1000+"\n+"+"X"*1000+"\n y\n"),
+    "big-line": ({"f.txt": b"x" * 1000 + b"\ny\n"}, H + "@@ -1,2 +1,2 @@\n-" + "x" * 1000 + "\n+" + "X" * 1000 + "\n y\n"),
     "bom-streamed": ({"f.txt": b"\xef\xbb\xbfa\nb\n"}, H + "@@ -2 +2 @@\n-b\n+B\n"),
     "latin1": ({"f.txt":    "café\nb\n".encode("latin-1")}, H + "@@ -2 +2 @@\n-b\n+B\n"),
     "utf16": ({"f.txt":    "a\nb\n".encode("utf-16")}, H + "@@ -2 +2 @@\n-b\n+B\n"),
