@@ -10,9 +10,35 @@ at line 1 carries it on the side whose line 1 it shows).
 
 from __future__ import annotations
 
+import hashlib
+
 __all__ = ["bom", "crlf"]
 
 BOM = b"\xef\xbb\xbf"
+
+
+def _turned(files: dict[str, bytes]) -> dict[str, bytes]:
+    return {path: BOM + data if data else data for path, data in files.items()}
+
+
+def _starts_at_line_1(numbers: str) -> bool:
+    """Whether a hunk side ("-1,4", "+1", "-1,0") shows line 1: it starts there and has lines."""
+    start, _, count = numbers[1:].partition(",")
+    return start == "1" and count != "0"
+
+
+def _blob(data: bytes | None, width: int) -> str:
+    if data is None:
+        return "0" * width
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()[:width]
+
+
+def _index_line(line: str, old: bytes | None, new: bytes | None) -> str:
+    hashes, _, rest = line[len("index ") :].partition(" ")
+    before, after = hashes.rstrip("\n").split("..")
+    old_hash = before if set(before) == {"0"} else _blob(old, len(before))
+    new_hash = after if set(after) == {"0"} else _blob(new, len(after))
+    return f"index {old_hash}..{new_hash}" + (f" {rest}" if rest else "\n")
 
 
 def crlf(files: dict[str, bytes], patch: str) -> tuple[dict[str, bytes], str]:
@@ -34,20 +60,36 @@ def crlf(files: dict[str, bytes], patch: str) -> tuple[dict[str, bytes], str]:
     return turned, "".join(out)
 
 
-def bom(files: dict[str, bytes], patch: str) -> tuple[dict[str, bytes], str]:
-    """Every non-empty file with a UTF-8 BOM, and line 1 of each side of a hunk that shows it too."""
-    turned = {path: BOM + data if data else data for path, data in files.items()}
+def bom(
+    files: dict[str, bytes], patch: str, new_files: dict[str, bytes] | None = None
+) -> tuple[dict[str, bytes], str]:
+    """Every non-empty file with a UTF-8 BOM, and line 1 of each side of a hunk that shows it too.
+
+    A context line that is line 1 of one side only (lines were added or removed above it) is
+    no longer the same on both sides: it becomes a removed and an added line. With the files the
+    patch makes (``new_files``), a git ``index`` line names the blobs of the files with a BOM.
+    (A CRLF step keeps its ``index`` lines: the blobs of a checkout with ``core.autocrlf``.)"""
+    turned = _turned(files)
+    paths = ["", ""]
     out = []
     old_first = new_first = False  # the next ' '/'-' line is old line 1; the next ' '/'+' new line 1
     for line in patch.splitlines(keepends=True):
         if line.startswith("@@ "):
-            old_range, new_range = line.split(" ")[1:3]
-            old_first = old_range[1:].split(",")[0] == "1"
-            new_first = new_range[1:].split(",")[0] == "1"
+            old_first, new_first = map(_starts_at_line_1, line.split(" ")[1:3])
         elif line.startswith("diff "):
             old_first = new_first = False
-        elif line[:1] == " " and (old_first or new_first):
+            paths = line.split()[-2:]  # git: "a/<old path>", "b/<new path>"
+        elif line.startswith("index ") and new_files is not None:  # git names each side by its blob hash
+            line = _index_line(line, turned.get(paths[0][2:]), _turned(new_files).get(paths[1][2:]))
+        elif line[:1] == " " and old_first and new_first:
             line = " \ufeff" + line[1:]
+            old_first = new_first = False
+        elif line[:1] == " " and (old_first or new_first):  # line 1 of one side only: no longer alike
+            body = line[1:]
+            removed = ("\ufeff" if old_first else "") + body
+            added = ("\ufeff" if new_first else "") + body
+            end = "" if body.endswith("\n") else "\n\\ No newline at end of file\n"
+            line = f"-{removed}{end}+{added}"
             old_first = new_first = False
         elif line[:1] == "-" and old_first:
             line = "-\ufeff" + line[1:]

@@ -92,7 +92,10 @@ class Step:
         turn = {"crlf": line_variants.crlf, "bom": line_variants.bom}[variant]
         other = object.__new__(Step)
         other.name = f"{self.name}:{variant}"
-        other.old, other.patch = turn(self.old, self.patch)
+        if variant == "bom":
+            other.old, other.patch = line_variants.bom(self.old, self.patch, self.new)
+        else:
+            other.old, other.patch = turn(self.old, self.patch)
         other.new, _ = turn(self.new, "")
         return other
 
