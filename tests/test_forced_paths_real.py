@@ -4,13 +4,15 @@ nbedit reads a big patch, splices a big file, streams a very big one and records
 payloads by other code than it uses for small ones (``tests/forced_paths.py`` lists them).
 Here each real ``diff -ruN`` between two releases (``tests/data/real-history``) is applied
 with those paths forced on for its small files, and every result is held to the ordinary
-path's: the tree must be the next release byte for byte; with history on, ``undo`` must
-bring back the old release exactly and ``restore(after)`` the new one; a file changed
-between plan and apply must be refused with the ordinary path's error and leave every file
-as it was; a hunk that does not apply must give the ordinary path's outcome (the same error,
-nothing written; or the same bytes). Files are also turned CRLF and given a byte-order mark
-(the patch turned alike), which the streamed path must leave to the ordinary one. ``git
-apply`` (the real binary) must give the same bytes wherever it applies the patch.
+path's: the tree must be the next release byte for byte, and what ``git apply`` (the real
+binary) makes of it; with history on, ``undo`` must bring back the old release exactly and
+``restore(after)`` the new one. Files are also turned CRLF and given a byte-order mark, the
+patch turned alike (``tests/line_variants.py``): a BOM file never takes the streamed path
+(not ASCII), a CRLF file may (it is ASCII) and must give the same bytes. The failure paths
+too: a file changed between plan and apply (same size and time, or longer), a write that
+fails at the last file, a hunk that does not apply, files drifted from the patch's base:
+each gives the ordinary path's outcome (the same error class, every file as it was; or the
+same bytes). ``scripts/forced_paths`` runs all of it on every step, with git's own diffs too.
 """
 
 from __future__ import annotations
@@ -86,6 +88,16 @@ class Step:
         self.old = tree(folder / "trees" / old)
         self.new = tree(folder / "trees" / new)
         self.patch = (folder / member).read_text(encoding="utf-8")
+
+    def narrowed(self) -> Step:
+        """The same step with only the files its patch names (a file written anywhere else, a
+        temporary copy left behind say, still shows: the whole work folder is compared)."""
+        named = set(_patched_files(self.patch))
+        other = object.__new__(Step)
+        other.name, other.patch = self.name, self.patch
+        other.old = {path: data for path, data in self.old.items() if path in named}
+        other.new = {path: data for path, data in self.new.items() if path in named}
+        return other
 
     def turned(self, variant: str) -> Step:
         """The same step with every file CRLF, or with a BOM (``tests/line_variants.py``)."""
@@ -177,11 +189,11 @@ def step_of(identifier: str, unpacked: dict[str, Path]) -> Step:
 def test_every_forced_path_makes_the_next_release(
     identifier: str, unpacked: dict[str, Path], tmp_path: Path
 ) -> None:
-    step = step_of(identifier, unpacked)
-    for index, path_name in enumerate(("indexed", "by-pattern", "arrays", "streamed-97", "all")):
+    step = step_of(identifier, unpacked).narrowed()
+    for index, path_name in enumerate(("indexed", "arrays", "streamed-97", "all")):  # "all" reads by hand
         outcome, reached = run(step.old, step.patch, tmp_path / f"work-{index}", path_name)
         expect_next(step, outcome, path_name)
-        assert path_name == "by-pattern" or sum(reached.counts.values()) > 0, f"{path_name} was never reached"
+        assert sum(reached.counts.values()) > 0, f"{path_name} was never reached"
     if shutil.which("git") is not None:  # and the real git, where it applies the patch
         by_git = git_apply(step.old, step.patch, tmp_path / "git")
         if by_git is not None:
