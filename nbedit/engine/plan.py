@@ -270,6 +270,7 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
 
         digest = fingerprint_meanwhile(data, minimum=HASH_MEANWHILE)
     text: str | None
+    dropped = False
     try:
         if options.encoding is None and data.isascii() and b"\x00" not in data:
             # what ``decode`` says of ASCII bytes without NULs (UTF-8, no BOM), without making the
@@ -277,6 +278,12 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
             text, codec = None, UTF8
         else:
             text, codec = decode(data, path, options.encoding)
+            if codec.bom:  # a diff of the bytes shows the BOM as part of line 1 (engine.bom_hunks)
+                from nbedit.engine.bom_hunks import as_decoded
+
+                hunks, codec = as_decoded(change.hunks, codec)
+                change = replace(change, hunks=tuple(hunks)) if hunks is not change.hunks else change
+                dropped = not codec.bom  # the diff takes the BOM away
         base = _is_base(change, data)
         in_place = not change.sequential and base is not False  # not the base: every hunk is checked
         spliced = None
@@ -305,7 +312,8 @@ def _plan_file(change: FileChange, source: FileSource, options: PlanOptions, dia
     before_fingerprint = digested_when_read(digest) if digest is not None else None
     if edit is not None:
         assert text is not None
-        after_bytes = data if edit.after == text else encode(edit.after, codec, change.path)
+        unchanged = edit.after == text and not dropped
+        after_bytes = data if unchanged else encode(edit.after, codec, change.path)
         return _file_plan(
             change, source, data, text, codec, edit.after, after_bytes, edit, before_fingerprint
         )
@@ -516,8 +524,12 @@ def _plan_delete(
     path = change.path
     if data is None:
         raise FileMissing(f"{path}: cannot delete a file that does not exist; check the path", path=path)
-    text, _ = decode(data, path, options.encoding if options is not None else None)
+    text, codec = decode(data, path, options.encoding if options is not None else None)
     expected = "".join(hunk.old for hunk in change.hunks)
+    if codec.bom:  # a diff of the bytes shows the BOM as part of line 1 (engine.bom_hunks)
+        from nbedit.engine.bom_hunks import without_bom
+
+        expected = without_bom(expected, codec)
     if change.hunks and not expected and text:
         raise NoMatch(
             f"{path}: the patch deletes this file as an empty file (no hunk), but the file has content; "
