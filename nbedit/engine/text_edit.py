@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from nbedit.engine.match.options import MatchOptions
     from nbedit.engine.tier import Tier
 
+    STRUCTURE_KEEPING: frozenset[Tier]
+
 __all__ = [
     "DEFAULT_MAX_CELLS",
     "DEFAULT_MAX_HUNKS",
