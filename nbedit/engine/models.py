@@ -32,7 +32,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Literal
 
-    from nbedit.engine.tier import Tier
+    from nbedit.engine.tier import Tier as Tier
 
 if TYPE_CHECKING:
     Operation = Literal["update", "add", "delete"]
@@ -81,7 +81,7 @@ def _made_tier(value: object) -> object:
     if value.__class__ is _TierWhenRead:
         from nbedit.engine.tier import Tier
 
-        return Tier(value.value)  # type: ignore[attr-defined]
+        return Tier(value.value)
     return value
 
 

@@ -12,20 +12,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from nbedit._dataclass import dataclass
+from nbedit.engine.models import DEFAULT_THRESHOLD, LocatedHunk, tier_value
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from nbedit.engine.match.options import MatchOptions
     from nbedit.engine.tier import Tier
 
-from nbedit._dataclass import dataclass
-from nbedit.engine.models import DEFAULT_THRESHOLD, LocatedHunk, tier_value
+    STRUCTURE_KEEPING: frozenset[Tier]
 
 __all__ = [
     "DEFAULT_MAX_CELLS",
     "DEFAULT_MAX_HUNKS",
     "DEFAULT_MAX_SEQUENTIAL_WORK",
     "GUARD_SUFFIXES",
-    "STRUCTURE_KEEPING",
+    "STRUCTURE_KEEPING",  # noqa: F822 - given by __getattr__ (the Tiers: made when asked for)
     "PlanOptions",
     "TextEdit",
     "splice",
@@ -56,7 +58,8 @@ def __getattr__(name: str) -> frozenset[Tier]:
     if name == "STRUCTURE_KEEPING":
         from nbedit.engine.tier import Tier
 
-        return frozenset(map(Tier, _STRUCTURE_KEEPING_VALUES))
+        made = globals()["STRUCTURE_KEEPING"] = frozenset(map(Tier, _STRUCTURE_KEEPING_VALUES))  # one object
+        return made
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Literal
 
+    from nbedit.storage.entries import Entry as Entry
+    from nbedit.storage.entries import FileSummary as FileSummary
+    from nbedit.storage.entries import FileVersion as FileVersion
+    from nbedit.storage.entries import PruneResult as PruneResult
+
 __all__ = [
     "AGENT_ORIGIN_PREFIX",
     "DATABASE_NAME",
