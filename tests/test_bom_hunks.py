@@ -67,3 +67,11 @@ def test_a_bom_in_the_diff_of_a_file_without_one_is_still_refused(tmp_path: Path
     with pytest.raises(NoMatch):
         apply(tmp_path, b"line one\nline two\n", diff)
     assert (tmp_path / "a.txt").read_bytes() == b"line one\nline two\n"
+
+
+def test_a_u_feff_inside_a_bom_file_is_text_for_an_old_new_edit(tmp_path: Path) -> None:
+    """Only a diff's line 1 carries the BOM: elsewhere U+FEFF is a zero-width no-break space."""
+    (tmp_path / "a.txt").write_bytes(BOM + "word\nx\ufeffword\n".encode())
+    workspace = Workspace(tmp_path, history=False, live=None)
+    workspace.apply(workspace.plan_edit("a.txt", "\ufeffword", "WORD"))
+    assert (tmp_path / "a.txt").read_bytes() == BOM + b"word\nxWORD\n"

@@ -10,10 +10,12 @@ and a deletion of a BOM file was refused as "differs from what the patch expects
 whose real release steps are also run with every file given a BOM).
 
 ``as_decoded`` reads such a hunk in the text's terms: the U+FEFF is taken off its old text
-(only the first hunk can show line 1, hunks are in order) and, when its new line 1 keeps one,
-off its new text too, so the codec writes the BOM back as before. A new line 1 without it
-means the diff takes the BOM away: the codec then writes none. Nothing else changes: the
-hunk still has to be found, at line 1, by the same search.
+(only the first hunk can show line 1, hunks are in order; and only a hunk of whole lines
+whose header names line 1: a U+FEFF elsewhere is a zero-width no-break space of the text,
+and an old/new pair or a SEARCH block that starts with one still looks for it) and, when
+its new line 1 keeps one, off its new text too, so the codec writes the BOM back as before.
+A new line 1 without it means the diff takes the BOM away: the codec then writes none.
+Nothing else changes: the hunk still has to be found, at line 1, by the same search.
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ def as_decoded(hunks: Sequence[Hunk], codec: Codec) -> tuple[Sequence[Hunk], Cod
     if not codec.bom or not hunks:
         return hunks, codec
     first = hunks[0]
-    if not first.old.startswith(_BOM):
-        return hunks, codec
+    if first.start_line != 1 or not first.whole_lines or not first.old.startswith(_BOM):
+        return hunks, codec  # not line 1 of a diff: a U+FEFF inside the text (a zero-width no-break space)
     kept = first.new.startswith(_BOM)
     read = replace(
         first,
