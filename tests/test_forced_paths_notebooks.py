@@ -126,7 +126,12 @@ def test_forced_notebook_paths_make_the_ordinary_bytes(notebook: Path, tmp_path:
     if notebook.parent.name == "notebooks":
         assert any(kind == "applied" for kind, _ in reference)
         assert reference[-1] == ("refused", "StaleFile")  # the notebook changed between plan and apply
-    paths = (("notebook", False), ("notebook-batches", False), ("notebook-scan", False), ("notebook-all", True))
+    paths = (
+        ("notebook", False),
+        ("notebook-batches", False),
+        ("notebook-scan", False),
+        ("notebook-all", True),
+    )
     for path_name, history in paths:
         outcomes, reached = run(notebook, tmp_path / path_name, path_name, history=history)
         for number, (outcome, expected) in enumerate(zip(outcomes, reference, strict=True)):

@@ -72,9 +72,9 @@ def same_tree(actual: dict[str, bytes], expected: dict[str, bytes], old: dict[st
     for path in sorted(set(actual) | set(expected)):
         if actual.get(path) == expected.get(path):
             continue
-        if path not in actual or path not in expected:
-            if actual.get(path, expected.get(path)) == b"" and old.get(path) == actual.get(path):
-                continue
+        one_side = path not in actual or path not in expected
+        if one_side and actual.get(path, expected.get(path)) == b"" and old.get(path) == actual.get(path):
+            continue
         wrong.append(path)
     return wrong
 

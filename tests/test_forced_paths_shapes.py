@@ -52,13 +52,16 @@ CASES: dict[str, tuple[dict[str, bytes], str]] = {
     "repeated-lines": ({"f.txt": b"a\na\na\na\n"}, H + "@@ -3 +3 @@\n-a\n+A\n"),
     "repeated-lines-wrong-number": ({"f.txt": b"a\na\na\na\nb\n"}, H + "@@ -3 +3 @@\n-b\n+B\n"),
     "beyond-end": ({"f.txt": b"a\nb\n"}, H + "@@ -9 +9 @@\n-b\n+B\n"),
-    "same-file-twice": ({"f.txt": b"a\nb\nc\n"}, H + "@@ -1 +1 @@\n-a\n+A\n"+H + "@@ -3 +3 @@\n-c\n+C\n"),
+    "same-file-twice": ({"f.txt": b"a\nb\nc\n"}, H + "@@ -1 +1 @@\n-a\n+A\n" + H + "@@ -3 +3 @@\n-c\n+C\n"),
     "trailing-space": ({"f.txt": b"a \nb\n"}, H + "@@ -1,2 +1,2 @@\n-a \n+A \n b\n"),
     "tab-vs-space": ({"f.txt": b"\ta\nb\n"}, H + "@@ -1,2 +1,2 @@\n-    a\n+    A\n b\n"),
-    "big-line": ({"f.txt": b"x" * 1000 + b"\ny\n"}, H + "@@ -1,2 +1,2 @@\n-" + "x" * 1000 + "\n+" + "X" * 1000 + "\n y\n"),
+    "big-line": (
+        {"f.txt": b"x" * 1000 + b"\ny\n"},
+        H + "@@ -1,2 +1,2 @@\n-" + "x" * 1000 + "\n+" + "X" * 1000 + "\n y\n",
+    ),
     "bom-streamed": ({"f.txt": b"\xef\xbb\xbfa\nb\n"}, H + "@@ -2 +2 @@\n-b\n+B\n"),
-    "latin1": ({"f.txt":    "café\nb\n".encode("latin-1")}, H + "@@ -2 +2 @@\n-b\n+B\n"),
-    "utf16": ({"f.txt":    "a\nb\n".encode("utf-16")}, H + "@@ -2 +2 @@\n-b\n+B\n"),
+    "latin1": ({"f.txt": "café\nb\n".encode("latin-1")}, H + "@@ -2 +2 @@\n-b\n+B\n"),
+    "utf16": ({"f.txt": "a\nb\n".encode("utf-16")}, H + "@@ -2 +2 @@\n-b\n+B\n"),
 }
 
 PATHS.setdefault("streamed-3", {**REFERENCE, **streamed(3)})
