@@ -28,12 +28,10 @@ from pathlib import Path
 import line_variants
 import pytest
 from forced_paths import Reached, forced
+from real_history_data import ARCHIVES, tree, unpack
 
 from nbedit.errors import NbeditError
 from nbedit.workspace import Workspace
-
-DATA = Path(__file__).parent / "data" / "real-history"
-ARCHIVES = sorted(DATA.glob("*-history.tar.xz"))
 
 
 def _patches() -> list[tuple[str, str]]:
@@ -50,20 +48,8 @@ PATCHES = _patches()
 
 @pytest.fixture(scope="module")
 def unpacked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folders = {}
-    for archive_path in ARCHIVES:
-        project = archive_path.name[: -len("-history.tar.xz")]
-        target = tmp_path_factory.mktemp(project)
-        with tarfile.open(archive_path) as archive:
-            archive.extractall(target, filter="data")
-        folders[project] = target
-    return folders
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    return {
-        path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*") if path.is_file()
-    }
+    """Each project's archive, unpacked once for the module."""
+    return unpack(tmp_path_factory)
 
 
 def same_tree(actual: dict[str, bytes], expected: dict[str, bytes], old: dict[str, bytes]) -> list[str]:

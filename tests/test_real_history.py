@@ -21,12 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from real_history_data import ARCHIVES, tree, unpack
 
 from nbedit.engine.models import Tier
 from nbedit.workspace import Workspace
-
-DATA = Path(__file__).parent / "data" / "real-history"
-ARCHIVES = sorted(DATA.glob("*-history.tar.xz"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,20 +71,7 @@ def _parameters() -> list[object]:
 @pytest.fixture(scope="module")
 def unpacked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Each project's archive, unpacked once for the module."""
-    folders = {}
-    for archive_path in ARCHIVES:
-        project = archive_path.name[: -len("-history.tar.xz")]
-        target = tmp_path_factory.mktemp(project)
-        with tarfile.open(archive_path) as archive:
-            archive.extractall(target, filter="data")
-        folders[project] = target
-    return folders
-
-
-def _tree(root: Path) -> dict[str, bytes]:
-    return {
-        path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*") if path.is_file()
-    }
+    return unpack(tmp_path_factory)
 
 
 def test_the_data_is_there() -> None:
@@ -108,9 +93,9 @@ def test_release_patch_reproduces_the_next_release(
     plan = workspace.plan_patch(patch)
     workspace.apply(plan)
 
-    old = _tree(folder / "trees" / step.old)
-    expected = _tree(folder / "trees" / step.new)
-    actual = _tree(work)
+    old = tree(folder / "trees" / step.old)
+    expected = tree(folder / "trees" / step.new)
+    actual = tree(work)
     unexpressible = {
         path
         for path in set(actual) ^ set(expected)
