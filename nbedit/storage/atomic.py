@@ -47,6 +47,10 @@ temporary copies, verify, rename, roll back), whose steps share the rollback's p
 
 Symbolic links inside the root are written through: the file the link points to is
 replaced and the link itself is kept, as editors do. Deleting a link removes the link.
+
+A replaced file's old blocks are freed when its inode's last reference goes, which some file
+systems do inside the rename (``beside.close_later``): the last check keeps the old file open
+and, once every file is replaced, another thread closes it.
 """
 
 from __future__ import annotations
@@ -58,7 +62,7 @@ from collections.abc import Callable, Sequence
 
 from nbedit._dataclass import dataclass, field
 from nbedit.errors import NotAFile, StaleFile, WriteError
-from nbedit.storage.beside import beside
+from nbedit.storage.beside import beside, close_later
 from nbedit.storage.confine import Location, locate, open_directory
 from nbedit.storage.content_identity import Identity, holds_bytes, holds_in_folder, identity_of
 from nbedit.storage.temp_copies import (
@@ -97,6 +101,7 @@ __all__ = [
 
 
 WRITTEN_BESIDE = 8 << 20  # bytes from which the other thread also writes the temporary copy
+HELD_OPEN = 256  # old files of one write kept open until it ends, so their blocks are freed later
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +136,8 @@ class _Target:
     directory: int  # descriptor of the file's folder
     name: str
     old: os.stat_result | None  # the file there now (lstat), None: no file
-    # the old file, kept open from the last check when its bytes are not held (a big file's,
-    # ``storage.streamed_file``): a rollback copies them back from it
+    # the old file, kept open from the last check: a rollback's copy of bytes not held (a big
+    # file's, ``storage.streamed_file``); its blocks are freed at its close (``beside.close_later``)
     kept: int | None = None
 
 
@@ -154,6 +159,7 @@ class _Progress:
         tuple[int, str | os.PathLike[str], tuple[bytes, int | None, tuple[int, int] | None] | None]
     ] = field(default_factory=list)
     anonymous: dict[int, int] = field(default_factory=dict)  # target index -> unnamed temp descriptor
+    held: int = 0  # old files kept open only so that their blocks are freed later (``HELD_OPEN``)
 
 
 def _stale(write: Write, message: str) -> StaleFile:
@@ -430,6 +436,9 @@ def apply_writes(
             os.unlink(parked, dir_fd=target.directory)
         except OSError:
             pass
+    close_later([target.kept for target in targets if target.kept is not None])
+    for target in targets:
+        target.kept = None
     _close(progress, targets)
 
 
@@ -542,9 +551,14 @@ def _verify(target: _Target, progress: _Progress) -> None:
             raise _stale(write, "changed on disk")
         _check_mode(write, info)
         if not isinstance(write.original, (bytes, bytearray, memoryview)) and write.data is not None:
-            target.kept = os.dup(descriptor)  # the old bytes are not held: the rollback's copy
+            target.kept, descriptor = descriptor, None  # the old bytes are not held: the rollback's copy
+        elif info.st_nlink == 1 and info.st_size and progress.held < HELD_OPEN:
+            # its last name goes in the replace (or the delete): freeing its blocks waits for this
+            target.kept, descriptor = descriptor, None
+            progress.held += 1
     finally:
-        os.close(descriptor)
+        if descriptor is not None:
+            os.close(descriptor)
 
 
 class _OldInode:
