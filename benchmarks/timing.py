@@ -6,7 +6,8 @@ the ``timeit`` documentation). Whole-process timings report the median of 5, as
 process start-up varies more; processes compared with each other (nbedit against
 ``git apply``, or against a bare ``python -c pass``) run in turn, one of each per
 round (``interleaved_medians``), so a burst of someone else's load falls on both
-sides of a ratio instead of on one. Every sample is kept for ``--json``.
+sides of a ratio instead of on one; in-process runs compared with a peer's do the
+same (``interleaved_best``). Every sample is kept for ``--json``.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from dataclasses import asdict, dataclass, field
 __all__ = [
     "Process",
     "Row",
+    "Run",
     "Timing",
     "best_of",
     "format_table",
+    "interleaved_best",
     "interleaved_medians",
     "median_of_processes",
 ]
@@ -70,6 +73,41 @@ def best_of(run: Callable[[], object], repeat: int, setup: Callable[[], object] 
         run()
         samples.append(time.perf_counter() - start)
     return Timing(min(samples), tuple(samples), f"best of {repeat}")
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """An in-process call to time: ``setup`` runs before each run (untimed), ``check`` after it
+    (False: the run's result was wrong)."""
+
+    call: Callable[[], object]
+    setup: Callable[[], object] | None = None
+    check: Callable[[], bool] | None = None
+
+
+def interleaved_best(runs: dict[str, Run], repeat: int = 5) -> dict[str, tuple[Timing, bool]]:
+    """Best time of each call, run one of each per round (the order reversed every other round,
+    so neither side always runs right after the other); and whether every run passed its check.
+
+    ``best_of`` run for each side in turn lets a slow minute of a shared machine fall on one side
+    of a ratio only: nbedit against whatthepatch moved between 1.8x and 2.3x from one run of the
+    table to the next that way."""
+    samples: dict[str, list[float]] = {label: [] for label in runs}
+    correct = dict.fromkeys(runs, True)
+    labels = list(runs)
+    for round_number in range(repeat):
+        for label in labels if round_number % 2 == 0 else labels[::-1]:
+            run = runs[label]
+            if run.setup is not None:
+                run.setup()
+            start = time.perf_counter()
+            run.call()
+            samples[label].append(time.perf_counter() - start)
+            correct[label] = correct[label] and (run.check is None or run.check())
+    return {
+        label: (Timing(min(times), tuple(times), f"best of {repeat}, interleaved"), correct[label])
+        for label, times in samples.items()
+    }
 
 
 def median_of_processes(
