@@ -6,7 +6,8 @@ nbedit runs with its history on, as users run it, in a home that already exists
 (made before the timed process starts, as every edit after a user's first finds
 it): the first edit of a file the history has not seen stores the whole notebook
 as a keyframe. The edit and the peer (``nbformat.read`` + ``nbformat.write``
-of the same file, the round trip most tools do to change one cell) each run in a
+of the same file, the round trip most tools do to change one cell) each start from
+the notebook as Jupyter's save leaves it (written and flushed: ``_saved``) and run in a
 fresh subprocess, so its peak memory is its own: ``VmHWM`` from
 ``/proc/self/status`` (``ru_maxrss`` is not used: Linux carries it over from the
 parent through ``exec``, so a child of this big benchmark process would report
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import random
 import subprocess
 import sys
@@ -167,14 +169,14 @@ def _edit_rows(folder: Path, kind: str) -> list[Row]:
     edit_ok = True
     for number in range(3):  # interleaved, so a burst of load on the machine hits every tool alike
         for history, results in (("on", edits), ("off", edits_off)):
-            path.write_bytes(original)
+            _saved(path, original)
             home = str(folder / f"home-{history}-{number}")  # the file is new to it: stored as a keyframe
             if history == "on":
                 _existing_home(home)
             results.append(_subprocess(_EDIT_SCRIPT, str(folder), NAME, old, new, home, history))
             edited = path.read_bytes()
             edit_ok = edit_ok and edited == original.replace(old.encode(), new.encode(), 1)
-        path.write_bytes(original)
+        _saved(path, original)
         peers.append(_subprocess(_NBFORMAT_SCRIPT, str(folder), NAME))
     path.write_bytes(original)
     best_edit = min(edits, key=lambda item: item["seconds"])
@@ -251,6 +253,18 @@ def _edit_rows(folder: Path, kind: str) -> list[Row]:
             passed=memory_all < 4,
         ),
     ]
+
+
+def _saved(path: Path, data: bytes) -> None:
+    """Put the notebook on disk as Jupyter's save leaves it: written and flushed (its
+    ``atomic_writing`` fsyncs). A file written a moment ago and not flushed yet would cost the
+    first edit's history a flush of all 50 MB (it keeps the old file as a link, made durable),
+    and would let the peer's ``open(path, "w")`` truncate it without freeing blocks on disk,
+    neither of which a saved notebook costs."""
+    with open(path, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def _existing_home(home: str) -> None:
