@@ -14,8 +14,13 @@ The harness keeps the run hermetic and quiet:
   ships in ``jupyterlab_widgets``) stay visible because Jupyter always searches
   ``sys.prefix``;
 * the announcements/news and extension-manager plugins are disabled and the
-  page may only talk to 127.0.0.1 (every other request is aborted), so no
-  popup covers the notebook and nothing leaves the machine;
+  page may only talk to 127.0.0.1: the browser sends every other request to a
+  proxy that is not there (``LOCAL_ONLY``), so it fails at once, no popup covers
+  the notebook and nothing leaves the machine. Not a ``route`` handler: that runs
+  each request of the page through this process, and a test blocked in a
+  synchronous call (``Workspace.apply``, a CLI run) then stalls every request of
+  the page until it returns (the live tabs' reply waited 3 s for its file's
+  ``contents.get`` each time);
 * the app is exposed as ``window.jupyterapp`` so tests drive JupyterLab's own
   commands (run all cells, change theme) instead of hunting menus by pixel.
 
@@ -59,6 +64,9 @@ CHROMIUM_ARGUMENTS = [
     "--disable-default-apps",
     "--disable-extensions",
 ]
+# every request that is not to this machine goes to port 9 of 127.0.0.1, where nothing listens:
+# it fails at once; Chromium never sends loopback requests through a proxy
+LOCAL_ONLY = {"server": "http://127.0.0.1:9", "bypass": "127.0.0.1,localhost"}
 SERVER_START_TIMEOUT = 90.0  # seconds; a cold JupyterLab on a busy 2-core machine takes ~10-20
 DISABLED_LAB_PLUGINS = [
     "@jupyterlab/apputils-extension:announcements",
@@ -292,7 +300,7 @@ def playwright_driver() -> Iterator[Any]:
 def browser(chromium_path: str, lab: LabServer, playwright_driver: Any) -> Iterator[Any]:
     try:
         launched = playwright_driver.chromium.launch(
-            executable_path=chromium_path, headless=True, args=CHROMIUM_ARGUMENTS
+            executable_path=chromium_path, headless=True, args=CHROMIUM_ARGUMENTS, proxy=LOCAL_ONLY
         )
     except Exception as error:  # playwright raises its own Error type for a broken binary
         unavailable(f"Chromium at {chromium_path} did not start: {error}")
@@ -306,15 +314,6 @@ def browser(chromium_path: str, lab: LabServer, playwright_driver: Any) -> Itera
 @pytest.fixture
 def page(browser: Any, lab: LabServer, request: pytest.FixtureRequest) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 1200}, device_scale_factor=1)
-    local = lab.url
-
-    def only_local(route: Any) -> None:
-        if route.request.url.startswith(local) or route.request.url.startswith(("data:", "blob:")):
-            route.continue_()
-        else:
-            route.abort()
-
-    context.route("**/*", only_local)
     context.set_default_timeout(30_000)
     opened = context.new_page()
     messages: list[str] = []

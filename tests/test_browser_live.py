@@ -433,6 +433,36 @@ def test_cli_and_api_updates_reach_the_tabs_with_the_latency_logged(lab: LabServ
     assert "LIMIT = 21" in helper.read_text()
 
 
+def test_the_page_reaches_only_this_machine_and_runs_while_the_test_waits(lab: LabServer, page: Any) -> None:
+    """The harness's two promises for the timings above: nothing leaves the machine (a request to
+    another host fails at once), and the page's requests do not wait for the test's thread, which a
+    synchronous ``Workspace.apply`` or CLI run blocks (a ``route`` handler made the live tabs' reply
+    wait 3 s for its file's ``contents.get`` on every write)."""
+    write_b(lab, "harness.ipynb")
+    start_lab_page(page, lab, "harness.ipynb")
+    outside = page.evaluate(
+        """async () => {
+            const started = performance.now();
+            try { await fetch('http://192.0.2.1/', {cache: 'no-store'}); return ['reached', 0]; }
+            catch (error) { return ['refused', performance.now() - started]; }
+        }"""
+    )
+    assert outside[0] == "refused" and outside[1] < 5_000, outside
+    page.evaluate(
+        """() => {
+            window.harnessGot = null;
+            setTimeout(() => {  // asked once this thread is busy, as the live tabs ask during a write
+                const started = performance.now();
+                window.jupyterapp.serviceManager.contents.get('harness.ipynb', {content: false, hash: true})
+                    .then(() => { window.harnessGot = performance.now() - started; });
+            }, 300);
+        }"""
+    )
+    time.sleep(2.5)  # this thread is busy, as in a synchronous apply: the page's request goes on
+    took = page.evaluate("() => window.harnessGot")
+    assert took is not None and took < 1_500, took
+
+
 def test_the_review_says_the_tab_differs_and_replans_against_it(lab: LabServer, page: Any) -> None:
     b = write_b(lab, "live_review_b.ipynb")
     write_notebook(

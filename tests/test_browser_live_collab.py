@@ -26,6 +26,7 @@ pytest.register_assert_rewrite("browser_support", "collab_support")
 from browser_support import (  # noqa: E402
     ARTIFACTS,
     CHROMIUM_ARGUMENTS,
+    LOCAL_ONLY,
     find_chromium,
     run_all_cells,
     wait_kernel_idle,
@@ -51,7 +52,7 @@ def collab_browser(collab_lab: Any, playwright_driver: Any) -> Iterator[Any]:
     disable_autosave(collab_lab)  # typed text stays unsaved until the test saves it
     # the session's playwright driver (tests/browser_support.py): a second one cannot start beside it
     launched = playwright_driver.chromium.launch(
-        executable_path=chromium, headless=True, args=CHROMIUM_ARGUMENTS
+        executable_path=chromium, headless=True, args=CHROMIUM_ARGUMENTS, proxy=LOCAL_ONLY
     )
     try:
         yield launched
@@ -62,13 +63,6 @@ def collab_browser(collab_lab: Any, playwright_driver: Any) -> Iterator[Any]:
 @pytest.fixture
 def collab_page(collab_browser: Any, collab_lab: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     context = collab_browser.new_context(viewport={"width": 1400, "height": 1000}, device_scale_factor=1)
-    local = collab_lab.url
-    context.route(
-        "**/*",
-        lambda route: (
-            route.continue_() if route.request.url.startswith((local, "data:", "blob:")) else route.abort()
-        ),
-    )
     context.set_default_timeout(30_000)
     context.on("page", keep_waiting_when_slow)  # pages the test opens later too
     opened = context.new_page()
