@@ -82,6 +82,11 @@ def _server_group(item: pytest.Item) -> str | None:
         return "collab"
     if item.get_closest_marker("browser"):
         return "browser"
+    # a module whose tests share an expensive module fixture names its own group: on both workers
+    # it would be built twice (the real notebooks' replay: 17 s)
+    marker = item.get_closest_marker("xdist_group")
+    if marker is not None:
+        return str(marker.args[0] if marker.args else marker.kwargs.get("name", "")) or None
     return None
 
 

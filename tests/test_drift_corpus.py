@@ -41,6 +41,9 @@ from benchmarks.drift_edits import BaseEdit, base_edits
 from nbedit.errors import NbeditError
 from nbedit.workspace import Workspace
 
+# one worker builds the module's fixtures once (tests/conftest.py: _server_group)
+pytestmark = pytest.mark.xdist_group("drift_corpus")
+
 PER_CELL = 33  # runs per (category, dialect): 15 x 4 x 33 = 1,980
 
 

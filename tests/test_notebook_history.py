@@ -14,6 +14,9 @@ import pytest
 
 from benchmarks.notebook_history import CONTEXTS, NOTEBOOKS, drifted, history, outcomes, summary
 
+# one worker builds the module's fixtures once (tests/conftest.py: _server_group)
+pytestmark = pytest.mark.xdist_group("notebook_history")
+
 
 @pytest.fixture(scope="module")
 def results() -> list:  # type: ignore[type-arg]
