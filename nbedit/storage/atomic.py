@@ -48,9 +48,8 @@ temporary copies, verify, rename, roll back), whose steps share the rollback's p
 Symbolic links inside the root are written through: the file the link points to is
 replaced and the link itself is kept, as editors do. Deleting a link removes the link.
 
-A replaced file's old blocks are freed when its inode's last reference goes, which some file
-systems do inside the rename (``beside.close_later``): the last check keeps the old file open
-and, once every file is replaced, another thread closes it.
+A replaced file's old blocks are freed when its inode's last reference goes, which some file systems do
+inside the rename: the last check keeps the old file open, another thread closes it (``beside.close_later``).
 """
 
 from __future__ import annotations
@@ -99,7 +98,6 @@ __all__ = [
     "temp_name",
 ]
 
-
 WRITTEN_BESIDE = 8 << 20  # bytes from which the other thread also writes the temporary copy
 HELD_OPEN = 256  # old files of one write kept open until it ends, so their blocks are freed later
 
@@ -136,9 +134,7 @@ class _Target:
     directory: int  # descriptor of the file's folder
     name: str
     old: os.stat_result | None  # the file there now (lstat), None: no file
-    # the old file, kept open from the last check: a rollback's copy of bytes not held (a big
-    # file's, ``storage.streamed_file``); its blocks are freed at its close (``beside.close_later``)
-    kept: int | None = None
+    kept: int | None = None  # the old file, from the last check: its bytes if not held; freed when closed
 
 
 @dataclass(slots=True)
@@ -282,6 +278,10 @@ def _roll_back(progress: _Progress, targets: Sequence[_Target], token: str) -> l
     """Undo everything in ``progress``; return what could not be undone."""
     problems: list[str] = []
     _close_unflushed(progress)
+    for target in targets:  # held only to be freed later: let go before restoring (descriptors)
+        if target.kept is not None and isinstance(target.write.original, (bytes, bytearray, memoryview)):
+            os.close(target.kept)
+            target.kept = None
     for target in reversed(progress.replaced):
         try:
             _restore(target, token)
