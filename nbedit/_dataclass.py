@@ -59,8 +59,7 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 else:
     import sys
-    from collections import namedtuple
-    from operator import attrgetter
+    from _operator import attrgetter  # operator.attrgetter (operator.py imports it from there)
 
     from nbedit import _dataclass_inits as _inits
 
@@ -514,11 +513,10 @@ else:
             consume(map(setter.__set__, made, column))
         return made
 
-    from collections import deque as _deque
-    from functools import partial as _partial
+    from _collections import deque as _deque  # collections.deque, without the collections package
     from itertools import islice, repeat
 
-    consume = _partial(_deque, maxlen=0)
+    consume = _deque(maxlen=0).extend  # runs an iterator to its end at C speed, keeping nothing
 
     def dataclass(cls=None, /, *, frozen=False, slots=False, eq=True):
         """``@dataclass`` / ``@dataclass(frozen=True, slots=True, eq=False)``, as the stdlib's."""
@@ -558,6 +556,8 @@ else:
                                 f"Non-default namedtuple field {field_name} cannot follow default field"
                                 f"{'s' if len(default_names) > 1 else ''} {', '.join(default_names)}"
                             )
+                    from collections import namedtuple  # loaded by the first NamedTuple made
+
                     made = namedtuple(
                         name,
                         list(annotations),

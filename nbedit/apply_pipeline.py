@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Callable, Sequence
 
 from nbedit.apply_result import ApplyResult
 from nbedit.engine.models import FilePlan, Plan, tier_values, unjoined_after, unjoined_before
@@ -37,6 +36,7 @@ UNSET_LIVE_CLIENT = object()  # the live client is found on the first write
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from pathlib import Path
 
     from nbedit.engine.spliced import Spliced
@@ -59,7 +59,7 @@ class ApplyPipeline:
         running_notebook: str | None
 
         def _store(self): ...  # type: ignore[no-untyped-def]
-        def _open_store_meanwhile(self) -> None: ...
+        def _open_store_meanwhile(self, *, writing: bool = False) -> None: ...
         def _retain(self, entry_id: str) -> None: ...
 
     def apply(
@@ -88,7 +88,7 @@ class ApplyPipeline:
         files = [file_plan for file_plan in plan.files if file_plan.changed]
         if not files:
             return ApplyResult(plan, None, (), already_applied=plan.already_applied)
-        self._open_store_meanwhile()
+        self._open_store_meanwhile(writing=True)
         running = self._running_notebook_plan(files)
         if running is not None and self._live_client is None:
             self._guard_running_notebook(running, force, None)  # no live tabs: refuse before locking

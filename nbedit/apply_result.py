@@ -7,10 +7,12 @@ Its notebook drawing imports the renderer only when a notebook asks for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from nbedit._dataclass import dataclass
 from nbedit.engine.models import Plan
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["ApplyResult"]
 

@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import _thread
 import os
-from collections.abc import Callable
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["Background"]
 

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import os
 import sys
-from types import SimpleNamespace
 
 # the helpers every command shares (moved to nbedit.cli_support; still importable from here)
 from nbedit import cli_support
@@ -71,9 +70,14 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Collection, Sequence
+    from types import SimpleNamespace
     from typing import Any
 
     Arguments = argparse.Namespace | SimpleNamespace  # the quick path makes a SimpleNamespace
+else:
+    # types.SimpleNamespace is the type of sys.implementation (types.py takes it from there);
+    # ``types`` itself is not imported by a command that needs nothing else of it (start-up)
+    SimpleNamespace = type(sys.implementation)
 
 __all__ = ["build_parser", "main", "run"]
 

@@ -42,13 +42,12 @@ therefore never needs to know which surface it serves.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from nbedit._dataclass import dataclass
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Literal
 
 __all__ = [

@@ -386,7 +386,7 @@ class Workspace(ApplyPipeline):
                 recover(store, self._source.pinned, self._source.read)
         return self._history
 
-    def _open_store_meanwhile(self) -> None:
+    def _open_store_meanwhile(self, *, writing: bool = False) -> None:
         """Start opening the history store on another thread, once a write is in view: a new
         home's database, schema, log and their fsyncs (some 10 ms, mostly waiting for the disk),
         or an existing one's connection, settings and schema check (1-3 ms, nearly all of it in
@@ -395,7 +395,17 @@ class Workspace(ApplyPipeline):
         database is only opened on the thread, never set aside: one that is damaged or emptied
         (or any error opening it) is opened again by ``_store`` on this thread, which moves it
         aside and warns as it always did, so a preview alone never replaces a history. The
-        thread is the store's only user until that join hands it over."""
+        thread is the store's only user until that join hands it over.
+
+        An existing home is opened on the thread only in a process that has loaded the history's
+        modules already (a kernel, an agent's session, a second workspace). In a process that has
+        not (one ``nbedit apply``), the thread would import them, and SQLite's opening gives up and
+        takes back the interpreter's lock at every call: the two threads hand the lock to each other
+        some 250 times, which cost more than the opening saved (31 interleaved runs of a small
+        ``nbedit apply``: 3 ms of wall and 5 ms of CPU more with the thread). There the store is
+        opened where it is first used, and ``writing`` (the call of ``apply``) imports its modules
+        here, before the write starts its threads: sqlite's C module then loads without
+        ``functools`` (``storage/sqlite.py``), which only a process with one thread may do."""
         if not self.history_enabled or self._history is not None or self._opening is not None:
             return
         home = self._home_text
@@ -406,6 +416,10 @@ class Workspace(ApplyPipeline):
         else:
             if not existing:
                 return  # an emptied database: opened, and reported, where it is used
+            if "nbedit.storage.history" not in sys.modules:
+                if writing:
+                    import nbedit.storage.history  # noqa: F401 - here: no thread of the write runs yet
+                return
 
         def open_store() -> object:
             from nbedit.storage.history import HistoryStore

@@ -11,11 +11,14 @@ pieces both need: where two texts' equal ends are, and how a middle aligns.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from operator import itemgetter
+from _operator import itemgetter  # the operator module's C functions, without operator.py (start-up)
 
 from nbedit.engine.models import FilePlan, exact_tiers, held_tier, undecoded_before
 from nbedit.engine.text import split_lines
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
 
 __all__ = [
     "ALIGN_LINES",

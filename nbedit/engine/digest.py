@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import _thread
 import os
-from collections.abc import Callable
 
 from nbedit._hashing import load_openssl, openssl_sha256
 from nbedit.engine.text import fingerprint
@@ -60,6 +59,7 @@ KEEP_BYTES = 128 << 20  # at most this many bytes of them are kept alive for it
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from nbedit.engine.spliced import Spliced

@@ -10,9 +10,8 @@ the rest of the diff to the full search (``engine/locate_hunks.py``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from _operator import attrgetter  # the operator module's C functions, without operator.py (start-up)
 from itertools import repeat
-from operator import attrgetter
 
 from nbedit._dataclass import made_in_bulk
 from nbedit.engine.models import EXACT_WHEN_READ, Hunk, LocatedHunk, Match
@@ -21,6 +20,7 @@ from nbedit.engine.text import UTF8, Codec
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Sequence
     from typing import TypeVar
 
     from nbedit.engine.hunk_table import LocatedTable

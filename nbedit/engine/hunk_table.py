@@ -19,9 +19,9 @@ Both are read-only sequences that compare equal to the tuple of the values they 
 
 from __future__ import annotations
 
+from _operator import eq  # the operator module's C functions, without operator.py (start-up)
 from collections.abc import Iterator, Sequence
 from itertools import chain
-from operator import eq
 
 from nbedit.engine.models import EXACT_WHEN_READ, Hunk, LocatedHunk, Match
 

@@ -21,8 +21,7 @@ through ``nbedit._conveniences``, filled by the package's root, and never import
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from operator import attrgetter
+from _operator import attrgetter  # operator.attrgetter, without operator.py (start-up)
 
 from nbedit import _conveniences as conveniences
 from nbedit._dataclass import dataclass, field
@@ -30,6 +29,7 @@ from nbedit._dataclass import dataclass, field
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any, Literal
 
     from nbedit.engine.tier import Tier as Tier

@@ -14,8 +14,6 @@ The stages go one way: the matcher and the hunk locator never import this module
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 from nbedit._dataclass import replace
 from nbedit._gc import paused
 from nbedit.engine.exact_run import edit_bytes
@@ -55,6 +53,7 @@ from nbedit.errors import (
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from nbedit.engine.source import FileSource

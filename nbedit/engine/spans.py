@@ -20,10 +20,13 @@ bytes not joined (``engine.spliced``) are made of spans already: those are the o
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterator, Sequence
-from operator import attrgetter, le
+from _operator import attrgetter, le  # the operator module's C functions, without operator.py (start-up)
 
 from nbedit.engine.models import FilePlan, Match, undecoded_before, unjoined_after, unjoined_before
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
 
 __all__ = ["EncodedSpans", "Span", "byte_spans"]
 

@@ -10,13 +10,13 @@ circle (``tests/test_architecture.py``). ``plan.py`` still exports them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from nbedit._dataclass import dataclass
 from nbedit.engine.models import DEFAULT_THRESHOLD, LocatedHunk, tier_value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from nbedit.engine.match.options import MatchOptions
     from nbedit.engine.tier import Tier
 

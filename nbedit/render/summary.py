@@ -15,18 +15,19 @@ instead, for output that shows that diff and must not pay for building rows.
 
 from __future__ import annotations
 
-import functools
-
 from nbedit._dataclass import dataclass
 from nbedit.engine.models import FilePlan, Plan
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Literal
+    from collections.abc import Callable
+    from typing import Literal, TypeVar
 
     from nbedit.render.labels import HunkFlag
     from nbedit.render.rows import FileView
+
+    T = TypeVar("T")
 
 __all__ = [
     "FileSummary",
@@ -163,11 +164,29 @@ _DIALECT_NAMES = {
 }
 
 
+def _last_64(function: Callable[[FilePlan], T]) -> Callable[[FilePlan], T]:
+    """``functools.lru_cache(maxsize=64)`` of ``function``, made by its first call: a command that
+    draws no rows never imports ``functools`` (nor the ``collections`` it imports: start-up)."""
+    made: list[Callable[[FilePlan], T]] = []
+
+    def cached(file_plan: FilePlan) -> T:
+        if not made:
+            import functools
+
+            made.append(functools.lru_cache(maxsize=64)(function))
+        return made[0](file_plan)
+
+    cached.__name__, cached.__qualname__ = function.__name__, function.__qualname__
+    cached.__doc__ = function.__doc__
+    cached.__wrapped__ = function  # type: ignore[attr-defined]
+    return cached
+
+
 def _dialect_name(dialect: str) -> str:
     return _DIALECT_NAMES.get(dialect, dialect)
 
 
-@functools.lru_cache(maxsize=64)
+@_last_64
 def cached_view(file_plan: FilePlan) -> FileView:
     """``file_view`` once per plan, although header and body both need it."""
     from nbedit.render.rows import file_view  # the row builder loads only when rows are drawn
@@ -184,7 +203,7 @@ def _counts(file_plan: FilePlan) -> tuple[int, int]:
     return view.added, view.removed
 
 
-@functools.lru_cache(maxsize=64)
+@_last_64
 def _cached_counts(file_plan: FilePlan) -> tuple[int, int]:
     from nbedit.render.rows import view_counts
 

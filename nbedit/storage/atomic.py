@@ -57,7 +57,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable, Sequence
 
 from nbedit._dataclass import dataclass, field
 from nbedit.errors import NotAFile, StaleFile, WriteError
@@ -83,6 +82,10 @@ from nbedit.storage.temp_names import (
     remove_leftovers,
     temp_name,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 __all__ = [
     "Fault",

@@ -11,9 +11,12 @@ thread is done. ``progress`` is the writer's record of what it did (``atomic._Pr
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 
 from nbedit.background import Background
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["beside", "close_later"]
 

@@ -44,7 +44,6 @@ import _thread  # not threading (start-up: ~1 ms; nor contextlib, ~0.8 ms)
 import os
 import time
 from _weakref import ref as _weak  # weakref.ref, without weakref.py or _weakrefset (start-up)
-from collections.abc import Callable
 
 from nbedit.errors import HistoryError
 from nbedit.storage.sqlite import sqlite3
@@ -58,6 +57,7 @@ _SQLITE_NOTADB = 26
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import TypeVar
 

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
 from nbedit._path_text import expanduser, normal
@@ -73,6 +72,7 @@ from nbedit.storage.versions import (
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
     import threading
+    from collections.abc import Sequence
     from pathlib import Path
 
     from nbedit.storage.entries import Entry, FileSummary, FileVersion, PruneResult

@@ -6,8 +6,6 @@ What listing, ``show``, undo, restore and rewind read; every path read back is c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from nbedit.errors import HistoryError
 from nbedit.storage.database import (
     format_id,
@@ -21,6 +19,8 @@ from nbedit.storage.versions import (
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from nbedit.storage.entries import Entry, FileSummary, FileVersion
 
 __all__ = ["HistoryReading"]

@@ -7,8 +7,6 @@ and marks an entry whose write stopped half-way as partial. Rarely run, so in it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 from nbedit.errors import HistoryError
 from nbedit.storage.database import (
     format_id,
@@ -20,6 +18,8 @@ from nbedit.storage.temp_names import process_alive
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
     from nbedit.storage.entries import Entry
 
 __all__ = ["HistoryRecovery"]

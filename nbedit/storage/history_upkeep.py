@@ -7,8 +7,6 @@ with the store in ``storage.history``: it runs on the store's own background thr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from nbedit.errors import HistoryError
 from nbedit.storage.history_state import HistoryState
 from nbedit.storage.sqlite import sqlite3
@@ -20,6 +18,8 @@ from nbedit.storage.versions import (
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from nbedit.storage.entries import PruneResult
 
 __all__ = ["HistoryRetention"]

@@ -26,11 +26,14 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from collections.abc import Iterable
 
 from nbedit._path_text import normal
 from nbedit.errors import WriteError
 from nbedit.storage.confine import locate, open_directory
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = ["lock_paths"]
 

@@ -7,13 +7,13 @@ pass them around without holding a database connection.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 
 from nbedit._dataclass import dataclass
 
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import Literal
 

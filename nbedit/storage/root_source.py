@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator, Sequence
 
 from nbedit._path_text import expanduser, normal, relative_to
 from nbedit.background import Background
@@ -24,6 +23,7 @@ from nbedit.errors import FileTooLarge, NbeditError, NotAFile, OutsideWorkspace
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
     from pathlib import Path
 
     from nbedit.storage.streamed_file import StreamedFile

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable
+from _collections_abc import Callable  # what collections.abc gives, without importing collections (start-up)
 
 Fault = Callable[[str, "str | os.PathLike[str]"], None]
 """Test hook called at "write", "fsync", "verify", "replace" and "fsync-dir"; raising there simulates a failure."""

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
 from nbedit.errors import NotAFile, WriteError
 from nbedit.storage.confine import locate, open_directory
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["is_temp_file", "new_token", "process_alive", "remove_leftovers", "temp_name"]
 

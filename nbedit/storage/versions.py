@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
 
 from nbedit import _hashing as hashlib  # sha256 without loading OpenSSL for small data
 from nbedit.errors import HistoryError
@@ -60,6 +59,7 @@ from nbedit.storage.sqlite import sqlite3
 # typing stays out of a run: it costs milliseconds of every call (tests/test_startup.py)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
     from typing import Any
 
     from nbedit.storage.delta import Delta, Regions

@@ -23,12 +23,14 @@ marker string in the text (``*** Begin Patch``; ``<<<<<`` with ``SEARCH`` or
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from nbedit._dataclass import dataclass
 from nbedit.engine.formats import unified
 from nbedit.engine.models import Change
 from nbedit.errors import PatchSyntaxError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["FORMATS", "FormatDescription", "detect", "dialect_names", "parse"]
 

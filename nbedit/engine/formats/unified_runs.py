@@ -22,9 +22,14 @@ the same checks, no side's text and no ``Hunk`` made).
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from _operator import (  # the operator module's C functions, without operator.py (start-up)
+    add,
+    eq,
+    itemgetter,
+    not_,
+    sub,
+)
 from itertools import accumulate, compress, islice, repeat
-from operator import add, eq, itemgetter, not_, sub
 
 from nbedit._dataclass import made_in_bulk
 from nbedit.engine.diff_lines import HAND_READ, HUNK_HEADER, RUN_END, header_numbers, run_end
@@ -37,6 +42,7 @@ except ImportError:  # an interpreter without the C module
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import overload
 
 __all__ = [

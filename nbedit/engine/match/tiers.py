@@ -13,8 +13,8 @@ with the tiers they choose among; they live in ``options``, which a change found
 
 from __future__ import annotations
 
+from _operator import methodcaller  # the operator module's C functions, without operator.py (start-up)
 from itertools import accumulate
-from operator import methodcaller
 
 from nbedit._dataclass import dataclass, field
 from nbedit.engine.match.options import DEFAULT_THRESHOLD, MatchOptions  # noqa: F401 - importable here too

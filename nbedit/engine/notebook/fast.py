@@ -48,9 +48,9 @@ from __future__ import annotations
 import json
 import re
 import sys
+from _operator import attrgetter  # the operator module's C functions, without operator.py (start-up)
 from array import array
 from itertools import accumulate, repeat
-from operator import attrgetter
 
 from nbedit.engine.notebook.table import CellTable
 
