@@ -357,10 +357,10 @@ def _close_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
             runs.append(_child(_NBEDIT_CLOSE, str(work), home, str(patch_path)))
             correct = correct and (work / name).read_bytes() == after
         ours = _median(runs, "first")
-        again = _again(scratch, home, name, before, after, patch_path, f"close-{hunks}", _repeats(hunks))
         target = scratch / f"close-{hunks}-0" / name
-        peer = _peer(target, before, patch_path, "first", _repeats(hunks))
-        peer_again = {} if "stopped" in peer else _peer(target, before, patch_path, "again", _repeats(hunks))
+        again, peer, peer_again = _again(
+            scratch, home, name, before, after, patch_path, f"close-{hunks}", _repeats(hunks), target
+        )
         size = len(patch.encode())
         section = f"scale: {hunks:,} close hunks, {CLOSE_APART} lines apart ({size / 1e6:.1f} MB, {scale})"
         note = f"{load}; plan {ours['plan_cpu']:.2f} s CPU" + ("" if correct else "; result WRONG")
@@ -557,19 +557,42 @@ def _repeats(hunks: int) -> int:
 
 
 def _again(
-    scratch: Path, home: str, name: str, before: bytes, after: bytes, patch_path: Path, tag: str, repeats: int
-) -> dict:
-    """``_NBEDIT_PATCH_AGAIN``'s figures (the median of ``_repeats`` runs), and whether every run wrote
-    ``after``: each run's file is new to the history, in a folder of its own."""
-    runs, correct = [], True
+    scratch: Path,
+    home: str,
+    name: str,
+    before: bytes,
+    after: bytes,
+    patch_path: Path,
+    tag: str,
+    repeats: int,
+    target: Path,
+) -> tuple[dict, dict, dict]:
+    """(ours, whatthepatch first, whatthepatch again): ``_NBEDIT_PATCH_AGAIN``'s figures (the median of
+    ``repeats`` runs, and whether every run wrote ``after``: each run's file is new to the history, in a
+    folder of its own) and whatthepatch's, "first" (a fresh process, its import timed) and "again" (after
+    the same work on a copy). The "again" runs of both sides, which carry the ">= 2x" target, go in
+    turn, one of each per round and the order alternating: a slow stretch of a shared machine then
+    falls on both sides of the ratio, not on one side's five runs."""
+    peer = _peer(target, before, patch_path, "first", repeats)
+    runs, peer_runs, correct = [], [], True
     for run in range(repeats):
         root, rehearsal = scratch / f"{tag}-again-{run}", scratch / f"{tag}-rehearsal-{run}"
         for folder in (root, rehearsal):
             folder.mkdir()
             (folder / name).write_bytes(before)
-        runs.append(_child(_NBEDIT_PATCH_AGAIN, str(root), home, str(patch_path), str(rehearsal)))
-        correct = correct and (root / name).read_bytes() == after and (rehearsal / name).read_bytes() == after
-    return {**_median(runs, "cold"), "correct": correct}
+        sides = ["ours", "peer"] if "stopped" not in peer else ["ours"]
+        for side in sides if run % 2 == 0 else sides[::-1]:
+            if side == "ours":
+                runs.append(_child(_NBEDIT_PATCH_AGAIN, str(root), home, str(patch_path), str(rehearsal)))
+                correct = correct and (root / name).read_bytes() == after
+                correct = correct and (rehearsal / name).read_bytes() == after
+            else:
+                target.write_bytes(before)
+                peer_runs.append(
+                    _child(_WHATTHEPATCH, str(target), str(patch_path), "again", timeout=PEER_TIMEOUT)
+                )
+    peer_again = _median(peer_runs, "cold") if peer_runs else {}
+    return {**_median(runs, "cold"), "correct": correct}, peer, peer_again
 
 
 def _peer(target: Path, before: bytes, patch_path: Path, mode: str, repeats: int) -> dict[str, float]:
@@ -641,11 +664,12 @@ def _patch_rows(scratch: Path, home: str, sizes: tuple[int, ...]) -> list[Row]:
         correct = all(run["correct"] for run in runs)  # each run's warm apply left the patched file
         name = f"spread-{hunks}.py"
         patch_path = scratch / f"{name}.diff"
-        again = _again(scratch, home, name, before, after, patch_path, f"spread-{hunks}", _repeats(hunks))
         target = work / name
-        peer = _peer(target, before, patch_path, "first", _repeats(hunks))
+        again, peer, peer_again = _again(
+            scratch, home, name, before, after, patch_path, f"spread-{hunks}", _repeats(hunks), target
+        )
+        # the target holds what whatthepatch's last run wrote (ours run in folders of their own)
         peer_correct = "stopped" in peer or target.read_bytes().rstrip(b"\n") == after.rstrip(b"\n")
-        peer_again = {} if "stopped" in peer else _peer(target, before, patch_path, "again", _repeats(hunks))
         size = len(patch.encode())
         megabytes = f"{size / 1e6:.1f} MB) on {len(before) / 1e6:.1f} MB"
         section = f"scale: patch of {hunks:,} hunks ({megabytes}, {scale}"
