@@ -763,3 +763,21 @@ def test_the_help_width_follows_a_real_terminal(tmp_path: Path) -> None:
     lines = output.decode().replace("\r\n", "\n").splitlines()
     assert lines[0].startswith("usage: nbedit apply")
     assert max(len(line) for line in lines) <= 55  # argparse wraps at the terminal's width less 2
+
+
+def test_the_summarys_row_caches_are_lru_caches_made_on_first_use(tmp_path: Path) -> None:
+    """``render.summary`` makes its two ``lru_cache``s when first called (``functools`` stays out of a
+    command that draws no rows): the same view for the same plan, and ``cache_clear`` as before."""
+    import nbedit
+    from nbedit.render import summary
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    plan = nbedit.Workspace(tmp_path, history=False).plan_edit("a.py", "x = 1", "x = 2")
+    file_plan = plan.files[0]
+    summary.cached_view.cache_clear()
+    first = summary.cached_view(file_plan)
+    assert summary.cached_view(file_plan) is first and (first.added, first.removed) == (1, 1)
+    summary.cached_view.cache_clear()
+    assert summary.cached_view(file_plan) is not first
+    assert summary.cached_view.__wrapped__.__name__ == "cached_view" and summary.cached_view.__doc__
+    summary._cached_counts.cache_clear()

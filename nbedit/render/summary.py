@@ -176,9 +176,14 @@ def _last_64(function: Callable[[FilePlan], T]) -> Callable[[FilePlan], T]:
             made.append(functools.lru_cache(maxsize=64)(function))
         return made[0](file_plan)
 
+    def cache_clear() -> None:
+        if made:
+            made[0].cache_clear()  # type: ignore[attr-defined]
+
     cached.__name__, cached.__qualname__ = function.__name__, function.__qualname__
     cached.__doc__ = function.__doc__
     cached.__wrapped__ = function  # type: ignore[attr-defined]
+    cached.cache_clear = cache_clear  # type: ignore[attr-defined]  # as lru_cache's
     return cached
 
 

@@ -75,13 +75,7 @@ from nbedit.storage.temp_copies import (
     write_temp,
     written_temp,
 )
-from nbedit.storage.temp_names import (
-    is_temp_file,
-    new_token,
-    process_alive,
-    remove_leftovers,
-    temp_name,
-)
+from nbedit.storage.temp_names import is_temp_file, new_token, process_alive, remove_leftovers, temp_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
