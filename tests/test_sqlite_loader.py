@@ -15,14 +15,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _run(code: str, cwd: Path) -> str:
-    completed = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=120,
-    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    program = [sys.executable, "-c", textwrap.dedent(code)]
+    completed = subprocess.run(program, cwd=cwd, capture_output=True, text=True, env=env, timeout=120)
     assert completed.returncode == 0, completed.stderr
     return completed.stdout
 
