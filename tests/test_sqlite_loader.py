@@ -107,3 +107,39 @@ def test_a_fresh_process_records_lists_and_undoes_with_the_stand_in(tmp_path: Pa
     )
     lines = out.split("\n")
     assert lines[:3] == ["False", "5", "x = 3|y = 20|"]  # the workspace loaded the store with the stand-in
+
+
+def test_a_c_module_that_asks_the_stand_in_for_more_is_loaded_again_with_the_real_functools(
+    tmp_path: Path,
+) -> None:
+    """Another Python's C module may want more of ``functools`` than ``lru_cache``: asking the stand-in
+    raises AttributeError, and the module is imported again with the real one (here a stand-in
+    ``_sqlite3`` that reads ``functools.wraps`` when it loads, found before the real one)."""
+    out = _run(
+        """
+        import sys
+        from importlib.machinery import ModuleSpec
+
+        class Loader:
+            loads = 0
+            def create_module(self, spec):
+                return None
+            def exec_module(self, module):
+                Loader.loads += 1
+                import functools
+                module.wraps = functools.wraps  # the stand-in has no wraps: AttributeError
+                module.connect = "a stand-in _sqlite3"
+
+        class Finder:
+            @staticmethod
+            def find_spec(name, path=None, target=None):
+                return ModuleSpec(name, Loader()) if name == "_sqlite3" else None
+
+        sys.meta_path.insert(0, Finder)
+        from nbedit.storage.sqlite import sqlite3
+        import functools
+        print(Loader.loads, sqlite3.connect, sqlite3.wraps is functools.wraps, hasattr(functools, "reduce"))
+        """,
+        tmp_path,
+    )
+    assert out.split("\n")[0] == "2 a stand-in _sqlite3 True True"
