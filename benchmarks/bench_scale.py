@@ -23,7 +23,7 @@ history (cold); then the same file edited again in the same process (warm). Each
 runs in a fresh process, so its peak memory is its own: the growth of ``VmHWM`` over the
 process right after its imports, as a multiple of the input (the notebook file, or the
 patch). A patch size is timed twice against whatthepatch, each side the median of five runs at
-1x: in a process that has done the same work before (the same patch applied to a copy of the
+1x (for the first of the two, the sides' runs in turn): in a process that has done the same work before (the same patch applied to a copy of the
 file in another folder, so the timed file is still new to the history: a kernel after its first
 ``%%patch``, and what the in-process 918-hunk rows of ``bench_patch`` measure), which carries
 the ">= 2x" target; and as the first call of a fresh process, every import on the clock on both
